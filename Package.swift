@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "TaskContract",
+    products: [
+        .library(name: "TaskAPI", targets: ["TaskAPI"]),
+        .library(name: "BackendGCD", targets: ["BackendGCD"]),
+        .library(name: "BackendThreads", targets: ["BackendThreads"]),
+        .library(name: "BackendActors", targets: ["BackendActors"]),
+        .library(name: "Conformance", targets: ["Conformance"]),
+        .executable(name: "bench", targets: ["bench"]),
+    ],
+    targets: [
+        .target(name: "TaskAPI"),
+        .target(name: "BackendGCD", dependencies: ["TaskAPI"]),
+        .target(name: "BackendThreads", dependencies: ["TaskAPI"]),
+        .target(name: "BackendActors", dependencies: ["TaskAPI"]),
+        .target(name: "Conformance", dependencies: ["TaskAPI"]),
+        .executableTarget(
+            name: "bench",
+            dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"]
+        ),
+        .testTarget(
+            name: "RuleTests",
+            dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,135 @@
+import Dispatch
+import Synchronization
+import TaskAPI
+
+/// The default executor (C7.2): jobs run in parallel on Dispatch's global queue.
+///
+/// Jobs wait in a queue of the executor's own, and each job submits one drain request to the
+/// global queue. A body that blocks in `wait()` while running here reports it (C6.4), and the
+/// executor then starts a replacement worker on a fresh serial queue, which Dispatch backs with
+/// a new thread at once; the global queue alone adds a thread only every half second or so.
+final class GCDDefaultExecutor: Executor {
+    let jobs = GCDJobQueue()
+    private let drainOne: @Sendable () -> Void
+
+    init() {
+        let jobs = self.jobs
+        drainOne = { jobs.runOne() }
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        if jobs.push(job) { jobs.startReplacement() }
+        DispatchQueue.global().async(execute: drainOne)
+    }
+}
+
+/// The queue of the default executor and its count of blocked and replacement workers.
+final class GCDJobQueue: Sendable {
+    typealias Job = @Sendable () -> Void
+
+    private struct State {
+        var inbox: [Job] = []
+        var outbox: [Job] = []
+        var blocked = 0
+        var replacements = 0
+
+        var isEmpty: Bool { inbox.isEmpty && outbox.isEmpty }
+
+        mutating func pop() -> Job? {
+            if outbox.isEmpty {
+                if inbox.isEmpty { return nil }
+                outbox = inbox.reversed()
+                inbox.removeAll(keepingCapacity: true)
+            }
+            return outbox.popLast()
+        }
+
+        /// Claims a new replacement worker if fewer replacements run than workers are blocked.
+        mutating func needsReplacement() -> Bool {
+            guard blocked > replacements, !isEmpty else { return false }
+            replacements += 1
+            return true
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Queues `job`; `true` if the caller must start a replacement worker.
+    func push(_ job: @escaping Job) -> Bool {
+        state.withLock { state in
+            state.inbox.append(job)
+            return state.needsReplacement()
+        }
+    }
+
+    /// Runs the oldest queued job, if any (a regular worker's turn).
+    func runOne() {
+        guard let job = state.withLock({ $0.pop() }) else { return }
+        run(job)
+    }
+
+    /// A worker blocks in `wait()`: start a replacement if jobs are waiting for a thread.
+    func willBlock() {
+        let replace = state.withLock { state in
+            state.blocked += 1
+            return state.needsReplacement()
+        }
+        if replace { startReplacement() }
+    }
+
+    func didUnblock() {
+        state.withLock { $0.blocked -= 1 }
+    }
+
+    /// Starts a worker on a fresh serial queue (a new thread at once) that runs queued jobs
+    /// until the queue is empty or there are more replacements than blocked workers.
+    func startReplacement() {
+        DispatchQueue(label: "BackendGCD.replacement").async {
+            while let job = self.state.withLock({ state -> Job? in
+                if state.replacements <= state.blocked, let job = state.pop() { return job }
+                state.replacements -= 1
+                return nil
+            }) {
+                self.run(job)
+            }
+        }
+    }
+
+    private func run(_ job: Job) {
+        let context = ThreadContext.current
+        let outer = context.pool
+        context.pool = self
+        job()
+        context.pool = outer
+    }
+}
+
+/// A serial executor (C7.2): a serial Dispatch queue, FIFO, one job at a time.
+final class GCDSerialExecutor: Executor {
+    let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        queue.async(execute: job)
+    }
+}
+
+/// The inline executor (C7.2): runs a job on the calling thread before `execute` returns, through
+/// the thread's trampoline, so nested hand-offs run in a loop, not a recursion (C2.7).
+final class GCDInlineExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        ThreadContext.current.submit(job)
+    }
+}
+
+/// Wraps a blocking call made on any thread: on a worker of a default executor, the executor
+/// starts a replacement while the worker is blocked (C6.4).
+func blockingCall<R>(_ body: () -> R) -> R {
+    guard let pool = ThreadContext.current.pool else { return body() }
+    pool.willBlock()
+    defer { pool.didUnblock() }
+    return body()
+}

@@ -1,0 +1,2 @@
+// Placeholder: see the open issue for this module.
+public enum BackendThreadsPlaceholder {}

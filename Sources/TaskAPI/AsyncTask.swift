@@ -1,0 +1,74 @@
+/// A task: a value of type `Success` that becomes available later, or a failure, or a cancellation.
+///
+/// Every backend's task type conforms to this protocol; call sites hold `any AsyncTask<Success>`.
+/// All members are safe to call from any thread at any time.
+///
+/// The primitives are `whenComplete(on:_:)`, `wait()`, `wait(timeout:)`, `status` and `completion`.
+/// `continueWith`, `continueWithTask` and `value` have defaults written once in TaskAPI
+/// (a backend may replace them for speed), and everything else (map, flatMap, recover,
+/// finally, timeout, ...) is an extension over these.
+public protocol AsyncTask<Success>: AnyObject, Sendable {
+    associatedtype Success: Sendable
+
+    /// The backend that made this task; derived tasks are made by the same backend.
+    var backend: any TaskBackend { get }
+
+    /// Where the task is in its life (C1.5). Never blocks; only moves forward.
+    var status: TaskStatus { get }
+
+    /// The outcome if the task has completed, `nil` while it is pending or running. Never blocks.
+    var completion: Completion<Success>? { get }
+
+    /// Registers `body` to run exactly once on `executor` with the task's outcome (C2.1, C2.5).
+    ///
+    /// Never blocks. `body` runs only after completion and sees every write made before it (C2.2).
+    /// It never runs inside this call, nor inside the call that completes the task, unless
+    /// `executor` is the backend's inline executor (C2.3). Bodies registered on one task are
+    /// handed to their executors in registration order (C2.4).
+    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<Success>) -> Void)
+
+    /// Blocks the calling thread until the task completes, and returns its outcome (C6.1).
+    func wait() -> Completion<Success>
+
+    /// Blocks until the task completes or `timeout` elapses; `nil` means it timed out (C6.2).
+    func wait(timeout: Duration) -> Completion<Success>?
+
+    /// Suspends the calling Swift task, without blocking a thread, until this task completes (C6.5).
+    ///
+    /// Throws the failure's error, or `CancellationError` if this task was cancelled. If the
+    /// awaiting Swift task is cancelled, it stops waiting promptly with `CancellationError`;
+    /// this task is left alone (C4.7).
+    var value: Success { get async throws }
+
+    /// Returns a task that runs `body` on `executor` with this task's outcome, whatever it is,
+    /// and completes with what `body` returns or throws (C3.1, C3.2).
+    ///
+    /// If `token` is cancelled before `body` starts, `body` never runs and the returned task
+    /// completes cancelled at once (C4.3).
+    func continueWith<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ body: @escaping @Sendable (Completion<Success>) throws -> U
+    ) -> any AsyncTask<U>
+
+    /// Like `continueWith`, for a `body` that returns a task: the returned task completes with
+    /// that inner task's outcome (C2.6).
+    func continueWithTask<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<U>
+    ) -> any AsyncTask<U>
+}
+
+extension AsyncTask {
+    /// Blocks until the task completes and returns its value, or throws its error
+    /// (`CancellationError` if it was cancelled). FATask's `get`, Swift-Async's `await()`.
+    @inlinable
+    public func get() throws -> Success {
+        try wait().get()
+    }
+
+    /// `true` once the task has completed, whatever its outcome.
+    @inlinable
+    public var isCompleted: Bool { status == .completed }
+}

@@ -1,0 +1,36 @@
+/// The state of one cancellation source as a small value (C4.1, C4.2): a backend keeps it under
+/// its own lock and runs the handlers it returns after releasing the lock.
+public struct CancellationState<Handler> {
+    public private(set) var isCancellationRequested = false
+    private var handlers: [UInt64: Handler] = [:]
+    private var nextID: UInt64 = 0
+
+    @inlinable
+    public init() {}
+
+    /// Stores `handler` and returns its id, or `nil` if cancellation was already requested:
+    /// then the caller runs the handler now (C4.2).
+    public mutating func register(_ handler: Handler) -> UInt64? {
+        guard !isCancellationRequested else { return nil }
+        let id = nextID
+        nextID += 1
+        handlers[id] = handler
+        return id
+    }
+
+    /// Forgets the handler with `id` (C4.2: a disposed registration never runs and is released).
+    public mutating func dispose(_ id: UInt64) {
+        handlers[id] = nil
+    }
+
+    /// Requests cancellation. Returns the handlers to run, in registration order, the first time;
+    /// `nil` afterwards (C4.1: idempotent).
+    public mutating func cancel() -> [Handler]? {
+        guard !isCancellationRequested else { return nil }
+        isCancellationRequested = true
+        defer { handlers = [:] }
+        return handlers.sorted { $0.key < $1.key }.map(\.value)
+    }
+}
+
+extension CancellationState: Sendable where Handler: Sendable {}

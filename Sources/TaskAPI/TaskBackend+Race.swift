@@ -1,0 +1,37 @@
+import Synchronization
+
+extension TaskBackend {
+    /// Completes with the first outcome among `tasks`, of any kind (C5.3).
+    /// Empty input fails at once with `TaskError.emptyInput`.
+    public func race<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
+        if tasks.isEmpty { return completed(.failure(TaskError.emptyInput("race"))) }
+        let source = makeSource(of: T.self)
+        for task in tasks {
+            task.whenComplete(on: inlineExecutor) { source.tryComplete($0) }
+        }
+        return source.task
+    }
+
+    /// Succeeds with the first success among `tasks`; if none succeeds, fails with an
+    /// `AggregateError` of every input's error in input order, a cancelled input giving a
+    /// `CancellationError` (C5.3). Empty input fails at once with `TaskError.emptyInput`.
+    public func any<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
+        if tasks.isEmpty { return completed(.failure(TaskError.emptyInput("any"))) }
+        let source = makeSource(of: T.self)
+        let state = Mutex(CollectState<(any Error)?>(count: tasks.count, filler: nil))
+        for (index, task) in tasks.enumerated() {
+            task.whenComplete(on: inlineExecutor) { completion in
+                switch completion {
+                case .success(let value):
+                    if state.withLock({ $0.finish() }) { source.trySucceed(value) }
+                case .failure, .cancelled:
+                    let error = completion.error ?? CancellationError()
+                    if let errors = state.withLock({ $0.record(error, at: index) }) {
+                        source.tryFail(AggregateError(errors.map { $0! }))
+                    }
+                }
+            }
+        }
+        return source.task
+    }
+}

@@ -1,0 +1,114 @@
+/// A backend: one value that hands out everything the contract needs, all built on one
+/// scheduling technology. Tasks made by a backend only ever mix with tasks of the same backend
+/// through the protocols, so combinators accept any `AsyncTask`, whoever made it.
+public protocol TaskBackend: Sendable {
+    /// A short name for reports and test ids ("gcd", "threads", "actors", ...).
+    var name: String { get }
+
+    /// The default executor: parallel, used when no executor is named (C7.2).
+    /// Bodies on it may block in `wait()`, nested at least 16 deep, without deadlock (C6.4).
+    var defaultExecutor: any Executor { get }
+
+    /// The inline executor: runs a job on the thread that hands it over, before that call
+    /// returns, except that nested hand-offs are queued and run in a loop, so that chains of any
+    /// length cannot overflow the stack (C2.7).
+    var inlineExecutor: any Executor { get }
+
+    /// A new serial executor: FIFO, one job at a time (C7.2). The stand-in for a main queue.
+    func makeSerialExecutor(label: String) -> any Executor
+
+    /// A new pending source and its task (C1.1).
+    func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T>
+
+    /// A new cancellation source, not cancelled (C4.1).
+    func makeCancellationSource() -> any CancellationSource
+
+    /// Runs `job` once, no earlier than `delay` from now, on a thread of the backend's choosing,
+    /// unless the returned handle is disposed first; disposing releases `job` (C5.4, C4.6).
+    func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable
+
+    /// Starts `body` at once on `executor`, and returns its task (Swift-Async's `Async<T> {}`).
+    /// The task completes with what `body` returns or throws (C3.1, C3.2). If `token` is cancelled
+    /// before `body` starts, `body` never runs and the task completes cancelled (C4.3).
+    func run<T: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> any AsyncTask<T>
+
+    /// An already-completed task (C1.4).
+    func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T>
+}
+
+extension TaskBackend {
+    /// Default `run`: a source, started and completed by a job on `executor`.
+    public func run<T: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> any AsyncTask<T> {
+        let source = makeSource(of: T.self)
+        let gate = StartGate.make(for: source, token: token)
+        executor.execute {
+            gate.runBody(on: source, token: token) { try body(token) }
+        }
+        return source.task
+    }
+
+    /// Default `completed`: a source completed at once.
+    public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
+        let source = makeSource(of: T.self)
+        source.tryComplete(completion)
+        return source.task
+    }
+
+    /// `run` on the default executor.
+    @inlinable
+    public func run<T: Sendable>(
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> any AsyncTask<T> {
+        run(on: defaultExecutor, token: token, body)
+    }
+
+    /// A new pending source, its type inferred from the context.
+    @inlinable
+    public func makeSource<T: Sendable>() -> any CompletionSource<T> {
+        makeSource(of: T.self)
+    }
+
+    /// A task made by hand: `body` gets the source at once, on the calling thread, and completes
+    /// it whenever it likes (HNTask's `newTask { resolve, reject in }`).
+    @inlinable
+    public func makeTask<T: Sendable>(_ body: (any CompletionSource<T>) -> Void) -> any AsyncTask<T> {
+        let source = makeSource(of: T.self)
+        body(source)
+        return source.task
+    }
+
+    /// A task that already succeeded with `value` (C1.4).
+    @inlinable
+    public func succeeded<T: Sendable>(_ value: T) -> any AsyncTask<T> { completed(.success(value)) }
+
+    /// A task that already failed with `error` (C1.4).
+    @inlinable
+    public func failed<T: Sendable>(_ error: any Error, as type: T.Type = T.self) -> any AsyncTask<T> {
+        completed(.failure(error))
+    }
+
+    /// A task that is already cancelled (C1.4).
+    @inlinable
+    public func cancelled<T: Sendable>(as type: T.Type = T.self) -> any AsyncTask<T> { completed(.cancelled) }
+
+    /// A cancellation source that is cancelled as soon as any of `tokens` is (C4.6). It holds
+    /// its parents' handlers only weakly: dropping it releases it even if no parent is cancelled.
+    public func makeCancellationSource(linkedTo tokens: [CancellationToken]) -> any CancellationSource {
+        let source = makeCancellationSource()
+        for token in tokens {
+            let registration = token.register { [weak source] in source?.cancel() }
+            // Drop the parent's handler once the linked source is cancelled by any path.
+            _ = source.register { registration.dispose() }
+        }
+        return source
+    }
+}

@@ -1,0 +1,115 @@
+/// The state of one task as a small value: each event is a mutating method that returns what the
+/// caller must do next. A backend keeps it under its own lock (or inside an actor) and acts on
+/// the returned value only after releasing the lock, so continuations never run under a lock.
+///
+/// `Continuation` is whatever the backend stores per registration (an executor and a closure).
+public struct TaskStateMachine<Success: Sendable, Continuation> {
+    @usableFromInline var _status: TaskStatus
+    @usableFromInline var _completion: Completion<Success>?
+
+    /// Where the task is (C1.5).
+    @inlinable public var status: TaskStatus { _status }
+    /// The outcome, once completed (C1.1).
+    @inlinable public var completion: Completion<Success>? { _completion }
+    @usableFromInline var continuations: Continuations<Continuation>
+
+    /// A pending task with no continuation.
+    @inlinable
+    public init() {
+        _status = .pending
+        _completion = nil
+        continuations = Continuations()
+    }
+
+    /// An already-completed task (C1.4).
+    @inlinable
+    public init(completed completion: Completion<Success>) {
+        _status = .completed
+        self._completion = completion
+        continuations = Continuations()
+    }
+
+    /// Registers `continuation` (C2.1). Returns `nil` if it was stored to run at completion, or
+    /// the outcome if the task is already completed: then the caller runs it now.
+    @inlinable
+    public mutating func register(_ continuation: Continuation) -> Completion<Success>? {
+        if let completion = _completion { return completion }
+        continuations.append(continuation)
+        return nil
+    }
+
+    /// Pending to running (C1.5). `false`, changing nothing, if the task is not pending.
+    @inlinable
+    public mutating func start() -> Bool {
+        guard _status == .pending else { return false }
+        _status = .running
+        return true
+    }
+
+    /// Completes the task (C1.1, C1.2). Returns `nil` if it was already completed (the caller
+    /// lost the race and changes nothing), or the continuations to hand over, in registration
+    /// order (C2.4). The machine keeps none of them (C8.1).
+    @inlinable
+    public mutating func complete(_ completion: Completion<Success>) -> Continuations<Continuation>? {
+        guard _completion == nil else { return nil }
+        self._completion = completion
+        _status = .completed
+        defer { continuations = Continuations() }
+        return continuations
+    }
+}
+
+/// Registered continuations in registration order. The first is stored inline, so a task with a
+/// single continuation (the common case) needs no array.
+public struct Continuations<Element>: Sequence {
+    @usableFromInline var first: Element?
+    @usableFromInline var rest: [Element]
+
+    @inlinable
+    public init() {
+        first = nil
+        rest = []
+    }
+
+    @inlinable
+    public var count: Int { first == nil ? 0 : 1 + rest.count }
+
+    @inlinable
+    public var isEmpty: Bool { first == nil }
+
+    @inlinable
+    public mutating func append(_ element: Element) {
+        if first == nil {
+            first = element
+        } else {
+            rest.append(element)
+        }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        @usableFromInline var first: Element?
+        @usableFromInline var rest: IndexingIterator<[Element]>
+
+        @inlinable
+        init(_ continuations: Continuations) {
+            first = continuations.first
+            rest = continuations.rest.makeIterator()
+        }
+
+        @inlinable
+        public mutating func next() -> Element? {
+            if let element = first {
+                first = nil
+                return element
+            }
+            return rest.next()
+        }
+    }
+
+    @inlinable
+    public func makeIterator() -> Iterator { Iterator(self) }
+}
+
+extension TaskStateMachine: Sendable where Continuation: Sendable {}
+extension Continuations: Sendable where Element: Sendable {}
+extension Continuations.Iterator: Sendable where Element: Sendable {}
