@@ -22,6 +22,10 @@ let package = Package(
             dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"]
         ),
         .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["TaskAPI", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"]
+        ),
+        .testTarget(
             name: "RuleTests",
             dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"]
         ),
