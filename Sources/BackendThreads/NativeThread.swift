@@ -73,7 +73,7 @@ enum Spin {
     /// Polls `ready` about `polls` times, yielding the processor after the first `busy` polls.
     /// Returns `true` as soon as `ready()` does, `false` if it never did.
     @inline(__always)
-    static func until(polls: Int = 2_000, busy: Int = 1_500, _ ready: () -> Bool) -> Bool {
+    static func until(polls: Int = 2_100, busy: Int = 2_000, _ ready: () -> Bool) -> Bool {
         var index = 0
         while index < polls {
             if ready() { return true }

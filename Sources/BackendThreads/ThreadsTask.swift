@@ -92,8 +92,11 @@ final class ThreadsTask<T: Sendable>: AsyncTask, CompletionSource {
 }
 
 /// A caller blocked in `wait()` (C6.1, C6.2, C6.3): spins briefly on an atomic flag, then sleeps
-/// on a condition variable until its waker stores the outcome. On a worker thread the sleep is
-/// reported to the pool, which may start a replacement worker (C6.4).
+/// on a condition variable until its waker stores the outcome.
+///
+/// On a worker thread the whole wait, spin included, is reported to the pool at once, so a
+/// replacement worker can start while this one spins (C6.4): under load a spin can be descheduled,
+/// and nested waits must not add up such delays before the work they wait for gets a thread.
 private final class Waiter<T: Sendable>: Sendable {
     private let slot = ConditionLock<Completion<T>?>(nil)
     private let done = Atomic(false)
@@ -107,11 +110,8 @@ private final class Waiter<T: Sendable>: Sendable {
     }
 
     func wait() -> Completion<T> {
-        if Spin.until(polls: 200, busy: 150, { done.load(ordering: .acquiring) }),
-           let completion = slot.withLock({ $0 }) {
-            return completion
-        }
-        return blockingCall {
+        blockingCall {
+            _ = Spin.until(polls: 512, busy: 512) { done.load(ordering: .acquiring) }
             slot.lock()
             defer { slot.unlock() }
             while true {
@@ -122,11 +122,8 @@ private final class Waiter<T: Sendable>: Sendable {
     }
 
     func wait(until deadline: UInt64) -> Completion<T>? {
-        if Spin.until(polls: 200, busy: 150, { done.load(ordering: .acquiring) }),
-           let completion = slot.withLock({ $0 }) {
-            return completion
-        }
-        return blockingCall {
+        blockingCall {
+            _ = Spin.until(polls: 512, busy: 512) { done.load(ordering: .acquiring) }
             slot.lock()
             defer { slot.unlock() }
             while true {

@@ -1,10 +1,12 @@
 import TaskAPI
 import BackendGCD
+import BackendThreads
 
 /// The backends every rule test runs against. Adding a backend is one line here.
 enum Backends {
     static let all: [BackendCase] = [
         BackendCase(GCDBackend()),
+        BackendCase(ThreadsBackend()),
     ]
 
     /// The backend named `name`, for exit tests, which cannot capture an existential.
