@@ -1,8 +1,9 @@
 import Synchronization
 import TaskAPI
 
-/// The threads backend's cancellation source: a `CancellationState` under a `Mutex`, with an
-/// atomic mirror of the requested flag so that `checkpoint()` never takes the lock (C4.1, C4.2).
+/// The threads backend's cancellation source: a `CancellationState` under a pthread mutex
+/// (`Locked`), with an atomic mirror of the requested flag so that `checkpoint()` never takes the
+/// lock (C4.1, C4.2).
 ///
 /// Handlers run on the thread that calls the first `cancel()`, inside that call, in registration
 /// order; for `cancel(after:)` that is a worker of the pool.
@@ -10,10 +11,10 @@ final class ThreadsCancellationSource: CancellationSource {
     typealias Handler = @Sendable () -> Void
 
     private let owner: ThreadsBackend
-    private let state = Mutex(CancellationState<Handler>())
+    private let state = Locked(CancellationState<Handler>())
     private let requested = Atomic(false)
     /// Timers of `cancel(after:)`, disposed once cancelled or when the source is freed.
-    private let timers = Mutex<[any Disposable]>([])
+    private let timers = Locked<[any Disposable]>([])
 
     init(owner: ThreadsBackend) {
         self.owner = owner

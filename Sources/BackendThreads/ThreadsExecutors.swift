@@ -1,4 +1,3 @@
-import Synchronization
 import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
@@ -38,7 +37,7 @@ final class ThreadsSerialExecutor: Executor {
 
     let label: String
     private let pool: ThreadsDefaultExecutor
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private static let batch = 64
 
     init(label: String, pool: ThreadsDefaultExecutor) {

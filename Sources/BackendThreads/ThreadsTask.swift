@@ -10,23 +10,23 @@ struct ThreadsContinuation<T: Sendable>: Sendable {
 
 /// The threads backend's task, which is also its own completion source.
 ///
-/// Its state is a `TaskStateMachine` under a `Mutex`; continuations are handed over after the
-/// lock is released, in registration order, from a loop (C2.4, C2.7). Completing and registering
-/// never block on anything but that short lock.
+/// Its state is a `TaskStateMachine` under a pthread mutex (`Locked`); continuations are handed
+/// over after the lock is released, in registration order, from a loop (C2.4, C2.7). Completing
+/// and registering never block on anything but that short lock.
 final class ThreadsTask<T: Sendable>: AsyncTask, CompletionSource {
     typealias Success = T
 
     let owner: ThreadsBackend
-    private let state: Mutex<TaskStateMachine<T, ThreadsContinuation<T>>>
+    private let state: Locked<TaskStateMachine<T, ThreadsContinuation<T>>>
 
     init(owner: ThreadsBackend) {
         self.owner = owner
-        state = Mutex(TaskStateMachine())
+        state = Locked(TaskStateMachine())
     }
 
     init(owner: ThreadsBackend, completed completion: Completion<T>) {
         self.owner = owner
-        state = Mutex(TaskStateMachine(completed: completion))
+        state = Locked(TaskStateMachine(completed: completion))
     }
 
     var backend: any TaskBackend { owner }
@@ -57,7 +57,10 @@ final class ThreadsTask<T: Sendable>: AsyncTask, CompletionSource {
     /// never run a job inside `execute`, so they are called directly; inline jobs and jobs for
     /// any other executor go through the thread's trampoline, so that an executor running jobs
     /// synchronously cannot turn a long chain into a deep recursion (C2.7).
-    private static func handOff(_ continuations: Continuations<ThreadsContinuation<T>>, _ completion: Completion<T>) {
+    private static func handOff(
+        _ continuations: Continuations<ThreadsContinuation<T>>,
+        _ completion: Completion<T>
+    ) {
         for continuation in continuations {
             let body = continuation.body
             switch continuation.executor {
