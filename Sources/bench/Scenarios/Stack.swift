@@ -1,0 +1,105 @@
+import Foundation
+import TaskAPI
+
+/// stack: the deepest chain (registered on a pending source, then fired) that completes on a
+/// thread with a 512 KiB stack, per backend and executor, and the stack bytes each link costs on
+/// the inline path. Every probe runs in a child process (`bench __stack-probe ...`), so an
+/// overflow is a result, not a crash.
+enum StackScenario {
+    static let entry = ScenarioEntry(
+        name: "stack",
+        summary: "deepest chain completing on a 512 KiB stack (child processes), stack bytes/link inline",
+        run: run
+    )
+
+    static let stackKiB = 512
+    static let target = 1_000_000
+    static let ladder = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000]
+
+    static func run(_ context: ScenarioContext) -> [Measurement] {
+        var results: [Measurement] = []
+        // --quick probes the pool executors only up to 100,000 links (1,000,000 hops take seconds).
+        let poolTarget = context.plan.size(target, quick: 100_000)
+        func depthFigure(_ executor: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?,
+                         probeTo: Int) -> Measurement {
+            Progress.note("stack: \(subject) \(executor), probing up to \(probeTo) links")
+            let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: probeTo)
+            return Measurement(scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
+                               subject: subject, kind: kind, unit: "links", better: .higher,
+                               values: [Double(deepest)], baseline: baseline, note: note)
+        }
+        func bytesFigure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?) -> Measurement {
+            Progress.note("stack: \(subject) bytes per inline link")
+            let bytes = bytesPerLink(subject: subject)
+            return Measurement(scenario: "stack", caseName: "stack.bytes-per-link-inline", subject: subject,
+                               kind: kind, unit: "bytes/link", better: .lower, values: [bytes ?? .nan],
+                               baseline: baseline, note: bytes == nil ? "probe failed" : nil)
+        }
+
+        results.append(depthFigure("inline", "closure", .baseline, nil, probeTo: target))
+        results.append(depthFigure("default", "dispatch", .baseline, nil, probeTo: poolTarget))
+        results.append(depthFigure("serial", "dispatch", .baseline, nil, probeTo: poolTarget))
+        results.append(bytesFigure("closure", .baseline, nil))
+        for backend in context.backends {
+            results.append(depthFigure("inline", backend.name, .backend, "closure", probeTo: target))
+            results.append(depthFigure("default", backend.name, .backend, "dispatch", probeTo: poolTarget))
+            results.append(depthFigure("serial", backend.name, .backend, "dispatch", probeTo: poolTarget))
+            results.append(bytesFigure(backend.name, .backend, "closure"))
+        }
+        return results
+    }
+
+    /// Tries `limit` first; if that fails, climbs the ladder until a depth fails.
+    static func deepestChain(subject: String, executor: String, limit: Int) -> (Int, String?) {
+        switch probe(subject, executor, depth: limit, kib: stackKiB) {
+        case .ok: return (limit, nil)
+        case .failed(let why):
+            var deepest = 0
+            for depth in ladder where depth < limit {
+                guard case .ok = probe(subject, executor, depth: depth, kib: stackKiB) else { break }
+                deepest = depth
+            }
+            return (deepest, "\(limit) links: \(why)")
+        }
+    }
+
+    /// Stack bytes per link: the growth of the deepest stack address between chains of 1,000 and
+    /// 10,000 links, on a 64 MiB stack so that a recursive path does not overflow.
+    static func bytesPerLink(subject: String) -> Double? {
+        guard case .ok(let small) = probe(subject, "inline", depth: 1_000, kib: 65_536),
+              case .ok(let large) = probe(subject, "inline", depth: 10_000, kib: 65_536) else { return nil }
+        return Swift.max(0, Double(large) - Double(small)) / 9_000
+    }
+
+    enum ProbeResult {
+        case ok(Int)
+        case failed(String)
+    }
+
+    /// Runs one probe in a child process: this very binary, with the hidden subcommand.
+    static func probe(_ subject: String, _ executor: String, depth: Int, kib: Int) -> ProbeResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: selfPath())
+        process.arguments = [StackProbe.command, subject, executor, String(depth), String(kib)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return .failed("could not start the probe: \(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if process.terminationReason == .uncaughtSignal {
+            return .failed("killed by signal \(process.terminationStatus) (stack overflow)")
+        }
+        guard process.terminationStatus == 0, output.hasPrefix("ok "), let used = Int(output.dropFirst(3)) else {
+            return .failed("exit status \(process.terminationStatus), output \"\(output)\"")
+        }
+        return .ok(used)
+    }
+
+    /// The path of the running binary, for re-running it as a probe.
+    static func selfPath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+    }
+}
