@@ -4,6 +4,7 @@ enum Command: Equatable {
     case compare(old: String, new: String)
     case help
     case stackProbe([String])
+    case allocProbe([String])
 }
 
 enum OutputFormat: String, CaseIterable {
@@ -28,6 +29,7 @@ struct UsageError: Error, Equatable {
 func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]) throws(UsageError) -> Command {
     var args = arguments[...]
     if args.first == StackProbe.command { return .stackProbe(Array(args.dropFirst())) }
+    if args.first == AllocProbe.command { return .allocProbe(Array(args.dropFirst())) }
     if args.first == "compare" {
         args = args.dropFirst()
         if args.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }

@@ -5,7 +5,8 @@ enum Progress {
     static let start = monotonicNanos()
 
     static func note(_ message: String) {
-        let elapsed = Double(monotonicNanos() - start) / 1e9
+        let origin = start
+        let elapsed = Double(monotonicNanos() &- origin) / 1e9
         FileHandle.standardError.write(Data((String(format: "[%6.1fs] ", elapsed) + message + "\n").utf8))
     }
 }

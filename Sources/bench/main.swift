@@ -4,6 +4,7 @@ import TaskAPI
 // The entry point is synchronous on purpose: valgrind's callgrind cannot run an async main, and
 // the await scenario blocks on detached tasks instead (see `blockOn`).
 
+_ = Progress.start
 let backendNames = backendRegistry.map(\.name)
 let scenarioNames = scenarioRegistry.map(\.name)
 let usageText = usage(backends: backendNames, scenarios: scenarioRegistry.map { ($0.name, $0.summary) })
@@ -74,6 +75,8 @@ do {
         status = 0
     case .stackProbe(let arguments):
         status = StackProbe.main(arguments)
+    case .allocProbe(let arguments):
+        status = AllocProbe.main(arguments)
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
     case .run(let options):

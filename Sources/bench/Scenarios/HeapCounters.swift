@@ -1,48 +1,21 @@
-import Synchronization
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Heap figures for the memory scenario: bytes in use from glibc's `mallinfo2`, and a count of
-/// Swift heap objects (class instances, closure contexts, boxes, array buffers) from the Swift
-/// runtime's `_swift_allocObject` hook. Malloc calls made outside Swift objects (Dispatch's own
-/// blocks, for one) show in the bytes but not in the count.
+/// Heap figures for the memory scenario.
+///
+/// - Bytes: glibc's `mallinfo2` (`uordblks + hblkhd`), read in this process before and after.
+/// - Allocations: counted in a child process (`bench __alloc-probe CASE SUBJECT N`) run with
+///   glibc's malloc debugging library preloaded and `mtrace()` on around the measured code: every
+///   `malloc`, `calloc` and `memalign` is one `+` line of the trace. Swift objects, closure
+///   contexts, array buffers and Dispatch's own blocks all count.
+///
+/// (The Swift runtime's `_swift_allocObject` hook was tried first: objects allocated through it
+/// crashed later retains on this toolchain, so it is not used.)
 enum HeapCounters {
-    typealias AllocObject = @convention(c) (UnsafeRawPointer?, Int, Int) -> UnsafeMutableRawPointer?
-
-    // nonisolated(unsafe): written only by `install()`, on the main thread, before the hook that
-    // reads it is published, and never changed afterwards.
-    nonisolated(unsafe) private static var original: AllocObject?
-    private static let allocations = Atomic<Int>(0)
-    private static let counting: AllocObject = { metadata, size, alignMask in
-        HeapCounters.allocations.add(1, ordering: .relaxed)
-        return HeapCounters.original?(metadata, size, alignMask)
-    }
-
-    /// The runtime's hook slot: a pointer-sized global holding the allocation function.
-    private static var hookSlot: UnsafeMutablePointer<AllocObject?>? {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "_swift_allocObject") else { return nil }
-        return symbol.assumingMemoryBound(to: AllocObject?.self)
-    }
-
-    /// Starts counting Swift allocations; `false` if this runtime has no hook.
-    static func install() -> Bool {
-        guard let slot = hookSlot else { return false }
-        if original == nil { original = slot.pointee }
-        guard original != nil else { return false }
-        // Safe: the slot is a word-sized function pointer that the runtime reads on every
-        // allocation; the counting hook forwards to the original, so either value is valid.
-        slot.pointee = counting
-        return true
-    }
-
-    /// Stops counting: restores the runtime's own allocation function.
-    static func uninstall() {
-        guard let slot = hookSlot, let original else { return }
-        slot.pointee = original
-    }
-
-    static var allocationCount: Int { allocations.load(ordering: .relaxed) }
+    /// A measured region: it runs the code it is given between its two readings.
+    typealias Region = (() -> Void) -> Void
 
     /// Bytes allocated from malloc (`uordblks + hblkhd` of `mallinfo2`), or `nil` off x86-64 glibc.
     static func bytesInUse() -> Int? {
@@ -66,14 +39,91 @@ enum HeapCounters {
         #endif
     }
 
-    /// Bytes and Swift allocations made by `body`, per `count` units.
-    static func measure(per count: Int, _ body: () -> Void) -> (bytes: Double?, allocations: Double) {
-        let bytes0 = bytesInUse()
-        let allocs0 = allocationCount
-        body()
-        let allocs1 = allocationCount
-        let bytes1 = bytesInUse()
-        let bytes = bytes0.flatMap { b0 in bytes1.map { Double($0 - b0) / Double(count) } }
-        return (bytes, Double(allocs1 - allocs0) / Double(count))
+    /// Heap bytes per unit that `run` keeps allocated across its region.
+    static func bytesPerUnit(_ count: Int, _ run: (Region) -> Void) -> Double? {
+        var result: Double?
+        run { body in
+            let before = bytesInUse()
+            body()
+            let after = bytesInUse()
+            if let before, let after { result = Double(after - before) / Double(count) }
+        }
+        return result
+    }
+
+    static let debugLibrary = "libc_malloc_debug.so.0"
+
+    /// Allocations per unit made in `run`'s region, counted by a child process; `nil` if the
+    /// child could not count (no malloc debugging library, say).
+    static func allocationsPerUnit(case name: String, subject: String, count: Int) -> Double? {
+        let trace = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bench-mtrace-\(getpid())-\(name)-\(subject).txt").path
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: StackScenario.selfPath())
+        process.arguments = [AllocProbe.command, name, subject, String(count)]
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = debugLibrary
+        environment["MALLOC_TRACE"] = trace
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0, output.hasPrefix("ok "), let total = Int(output.dropFirst(3)) else {
+            return nil
+        }
+        return Double(total) / Double(count)
+    }
+}
+
+/// The child side of the allocation count: `bench __alloc-probe CASE SUBJECT N` runs one memory
+/// case with `mtrace()` on around its region and prints `ok ALLOCATIONS`.
+enum AllocProbe {
+    static let command = "__alloc-probe"
+
+    static func main(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 3, let n = Int(arguments[2]), n > 0,
+              let run = MemoryScenario.runner(case: arguments[0], subject: arguments[1]) else {
+            printError("usage: bench \(command) CASE SUBJECT N")
+            return 2
+        }
+        typealias Toggle = @convention(c) () -> Void
+        guard let path = ProcessInfo.processInfo.environment["MALLOC_TRACE"],
+              let on = debugSymbol("mtrace"), let off = debugSymbol("muntrace") else {
+            print("no mtrace")
+            return 1
+        }
+        let mtrace = unsafeBitCast(on, to: Toggle.self)
+        let muntrace = unsafeBitCast(off, to: Toggle.self)
+        run(n) { body in
+            mtrace()
+            body()
+            muntrace()
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            print("no trace")
+            return 1
+        }
+        // Lines read "@ caller + 0xADDRESS 0xSIZE" for an allocation, "- 0xADDRESS" for a free.
+        let allocations = text.split(separator: "\n").filter { $0.split(separator: " ").contains("+") }.count
+        print("ok \(allocations)")
+        return 0
+    }
+
+    /// `name` from the preloaded malloc debugging library. Its `mtrace` is a non-default
+    /// versioned symbol (libc keeps a no-op default), so only `dlvsym` finds it; `dlvsym` itself
+    /// is a GNU extension the Glibc module does not import, hence looked up with `dlsym`.
+    private static func debugSymbol(_ name: String) -> UnsafeMutableRawPointer? {
+        typealias DlvSym = @convention(c) (
+            UnsafeMutableRawPointer?, UnsafePointer<CChar>, UnsafePointer<CChar>
+        ) -> UnsafeMutableRawPointer?
+        guard let handle = dlopen(HeapCounters.debugLibrary, RTLD_NOW | RTLD_NOLOAD),
+              let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "dlvsym") else { return nil }
+        let dlvsym = unsafeBitCast(symbol, to: DlvSym.self)
+        return dlvsym(handle, name, "GLIBC_2.2.5")
     }
 }

@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 import TaskAPI
 
-/// memory: heap bytes and Swift allocations per pending task with one continuation and per map
-/// link, allocations for source + map + succeed, and whether the heap returns to its baseline
-/// after 100,000 completed tasks.
+/// memory: heap bytes and allocations per pending task with one continuation and per map link,
+/// allocations for source + map + succeed, and whether the heap returns to its baseline after
+/// 100,000 completed tasks.
 enum MemoryScenario {
     static let entry = ScenarioEntry(
         name: "memory",
@@ -13,16 +13,19 @@ enum MemoryScenario {
     )
 
     static let retainedLimit = 64 * 1024
+    typealias Region = HeapCounters.Region
+
+    /// The cases and the subjects each is measured for: baselines first, then every backend.
+    static let cases: [(name: String, baselines: [String], baseline: String)] = [
+        ("pending-task", ["threads", "dispatch"], "threads"),
+        ("map-link", ["threads"], "threads"),
+        ("source-map-succeed", ["threads"], "threads"),
+    ]
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(10_000, quick: 10_000)
+        let probeCount = 1_000
         let reps = context.plan.repetitions(3, quick: 2)
-        let completedCount = 100_000
-        guard HeapCounters.install() else {
-            Progress.note("memory: the Swift runtime has no allocation hook; allocations not counted")
-            return []
-        }
-        defer { HeapCounters.uninstall() }
         var results: [Measurement] = []
         func add(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ unit: String,
                  _ values: [Double?], note: String? = nil) {
@@ -30,29 +33,30 @@ enum MemoryScenario {
             results.append(Measurement(
                 scenario: "memory", caseName: name, subject: subject, kind: kind, unit: unit, better: .lower,
                 values: known.isEmpty ? [.nan] : known, baseline: baseline,
-                note: known.isEmpty ? "not measurable on this platform" : note))
+                note: known.isEmpty ? "could not be measured here" : note))
         }
-        func record(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?,
-                    _ body: () -> (bytes: Double?, allocations: Double)) {
-            let runs = (0...reps).map { _ in body() }.dropFirst()
-            add("memory.\(name)-bytes@\(sizeLabel(n))", subject, kind, baseline, "bytes", runs.map(\.bytes))
-            add("memory.\(name)-allocs@\(sizeLabel(n))", subject, kind, baseline, "allocs", runs.map(\.allocations))
+        let subjects = context.backends.map(\.name)
+        for entry in cases {
+            for subject in entry.baselines + subjects {
+                guard let run = runner(case: entry.name, subject: subject) else { continue }
+                let isBaseline = entry.baselines.contains(subject)
+                let kind: Measurement.Kind = isBaseline ? .baseline : .backend
+                let baseline = isBaseline ? nil : entry.baseline
+                Progress.note("memory: \(entry.name) \(subject)")
+                let bytes = (0...reps).map { _ in HeapCounters.bytesPerUnit(n) { run(n, $0) } }.dropFirst()
+                add("memory.\(entry.name)-bytes@\(sizeLabel(n))", subject, kind, baseline, "bytes", Array(bytes))
+                let allocations = HeapCounters.allocationsPerUnit(case: entry.name, subject: subject, count: probeCount)
+                add("memory.\(entry.name)-allocs@\(sizeLabel(probeCount))", subject, kind, baseline, "allocs",
+                    [allocations], note: "malloc calls counted by mtrace in a child process")
+            }
         }
 
-        Progress.note("memory: baselines")
-        record("pending-task", "threads", .baseline, nil) { pendingRawPromise(n) }
-        record("pending-task", "dispatch", .baseline, nil) { pendingDispatchGroup(n) }
-        record("map-link", "threads", .baseline, nil) { rawPromiseChain(n) }
-        record("source-map-succeed", "threads", .baseline, nil) { rawPromiseMapSucceed(n) }
-        let dispatchRetained = retainedAfter { dispatchFanout(completedCount) }
-        add("memory.retained-after@100k", "dispatch", .baseline, nil, "bytes", [dispatchRetained])
-
+        Progress.note("memory: heap after 100,000 completed tasks")
+        let count = 100_000
+        add("memory.retained-after@100k", "dispatch", .baseline, nil, "bytes",
+            [retainedAfter { dispatchFanout(count) }])
         for backend in context.backends {
-            Progress.note("memory: \(backend.name)")
-            record("pending-task", backend.name, .backend, "threads") { pendingTasks(backend, n) }
-            record("map-link", backend.name, .backend, "threads") { mapChain(backend, n) }
-            record("source-map-succeed", backend.name, .backend, "threads") { sourceMapSucceed(backend, n) }
-            let retained = retainedAfter { completedTasks(backend, completedCount) }
+            let retained = retainedAfter { completedTasks(backend, count) }
             let verdict = retained.map { $0 <= Double(retainedLimit) ? "back at baseline" : "NOT back at baseline" }
             add("memory.retained-after@100k", backend.name, .backend, "dispatch", "bytes", [retained],
                 note: verdict.map { "\($0) (limit \(retainedLimit / 1024) KiB)" })
@@ -60,13 +64,29 @@ enum MemoryScenario {
         return results
     }
 
+    /// The code of one case for one subject: sets up, runs the measured part of `n` units inside
+    /// the region it is given, then completes and drops everything.
+    static func runner(case name: String, subject: String) -> ((Int, Region) -> Void)? {
+        let backend = backendRegistry.first { $0.name == subject }
+        switch (name, subject, backend) {
+        case ("pending-task", "threads", _): return pendingRawPromise
+        case ("pending-task", "dispatch", _): return pendingDispatchGroup
+        case ("map-link", "threads", _): return rawPromiseChain
+        case ("source-map-succeed", "threads", _): return rawPromiseMapSucceed
+        case ("pending-task", _, let backend?): return { pendingTasks(backend, $0, $1) }
+        case ("map-link", _, let backend?): return { mapChain(backend, $0, $1) }
+        case ("source-map-succeed", _, let backend?): return { sourceMapSucceed(backend, $0, $1) }
+        default: return nil
+        }
+    }
+
     // MARK: backends
 
-    static func pendingTasks(_ backend: any TaskBackend, _ n: Int) -> (bytes: Double?, allocations: Double) {
+    static func pendingTasks(_ backend: any TaskBackend, _ n: Int, _ region: Region) {
         var sources: [any CompletionSource<Int>] = []
         sources.reserveCapacity(n)
         let inline = backend.inlineExecutor
-        let figures = HeapCounters.measure(per: n) {
+        region {
             for _ in 0..<n {
                 let source = backend.makeSource(of: Int.self)
                 source.task.whenComplete(on: inline) { _ in }
@@ -74,26 +94,24 @@ enum MemoryScenario {
             }
         }
         for source in sources { source.trySucceed(1) }
-        return figures
     }
 
-    static func mapChain(_ backend: any TaskBackend, _ n: Int) -> (bytes: Double?, allocations: Double) {
+    static func mapChain(_ backend: any TaskBackend, _ n: Int, _ region: Region) {
         let source = backend.makeSource(of: Int.self)
         var task: any AsyncTask<Int> = source.task
         let inline = backend.inlineExecutor
-        let figures = HeapCounters.measure(per: n) {
+        region {
             for _ in 0..<n { task = task.map(on: inline) { $0 &+ 1 } }
         }
         source.trySucceed(0)
         blackHole(task.wait())
-        return figures
     }
 
-    static func sourceMapSucceed(_ backend: any TaskBackend, _ n: Int) -> (bytes: Double?, allocations: Double) {
+    static func sourceMapSucceed(_ backend: any TaskBackend, _ n: Int, _ region: Region) {
         let inline = backend.inlineExecutor
         var results: [any AsyncTask<Int>] = []
         results.reserveCapacity(n)
-        return HeapCounters.measure(per: n) {
+        region {
             for _ in 0..<n {
                 let source = backend.makeSource(of: Int.self)
                 results.append(source.task.map(on: inline) { $0 &+ 1 })
@@ -109,10 +127,10 @@ enum MemoryScenario {
 
     // MARK: baselines
 
-    static func pendingRawPromise(_ n: Int) -> (bytes: Double?, allocations: Double) {
+    static func pendingRawPromise(_ n: Int, _ region: Region) {
         var promises: [RawPromise] = []
         promises.reserveCapacity(n)
-        let figures = HeapCounters.measure(per: n) {
+        region {
             for _ in 0..<n {
                 let promise = RawPromise()
                 promise.onComplete { _ in }
@@ -120,14 +138,13 @@ enum MemoryScenario {
             }
         }
         for promise in promises { promise.trySet(1) }
-        return figures
     }
 
-    static func pendingDispatchGroup(_ n: Int) -> (bytes: Double?, allocations: Double) {
+    static func pendingDispatchGroup(_ n: Int, _ region: Region) {
         var groups: [DispatchGroup] = []
         groups.reserveCapacity(n)
         let queue = DispatchQueue(label: "bench.memory")
-        let figures = HeapCounters.measure(per: n) {
+        region {
             for _ in 0..<n {
                 let group = DispatchGroup()
                 group.enter()
@@ -137,15 +154,14 @@ enum MemoryScenario {
         }
         for group in groups { group.leave() }
         queue.sync {}
-        return figures
     }
 
-    static func rawPromiseChain(_ n: Int) -> (bytes: Double?, allocations: Double) {
+    static func rawPromiseChain(_ n: Int, _ region: Region) {
         let first = RawPromise()
         var last = first
         var links: [RawPromise] = []
         links.reserveCapacity(n)
-        let figures = HeapCounters.measure(per: n) {
+        region {
             for _ in 0..<n {
                 let next = RawPromise()
                 last.onComplete { next.trySet($0 &+ 1) }
@@ -154,13 +170,12 @@ enum MemoryScenario {
             }
         }
         first.trySet(0)
-        return figures
     }
 
-    static func rawPromiseMapSucceed(_ n: Int) -> (bytes: Double?, allocations: Double) {
+    static func rawPromiseMapSucceed(_ n: Int, _ region: Region) {
         var results: [RawPromise] = []
         results.reserveCapacity(n)
-        return HeapCounters.measure(per: n) {
+        region {
             for _ in 0..<n {
                 let promise = RawPromise()
                 let mapped = RawPromise()
