@@ -29,7 +29,7 @@ func evaluateAims(_ results: [Measurement], backends: [String]) -> [AimResult] {
             aims.append(AimResult(
                 aim: "memory back at baseline after completion", subject: backend,
                 met: retained.median <= Double(MemoryScenario.retainedLimit),
-                detail: "\(formatNumber(retained.median)) bytes still in use after 100,000 completed tasks"))
+                detail: "\(formatNumber(retained.median)) bytes still in use after \(retained.caseName)"))
         }
         let depths = figures("stack.deepest-", backend)
         if !depths.isEmpty {

@@ -20,6 +20,9 @@ struct Measurement: Codable, Sendable {
     var max: Double
     /// Number of timed repetitions (warm-up excluded).
     var repetitions: Int
+    /// Items per repetition actually measured (links, tasks, samples...), when the time budget
+    /// made it smaller than the size in the case name; `nil` when it is that size.
+    var size: Int?
     /// Latency samples pooled over all repetitions (hop only), and their percentiles.
     var samples: Int?
     var percentiles: Percentiles?
@@ -76,7 +79,7 @@ extension Measurement {
         self.init(
             scenario: scenario, caseName: caseName, subject: subject, kind: kind.rawValue, unit: unit,
             better: better.rawValue, median: s.median, min: s.min, max: s.max, repetitions: values.count,
-            samples: nil, percentiles: nil, baseline: baseline, ratio: nil, ratioMin: nil, ratioMax: nil,
+            size: nil, samples: nil, percentiles: nil, baseline: baseline, ratio: nil, ratioMin: nil, ratioMax: nil,
             note: note
         )
     }
@@ -101,7 +104,7 @@ func attachRatios(_ results: inout [Measurement]) {
 
 /// Cost ratio of `m` to `b`: above 1 means `m` costs more (slower, bigger, less throughput).
 func costRatio(_ m: Measurement, to b: Measurement) -> (Double?, Double?, Double?) {
-    func div(_ x: Double, _ y: Double) -> Double? { y > 0 && x.isFinite ? x / y : nil }
+    func div(_ x: Double, _ y: Double) -> Double? { y > 0 && x >= 0 && x.isFinite ? x / y : nil }
     if m.lowerIsBetter {
         return (div(m.median, b.median), div(m.min, b.max), div(m.max, b.min))
     }

@@ -53,10 +53,32 @@ struct Plan: Sendable {
     let quick: Bool
     /// Online processors: thread counts of the raw baselines and of the contention scenario.
     let cores: Int
+    /// Seconds one subject's case may take (timed repetitions together), so that a default run
+    /// stays within 90 s and `--quick` within 15 s whatever the backends cost.
+    let budget: Double
+
+    /// Repetitions (at least 2, for a spread) and, if even those do not fit the budget, a size
+    /// halved down to `floor`, for a case whose one item was measured to take `secondsPerItem`.
+    func fit(nominal: Int, floor: Int, repetitions: Int, secondsPerItem: Double) -> (size: Int, repetitions: Int) {
+        var reps = repetitions
+        var n = nominal
+        func cost() -> Double { secondsPerItem * Double(n) * Double(reps) }
+        while reps > 2 && cost() > budget { reps -= 1 }
+        while n > floor && cost() > budget { n = Swift.max(floor, n / 2) }
+        return (n, reps)
+    }
 
     /// Timed repetitions (after one warm-up).
     func repetitions(_ normal: Int, quick short: Int) -> Int { quick ? short : normal }
     func size(_ normal: Int, quick short: Int) -> Int { quick ? short : normal }
+
+    /// Runs `body` once to warm up, then up to `count` times (at least twice) as the budget
+    /// allows, judging by the warm-up's seconds; returns the seconds of each timed run.
+    func repeatedWithinBudget(_ count: Int, _ body: () -> Double) -> [Double] {
+        let warm = body()
+        let reps = fit(nominal: 1, floor: 1, repetitions: count, secondsPerItem: warm).repetitions
+        return (0..<reps).map { _ in body() }
+    }
 
     /// Runs `body` once to warm up, then `count` times; returns what each timed run returned.
     func repeated(_ count: Int, warmup: Bool = true, _ body: () -> Double) -> [Double] {

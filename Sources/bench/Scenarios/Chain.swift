@@ -9,80 +9,65 @@ enum ChainScenario {
         run: run
     )
 
+    /// One run of a case: seconds for `n` links, and whether the chain's value was right.
+    typealias Body = (_ n: Int) -> (seconds: Double, ok: Bool)
+
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        let n = context.plan.size(1_000_000, quick: 100_000)
-        let reps = context.plan.repetitions(3, quick: 2)
-        let size = "@" + sizeLabel(n)
-        func perLink(_ seconds: Double) -> Double { seconds * 1e9 / Double(n) }
-        func figure(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?,
-                    note: String? = nil, _ values: [Double]) -> Measurement {
-            Measurement(scenario: "chain", caseName: name + size, subject: subject, kind: kind,
-                        unit: "ns/link", better: .lower, values: values, baseline: baseline, note: note)
-        }
+        let plan = context.plan
+        let n = plan.size(1_000_000, quick: 100_000)
+        let reps = plan.repetitions(3, quick: 2)
         var results: [Measurement] = []
+        /// A warm-up at a tenth of the size, then as many runs (and as large) as the budget allows.
+        func measure(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?,
+                     _ body: Body) {
+            let warm = body(n / 10)
+            let (size, count) = plan.fit(nominal: n, floor: n / 10, repetitions: reps,
+                                         secondsPerItem: warm.seconds / Double(n / 10))
+            let runs = (0..<count).map { _ in body(size) }
+            var m = Measurement(scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(n))", subject: subject,
+                                kind: kind, unit: "ns/link", better: .lower,
+                                values: runs.map { $0.seconds * 1e9 / Double(size) }, baseline: baseline)
+            var notes: [String] = []
+            if size != n {
+                m.size = size
+                notes.append("measured at \(size) links to fit the time budget")
+            }
+            if !(runs + [warm]).allSatisfy(\.ok) { notes.append("a chain gave a wrong value") }
+            m.note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+            results.append(m)
+        }
 
         Progress.note("chain: baselines (closure loop, raw Dispatch chain), \(n) links")
-        let closure = repeatedRuns(reps) { closureChainSeconds($0 ? n / 10 : n) }.map(perLink)
-        results.append(figure("chain.completed-inline", "closure", .baseline, nil, closure))
-        results.append(figure("chain.pending-inline", "closure", .baseline, nil, closure))
-        let dispatch = repeatedRuns(reps) { dispatchChainSeconds($0 ? n / 10 : n) }.map(perLink)
-        results.append(figure("chain.completed-default", "dispatch", .baseline, nil, dispatch))
+        measure("completed-inline", "closure", .baseline, nil) { (closureChainSeconds($0), true) }
+        measure("pending-inline", "closure", .baseline, nil) { (closureChainSeconds($0), true) }
+        measure("completed-default", "dispatch", .baseline, nil) { (dispatchChainSeconds($0), true) }
 
         for backend in context.backends {
             let inline = backend.inlineExecutor
             let pool = backend.defaultExecutor
-            var wrong: [String] = []
-            func check(_ what: String, _ value: Int?, _ expected: Int) {
-                if value != expected { wrong.append("\(what) gave \(value.map(String.init) ?? "no value")") }
-            }
             Progress.note("chain: \(backend.name) completed, inline")
-            let completedInline = repeatedRuns(reps) { warm in
-                completedChain(backend, inline, warm ? n / 10 : n) { check("completed-inline", $0, warm ? n / 10 : n) }
-            }.map(perLink)
-            results.append(figure("chain.completed-inline", backend.name, .backend, "closure",
-                                  note: wrong.isEmpty ? nil : wrong.joined(separator: "; "), completedInline))
-            wrong = []
+            measure("completed-inline", backend.name, .backend, "closure") { completedChain(backend, inline, $0) }
             Progress.note("chain: \(backend.name) completed, default executor")
-            let completedDefault = repeatedRuns(reps) { warm in
-                completedChain(backend, pool, warm ? n / 10 : n) { check("completed-default", $0, warm ? n / 10 : n) }
-            }.map(perLink)
-            results.append(figure("chain.completed-default", backend.name, .backend, "dispatch",
-                                  note: wrong.isEmpty ? nil : wrong.joined(separator: "; "), completedDefault))
-            wrong = []
+            measure("completed-default", backend.name, .backend, "dispatch") { completedChain(backend, pool, $0) }
             Progress.note("chain: \(backend.name) pending then fired, inline")
-            let pending = repeatedRuns(reps) { warm in
-                pendingChain(backend, inline, warm ? n / 10 : n) { check("pending-inline", $0, warm ? n / 10 : n) }
-            }.map(perLink)
-            results.append(figure("chain.pending-inline", backend.name, .backend, "closure",
-                                  note: wrong.isEmpty ? nil : wrong.joined(separator: "; "), pending))
+            measure("pending-inline", backend.name, .backend, "closure") { pendingChain(backend, inline, $0) }
         }
         return results
     }
 
-    /// One warm-up run (`body(true)`, a tenth of the size) and `count` timed runs.
-    static func repeatedRuns(_ count: Int, _ body: (Bool) -> Double) -> [Double] {
-        _ = body(true)
-        return (0..<count).map { _ in body(false) }
-    }
-
-    /// Seconds to build and run `n` maps on an already-completed task, and wait for the last.
-    static func completedChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, _ check: (Int?) -> Void
-    ) -> Double {
+    /// Builds and runs `n` maps on an already-completed task, and waits for the last.
+    static func completedChain(_ backend: any TaskBackend, _ executor: any Executor, _ n: Int) -> (Double, Bool) {
         var result: Int?
         let seconds = timed {
             var task: any AsyncTask<Int> = backend.succeeded(0)
             for _ in 0..<n { task = task.map(on: executor) { $0 &+ 1 } }
             result = task.wait().value
         }
-        check(result)
-        return seconds
+        return (seconds, result == n)
     }
 
-    /// Seconds to build `n` maps on a pending source, complete it, and wait for the last.
-    static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, _ check: (Int?) -> Void
-    ) -> Double {
+    /// Builds `n` maps on a pending source, completes it, and waits for the last.
+    static func pendingChain(_ backend: any TaskBackend, _ executor: any Executor, _ n: Int) -> (Double, Bool) {
         var result: Int?
         let seconds = timed {
             let source = backend.makeSource(of: Int.self)
@@ -91,7 +76,6 @@ enum ChainScenario {
             source.trySucceed(0)
             result = task.wait().value
         }
-        check(result)
-        return seconds
+        return (seconds, result == n)
     }
 }

@@ -64,10 +64,12 @@ enum ContentionScenario {
     ) -> (Double, Bool) {
         let ran = Counter()
         let winners = Counter()
+        let ready = DispatchSemaphore(value: 0)
         let go = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         for t in 0..<threads {
             Thread {
+                ready.signal()
                 go.wait()
                 var won = 0
                 for j in 0..<count {
@@ -78,6 +80,7 @@ enum ContentionScenario {
                 finished.signal()
             }.start()
         }
+        for _ in 0..<threads { ready.wait() }
         let seconds = timed {
             for _ in 0..<threads { go.signal() }
             for _ in 0..<threads { finished.wait() }

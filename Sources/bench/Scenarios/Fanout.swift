@@ -11,7 +11,7 @@ enum FanoutScenario {
     )
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        let n = context.plan.size(100_000, quick: 100_000)
+        let n = context.plan.size(100_000, quick: 20_000)
         let reps = context.plan.repetitions(5, quick: 2)
         let caseName = "fanout.whenAll@" + sizeLabel(n)
         func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ seconds: [Double],
@@ -23,16 +23,16 @@ enum FanoutScenario {
         let plan = context.plan
 
         Progress.note("fanout: baselines, \(n) bodies")
-        results.append(figure("dispatch", .baseline, nil, plan.repeated(reps) { dispatchFanout(n) }))
-        results.append(figure("swift", .baseline, nil, plan.repeated(reps) { swiftFanout(n) }))
+        results.append(figure("dispatch", .baseline, nil, plan.repeatedWithinBudget(reps) { dispatchFanout(n) }))
+        results.append(figure("swift", .baseline, nil, plan.repeatedWithinBudget(reps) { swiftFanout(n) }))
         let pool = RawThreadPool(threads: context.plan.cores)
-        results.append(figure("threads", .baseline, nil, plan.repeated(reps) { threadsFanout(n, pool) }))
+        results.append(figure("threads", .baseline, nil, plan.repeatedWithinBudget(reps) { threadsFanout(n, pool) }))
         pool.stop()
 
         for backend in context.backends {
             Progress.note("fanout: \(backend.name)")
             var ok = true
-            let seconds = plan.repeated(reps) {
+            let seconds = plan.repeatedWithinBudget(reps) {
                 var sum = 0
                 let t = timed {
                     let tasks: [any AsyncTask<Int>] = (0..<n).map { i in backend.run { _ in i & 1 } }

@@ -23,7 +23,7 @@ enum MemoryScenario {
     ]
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        let n = context.plan.size(10_000, quick: 10_000)
+        let n = context.plan.size(10_000, quick: 2_000)
         let probeCount = 1_000
         let reps = context.plan.repetitions(3, quick: 2)
         var results: [Measurement] = []
@@ -51,14 +51,15 @@ enum MemoryScenario {
             }
         }
 
-        Progress.note("memory: heap after 100,000 completed tasks")
-        let count = 100_000
-        add("memory.retained-after@100k", "dispatch", .baseline, nil, "bytes",
+        let count = context.plan.size(100_000, quick: 20_000)
+        let retainedCase = "memory.retained-after@\(sizeLabel(count))"
+        Progress.note("memory: heap after \(count) completed tasks")
+        add(retainedCase, "dispatch", .baseline, nil, "bytes",
             [retainedAfter { dispatchFanout(count) }])
         for backend in context.backends {
             let retained = retainedAfter { completedTasks(backend, count) }
             let verdict = retained.map { $0 <= Double(retainedLimit) ? "back at baseline" : "NOT back at baseline" }
-            add("memory.retained-after@100k", backend.name, .backend, "dispatch", "bytes", [retained],
+            add(retainedCase, backend.name, .backend, "dispatch", "bytes", [retained],
                 note: verdict.map { "\($0) (limit \(retainedLimit / 1024) KiB)" })
         }
         return results

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import TaskAPI
 
@@ -17,36 +18,49 @@ enum StackScenario {
     static let ladder = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000]
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        var results: [Measurement] = []
-        // --quick probes the pool executors only up to 100,000 links (1,000,000 hops take seconds).
-        let poolTarget = context.plan.size(target, quick: 100_000)
-        func depthFigure(_ executor: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?,
-                         probeTo: Int) -> Measurement {
-            Progress.note("stack: \(subject) \(executor), probing up to \(probeTo) links")
-            let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: probeTo)
-            return Measurement(scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
-                               subject: subject, kind: kind, unit: "links", better: .higher,
-                               values: [Double(deepest)], baseline: baseline, note: note)
+        // --quick probes up to 100,000 links: 1,000,000 links take seconds per probe.
+        let limit = context.plan.size(target, quick: 100_000)
+        var jobs: [@Sendable () -> Measurement] = []
+        func depth(_ executor: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?) {
+            jobs.append {
+                let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: limit)
+                Progress.note("stack: \(subject) \(executor): \(deepest) links")
+                return Measurement(scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
+                                   subject: subject, kind: kind, unit: "links", better: .higher,
+                                   values: [Double(deepest)], baseline: baseline, note: note)
+            }
         }
-        func bytesFigure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?) -> Measurement {
-            Progress.note("stack: \(subject) bytes per inline link")
-            let bytes = bytesPerLink(subject: subject)
-            return Measurement(scenario: "stack", caseName: "stack.bytes-per-link-inline", subject: subject,
-                               kind: kind, unit: "bytes/link", better: .lower, values: [bytes ?? .nan],
-                               baseline: baseline, note: bytes == nil ? "probe failed" : nil)
+        func bytes(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?) {
+            jobs.append {
+                let bytes = bytesPerLink(subject: subject)
+                Progress.note("stack: \(subject) bytes per inline link: \(bytes.map { "\($0)" } ?? "failed")")
+                return Measurement(scenario: "stack", caseName: "stack.bytes-per-link-inline", subject: subject,
+                                   kind: kind, unit: "bytes/link", better: .lower, values: [bytes ?? .nan],
+                                   baseline: baseline, note: bytes == nil ? "probe failed" : nil)
+            }
         }
-
-        results.append(depthFigure("inline", "closure", .baseline, nil, probeTo: target))
-        results.append(depthFigure("default", "dispatch", .baseline, nil, probeTo: poolTarget))
-        results.append(depthFigure("serial", "dispatch", .baseline, nil, probeTo: poolTarget))
-        results.append(bytesFigure("closure", .baseline, nil))
+        depth("inline", "closure", .baseline, nil)
+        depth("default", "dispatch", .baseline, nil)
+        depth("serial", "dispatch", .baseline, nil)
+        bytes("closure", .baseline, nil)
         for backend in context.backends {
-            results.append(depthFigure("inline", backend.name, .backend, "closure", probeTo: target))
-            results.append(depthFigure("default", backend.name, .backend, "dispatch", probeTo: poolTarget))
-            results.append(depthFigure("serial", backend.name, .backend, "dispatch", probeTo: poolTarget))
-            results.append(bytesFigure(backend.name, .backend, "closure"))
+            depth("inline", backend.name, .backend, "closure")
+            depth("default", backend.name, .backend, "dispatch")
+            depth("serial", backend.name, .backend, "dispatch")
+            bytes(backend.name, .backend, "closure")
         }
-        return results
+        // Probes time nothing, only pass or fail, so they run side by side, one per core.
+        Progress.note("stack: \(jobs.count) probes up to \(limit) links, \(context.plan.cores) at a time")
+        let results = Locked([Measurement?](repeating: nil, count: jobs.count))
+        let work = jobs
+        let width = Swift.max(1, context.plan.cores)
+        DispatchQueue.concurrentPerform(iterations: width) { lane in
+            for index in stride(from: lane, to: work.count, by: width) {
+                let m = work[index]()
+                results.withLock { $0[index] = m }
+            }
+        }
+        return results.withLock { $0.compactMap { $0 } }
     }
 
     /// Tries `limit` first; if that fails, climbs the ladder until a depth fails.
