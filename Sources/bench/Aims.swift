@@ -15,7 +15,7 @@ func evaluateAims(_ results: [Measurement], backends: [String]) -> [AimResult] {
         if let allocs = figures("memory.map-link-allocs", backend).first, allocs.median.isFinite {
             aims.append(AimResult(
                 aim: "<= 1 library allocation per map", subject: backend, met: allocs.median <= 1.0,
-                detail: "\(formatNumber(allocs.median)) Swift allocations per map link (the user's closure captures nothing)"))
+                detail: "\(formatNumber(allocs.median)) malloc calls per map link (the user closure captures nothing)"))
         }
         let hops = figures("hop.", backend)
         if !hops.isEmpty {
@@ -39,7 +39,7 @@ func evaluateAims(_ results: [Measurement], backends: [String]) -> [AimResult] {
                 aim: "survives the 1,000,000-link chain (512 KiB stack)", subject: backend,
                 met: probedFully ? true : (failed ? false : nil),
                 detail: depths.map { "\($0.caseName) \(formatNumber($0.median)) links" }.joined(separator: ", ")
-                    + (probedFully || failed ? "" : " (--quick probes pool executors to 100k only)")))
+                    + (probedFully || failed ? "" : " (--quick probes to 100,000 links only)")))
         }
     }
     return aims

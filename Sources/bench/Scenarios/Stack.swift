@@ -20,10 +20,13 @@ enum StackScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         // --quick probes up to 100,000 links: 1,000,000 links take seconds per probe.
         let limit = context.plan.size(target, quick: 100_000)
+        // A probe that has not finished by then is stopped and the chain probed at a tenth of
+        // the size instead, so that slow backends cannot stretch the run past its 90 s.
+        let timeout = Swift.max(8, 3 * context.plan.budget)
         var jobs: [@Sendable () -> Measurement] = []
         func depth(_ executor: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?) {
             jobs.append {
-                let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: limit)
+                let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: limit, timeout: timeout)
                 Progress.note("stack: \(subject) \(executor): \(deepest) links")
                 return Measurement(scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
                                    subject: subject, kind: kind, unit: "links", better: .higher,
@@ -63,14 +66,21 @@ enum StackScenario {
         return results.withLock { $0.compactMap { $0 } }
     }
 
-    /// Tries `limit` first; if that fails, climbs the ladder until a depth fails.
-    static func deepestChain(subject: String, executor: String, limit: Int) -> (Int, String?) {
-        switch probe(subject, executor, depth: limit, kib: stackKiB) {
+    /// Tries `limit` first; if that fails, climbs the ladder until a depth fails. If it only ran
+    /// out of time, tries a tenth of `limit` and says so.
+    static func deepestChain(subject: String, executor: String, limit: Int, timeout: Double) -> (Int, String?) {
+        switch probe(subject, executor, depth: limit, kib: stackKiB, timeout: timeout) {
         case .ok: return (limit, nil)
+        case .timedOut:
+            let smaller = limit / 10
+            if case .ok = probe(subject, executor, depth: smaller, kib: stackKiB, timeout: timeout) {
+                return (smaller, "\(limit) links not finished within \(Int(timeout)) s (time budget); \(smaller) passed")
+            }
+            return (0, "\(limit) and \(smaller) links not finished within \(Int(timeout)) s")
         case .failed(let why):
             var deepest = 0
             for depth in ladder where depth < limit {
-                guard case .ok = probe(subject, executor, depth: depth, kib: stackKiB) else { break }
+                guard case .ok = probe(subject, executor, depth: depth, kib: stackKiB, timeout: timeout) else { break }
                 deepest = depth
             }
             return (deepest, "\(limit) links: \(why)")
@@ -80,27 +90,36 @@ enum StackScenario {
     /// Stack bytes per link: the growth of the deepest stack address between chains of 1,000 and
     /// 10,000 links, on a 64 MiB stack so that a recursive path does not overflow.
     static func bytesPerLink(subject: String) -> Double? {
-        guard case .ok(let small) = probe(subject, "inline", depth: 1_000, kib: 65_536),
-              case .ok(let large) = probe(subject, "inline", depth: 10_000, kib: 65_536) else { return nil }
+        guard case .ok(let small) = probe(subject, "inline", depth: 1_000, kib: 65_536, timeout: 60),
+              case .ok(let large) = probe(subject, "inline", depth: 10_000, kib: 65_536, timeout: 60) else {
+            return nil
+        }
         return Swift.max(0, Double(large) - Double(small)) / 9_000
     }
 
     enum ProbeResult {
         case ok(Int)
         case failed(String)
+        case timedOut
     }
 
     /// Runs one probe in a child process: this very binary, with the hidden subcommand.
-    static func probe(_ subject: String, _ executor: String, depth: Int, kib: Int) -> ProbeResult {
+    static func probe(_ subject: String, _ executor: String, depth: Int, kib: Int, timeout: Double) -> ProbeResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: selfPath())
         process.arguments = [StackProbe.command, subject, executor, String(depth), String(kib)]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         do { try process.run() } catch { return .failed("could not start the probe: \(error)") }
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()  // SIGTERM to this probe's own pid, a child this function started
+            process.waitUntilExit()
+            return .timedOut
+        }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
         let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if process.terminationReason == .uncaughtSignal {
             return .failed("killed by signal \(process.terminationStatus) (stack overflow)")
