@@ -44,7 +44,7 @@ final class Counter: Sendable {
 }
 
 /// A value under a lock that escaping closures can share.
-final class Locked<T: Sendable>: Sendable {
+final class LockedBox<T: Sendable>: Sendable {
     private let mutex: Mutex<T>
 
     init(_ value: T) { mutex = Mutex(value) }

@@ -75,7 +75,7 @@ enum HopScenario {
     /// from this thread.
     private static func swiftHop(_ sampler: Sampler, caseName: String) -> Measurement {
         let total = sampler.warmup + sampler.repetitions * sampler.samples
-        let slot = Locked<CheckedContinuation<Void, Never>?>(nil)
+        let slot = LockedBox<CheckedContinuation<Void, Never>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let stamp = Stamp()
         let resumed = DispatchSemaphore(value: 0)

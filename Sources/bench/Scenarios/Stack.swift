@@ -54,7 +54,7 @@ enum StackScenario {
         }
         // Probes time nothing, only pass or fail, so they run side by side, one per core.
         Progress.note("stack: \(jobs.count) probes up to \(limit) links, \(context.plan.cores) at a time")
-        let results = Locked([Measurement?](repeating: nil, count: jobs.count))
+        let results = LockedBox([Measurement?](repeating: nil, count: jobs.count))
         let work = jobs
         let width = Swift.max(1, context.plan.cores)
         DispatchQueue.concurrentPerform(iterations: width) { lane in

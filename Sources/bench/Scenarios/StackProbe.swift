@@ -42,7 +42,7 @@ enum StackProbe {
         }
         let subject = arguments[0]
         let executorName = arguments[1]
-        let outcome = Locked<String?>(nil)
+        let outcome = LockedBox<String?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             let top = stackAddress()
