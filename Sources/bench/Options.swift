@@ -2,6 +2,7 @@
 enum Command: Equatable {
     case run(Options)
     case compare(old: String, new: String)
+    case show(path: String, format: OutputFormat)
     case help
     case stackProbe([String])
     case allocProbe([String])
@@ -37,6 +38,26 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
             throw UsageError(message: "compare takes exactly two files: OLD.json NEW.json")
         }
         return .compare(old: args[args.startIndex], new: args[args.startIndex + 1])
+    }
+    if args.first == "show" {
+        args = args.dropFirst()
+        var path: String?
+        var format = OutputFormat.table
+        while let arg = args.popFirst() {
+            switch arg {
+            case "-h", "--help": return .help
+            case "--format":
+                guard let text = args.popFirst(), let chosen = OutputFormat(rawValue: text) else {
+                    throw UsageError(message: "--format needs one of: table, json, csv, markdown")
+                }
+                format = chosen
+            default:
+                guard path == nil, !arg.hasPrefix("-") else { throw UsageError(message: "unknown argument '\(arg)'") }
+                path = arg
+            }
+        }
+        guard let path else { throw UsageError(message: "show takes a JSON report: show REPORT.json") }
+        return .show(path: path, format: format)
     }
     if args.first == "run" { args = args.dropFirst() }
 
@@ -97,6 +118,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick]
                  [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
            bench compare OLD.json NEW.json
+           bench show REPORT.json [--format table|json|csv|markdown]
            bench --help
 
     Measures what each task backend costs, next to raw baselines measured in the same run
@@ -115,6 +137,8 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
 
     scenarios:
     \(list.joined(separator: "\n"))
+
+    show: prints a saved JSON report again, in any format.
 
     compare: matches the figures of two JSON reports and prints what got faster or slower
     beyond the noise (the two min..max ranges do not overlap and the medians differ by 5%+).

@@ -83,6 +83,14 @@ do {
         status = AllocProbe.main(arguments)
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
+    case .show(let path, let format):
+        do {
+            print(render(try loadReport(path), as: format), terminator: "")
+            status = 0
+        } catch {
+            printError("bench: cannot read \(path): \(error)")
+            status = 1
+        }
     case .run(let options):
         status = runBenchmark(options)
     }
