@@ -62,13 +62,21 @@ func runBenchmark(_ options: Options) -> Int32 {
 }
 
 func runCompare(old: String, new: String) -> Int32 {
+    guard let before = readReport(old), let after = readReport(new) else { return 1 }
+    print(compareReports(old: before, new: after), terminator: "")
+    return 0
+}
+
+/// A saved JSON report, or `nil` after saying on standard error why it could not be read.
+func readReport(_ path: String) -> Report? {
     do {
-        print(compareReports(old: try loadReport(old), new: try loadReport(new)), terminator: "")
-        return 0
+        return try loadReport(path)
+    } catch let error as DecodingError {
+        printError("bench: \(path) is not a bench JSON report (\(error))")
     } catch {
-        printError("bench: cannot read reports: \(error)")
-        return 1
+        printError("bench: cannot read \(path): \(error.localizedDescription)")
     }
+    return nil
 }
 
 let status: Int32
@@ -84,11 +92,10 @@ do {
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
     case .show(let path, let format):
-        do {
-            print(render(try loadReport(path), as: format), terminator: "")
+        if let report = readReport(path) {
+            print(render(report, as: format), terminator: "")
             status = 0
-        } catch {
-            printError("bench: cannot read \(path): \(error)")
+        } else {
             status = 1
         }
     case .run(let options):
