@@ -16,7 +16,7 @@ func runBenchmark(_ options: Options) -> Int32 {
     let backends = options.backends.compactMap { name in backendRegistry.first { $0.name == name } }
     // Seconds per case per backend: the whole run stays near 90 s (--quick: 15 s) however many
     // backends are selected and however slow they are.
-    let budget = (options.quick ? 0.8 : 5.0) / Double(max(1, backends.count))
+    let budget = (options.quick ? 0.6 : 5.0) / Double(max(1, backends.count))
     let plan = Plan(quick: options.quick, cores: machine.cores, budget: budget)
     let context = ScenarioContext(backends: backends, plan: plan)
     var results: [Measurement] = []
