@@ -51,3 +51,17 @@ final class LockedBox<T: Sendable>: Sendable {
 
     func withLock<R: Sendable>(_ body: (inout T) -> R) -> R { mutex.withLock { body(&$0) } }
 }
+
+/// Runs `jobs` on `width` threads at once and returns their results in order. For child-process
+/// probes, which time nothing and only wait on their child.
+func runConcurrently<T: Sendable>(_ jobs: [@Sendable () -> T], width: Int) -> [T] {
+    let results = LockedBox([T?](repeating: nil, count: jobs.count))
+    let lanes = Swift.max(1, Swift.min(width, jobs.count))
+    DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+        for index in stride(from: lane, to: jobs.count, by: lanes) {
+            let value = jobs[index]()
+            results.withLock { $0[index] = value }
+        }
+    }
+    return results.withLock { $0.compactMap { $0 } }
+}

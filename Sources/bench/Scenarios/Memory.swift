@@ -39,6 +39,19 @@ enum MemoryScenario {
                 note: known.isEmpty ? "could not be measured here" : note))
         }
         let subjects = context.backends.map(\.name)
+        // Allocation counts come from child processes, which only wait: run them side by side.
+        var probes: [(key: String, job: @Sendable () -> Double?)] = []
+        for entry in cases {
+            for subject in entry.baselines + subjects where runner(case: entry.name, subject: subject) != nil {
+                probes.append((entry.name + "|" + subject, {
+                    HeapCounters.allocationsPerUnit(case: entry.name, subject: subject, count: probeCount)
+                }))
+            }
+        }
+        Progress.note("memory: \(probes.count) allocation-count probes, \(context.plan.cores) at a time")
+        let counted = runConcurrently(probes.map(\.job), width: context.plan.cores)
+        var allocationsByKey: [String: Double?] = [:]
+        for (probe, value) in zip(probes, counted) { allocationsByKey[probe.key] = value }
         for entry in cases {
             for subject in entry.baselines + subjects {
                 guard let run = runner(case: entry.name, subject: subject) else { continue }
@@ -48,7 +61,7 @@ enum MemoryScenario {
                 Progress.note("memory: \(entry.name) \(subject)")
                 let bytes = (0...reps).map { _ in HeapCounters.bytesPerUnit(n) { run(n, $0) } }.dropFirst()
                 add("memory.\(entry.name)-bytes@\(sizeLabel(n))", subject, kind, baseline, "bytes", Array(bytes))
-                let allocations = HeapCounters.allocationsPerUnit(case: entry.name, subject: subject, count: probeCount)
+                let allocations = allocationsByKey[entry.name + "|" + subject] ?? nil
                 add("memory.\(entry.name)-allocs@\(sizeLabel(probeCount))", subject, kind, baseline, "allocs",
                     [allocations], note: "malloc calls counted by mtrace in a child process")
             }

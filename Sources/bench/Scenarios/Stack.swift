@@ -56,16 +56,7 @@ enum StackScenario {
         }
         // Probes time nothing, only pass or fail, so they run side by side, one per core.
         Progress.note("stack: \(jobs.count) probes up to \(limit) links, \(context.plan.cores) at a time")
-        let results = LockedBox([Measurement?](repeating: nil, count: jobs.count))
-        let work = jobs
-        let width = Swift.max(1, context.plan.cores)
-        DispatchQueue.concurrentPerform(iterations: width) { lane in
-            for index in stride(from: lane, to: work.count, by: width) {
-                let m = work[index]()
-                results.withLock { $0[index] = m }
-            }
-        }
-        return results.withLock { $0.compactMap { $0 } }
+        return runConcurrently(jobs, width: context.plan.cores)
     }
 
     /// Tries `limit` first; if that fails, climbs the ladder until a depth fails. If it only ran
