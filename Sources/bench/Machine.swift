@@ -42,6 +42,8 @@ struct MachineInfo: Codable, Sendable {
     private static func osName() -> String {
         var name = utsname()
         uname(&name)
+        // utsname's fields are fixed-size C char arrays, imported as tuples: read their bytes up to
+        // the NUL; the pointer never outlives the closure.
         func field<T>(_ value: T) -> String {
             withUnsafeBytes(of: value) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
         }

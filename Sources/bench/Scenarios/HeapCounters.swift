@@ -14,13 +14,16 @@ import Glibc
 /// (The Swift runtime's `_swift_allocObject` hook was tried first: objects allocated through it
 /// crashed later retains on this toolchain, so it is not used.)
 enum HeapCounters {
+    /// `RTLD_DEFAULT` (a null handle): `dlsym` searches every object loaded in the process.
+    static let rtldDefault = UnsafeMutableRawPointer(bitPattern: 0)
+
     /// A measured region: it runs the code it is given between its two readings.
     typealias Region = (() -> Void) -> Void
 
     /// Bytes allocated from malloc (`uordblks + hblkhd` of `mallinfo2`), or `nil` off x86-64 glibc.
     static func bytesInUse() -> Int? {
         #if arch(x86_64) && canImport(Glibc)
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallinfo2") else { return nil }
+        guard let symbol = dlsym(rtldDefault, "mallinfo2") else { return nil }
         // `struct mallinfo2` (ten size_t fields) is not imported into Swift. On x86-64 SysV a C
         // function returning a struct this large takes the address to fill as a hidden first
         // argument and returns it, so calling it as `(pointer) -> pointer` is the exact C ABI.
@@ -97,6 +100,7 @@ enum AllocProbe {
             print("no mtrace")
             return 1
         }
+        // Both are `void f(void)` in C; the cast only gives the symbol addresses that type.
         let mtrace = unsafeBitCast(on, to: Toggle.self)
         let muntrace = unsafeBitCast(off, to: Toggle.self)
         run(n) { body in
@@ -122,7 +126,7 @@ enum AllocProbe {
             UnsafeMutableRawPointer?, UnsafePointer<CChar>, UnsafePointer<CChar>
         ) -> UnsafeMutableRawPointer?
         guard let handle = dlopen(HeapCounters.debugLibrary, RTLD_NOW | RTLD_NOLOAD),
-              let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "dlvsym") else { return nil }
+              let symbol = dlsym(HeapCounters.rtldDefault, "dlvsym") else { return nil }
         let dlvsym = unsafeBitCast(symbol, to: DlvSym.self)
         return dlvsym(handle, name, "GLIBC_2.2.5")
     }

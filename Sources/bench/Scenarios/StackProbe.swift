@@ -17,6 +17,8 @@ enum StackProbe {
 
     @inline(never)
     static func stackAddress() -> UInt {
+        // The address of a local is where this frame sits on the stack; only the number is kept,
+        // the pointer is never dereferenced.
         var marker: UInt8 = 0
         return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
     }
