@@ -15,7 +15,7 @@ import Glibc
 /// crashed later retains on this toolchain, so it is not used.)
 enum HeapCounters {
     /// `RTLD_DEFAULT` (a null handle): `dlsym` searches every object loaded in the process.
-    static let rtldDefault = UnsafeMutableRawPointer(bitPattern: 0)
+    static var rtldDefault: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 0) }
 
     /// A measured region: it runs the code it is given between its two readings.
     typealias Region = (() -> Void) -> Void
