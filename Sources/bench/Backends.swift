@@ -1,8 +1,11 @@
+import BackendActors
 import BackendGCD
+import BackendThreads
 import TaskAPI
 
-/// Every backend the benchmark knows. Adding a backend to the benchmark is one line here;
-/// `--backends` selects among them by their `name`.
+/// Every backend the benchmark knows, by its `name` (`--backends` selects among them). Adding a
+/// backend to the benchmark is one line here: `ThreadsBackend(),` or `ActorsBackend(),` (every
+/// backend module is imported above already).
 let backendRegistry: [any TaskBackend] = [
     GCDBackend(),
 ]
