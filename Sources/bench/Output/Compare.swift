@@ -16,6 +16,16 @@ func compareReports(old: Report, new: Report, threshold: Double = 0.05) -> Strin
             unmatched += 1
             continue
         }
+        // The heap-return check is a verdict over a noisy difference: compare the verdicts.
+        if let verdict = m.note.flatMap(verdictOf), let before = o.note.flatMap(verdictOf) {
+            if verdict == before {
+                same += 1
+            } else {
+                let line = "  \(m.caseName) \(m.subject): \(before) -> \(verdict)"
+                if verdict == "back at baseline" { faster.append(line) } else { slower.append(line) }
+            }
+            continue
+        }
         let overlap = m.min <= o.max && o.min <= m.max
         let change = m.median / o.median
         guard !overlap, abs(change - 1) >= threshold else {
@@ -34,6 +44,12 @@ func compareReports(old: Report, new: Report, threshold: Double = 0.05) -> Strin
     out += "worse beyond the noise (\(slower.count)):\n" + (slower.isEmpty ? "  none\n" : slower.joined(separator: "\n") + "\n")
     out += "within the noise: \(same); only in one report or not comparable: \(unmatched)\n"
     return out
+}
+
+/// "back at baseline" or "NOT back at baseline" from a memory-return note, else `nil`.
+private func verdictOf(_ note: String) -> String? {
+    for verdict in ["NOT back at baseline", "back at baseline"] where note.hasPrefix(verdict) { return verdict }
+    return nil
 }
 
 /// Reads a JSON report written by `--format json`.
