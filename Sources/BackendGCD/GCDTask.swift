@@ -119,9 +119,13 @@ class GCDTaskCore: @unchecked Sendable {
 
     /// Completes the task (C1.2); hands the continuations over after the lock is released.
     final func complete(_ completion: AnyCompletion) -> Bool {
-        guard let jobs = withState({ $0.complete(completion) }) else { return false }
-        for job in jobs { GCDHandOff.run(job, completion) }
-        return true
+        guard var batch = withState({ $0.complete(completion) }) else { return false }
+        while true {
+            for job in batch { GCDHandOff.run(job, completion) }
+            // Continuations registered meanwhile queue behind this batch (C2.4).
+            guard let next = withState({ $0.nextDelivery() }) else { return true }
+            batch = next
+        }
     }
 
     /// Stores `job`, or runs it at once if the task is already completed (C2.1).
