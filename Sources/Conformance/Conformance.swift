@@ -1,0 +1,63 @@
+import Foundation
+import TaskAPI
+
+/// The conformance suite's entry point: runs generated programs against a backend and returns
+/// what they found.
+///
+///     let report = Conformance.check(MyBackend(), configuration: .fromEnvironment())
+///     #expect(report.passed, "\(report)")
+public enum Conformance {
+    /// Runs `configuration.programs` programs (or until the time budget) against `backend`.
+    /// Prints the base seed first, then a summary line; never traps on a misbehaving backend.
+    public static func check(
+        _ backend: any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        callSite: CallSite = CallSite()
+    ) -> ConformanceReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let out = configuration.output
+        out("conformance [\(backend.name)] base seed \(configuration.baseSeed) "
+            + "(replay: CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(configuration.testFilter)); "
+            + "up to \(configuration.programs) programs, \(configuration.timeBudget)")
+        let harness = Harness(
+            backend: backend, executors: configuration.executors,
+            hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
+        var exercised: [Rule: Int] = [:]
+        var failures: [ConformanceFailure] = []
+        var failingPrograms = 0
+        var programsRun = 0
+        var stepsRun = 0
+        var abandoned = false
+        for index in 0..<configuration.programs {
+            if clock.now - start > configuration.timeBudget { break }
+            let seed = configuration.baseSeed &+ UInt64(index)
+            let program = configuration.generator.program(seed: seed)
+            let result = harness.run(program)
+            programsRun += 1
+            stepsRun += program.steps.count
+            for rule in result.exercised { exercised[rule, default: 0] += 1 }
+            if !result.findings.isEmpty {
+                failingPrograms += 1
+                failures += result.findings.map { finding in
+                    ConformanceFailure(
+                        backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
+                        expected: finding.expected, observed: finding.observed, program: program.description,
+                        replay: replayLine(seed: seed, filter: configuration.testFilter), callSite: callSite)
+                }
+            }
+            if result.abandoned { abandoned = true; break }
+            if failingPrograms >= configuration.maxFailingPrograms { break }
+        }
+        let report = ConformanceReport(
+            backend: backend.name, baseSeed: configuration.baseSeed, programsRun: programsRun, stepsRun: stepsRun,
+            duration: clock.now - start, rulesExercised: exercised, failures: failures, abandoned: abandoned)
+        out(report.description)
+        return report
+    }
+
+    /// The shell line that runs exactly the program of `seed` again.
+    public static func replayLine(seed: UInt64, filter: String) -> String {
+        "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 swift test --filter \(filter)"
+    }
+}
