@@ -1,3 +1,5 @@
+import TaskAPI
+
 /// The checkers: each reads the indexed log (and the oracle's expectations) and returns the
 /// rules it found broken. `exercised` collects every rule a checker actually tested.
 struct Checkers {
@@ -102,6 +104,8 @@ struct Checkers {
         for (source, setters) in observations.setters.sorted(by: { $0.key < $1.key }) {
             let winners = setters.filter(\.won)
             exercised.insert(.c1_2)
+            let kinds = Set(setters.compactMap { oracle.setterOutcome(step: $0.step).map { $0.isSuccess ? 0 : ($0 == .cancelled ? 1 : 2) } })
+            if kinds.contains(1) && kinds.count > 1 { exercised.insert(.c4_5) }
             if winners.count != 1 {
                 fail(.c1_2, "\(winners.count) of \(setters.count) setters on t\(source) won",
                      expected: "exactly one winner", observed: "winners at steps \(winners.map(\.step))")
@@ -133,6 +137,7 @@ struct Checkers {
                 fail(.c7_3, "the inner task of t\(t) ran its body twice", expected: "once", observed: "twice")
             }
             guard let body = bodies.first else { continue }
+            exercised.insert(.c7_3)
             var executor: ExecutorRef = .default
             switch operation {
             case .run(_, let ref, _, _):
@@ -188,7 +193,7 @@ struct Checkers {
     private mutating func checkExecutor(_ t: Int, body: Observations.Body, executor: ExecutorRef) {
         switch executor {
         case .counting(let n):
-            exercised.insert(.c2_5)
+            exercised.formUnion([.c2_5, .c7_1])
             if body.counting != n + 1 {
                 fail(.c2_5, "the body of t\(t) did not run inside counting\(n).execute (\(describe(t)))",
                      expected: "counting\(n)", observed: body.counting == 0 ? "another executor" : "counting\(body.counting - 1)")
@@ -296,17 +301,26 @@ struct Checkers {
             case .chain(let task, _, _, _, let k, _): (t, token) = (task, k)
             default: continue
             }
-            _ = index
             guard let token else { continue }
             let lineage = oracle.tokenLineage(token)
             let cancels = lineage.flatMap { cancelSteps[$0] ?? [] }
             let cancelledBy = cancels.compactMap { observations.stepEnd[$0] }.min()
             let requestedBy = cancels.compactMap { observations.stepStart[$0]?.seq }.min()
-            if let body = observations.bodies[t]?.first, let cancelledBy {
+            if lineage.count > 1 || lineage.contains(where: { delayed.contains($0) }) { exercised.insert(.c4_6) }
+            if cancels.count > 1 { exercised.insert(.c4_1) }
+            // The body's job decides to start at some moment before the body logs its start,
+            // so only a cancellation that returned before the job could exist is conclusive:
+            // before the step made the task, and before its antecedent completed.
+            if let body = observations.bodies[t]?.first, let cancelledBy,
+               let made = observations.stepStart[index]?.seq {
                 exercised.insert(.c4_3)
-                if cancelledBy < body.start.seq {
-                    fail(.c4_3, "the body of t\(t) started after its token k\(token) was cancelled (\(describe(t)))",
-                         expected: "body never starts; task cancelled", observed: "body started")
+                var earliestJob = made
+                if case .chain(_, _, let antecedent, _, _, _) = step.operation {
+                    earliestJob = max(made, earliestCompletion(antecedent) ?? made)
+                }
+                if cancelledBy < earliestJob {
+                    fail(.c4_3, "the body of t\(t) started although its token k\(token) was cancelled before it could start (\(describe(t)))",
+                         expected: "body never starts; task cancelled", observed: "body started at event #\(body.start.seq)")
                 }
             }
             for checkpoint in observations.checkpoints[t] ?? [] {
@@ -344,6 +358,18 @@ struct Checkers {
                      expected: outcome.description, observed: "nil")
             }
         }
+        for status in observations.statuses {
+            exercised.insert(.c1_5)
+            if status.status != TaskStatus.completed.description {
+                fail(.c1_5, "t\(status.task).status after step \(status.step) (\(program.steps[status.step].operation)) returned",
+                     expected: "completed", observed: status.status)
+            }
+        }
+        var blockingWaiters: [Int: Set<Int>] = [:]
+        for wait in observations.waits where wait.result != nil {
+            blockingWaiters[wait.task, default: []].insert(program.steps[wait.step].driver)
+        }
+        if blockingWaiters.values.contains(where: { $0.count > 1 }) { exercised.insert(.c6_3) }
         for awaited in observations.awaits {
             guard let outcome = observations.outcome(awaited.task) else { continue }
             let cancelled: Bool

@@ -8,6 +8,7 @@ import Foundation
 /// - `CONFORMANCE_TIME_BUDGET`: seconds per backend (default 60); the run stops at whichever
 ///   limit comes first. Soak runs set both high; shards set disjoint seed ranges.
 /// - `CONFORMANCE_MAX_STEPS`: largest program (default 300 steps).
+/// - `CONFORMANCE_EVENTS=1`: failures print the run's event log.
 public struct ConformanceConfiguration: Sendable {
     public var baseSeed: UInt64
     public var programs: Int
@@ -23,6 +24,8 @@ public struct ConformanceConfiguration: Sendable {
     public var executors: any ExecutorProvider
     /// The `swift test --filter` argument of the replay line.
     public var testFilter: String
+    /// Whether failures print the event log too (`CONFORMANCE_EVENTS=1`).
+    public var showsEvents = false
     /// Where progress lines go (the base seed first); `print` by default.
     public var output: @Sendable (String) -> Void
 
@@ -63,6 +66,7 @@ public struct ConformanceConfiguration: Sendable {
         if let seconds = environment["CONFORMANCE_TIME_BUDGET"].flatMap({ Double($0) }), seconds > 0 {
             configuration.timeBudget = .milliseconds(Int64(seconds * 1000))
         }
+        configuration.showsEvents = environment["CONFORMANCE_EVENTS"] == "1"
         if let steps = environment["CONFORMANCE_MAX_STEPS"].flatMap({ Int($0) }), steps > 0 {
             configuration.generator.maxSteps = steps
         }

@@ -12,8 +12,9 @@ public enum Conformance {
     public static func check(
         _ backend: any TaskBackend,
         configuration: ConformanceConfiguration = .fromEnvironment(),
-        callSite: CallSite = CallSite()
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
+        let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let clock = ContinuousClock()
         let start = clock.now
         let out = configuration.output
@@ -43,7 +44,8 @@ public enum Conformance {
                     ConformanceFailure(
                         backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
                         expected: finding.expected, observed: finding.observed, program: program.description,
-                        replay: replayLine(seed: seed, filter: configuration.testFilter), callSite: callSite)
+                        replay: replayLine(seed: seed, filter: configuration.testFilter), callSite: callSite,
+                        events: result.events, showsEvents: configuration.showsEvents)
                 }
             }
             if result.abandoned { abandoned = true; break }

@@ -30,6 +30,7 @@ final class ProgramExecution: Sendable {
     /// Runs driver `driver`'s steps in program order, on the calling thread.
     func runDriver(_ driver: Int) {
         ThreadInfo.driverMarker = driver + 1
+        defer { ThreadInfo.driverMarker = 0 }
         for (index, step) in program.steps.enumerated() where step.driver == driver {
             currentStep.withLock { $0[driver] = index }
             log.append(.stepStart(step: index))
@@ -104,9 +105,12 @@ final class ProgramExecution: Sendable {
         case .wait(let t):
             guard let slot = slots.task(t) else { return }
             log.append(.waited(step: step, task: t, result: slot.wait()))
+            log.append(.status(step: step, task: t, status: slot.status))
         case .waitTimeout(let t, let us):
             guard let slot = slots.task(t) else { return }
-            log.append(.waited(step: step, task: t, result: slot.wait(timeout: .microseconds(us))))
+            let result = slot.wait(timeout: .microseconds(us))
+            log.append(.waited(step: step, task: t, result: result))
+            if result != nil { log.append(.status(step: step, task: t, status: slot.status)) }
         case .await(let t, let cancelled):
             guard let slot = slots.task(t) else { return }
             let log = self.log
@@ -220,7 +224,9 @@ final class ProgramExecution: Sendable {
 
     /// Completes every held source from the calling thread (the harness, driver `drivers`).
     func completeHeldSources() {
+        let outer = ThreadInfo.driverMarker
         ThreadInfo.driverMarker = program.drivers + 1
+        defer { ThreadInfo.driverMarker = outer }
         for (index, step) in program.steps.enumerated() {
             guard case .makeSource(let t, let held?) = step.operation, let source = slots.source(ifPresent: t) else { continue }
             payloads.write(index)

@@ -11,6 +11,12 @@ public struct Event: Sendable {
     public let kind: EventKind
 }
 
+extension Event: CustomStringConvertible {
+    public var description: String {
+        "#\(seq) \(driver > 0 ? "d\(driver - 1)" : "--") thread\(thread) \(kind)"
+    }
+}
+
 public enum EventKind: Sendable {
     case stepStart(step: Int)
     case stepEnd(step: Int)
@@ -26,6 +32,8 @@ public enum EventKind: Sendable {
     /// `wait()` or `wait(timeout:)` returned (`nil`: timed out).
     case waited(step: Int, task: Int, result: Outcome?)
     case awaited(step: Int, task: Int, result: Outcome)
+    /// `status` read by a driver right after its wait returned (C1.5).
+    case status(step: Int, task: Int, status: String)
     /// A setter of the harness itself threw or lost (bad input from the backend).
     case setterTrouble(task: Int, detail: String)
 }

@@ -46,6 +46,8 @@ private struct Builder {
     private var sourcesDependedOn: [[Int]] = []
     private var dependsOnHeld: [Bool] = []
     private var tokens: [Int] = []
+    /// The last continuation's antecedent and executor: often reused, for registration order (C2.4).
+    private var lastChain: (antecedent: Int, executor: ExecutorRef)?
 
     init(rng: SplitMix64, maxDrivers: Int) {
         self.rng = rng
@@ -123,7 +125,8 @@ private struct Builder {
     }
 
     private mutating func addChain() {
-        guard let antecedent = rng.pick(intTasks) else { return }
+        let reuse = lastChain.flatMap { last in intTasks.contains(last.antecedent) && rng.chance(35) ? last : nil }
+        guard let antecedent = reuse?.antecedent ?? rng.pick(intTasks) else { return }
         var sources = sourcesDependedOn[antecedent]
         var held = dependsOnHeld[antecedent]
         let kind: ContinuationKind
@@ -140,8 +143,10 @@ private struct Builder {
         default: kind = .finally
         }
         let token = kind == .finally ? nil : self.token()
+        let executor = reuse?.executor ?? self.executor()
+        lastChain = (antecedent, executor)
         addTask(
-            .chain(task: nextTask, kind: kind, antecedent: antecedent, executor: executor(), token: token, body: body()),
+            .chain(task: nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body()),
             sources: sources, held: held
         )
     }

@@ -7,6 +7,8 @@ struct ProgramResult {
     var exercised: Set<Rule>
     /// A hang left threads blocked inside the backend: stop testing it.
     var abandoned: Bool
+    /// The event log, one event a line, when the program failed.
+    var events: String = ""
 }
 
 /// Runs one program in two phases and checks it.
@@ -73,36 +75,42 @@ struct Harness {
         findings += checkers.findings
         var exercised = checkers.exercised
         findings += checkLeaks(execution, exercised: &exercised)
-        return ProgramResult(findings: findings, exercised: exercised, abandoned: false)
+        let events = findings.isEmpty ? "" : execution.log.events.map(\.description).joined(separator: "\n")
+        return ProgramResult(findings: findings, exercised: exercised, abandoned: false, events: events)
     }
 
     /// Once everything completed and the harness dropped its references, no body closure and no
     /// task may stay alive (C8.1, C8.2). Polls until the deadline: executors release a job's
     /// closure just after it returns.
     private func checkLeaks(_ execution: ProgramExecution, exercised: inout Set<Rule>) -> [Finding] {
-        execution.slots.clear()
-        let probes = execution.probes.withLock { $0 }
-        let tasks = execution.tasks.withLock { $0 }
-        if !probes.isEmpty { exercised.insert(.c8_1) }
-        if !tasks.isEmpty { exercised.insert(.c8_2) }
-        let deadline = Watchdog(limit: leakLimit).deadline
-        var spins = 0
-        while probes.contains(where: { $0.reference.object != nil }) || tasks.contains(where: { $0.reference.object != nil }) {
-            if Date() > deadline { break }
-            spins += 1
-            if spins < 100 { sched_yield() } else { usleep(200) }
-        }
         var findings: [Finding] = []
-        let liveProbes = probes.filter { $0.reference.object != nil }.map(\.what)
+        // C8.1 first, while the tasks are still referenced: a completed task must not keep them.
+        let probes = execution.probes.withLock { $0 }
+        if !probes.isEmpty { exercised.insert(.c8_1) }
+        let liveProbes = pollUntilReleased(probes.map(\.reference)).map { probes[$0].what }
         if !liveProbes.isEmpty {
             findings.append(Finding(.c8_1, "closures still alive after their tasks completed and ran",
                                     expected: "released", observed: liveProbes.prefix(10).joined(separator: ", ")))
         }
-        let liveTasks = tasks.filter { $0.reference.object != nil }.map { "t\($0.id)" }
+        execution.slots.clear()
+        let tasks = execution.tasks.withLock { $0 }
+        if !tasks.isEmpty { exercised.insert(.c8_2) }
+        let liveTasks = pollUntilReleased(tasks.map(\.reference)).map { "t\(tasks[$0].id)" }
         if !liveTasks.isEmpty {
             findings.append(Finding(.c8_2, "tasks still alive after every reference was dropped",
                                     expected: "freed", observed: liveTasks.prefix(10).joined(separator: ", ")))
         }
         return findings
+    }
+
+    /// Waits until every reference is nil or the leak deadline passes; the indices still alive.
+    private func pollUntilReleased(_ references: [WeakReference]) -> [Int] {
+        let deadline = Watchdog(limit: leakLimit).deadline
+        var spins = 0
+        while references.contains(where: { $0.object != nil }), Date() < deadline {
+            spins += 1
+            if spins < 100 { sched_yield() } else { usleep(200) }
+        }
+        return references.indices.filter { references[$0].object != nil }
     }
 }

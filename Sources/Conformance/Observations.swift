@@ -25,6 +25,7 @@ struct Observations {
     var waits: [(step: Int, task: Int, result: Outcome?, seq: UInt64)] = []
     var awaits: [(step: Int, task: Int, result: Outcome)] = []
     var trouble: [(task: Int, detail: String)] = []
+    var statuses: [(step: Int, task: Int, status: String)] = []
 
     init(_ events: [Event]) {
         for event in events {
@@ -47,6 +48,7 @@ struct Observations {
             case .waited(let step, let task, let result): waits.append((step, task, result, event.seq))
             case .awaited(let step, let task, let result): awaits.append((step, task, result))
             case .setterTrouble(let task, let detail): trouble.append((task, detail))
+            case .status(let step, let task, let status): statuses.append((step, task, status))
             }
         }
     }

@@ -27,6 +27,10 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// A shell line that runs exactly this program again.
     public let replay: String
     public let callSite: CallSite
+    /// The run's event log, one event a line (`#seq driver thread event`).
+    public let events: String
+    /// Whether `description` includes `events` (`CONFORMANCE_EVENTS=1`).
+    public let showsEvents: Bool
 
     public var description: String {
         """
@@ -36,7 +40,7 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
           seed: \(seed)
           replay: \(replay)
         \(program)
-        """
+        """ + (showsEvents ? "\nevents:\n" + events : "")
     }
 }
 

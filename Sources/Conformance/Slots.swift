@@ -38,6 +38,14 @@ enum TaskSlot: @unchecked Sendable {
         }
     }
 
+    var status: String {
+        switch self {
+        case .int(let t): return t.status.description
+        case .values(let t): return t.status.description
+        case .settled(let t): return t.status.description
+        }
+    }
+
     func value() async throws -> Outcome {
         switch self {
         case .int(let t): return .success(try await t.value)

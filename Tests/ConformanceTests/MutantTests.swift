@@ -1,0 +1,44 @@
+import Conformance
+import Testing
+
+/// The suite must catch each bug of the mutant backends within the default budget, naming the
+/// rule the bug breaks, and must pass the correct reference backend.
+@Suite(.serialized)
+struct MutantTests {
+    /// The rule each mutation breaks.
+    static let expectedRule: [Mutation: Rule] = [
+        .twoTrySetWinners: .c1_2,
+        .continuationRunTwice: .c2_1,
+        .lifoContinuations: .c2_4,
+        .runInsideRegister: .c2_3,
+        .tokenIgnoredBeforeStart: .c4_3,
+        .wrongExecutor: .c2_5,
+        .closuresKeptAlive: .c8_1,
+        .cancellationAsFailure: .c3_2,
+    ]
+
+    static func configuration(_ name: String) -> ConformanceConfiguration {
+        var configuration = ConformanceConfiguration.fromEnvironment(testFilter: "MutantTests/\(name)")
+        configuration.hangLimit = .seconds(2)
+        configuration.output = { line in if line.hasPrefix("conformance") { print(String(line.prefix { $0 != "\n" })) } }
+        return configuration
+    }
+
+    @Test func referenceBackendPasses() {
+        let report = Conformance.check(ReferenceBackend(), configuration: Self.configuration("referenceBackendPasses"))
+        report.recordIssues()
+        #expect(report.programsRun > 0)
+    }
+
+    @Test(arguments: Mutation.allCases.filter { $0 != .none })
+    func mutantIsCaught(_ mutation: Mutation) throws {
+        let report = Conformance.check(ReferenceBackend(mutation), configuration: Self.configuration("mutantIsCaught"))
+        let rule = try #require(Self.expectedRule[mutation])
+        let rules = Set(report.failures.map(\.rule))
+        #expect(rules.contains(rule), "\(mutation) should break \(rule); found \(rules.sorted()) in \(report.programsRun) programs")
+        if let failure = report.failures.first {
+            #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
+            #expect(failure.program.hasPrefix("program seed=\(failure.seed) "))
+        }
+    }
+}
