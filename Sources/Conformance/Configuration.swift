@@ -24,6 +24,9 @@ public struct ConformanceConfiguration: Sendable {
     public var executors: any ExecutorProvider
     /// The `swift test --filter` argument of the replay line.
     public var testFilter: String
+    /// Rules the backend is known to break, with why: their failures go to
+    /// `ConformanceReport.knownIssues` and do not stop the run; every other rule is still checked.
+    public var knownIssues: [Rule: String] = [:]
     /// Whether failures print the event log too (`CONFORMANCE_EVENTS=1`).
     public var showsEvents = false
     /// Where progress lines go (the base seed first); `print` by default.

@@ -21,11 +21,19 @@ public enum Conformance {
         out("conformance [\(backend.name)] base seed \(configuration.baseSeed) "
             + "(replay: CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(configuration.testFilter)); "
             + "up to \(configuration.programs) programs, \(configuration.timeBudget)")
+        func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult) -> ConformanceFailure {
+            ConformanceFailure(
+                backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
+                expected: finding.expected, observed: finding.observed, program: program.description,
+                replay: replayLine(seed: seed, filter: configuration.testFilter), callSite: callSite,
+                events: result.events, showsEvents: configuration.showsEvents)
+        }
         let harness = Harness(
             backend: backend, executors: configuration.executors,
             hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
         var exercised: [Rule: Int] = [:]
         var failures: [ConformanceFailure] = []
+        var known: [ConformanceFailure] = []
         var failingPrograms = 0
         var programsRun = 0
         var stepsRun = 0
@@ -38,22 +46,22 @@ public enum Conformance {
             programsRun += 1
             stepsRun += program.steps.count
             for rule in result.exercised { exercised[rule, default: 0] += 1 }
-            if !result.findings.isEmpty {
+            let isKnown = { (finding: Finding) in configuration.knownIssues[finding.rule] != nil }
+            for finding in result.findings where isKnown(finding) && !known.contains(where: { $0.rule == finding.rule }) {
+                known.append(failure(finding, seed: seed, program: program, result: result))
+            }
+            let unknown = result.findings.filter { !isKnown($0) }
+            if !unknown.isEmpty {
                 failingPrograms += 1
-                failures += result.findings.map { finding in
-                    ConformanceFailure(
-                        backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
-                        expected: finding.expected, observed: finding.observed, program: program.description,
-                        replay: replayLine(seed: seed, filter: configuration.testFilter), callSite: callSite,
-                        events: result.events, showsEvents: configuration.showsEvents)
-                }
+                failures += unknown.map { failure($0, seed: seed, program: program, result: result) }
             }
             if result.abandoned { abandoned = true; break }
             if failingPrograms >= configuration.maxFailingPrograms { break }
         }
         let report = ConformanceReport(
             backend: backend.name, baseSeed: configuration.baseSeed, programsRun: programsRun, stepsRun: stepsRun,
-            duration: clock.now - start, rulesExercised: exercised, failures: failures, abandoned: abandoned)
+            duration: clock.now - start, rulesExercised: exercised, failures: failures, knownIssues: known,
+            abandoned: abandoned)
         out(report.description)
         return report
     }

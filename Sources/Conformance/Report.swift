@@ -54,6 +54,8 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// How many programs tested each rule.
     public let rulesExercised: [Rule: Int]
     public let failures: [ConformanceFailure]
+    /// Failures of rules listed in `ConformanceConfiguration.knownIssues` (at most one per rule).
+    public let knownIssues: [ConformanceFailure]
     /// Set when the run stopped early: a hang left threads blocked inside the backend.
     public let abandoned: Bool
 
@@ -68,6 +70,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
             "  rules exercised: \(rules)",
             "  not exercised by generated programs: \(unexercised)",
         ]
+        lines += knownIssues.map { "  known issue: \($0.rule) (seed \($0.seed)): \($0.message)" }
         lines += failures.map(\.description)
         return lines.joined(separator: "\n")
     }

@@ -5,15 +5,22 @@ import Testing
 // (docs/WRITING_A_BACKEND.md); Conformance itself imports neither framework.
 
 extension ConformanceReport {
-    /// Records every failure as a Swift Testing issue at the call site of the check.
+    /// Records every failure as a Swift Testing issue at the call site of the check, and the
+    /// failures of known issues as (intermittent) known issues.
     func recordIssues() {
-        for failure in failures {
-            let site = failure.callSite
-            Issue.record(
-                Comment(rawValue: failure.description),
-                sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column)
-            )
+        for failure in failures { failure.record() }
+        for failure in knownIssues {
+            withKnownIssue(Comment(rawValue: "known: \(failure.rule)"), isIntermittent: true) { failure.record() }
         }
+    }
+}
+
+extension ConformanceFailure {
+    func record() {
+        Issue.record(
+            Comment(rawValue: description),
+            sourceLocation: SourceLocation(fileID: callSite.fileID, filePath: callSite.filePath, line: callSite.line, column: callSite.column)
+        )
     }
 }
 

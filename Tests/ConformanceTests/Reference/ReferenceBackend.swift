@@ -27,6 +27,8 @@ enum Mutation: String, CaseIterable, Sendable {
     case closuresKeptAlive
     /// A body's `CancellationError` becomes a failure (C3.2).
     case cancellationAsFailure
+    /// Every continuation but the first registered on a pending task is dropped: chains hang (C2.1).
+    case lostContinuation
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -98,6 +100,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         var machine = TaskStateMachine<T, Continuation>()
         var handingOff = false
         var late: [Continuation] = []
+        var registered = 0
     }
 
     private let owner: ReferenceBackend
@@ -143,6 +146,8 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             ? owner.defaultExecutor : executor
         let continuation = Continuation(executor: target, body: body)
         let completion: Completion<T>? = state.withLock { state in
+            if owner.mutation == .lostContinuation, state.machine.completion == nil, state.registered > 0 { return nil }
+            state.registered += 1
             guard let completion = state.machine.register(continuation) else { return nil }
             if state.handingOff {
                 state.late.append(continuation)
