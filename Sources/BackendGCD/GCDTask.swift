@@ -11,22 +11,22 @@ struct GCDContinuation<T: Sendable>: Sendable {
 
 /// The GCD backend's task, which is also its own completion source.
 ///
-/// Its state is a `TaskStateMachine` under a `Mutex`; continuations are handed over after the
+/// Its state is a `TaskStateMachine` under a `Locked` (a sanitizer-visible `Mutex`); continuations are handed over after the
 /// lock is released, in registration order, from a loop (C2.4, C2.7).
 final class GCDTask<T: Sendable>: AsyncTask, CompletionSource {
     typealias Success = T
 
     let owner: GCDBackend
-    private let state: Mutex<TaskStateMachine<T, GCDContinuation<T>>>
+    private let state: Locked<TaskStateMachine<T, GCDContinuation<T>>>
 
     init(owner: GCDBackend) {
         self.owner = owner
-        state = Mutex(TaskStateMachine())
+        state = Locked(TaskStateMachine())
     }
 
     init(owner: GCDBackend, completed completion: Completion<T>) {
         self.owner = owner
-        state = Mutex(TaskStateMachine(completed: completion))
+        state = Locked(TaskStateMachine(completed: completion))
     }
 
     var backend: any TaskBackend { owner }
@@ -93,7 +93,7 @@ final class GCDTask<T: Sendable>: AsyncTask, CompletionSource {
 /// A blocked caller of `wait()`: a semaphore and the slot its waker fills (C6.1, C6.3).
 private final class Waiter<T: Sendable>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let slot = Mutex<Completion<T>?>(nil)
+    private let slot = Locked<Completion<T>?>(nil)
 
     var continuation: GCDContinuation<T> {
         GCDContinuation(executor: nil) { completion in

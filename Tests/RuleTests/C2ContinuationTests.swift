@@ -54,7 +54,7 @@ struct C2ContinuationTests {
     func notRunInsideCalls(_ c: BackendCase) throws {
         let backend = c.backend
         for executor in [backend.defaultExecutor, backend.makeSerialExecutor(label: "c2.3")] {
-            let inCall = Mutex<Thread?>(nil)
+            let inCall = Locked<Thread?>(nil)
             let ranInside = Counter()
             let allRan = backend.makeSource(of: Void.self)
             let done = Counter()
