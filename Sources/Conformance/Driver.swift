@@ -12,10 +12,10 @@ final class ProgramExecution: Sendable {
     let slots: Slots
     let payloads: Payloads
     /// Weak references to every body's captures and every task, for C8.1 and C8.2.
-    let probes = Mutex<[(what: String, reference: WeakReference)]>([])
-    let tasks = Mutex<[(id: Int, reference: WeakReference)]>([])
+    let probes = Locked<[(what: String, reference: WeakReference)]>([])
+    let tasks = Locked<[(id: Int, reference: WeakReference)]>([])
     /// The step each driver is in (-1: none), for the watchdog.
-    let currentStep: Mutex<[Int]>
+    let currentStep: Locked<[Int]>
 
     init(program: Program, backend: any TaskBackend, executors: ProgramExecutors) {
         self.program = program
@@ -24,7 +24,7 @@ final class ProgramExecution: Sendable {
         log = EventLog(taskCount: program.taskCount)
         slots = Slots(program: program)
         payloads = Payloads(count: 2 * program.steps.count)
-        currentStep = Mutex(Array(repeating: -1, count: program.drivers + 1))
+        currentStep = Locked(Array(repeating: -1, count: program.drivers + 1))
     }
 
     /// Runs driver `driver`'s steps in program order, on the calling thread.

@@ -104,9 +104,9 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     }
 
     private let owner: ReferenceBackend
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Only for `.closuresKeptAlive`.
-    private let kept = Mutex<[Continuation]>([])
+    private let kept = Locked<[Continuation]>([])
 
     init(backend: ReferenceBackend) {
         owner = backend
@@ -170,7 +170,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
 
     func wait() -> Completion<T> {
         let semaphore = DispatchSemaphore(value: 0)
-        let slot = Mutex<Completion<T>?>(nil)
+        let slot = Locked<Completion<T>?>(nil)
         whenComplete(on: owner.inlineExecutor) { completion in
             slot.withLock { $0 = completion }
             semaphore.signal()
@@ -237,7 +237,7 @@ private let trampolineKey: pthread_key_t = {
 
 final class ReferenceCancellationSource: CancellationSource {
     private let owner: ReferenceBackend
-    private let state = Mutex(CancellationState<@Sendable () -> Void>())
+    private let state = Locked(CancellationState<@Sendable () -> Void>())
 
     init(backend: ReferenceBackend) { owner = backend }
 
@@ -269,8 +269,8 @@ final class ReferenceCancellationSource: CancellationSource {
 
 /// A one-shot timer whose job is released by firing or disposing, whichever comes first.
 final class ReferenceTimer: Disposable {
-    private let job: Mutex<(@Sendable () -> Void)?>
-    init(_ job: @escaping @Sendable () -> Void) { self.job = Mutex(job) }
+    private let job: Locked<(@Sendable () -> Void)?>
+    init(_ job: @escaping @Sendable () -> Void) { self.job = Locked(job) }
     func fire() { job.withLock { job in defer { job = nil }; return job }?() }
     func dispose() { job.withLock { $0 = nil } }
 }
