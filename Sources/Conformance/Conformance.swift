@@ -66,6 +66,25 @@ public enum Conformance {
         return report
     }
 
+    /// The same, from async code: the run happens on a thread of its own, so that it never
+    /// blocks a thread of Swift's cooperative pool, which the programs' `await`s need (C6.5).
+    /// Use this one from async tests (Swift Testing runs tests on that pool).
+    public static func check(
+        _ backend: any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async -> ConformanceReport {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                let report: ConformanceReport = check(
+                    backend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
+                continuation.resume(returning: report)
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+    }
+
     /// The shell line that runs exactly the program of `seed` again.
     public static func replayLine(seed: UInt64, filter: String) -> String {
         "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 swift test --filter \(filter)"

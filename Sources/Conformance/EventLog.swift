@@ -101,6 +101,16 @@ public final class EventLog: Sendable {
         return state.completed
     }
 
+    /// What is still running, for the watchdog: bodies and awaits.
+    var runningSummary: String {
+        condition.lock()
+        defer { condition.unlock() }
+        var parts: [String] = []
+        if state.bodiesRunning > 0 { parts.append("\(state.bodiesRunning) bodies still running") }
+        if state.awaitsRunning > 0 { parts.append("\(state.awaitsRunning) awaits not resumed (C6.5)") }
+        return parts.joined(separator: ", ")
+    }
+
     /// Waits until `tasks` all completed and no cancelled await runs; `false` at the deadline.
     func waitForPhaseOne(tasks: [Int], deadline: Date) -> Bool {
         waitUntil(deadline) { state in

@@ -65,8 +65,11 @@ struct Harness {
         if !execution.log.waitForQuiescence(deadline: watchdog.deadline) {
             let completed = execution.log.completedTasks
             let pending = (0..<program.taskCount).filter { !completed[$0] }
-            findings.append(Watchdog.hang(phase: "completion of every task, body and await", program: program,
-                                          stuckSteps: [], pendingTasks: pending, completed: completed, limit: hangLimit))
+            var finding = Watchdog.hang(phase: "completion of every task, body and await", program: program,
+                                        stuckSteps: [], pendingTasks: pending, completed: completed, limit: hangLimit)
+            finding = Finding(finding.rule, finding.message, expected: finding.expected,
+                              observed: [finding.observed, execution.log.runningSummary].filter { !$0.isEmpty }.joined(separator: "; "))
+            findings.append(finding)
             return ProgramResult(findings: findings, exercised: [], abandoned: true)
         }
 

@@ -13,8 +13,8 @@ struct BackendConformanceTests {
         return configuration
     }
 
-    @Test func gcd() {
-        let report = Conformance.check(GCDBackend(), configuration: Self.configuration("gcd", knownIssues: [
+    @Test func gcd() async {
+        let report = await Conformance.check(GCDBackend(), configuration: Self.configuration("gcd", knownIssues: [
             // A continuation registered on a task whose completing thread is still handing out
             // the earlier ones is handed out at once, ahead of them. Reported to the GCD owner.
             .c2_4: "late registration overtakes the completing thread's hand-off",

@@ -20,20 +20,23 @@ struct MutantTests {
 
     static func configuration(_ name: String) -> ConformanceConfiguration {
         var configuration = ConformanceConfiguration.fromEnvironment(testFilter: "MutantTests/\(name)")
-        configuration.hangLimit = .seconds(1)
+        configuration.hangLimit = .seconds(5)
+        // The default budget, even when CI lowers CONFORMANCE_PROGRAMS (a run stops at its first
+        // failure, so a caught mutant costs a few programs only).
+        configuration.programs = max(configuration.programs, 1_000)
         configuration.output = { line in if line.hasPrefix("conformance") { print(String(line.prefix { $0 != "\n" })) } }
         return configuration
     }
 
-    @Test func referenceBackendPasses() {
-        let report = Conformance.check(ReferenceBackend(), configuration: Self.configuration("referenceBackendPasses"))
+    @Test func referenceBackendPasses() async {
+        let report = await Conformance.check(ReferenceBackend(), configuration: Self.configuration("referenceBackendPasses"))
         report.recordIssues()
         #expect(report.programsRun > 0)
     }
 
     @Test(arguments: Mutation.allCases.filter { $0 != .none })
-    func mutantIsCaught(_ mutation: Mutation) throws {
-        let report = Conformance.check(ReferenceBackend(mutation), configuration: Self.configuration("mutantIsCaught"))
+    func mutantIsCaught(_ mutation: Mutation) async throws {
+        let report = await Conformance.check(ReferenceBackend(mutation), configuration: Self.configuration("mutantIsCaught"))
         let rule = try #require(Self.expectedRule[mutation])
         let rules = Set(report.failures.map(\.rule))
         #expect(rules.contains(rule), "\(mutation) should break \(rule); found \(rules.sorted()) in \(report.programsRun) programs")
