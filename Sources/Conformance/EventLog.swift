@@ -48,6 +48,8 @@ public final class EventLog: Sendable {
         var bodiesRunning = 0
         var awaitsRunning = 0
         var cancelledAwaitsRunning = 0
+        /// Bumped by every completion, body end and await end: what phase one waits on.
+        var progress = 0
     }
 
     // NSCondition is a lock with a condition variable; every access to `state` holds it.
@@ -75,7 +77,10 @@ public final class EventLog: Sendable {
         case .bodyEnd: state.bodiesRunning -= 1; notify = true
         default: break
         }
-        if notify { condition.broadcast() }
+        if notify {
+            state.progress += 1
+            condition.broadcast()
+        }
         condition.unlock()
     }
 
@@ -111,11 +116,23 @@ public final class EventLog: Sendable {
         return parts.joined(separator: ", ")
     }
 
-    /// Waits until `tasks` all completed and no cancelled await runs; `false` at the deadline.
-    func waitForPhaseOne(tasks: [Int], deadline: Date) -> Bool {
-        waitUntil(deadline) { state in
-            state.cancelledAwaitsRunning == 0 && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
-        }
+    /// A counter that grows with every completion, body end and await end.
+    var progress: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.progress
+    }
+
+    /// `true` if `tasks` all completed and no cancelled await runs.
+    func phaseOneDone(tasks: [Int]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.cancelledAwaitsRunning == 0 && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
+    }
+
+    /// Waits until `progress` moves past `seen`; `false` at the deadline.
+    func waitForProgress(after seen: Int, deadline: Date) -> Bool {
+        waitUntil(deadline) { $0.progress > seen }
     }
 
     /// Waits until every task completed, and no body nor await is running; `false` at the deadline.
@@ -137,6 +154,7 @@ public final class EventLog: Sendable {
     private func mutate(_ body: (inout State) -> Void) {
         condition.lock()
         body(&state)
+        state.progress += 1
         condition.broadcast()
         condition.unlock()
     }

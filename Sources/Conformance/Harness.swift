@@ -47,16 +47,16 @@ struct Harness {
             return ProgramResult(findings: [finding], exercised: [], abandoned: true)
         }
 
-        // Phase one: wait, to a fixpoint, for every task the model says must complete.
+        // Phase one: re-evaluate the model after every bit of progress until every task it
+        // expects to complete without the held sources has (or the watchdog deadline passes).
         var findings: [Finding] = []
-        var expected: Set<Int> = []
-        for _ in 0..<8 {
-            let observations = Observations(execution.log.events)
-            let phaseOne = Oracle(program: program, observations: observations).evaluate(.phaseOne)
-            let now = Set((0..<program.taskCount).filter { phaseOne[$0].allowed != nil })
-            if now.isSubset(of: expected) { break }
-            expected.formUnion(now)
-            if !execution.log.waitForPhaseOne(tasks: expected.sorted(), deadline: watchdog.deadline) { break }
+        let phaseOneDeadline = watchdog.deadline
+        while true {
+            let seen = execution.log.progress
+            let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
+            let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
+            if execution.log.phaseOneDone(tasks: expected) { break }
+            if !execution.log.waitForProgress(after: seen, deadline: phaseOneDeadline) { break }
         }
         let snapshot = execution.log.completedTasks
 

@@ -153,7 +153,9 @@ struct Oracle {
             }
             if kind.runs(on: value) {
                 if tokenState != .never { return .outcomes([.cancelled], .c4_3) }
-                return afterBody(t, step: step, kind: kind, action: .returns, input: value, inner: innerResolved, rule: .c2_1)
+                // Not run (yet): what the body will do; with no token, checkpoint() returns.
+                let action = action == .checkpoint ? .returns : action
+                return afterBody(t, step: step, kind: kind, action: action, input: value, inner: innerResolved, rule: .c2_1)
             }
             return .outcomes(tokenState == .never ? [value] : unique([value, .cancelled]), .c3_3)
         case .combine(_, let kind, let inputs):
