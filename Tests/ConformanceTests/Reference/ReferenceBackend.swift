@@ -163,9 +163,17 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         hand(continuation, completion)
     }
 
+    /// Queue executors never run a job inside `execute`: they get it at once, so that a hand-off
+    /// is never deferred behind the trampoline while a later registration goes first (C2.4).
+    /// Inline and unknown executors (which may run the job synchronously) go through the
+    /// trampoline, so that long chains stay loops (C2.7).
     private func hand(_ continuation: Continuation, _ completion: Completion<T>) {
         let body = continuation.body
-        ReferenceTrampoline.current.submit { continuation.executor.execute { body(completion) } }
+        if let queue = continuation.executor as? ReferenceQueueExecutor {
+            queue.execute { body(completion) }
+        } else {
+            ReferenceTrampoline.current.submit { continuation.executor.execute { body(completion) } }
+        }
     }
 
     func wait() -> Completion<T> {
