@@ -31,7 +31,7 @@ public final class GCDBackend: TaskBackend {
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        GCDTask<T>(owner: self, completed: completion)
+        GCDTask<T>(owner: self, completed: completion.erased)
     }
 
     public func makeCancellationSource() -> any CancellationSource {
