@@ -141,6 +141,10 @@ final class ProgramExecution: Sendable {
             return antecedent.map(on: executor, token: token) { [self] value in
                 try body(task: t, step: step, input: .success(value), action: action, token: token, probe: probe)
             }
+        case .then:
+            return antecedent.then(on: executor, token: token) { [self] (value: Int) throws -> Int in
+                try body(task: t, step: step, input: .success(value), action: action, token: token, probe: probe)
+            }
         case .flatMapExisting:
             let existing = inner ?? backend.cancelled(as: Int.self)
             return antecedent.flatMap(on: executor, token: token) { [self] value in
@@ -157,6 +161,10 @@ final class ProgramExecution: Sendable {
             }
         case .recover:
             return antecedent.recover(on: executor, token: token) { [self] error in
+                try body(task: t, step: step, input: .failure(ErrorValue(error)), action: action, token: token, probe: probe)
+            }
+        case .catch:
+            return antecedent.catch(on: executor, token: token) { [self] error in
                 try body(task: t, step: step, input: .failure(ErrorValue(error)), action: action, token: token, probe: probe)
             }
         case .finally:

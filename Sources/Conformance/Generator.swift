@@ -130,16 +130,18 @@ private struct Builder {
         var sources = sourcesDependedOn[antecedent]
         var held = dependsOnHeld[antecedent]
         let kind: ContinuationKind
-        switch rng.weighted([20, 20, 10, 10, 20, 20]) {
+        switch rng.weighted([20, 12, 8, 10, 10, 12, 8, 20]) {
         case 0: kind = .continueWith
         case 1: kind = .map
-        case 2:
+        case 2: kind = .then
+        case 3:
             let inner = rng.pick(intTasks) ?? antecedent
             sources += sourcesDependedOn[inner]
             held = held || dependsOnHeld[inner]
             kind = .flatMapExisting(inner)
-        case 3: kind = .flatMapNew
-        case 4: kind = .recover
+        case 4: kind = .flatMapNew
+        case 5: kind = .recover
+        case 6: kind = .catch
         default: kind = .finally
         }
         let token = kind == .finally ? nil : self.token()

@@ -181,8 +181,8 @@ struct Oracle {
         guard case .outcomes(let allowed, _) = body, let outcome = allowed.first, outcome.isSuccess else {
             return body
         }
-        switch kind {
-        case .continueWith, .map, .recover:
+        switch kind.semantic {
+        case .continueWith, .map, .recover, .then, .catch:
             return .outcomes([outcome], rule ?? (kind == .continueWith ? .c3_1 : .c3_3))
         case .finally:
             return .outcomes([input], rule ?? .c3_3)
@@ -268,8 +268,17 @@ extension ContinuationKind {
     func runs(on input: Outcome) -> Bool {
         switch self {
         case .continueWith, .finally: return true
-        case .map, .flatMapExisting, .flatMapNew: return input.isSuccess
-        case .recover: return input.isFailure
+        case .map, .then, .flatMapExisting, .flatMapNew: return input.isSuccess
+        case .recover, .catch: return input.isFailure
+        }
+    }
+
+    /// The kind an alias stands for: `then` is `map`, `catch` is `recover`.
+    var semantic: ContinuationKind {
+        switch self {
+        case .then: return .map
+        case .catch: return .recover
+        default: return self
         }
     }
 

@@ -101,20 +101,26 @@ public enum BodyAction: String, Sendable, Hashable {
 public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     case continueWith
     case map
+    /// `then` returning a value: the same as `map`.
+    case then
     /// `flatMap` whose body returns the existing task `t<n>`.
     case flatMapExisting(Int)
     /// `flatMap` whose body returns a new task run on the default executor.
     case flatMapNew
     case recover
+    /// `catch` returning a value: the same as `recover`.
+    case `catch`
     case finally
 
     public var description: String {
         switch self {
         case .continueWith: return "continueWith"
         case .map: return "map"
+        case .then: return "then"
         case .flatMapExisting(let t): return "flatMap->t\(t)"
         case .flatMapNew: return "flatMap->new"
         case .recover: return "recover"
+        case .catch: return "catch"
         case .finally: return "finally"
         }
     }
