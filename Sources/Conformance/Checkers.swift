@@ -31,6 +31,31 @@ struct Checkers {
         checkSerialExclusion()
         checkCancellation()
         checkWaits()
+        checkTiming()
+    }
+
+    /// `delay(d)` succeeds, and `timeout(after: d)` times out, no earlier than `d` after the call
+    /// (C5.4): the observer runs after the completion, so seeing it earlier is conclusive.
+    private mutating func checkTiming() {
+        for (index, step) in program.steps.enumerated() {
+            let t: Int, microseconds: Int, timed: Outcome
+            switch step.operation {
+            case .delay(let task, let us, _): (t, microseconds, timed) = (task, us, .success(0))
+            case .timeout(let task, let antecedent, let us):
+                (t, microseconds, timed) = (task, us, .failure(.timedOut(microseconds: Int64(us))))
+                // The same timedOut may come from the antecedent itself, passed through.
+                if observations.outcome(antecedent) == timed { continue }
+            default: continue
+            }
+            guard let seen = observations.completions[t]?.first, seen.outcome == timed,
+                  let start = observations.stepStart[index]?.uptime else { continue }
+            exercised.insert(.c5_4)
+            let elapsed = seen.uptime >= start ? seen.uptime - start : 0
+            if elapsed < UInt64(microseconds) * 1_000 {
+                fail(.c5_4, "t\(t) completed with \(timed) \(elapsed / 1_000)us after step \(index) (\(step.operation))",
+                     expected: "no earlier than \(microseconds)us", observed: "\(elapsed / 1_000)us")
+            }
+        }
     }
 
     private mutating func fail(_ rule: Rule, _ message: String, expected: String, observed: String) {

@@ -90,6 +90,11 @@ final class ProgramExecution: Sendable {
             case .race: register(t, .int(backend.race(inputs)))
             case .any: register(t, .int(backend.any(inputs)))
             }
+        case .delay(let t, let us, let tokenID):
+            register(t, .void(backend.delay(.microseconds(us), token: token(tokenID))))
+        case .timeout(let t, let antecedentID, let us):
+            guard let antecedent = slots.task(antecedentID)?.intTask else { return }
+            register(t, .int(antecedent.timeout(after: .microseconds(us))))
         case .makeToken(let k, let parentID):
             let source: any CancellationSource
             if let parentID, let parent = slots.token(parentID) {

@@ -8,6 +8,8 @@ public struct Event: Sendable {
     public let thread: Int
     /// 1 + driver index if logged on a driver thread (the harness is driver `drivers`), else 0.
     public let driver: Int
+    /// Monotonic time in nanoseconds, for the timing rules (C5.4).
+    public let uptime: UInt64
     public let kind: EventKind
 }
 
@@ -62,7 +64,8 @@ public final class EventLog: Sendable {
 
     func append(_ kind: EventKind) {
         let seq = counter.add(1, ordering: .sequentiallyConsistent).oldValue
-        let event = Event(seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker, kind: kind)
+        let event = Event(seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
+                          uptime: DispatchTime.now().uptimeNanoseconds, kind: kind)
         condition.lock()
         state.events.append(event)
         var notify = false

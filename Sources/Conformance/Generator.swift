@@ -77,6 +77,8 @@ private struct Builder {
             liveTasks.isEmpty ? 0 : 6, // wait
             liveTasks.isEmpty ? 0 : 4, // await
             liveTasks.isEmpty ? 0 : 2, // drop
+            2, // delay
+            intTasks.isEmpty ? 0 : 3, // timeout
         ]
         switch rng.weighted(weights) {
         case 0: addSource()
@@ -89,7 +91,15 @@ private struct Builder {
         case 7: addCancel()
         case 8: addWait()
         case 9: add(.await(task: rng.pick(liveTasks) ?? 0, cancelled: rng.chance(30)))
-        default: addDrop()
+        case 10: addDrop()
+        case 11:
+            addTask(.delay(task: nextTask, microseconds: rng.int(in: 0...2000), token: token()),
+                    sources: [], held: false, intValued: false)
+        default:
+            guard let antecedent = rng.pick(intTasks) else { return }
+            // Never held: the timer completes it whatever its antecedent does.
+            addTask(.timeout(task: nextTask, antecedent: antecedent, microseconds: rng.int(in: 0...2000)),
+                    sources: [], held: false)
         }
     }
 

@@ -21,7 +21,7 @@ struct Observations {
     var bodies: [Int: [Body]] = [:]
     var innerBodies: [Int: [Body]] = [:]
     var checkpoints: [Int: [(seq: UInt64, threw: Bool)]] = [:]
-    var completions: [Int: [(seq: UInt64, outcome: Outcome)]] = [:]
+    var completions: [Int: [(seq: UInt64, outcome: Outcome, uptime: UInt64)]] = [:]
     var waits: [(step: Int, task: Int, result: Outcome?, seq: UInt64)] = []
     var awaits: [(step: Int, task: Int, result: Outcome)] = []
     var trouble: [(task: Int, detail: String)] = []
@@ -44,7 +44,7 @@ struct Observations {
                     bodies[task]?[i].end = event.seq
                 }
             case .checkpoint(let task, let threw): checkpoints[task, default: []].append((event.seq, threw))
-            case .completed(let task, let outcome): completions[task, default: []].append((event.seq, outcome))
+            case .completed(let task, let outcome): completions[task, default: []].append((event.seq, outcome, event.uptime))
             case .waited(let step, let task, let result): waits.append((step, task, result, event.seq))
             case .awaited(let step, let task, let result): awaits.append((step, task, result))
             case .setterTrouble(let task, let detail): trouble.append((task, detail))

@@ -160,6 +160,14 @@ struct Oracle {
             return .outcomes(tokenState == .never ? [value] : unique([value, .cancelled]), .c3_3)
         case .combine(_, let kind, let inputs):
             return combine(kind, inputs.map { (input($0), $0) })
+        case .delay(_, _, let token):
+            return .outcomes(tokenState(token) == .never ? [.success(0)] : [.success(0), .cancelled], .c5_4)
+        case .timeout(_, let antecedent, let us):
+            // Whichever comes first: the task's outcome or the timer; a pending task times out.
+            let timedOut = Outcome.failure(.timedOut(microseconds: Int64(us)))
+            if let value = resolved(input(antecedent), task: antecedent) { return .outcomes(unique([value, timedOut]), .c5_4) }
+            if case .pending = input(antecedent) { return .outcomes([timedOut], .c5_4) }
+            return .unknown
         default:
             return .unknown
         }

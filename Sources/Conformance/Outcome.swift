@@ -46,7 +46,8 @@ public indirect enum ErrorValue: Sendable, Hashable, CustomStringConvertible {
     case aggregate([ErrorValue])
     case emptyInput(String)
     case alreadyCompleted
-    case timedOut
+    /// `TaskError.timedOut`, with its duration in whole microseconds.
+    case timedOut(microseconds: Int64)
     case foreign(String)
 
     public init(_ error: any Error) {
@@ -57,7 +58,9 @@ public indirect enum ErrorValue: Sendable, Hashable, CustomStringConvertible {
         case let e as TaskError:
             switch e {
             case .alreadyCompleted: self = .alreadyCompleted
-            case .timedOut: self = .timedOut
+            case .timedOut(let duration):
+                let (seconds, attoseconds) = duration.components
+                self = .timedOut(microseconds: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
             case .emptyInput(let name): self = .emptyInput(name)
             }
         default: self = .foreign(String(describing: error))
@@ -71,7 +74,7 @@ public indirect enum ErrorValue: Sendable, Hashable, CustomStringConvertible {
         case .aggregate(let es): return "AggregateError[\(es.map(\.description).joined(separator: ", "))]"
         case .emptyInput(let name): return "emptyInput(\(name))"
         case .alreadyCompleted: return "alreadyCompleted"
-        case .timedOut: return "timedOut"
+        case .timedOut(let us): return "timedOut(\(us)us)"
         case .foreign(let text): return "foreign(\(text))"
         }
     }
@@ -97,6 +100,15 @@ extension Outcome {
     init(_ completion: Completion<[Completion<Int>]>) {
         switch completion {
         case .success(let cs): self = .settled(cs.map { Outcome($0) })
+        case .failure(let e): self = .failure(ErrorValue(e))
+        case .cancelled: self = .cancelled
+        }
+    }
+
+    /// `delay`'s `()` is logged as `success(0)`: no producer makes the value 0.
+    init(_ completion: Completion<Void>) {
+        switch completion {
+        case .success: self = .success(0)
         case .failure(let e): self = .failure(ErrorValue(e))
         case .cancelled: self = .cancelled
         }

@@ -146,6 +146,10 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     case chain(task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction)
     /// A combinator over `inputs` (possibly empty).
     case combine(task: Int, kind: CombinatorKind, inputs: [Int])
+    /// `backend.delay(_:token:)`: succeeds (with `()`, logged as `success(0)`) after the delay (C5.4).
+    case delay(task: Int, microseconds: Int, token: Int?)
+    /// `antecedent.timeout(after:)` (C5.4).
+    case timeout(task: Int, antecedent: Int, microseconds: Int)
     /// A new cancellation source, optionally linked to another one (C4.6).
     case makeToken(token: Int, linkedTo: Int?)
     case cancel(token: Int)
@@ -162,7 +166,7 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     public var createdTask: Int? {
         switch self {
         case .makeSource(let t, _), .makeCompleted(let t, _), .run(let t, _, _, _),
-             .chain(let t, _, _, _, _, _), .combine(let t, _, _):
+             .chain(let t, _, _, _, _, _), .combine(let t, _, _), .delay(let t, _, _), .timeout(let t, _, _):
             return t
         default:
             return nil
@@ -184,6 +188,10 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
             return "t\(t) = t\(antecedent).\(kind)(on: \(executor)\(tok(token))) { \(body.rawValue) }"
         case .combine(let t, let kind, let inputs):
             return "t\(t) = \(kind.rawValue)([\(inputs.map { "t\($0)" }.joined(separator: ", "))])"
+        case .delay(let t, let us, let token):
+            return "t\(t) = delay(\(us)us\(tok(token)))"
+        case .timeout(let t, let antecedent, let us):
+            return "t\(t) = t\(antecedent).timeout(after: \(us)us)"
         case .makeToken(let k, let parent):
             return "k\(k) = makeCancellationSource(\(parent.map { "linkedTo: k\($0)" } ?? ""))"
         case .cancel(let k):

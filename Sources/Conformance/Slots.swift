@@ -8,12 +8,14 @@ enum TaskSlot: @unchecked Sendable {
     case int(any AsyncTask<Int>)
     case values(any AsyncTask<[Int]>)
     case settled(any AsyncTask<[Completion<Int>]>)
+    case void(any AsyncTask<Void>)
 
     var object: AnyObject {
         switch self {
         case .int(let t): return t
         case .values(let t): return t
         case .settled(let t): return t
+        case .void(let t): return t
         }
     }
 
@@ -27,6 +29,7 @@ enum TaskSlot: @unchecked Sendable {
         case .int(let t): return Outcome(t.wait())
         case .values(let t): return Outcome(t.wait())
         case .settled(let t): return Outcome(t.wait())
+        case .void(let t): return Outcome(t.wait())
         }
     }
 
@@ -35,6 +38,7 @@ enum TaskSlot: @unchecked Sendable {
         case .int(let t): return t.wait(timeout: timeout).map { Outcome($0) }
         case .values(let t): return t.wait(timeout: timeout).map { Outcome($0) }
         case .settled(let t): return t.wait(timeout: timeout).map { Outcome($0) }
+        case .void(let t): return t.wait(timeout: timeout).map { Outcome($0) }
         }
     }
 
@@ -43,6 +47,7 @@ enum TaskSlot: @unchecked Sendable {
         case .int(let t): return t.status.description
         case .values(let t): return t.status.description
         case .settled(let t): return t.status.description
+        case .void(let t): return t.status.description
         }
     }
 
@@ -51,6 +56,7 @@ enum TaskSlot: @unchecked Sendable {
         case .int(let t): return .success(try await t.value)
         case .values(let t): return .values(try await t.value)
         case .settled(let t): return .settled(try await t.value.map { Outcome($0) })
+        case .void(let t): try await t.value; return .success(0)
         }
     }
 
@@ -60,6 +66,7 @@ enum TaskSlot: @unchecked Sendable {
         case .int(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
         case .values(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
         case .settled(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
+        case .void(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
         }
     }
 }
@@ -162,6 +169,7 @@ extension Operation {
             if case .flatMapExisting(let inner) = kind { return [antecedent, inner] }
             return [antecedent]
         case .combine(_, _, let inputs): return inputs
+        case .timeout(_, let antecedent, _): return [antecedent]
         case .wait(let t), .waitTimeout(let t, _), .await(let t, _): return [t]
         default: return []
         }
