@@ -2,9 +2,7 @@ import Foundation
 import TaskAPI
 
 /// A task of a program, whatever its value type, behind one small interface.
-enum TaskSlot: @unchecked Sendable {
-    // @unchecked: every payload is an `any AsyncTask<...>`, which is Sendable by protocol; the
-    // enum only wraps them.
+enum TaskSlot: Sendable {
     case int(any AsyncTask<Int>)
     case values(any AsyncTask<[Int]>)
     case settled(any AsyncTask<[Completion<Int>]>)
