@@ -11,7 +11,14 @@ import Darwin
 /// Only its own thread ever touches an instance, so it needs no lock.
 final class ThreadContext {
     /// Inline work queued while this thread was already running inline work; run in FIFO order.
-    private var queue: [(body: @Sendable (AnyCompletion) -> Void, completion: AnyCompletion)] = []
+    /// A struct, not a tuple: a closure stored in an array of tuples is re-abstracted through an
+    /// allocated thunk, twice per queued job.
+    private struct Work {
+        let body: @Sendable (AnyCompletion) -> Void
+        let completion: AnyCompletion
+    }
+
+    private var queue: [Work] = []
     private var head = 0
     private var draining = false
 
@@ -25,7 +32,7 @@ final class ThreadContext {
     /// has to queue.
     func runInline(_ body: @escaping @Sendable (AnyCompletion) -> Void, _ completion: AnyCompletion) {
         if draining {
-            queue.append((body, completion))
+            queue.append(Work(body: body, completion: completion))
             return
         }
         draining = true
