@@ -17,6 +17,10 @@ struct MutantTests {
         .cancellationAsFailure: [.c3_2],
         // A lost continuation hangs a chain (C2.1) or a waiter (C6.3), whichever comes first.
         .lostContinuation: [.c2_1, .c6_3],
+        .whenAllCompletionOrder: [.c5_1],
+        .whenAllNotFailingFast: [.c5_1],
+        .finallyLosesError: [.c3_3],
+        .flatMapNotWaiting: [.c2_6],
     ]
 
     static func configuration(_ name: String, atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {

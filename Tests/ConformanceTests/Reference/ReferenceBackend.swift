@@ -29,6 +29,14 @@ enum Mutation: String, CaseIterable, Sendable {
     case cancellationAsFailure
     /// Every continuation but the first registered on a pending task is dropped: chains hang (C2.1).
     case lostContinuation
+    /// `whenAll` collects values in completion order, not input order (C5.1).
+    case whenAllCompletionOrder
+    /// `whenAll` waits for every input before failing (C5.1).
+    case whenAllNotFailingFast
+    /// `finally` turns a failure into a cancellation (C3.3).
+    case finallyLosesError
+    /// `flatMap` takes the returned task's outcome without waiting for it (C2.6).
+    case flatMapNotWaiting
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -61,6 +69,42 @@ final class ReferenceBackend: TaskBackend {
         let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { timer.fire() }
         return timer
+    }
+
+    func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]> {
+        if tasks.isEmpty { return completed(.success([])) }
+        let source = makeSource(of: [T].self)
+        let mutation = self.mutation
+        if mutation == .whenAllNotFailingFast {
+            whenAllSettled(tasks).whenComplete(on: inlineExecutor) { settled in
+                let all = settled.value ?? []
+                if let bad = all.first(where: { !$0.isSuccess }) {
+                    source.tryComplete(bad.isCancelled ? .cancelled : .failure(bad.error ?? CancellationError()))
+                } else {
+                    source.trySucceed(all.compactMap(\.value))
+                }
+            }
+            return source.task
+        }
+        // Slots by input index (or by arrival for the mutant); the first failure wins at once.
+        let slots = Locked((values: [T?](repeating: nil, count: tasks.count), arrived: [T](), remaining: tasks.count))
+        for (index, task) in tasks.enumerated() {
+            task.whenComplete(on: inlineExecutor) { completion in
+                guard case .success(let value) = completion else {
+                    source.tryComplete(completion.isCancelled ? .cancelled : .failure(completion.error ?? CancellationError()))
+                    return
+                }
+                let done: [T]? = slots.withLock { state in
+                    state.values[index] = value
+                    state.arrived.append(value)
+                    state.remaining -= 1
+                    guard state.remaining == 0 else { return nil }
+                    return mutation == .whenAllCompletionOrder ? state.arrived : state.values.compactMap { $0 }
+                }
+                if let done { source.trySucceed(done) }
+            }
+        }
+        return source.task
     }
 
     func run<T: Sendable>(
@@ -173,6 +217,29 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             queue.execute { body(completion) }
         } else {
             ReferenceTrampoline.current.submit { continuation.executor.execute { body(completion) } }
+        }
+    }
+
+    func finally(
+        on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) throws -> Void
+    ) -> any AsyncTask<T> {
+        let losesError = owner.mutation == .finallyLosesError
+        return continueWith(on: executor, token: .none) { completion in
+            try body(completion)
+            if losesError, completion.isFailure { throw CancellationError() }
+            return try completion.get()
+        }
+    }
+
+    func flatMap<U: Sendable>(
+        on executor: any Executor, token: CancellationToken,
+        _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
+    ) -> any AsyncTask<U> {
+        guard owner.mutation == .flatMapNotWaiting else {
+            return continueWithTask(on: executor, token: token) { try transform($0.get()) }
+        }
+        return continueWith(on: executor, token: token) { completion in
+            try transform(completion.get()).completion?.get() ?? { throw CancellationError() }()
         }
     }
 
