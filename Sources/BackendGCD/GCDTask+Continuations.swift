@@ -10,13 +10,9 @@ extension GCDTask {
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> U
     ) -> any AsyncTask<U> {
-        let child = GCDTask<U>(owner: owner)
-        let gate = StartGate.make(for: child, token: token)
-        register(GCDJob(executor: executor) { outcome in
-            guard gate.start(child, token: token) else { return }
-            child.settle { try body(outcome.typed()) }
-        })
-        return child
+        let node = GCDContinueTask<T, U>(owner: owner, token: token, body: body)
+        register(GCDJob(executor: executor, node: node))
+        return node
     }
 
     func continueWithTask<U: Sendable>(
@@ -38,17 +34,9 @@ extension GCDTask {
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> U
     ) -> any AsyncTask<U> {
-        let child = GCDTask<U>(owner: owner)
-        let gate = StartGate.make(for: child, token: token)
-        register(GCDJob(executor: executor) { outcome in
-            guard gate.start(child, token: token) else { return }
-            guard case .success(let value) = outcome else {
-                _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
-                return
-            }
-            child.settle { try transform(unbox(value)) }
-        })
-        return child
+        let node = GCDMapTask<T, U>(owner: owner, token: token, transform: transform)
+        register(GCDJob(executor: executor, node: node))
+        return node
     }
 
     func flatMap<U: Sendable>(
@@ -97,6 +85,58 @@ extension GCDTask {
         } else {
             inner.whenComplete(on: owner.inlineExecutor) { _ = self.tryComplete($0) }
         }
+    }
+}
+
+/// `continueWith`'s derived task: it is its own continuation node, so registering it allocates
+/// nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
+final class GCDContinueTask<T: Sendable, U: Sendable>: GCDTask<U>, GCDContinuationNode, @unchecked Sendable {
+    // @unchecked: `body` and `gate` are written before the node is registered (the registration's
+    // lock publishes them) and `body` is cleared by `run`, which the antecedent calls exactly once
+    // (C2.1); nothing else touches them.
+    private var body: (@Sendable (Completion<T>) throws -> U)?
+    private var gate: StartGate?
+    private let token: CancellationToken
+
+    init(owner: GCDBackend, token: CancellationToken, body: @escaping @Sendable (Completion<T>) throws -> U) {
+        self.body = body
+        self.token = token
+        super.init(owner: owner)
+        gate = StartGate.make(for: self, token: token)
+    }
+
+    func run(_ outcome: AnyCompletion) {
+        guard let body else { return }
+        self.body = nil   // C8.1: the closure and its captures go as soon as it has run
+        guard gate.start(self, token: token) else { return }
+        settle { try body(outcome.typed()) }
+    }
+}
+
+/// `map`'s derived task: runs the transform on a success and passes anything else through,
+/// without converting it (C3.3). Its own continuation node, like `GCDContinueTask`.
+final class GCDMapTask<T: Sendable, U: Sendable>: GCDTask<U>, GCDContinuationNode, @unchecked Sendable {
+    // @unchecked: as for GCDContinueTask.
+    private var transform: (@Sendable (T) throws -> U)?
+    private var gate: StartGate?
+    private let token: CancellationToken
+
+    init(owner: GCDBackend, token: CancellationToken, transform: @escaping @Sendable (T) throws -> U) {
+        self.transform = transform
+        self.token = token
+        super.init(owner: owner)
+        gate = StartGate.make(for: self, token: token)
+    }
+
+    func run(_ outcome: AnyCompletion) {
+        guard let transform else { return }
+        self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
+        guard gate.start(self, token: token) else { return }
+        guard case .success(let value) = outcome else {
+            _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
+            return
+        }
+        settle { try transform(unbox(value)) }
     }
 }
 

@@ -6,34 +6,66 @@ import TaskAPI
 struct GCDJob: Sendable {
     /// `nil` for a waker of `wait()`: called directly at completion, never through an executor.
     let executor: (any Executor)?
-    let body: @Sendable (AnyCompletion) -> Void
+    let body: GCDJobBody
+
+    init(executor: (any Executor)?, _ body: @escaping @Sendable (AnyCompletion) -> Void) {
+        self.executor = executor
+        self.body = .closure(body)
+    }
+
+    init(executor: any Executor, node: any GCDContinuationNode) {
+        self.executor = executor
+        body = .node(node)
+    }
+}
+
+/// What a job runs: a closure, or a node that is itself the task the continuation completes,
+/// which saves the closure's allocation (`map`, `continueWith`).
+enum GCDJobBody: Sendable {
+    case closure(@Sendable (AnyCompletion) -> Void)
+    case node(any GCDContinuationNode)
+
+    @inline(__always)
+    func callAsFunction(_ outcome: AnyCompletion) {
+        switch self {
+        case .closure(let body): body(outcome)
+        case .node(let node): node.run(outcome)
+        }
+    }
+}
+
+/// A derived task that runs its own continuation body when its antecedent completes.
+protocol GCDContinuationNode: AnyObject, Sendable {
+    /// Runs once, with the antecedent's outcome, on the executor the continuation was registered with.
+    func run(_ outcome: AnyCompletion)
 }
 
 /// The GCD backend's task, which is also its own completion source.
 ///
 /// The typed face of `GCDTaskCore`: it converts between `Completion<T>` and the core's erased
 /// outcomes, and does nothing else.
-final class GCDTask<T: Sendable>: GCDTaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
-    // @unchecked: restated from GCDTaskCore; this subclass adds no stored property.
+class GCDTask<T: Sendable>: GCDTaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
+    // @unchecked: restated from GCDTaskCore; this class adds no stored property. Not final: the
+    // continuation nodes (GCDTask+Continuations.swift) are derived tasks that carry their body.
     typealias Success = T
 
     var backend: any TaskBackend { owner }
     var task: any AsyncTask<T> { self }
     var completion: Completion<T>? { erasedCompletion?.typed() }
 
-    func tryComplete(_ completion: Completion<T>) -> Bool {
+    final func tryComplete(_ completion: Completion<T>) -> Bool {
         complete(completion.erased)
     }
 
-    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
+    final func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
         register(GCDJob(executor: executor) { body($0.typed()) })
     }
 
-    func wait() -> Completion<T> {
+    final func wait() -> Completion<T> {
         waitErased().typed()
     }
 
-    func wait(timeout: Duration) -> Completion<T>? {
+    final func wait(timeout: Duration) -> Completion<T>? {
         waitErased(timeout: timeout)?.typed()
     }
 }
@@ -131,7 +163,7 @@ enum GCDHandOff {
         case let executor as GCDSerialExecutor:
             executor.execute { body(completion) }
         case let executor?:
-            ThreadContext.current.runInline({ completion in executor.execute { body(completion) } }, completion)
+            ThreadContext.current.runInline(.closure { completion in executor.execute { body(completion) } }, completion)
         }
     }
 }

@@ -14,7 +14,7 @@ final class ThreadContext {
     /// A struct, not a tuple: a closure stored in an array of tuples is re-abstracted through an
     /// allocated thunk, twice per queued job.
     private struct Work {
-        let body: @Sendable (AnyCompletion) -> Void
+        let body: GCDJobBody
         let completion: AnyCompletion
     }
 
@@ -30,7 +30,7 @@ final class ThreadContext {
     /// nested hand-offs (a continuation completing a task whose continuation is inline, a
     /// million times over) become a loop instead of a recursion. Allocates nothing unless it
     /// has to queue.
-    func runInline(_ body: @escaping @Sendable (AnyCompletion) -> Void, _ completion: AnyCompletion) {
+    func runInline(_ body: GCDJobBody, _ completion: AnyCompletion) {
         if draining {
             queue.append(Work(body: body, completion: completion))
             return
@@ -52,7 +52,7 @@ final class ThreadContext {
 
     /// Runs `job` like `runInline`: the inline executor's `execute`.
     func submit(_ job: @escaping @Sendable () -> Void) {
-        runInline({ _ in job() }, .cancelled)
+        runInline(.closure { _ in job() }, .cancelled)
     }
 
     /// The calling thread's context, made on first use and freed when the thread exits.
