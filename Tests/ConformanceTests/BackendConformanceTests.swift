@@ -14,11 +14,7 @@ struct BackendConformanceTests {
     }
 
     @Test func gcd() async {
-        let report = await Conformance.check(GCDBackend(), configuration: Self.configuration("gcd", knownIssues: [
-            // A continuation registered on a task whose completing thread is still handing out
-            // the earlier ones is handed out at once, ahead of them. Reported to the GCD owner.
-            .c2_4: "late registration overtakes the completing thread's hand-off",
-        ]))
+        let report = await Conformance.check(GCDBackend(), configuration: Self.configuration("gcd"))
         report.recordIssues()
         #expect(report.programsRun > 0)
     }

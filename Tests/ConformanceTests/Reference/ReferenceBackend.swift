@@ -137,13 +137,10 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         let body: @Sendable (Completion<T>) -> Void
     }
 
-    /// The state machine, plus the hand-off in progress: while the completing thread hands
-    /// continuations over, later registrations queue behind them, so that every continuation is
-    /// handed over in registration order (C2.4) even when registering races completing.
+    /// The state machine (whose delivery phase queues registrations that race the completing
+    /// hand-off behind it, C2.4), plus a count of registrations for `.lostContinuation`.
     struct State {
         var machine = TaskStateMachine<T, Continuation>()
-        var handingOff = false
-        var late: [Continuation] = []
         var registered = 0
     }
 
@@ -164,24 +161,17 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     func tryStart() -> Bool { state.withLock { $0.machine.start() } }
 
     func tryComplete(_ completion: Completion<T>) -> Bool {
-        let taken: Continuations<Continuation>? = state.withLock { state in
-            guard let continuations = state.machine.complete(completion) else { return nil }
-            state.handingOff = true
-            return continuations
+        guard let continuations = state.withLock({ $0.machine.complete(completion) }) else {
+            return owner.mutation == .twoTrySetWinners
         }
-        guard let continuations = taken else { return owner.mutation == .twoTrySetWinners }
         var list = Array(continuations)
         while true {
             if owner.mutation == .lifoContinuations { list.reverse() }
             if owner.mutation == .continuationRunTwice, let first = list.first { list.insert(first, at: 0) }
             if owner.mutation == .closuresKeptAlive { kept.withLock { $0 += list } }
             for continuation in list { hand(continuation, completion) }
-            list = state.withLock { state in
-                defer { state.late = [] }
-                if state.late.isEmpty { state.handingOff = false }
-                return state.late
-            }
-            if list.isEmpty { return true }
+            guard let next = state.withLock({ $0.machine.nextDelivery() }) else { return true }
+            list = Array(next)
         }
     }
 
@@ -192,12 +182,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         let completion: Completion<T>? = state.withLock { state in
             if owner.mutation == .lostContinuation, state.machine.completion == nil, state.registered > 0 { return nil }
             state.registered += 1
-            guard let completion = state.machine.register(continuation) else { return nil }
-            if state.handingOff {
-                state.late.append(continuation)
-                return nil
-            }
-            return completion
+            return state.machine.register(continuation)
         }
         guard let completion else { return }
         if owner.mutation == .runInsideRegister {
