@@ -8,7 +8,7 @@ import TaskAPI
 /// - Serial executors: FIFO queues multiplexed on the pool, one job at a time each.
 /// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
 /// - Timers: one timer thread per backend, started with the first timer; due jobs run on the pool.
-/// - Task state: a pthread mutex around `TaskStateMachine`; completing or registering takes only it.
+/// - Task state: a `TaskStateMachine` under a lock; completing or registering takes only that lock.
 ///
 /// The threads belong to the backend: once the backend, every task it made and every executor
 /// it handed out are released, the workers finish the queued jobs and exit, and the timer

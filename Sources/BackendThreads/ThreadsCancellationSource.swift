@@ -1,9 +1,8 @@
 import Synchronization
 import TaskAPI
 
-/// The threads backend's cancellation source: a `CancellationState` under a pthread mutex
-/// (`Locked`), with an atomic mirror of the requested flag so that `checkpoint()` never takes the
-/// lock (C4.1, C4.2).
+/// The threads backend's cancellation source: a `CancellationState` under TaskAPI's `Locked`, with
+/// an atomic mirror of the requested flag so that `checkpoint()` never takes the lock (C4.1, C4.2).
 ///
 /// Handlers run on the thread that calls the first `cancel()`, inside that call, in registration
 /// order; for `cancel(after:)` that is a worker of the pool.

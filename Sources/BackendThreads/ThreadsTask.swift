@@ -10,7 +10,7 @@ struct ThreadsContinuation<T: Sendable>: Sendable {
 
 /// The threads backend's task, which is also its own completion source.
 ///
-/// Its state is a `TaskStateMachine` under a pthread mutex (`Locked`); continuations are handed
+/// Its state is a `TaskStateMachine` under TaskAPI's `Locked`; continuations are handed
 /// over after the lock is released, in registration order, from a loop (C2.4, C2.7). Completing
 /// and registering never block on anything but that short lock.
 final class ThreadsTask<T: Sendable>: AsyncTask, CompletionSource {
@@ -38,10 +38,16 @@ final class ThreadsTask<T: Sendable>: AsyncTask, CompletionSource {
         state.withLock { $0.start() }
     }
 
+    /// Completes the task, then hands over its continuations, and any registered meanwhile, in
+    /// registration order: the state machine keeps later registrations behind the current batch
+    /// until this thread has handed it over (C2.4).
     func tryComplete(_ completion: Completion<T>) -> Bool {
-        guard let continuations = state.withLock({ $0.complete(completion) }) else { return false }
-        if !continuations.isEmpty { Self.handOff(continuations, completion) }
-        return true
+        guard var batch = state.withLock({ $0.complete(completion) }) else { return false }
+        while true {
+            if !batch.isEmpty { Self.handOff(batch, completion) }
+            guard let next = state.withLock({ $0.nextDelivery() }) else { return true }
+            batch = next
+        }
     }
 
     func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {

@@ -54,26 +54,26 @@ struct C2ContinuationTests {
     func notRunInsideCalls(_ c: BackendCase) throws {
         let backend = c.backend
         for executor in [backend.defaultExecutor, backend.makeSerialExecutor(label: "c2.3")] {
-            let inCall = Mutex<Thread?>(nil)
+            let inCall = Locked<ObjectIdentifier?>(nil)
             let ranInside = Counter()
             let allRan = backend.makeSource(of: Void.self)
             let done = Counter()
             let body: @Sendable (Completion<Int>) -> Void = { _ in
-                if inCall.withLock({ $0 }) === Thread.current { ranInside.increment() }
+                if inCall.withLock({ $0 }) == ObjectIdentifier(Thread.current) { ranInside.increment() }
                 if done.increment() == 200 { allRan.trySucceed() }
             }
             let pending = backend.makeSource(of: Int.self)
             for _ in 0..<100 {
-                inCall.withLock { $0 = Thread.current }
+                inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
                 pending.task.whenComplete(on: executor, body)
                 inCall.withLock { $0 = nil }
             }
-            inCall.withLock { $0 = Thread.current }
+            inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
             pending.trySucceed(1)
             inCall.withLock { $0 = nil }
             let completed = backend.succeeded(1)
             for _ in 0..<100 {
-                inCall.withLock { $0 = Thread.current }
+                inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
                 completed.whenComplete(on: executor, body)
                 inCall.withLock { $0 = nil }
             }
@@ -104,6 +104,26 @@ struct C2ContinuationTests {
             #expect(eventually { order.all.count == count })
             #expect(order.all == Array(0..<count))
         }
+    }
+
+    @Test("C2.4 a continuation registered during the completing hand-over does not overtake it", arguments: Backends.all)
+    func lateRegistrationKeepsOrder(_ c: BackendCase) throws {
+        let backend = c.backend
+        let gate = GateExecutor()
+        let user = UserExecutor()
+        let order = Recorder<Int>()
+        let source = backend.makeSource(of: Int.self)
+        source.task.whenComplete(on: gate) { _ in }
+        let second = source.task.continueWith(on: user, token: .none) { _ in order.append(2) }
+        let completer = Thread { source.trySucceed(1) }
+        completer.start()
+        // The completing thread is now inside the first hand-over; register a third continuation.
+        #expect(gate.entered.wait(timeout: .now() + 10) == .success)
+        let third = source.task.continueWith(on: user, token: .none) { _ in order.append(3) }
+        gate.release.signal()
+        #expect(second.settle() != nil)
+        #expect(third.settle() != nil)
+        #expect(order.all == [2, 3], "the late registration overtook an earlier one")
     }
 
     @Test("C2.5 a continuation runs on the executor it was registered with", arguments: Backends.all)

@@ -32,7 +32,7 @@ final class Counter: Sendable {
 
 /// A list safe to append to from any thread.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
 }
@@ -108,4 +108,20 @@ final class Unsynchronized<Value>: @unchecked Sendable {
     // Deliberately unsynchronized: the tests that use it rely on the contract's happens-before.
     var value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// A user executor whose `execute` blocks its caller on the first job until released: holds a
+/// completing thread in the middle of handing continuations over (C2.4).
+final class GateExecutor: Executor {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    private let first = Atomic(true)
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        if first.exchange(false, ordering: .sequentiallyConsistent) {
+            entered.signal()
+            release.wait()
+        }
+        job()
+    }
 }
