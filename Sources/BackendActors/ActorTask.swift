@@ -1,0 +1,185 @@
+import Synchronization
+import TaskAPI
+
+/// One registration on a task: where to run, and what.
+struct Registration<T: Sendable>: Sendable {
+    /// `nil` for a waker of `wait()` or `value`: called directly by the actor, never through an
+    /// executor; it only signals a thread or resumes a Swift continuation.
+    let executor: (any TaskAPI.Executor)?
+    let body: @Sendable (Completion<T>) -> Void
+}
+
+/// The actors backend's task, which is also its own completion source.
+///
+/// The continuation list lives in the actor, in a `TaskStateMachine` only ever touched with the
+/// actor's isolation. The actor's executor is its `Mailbox`: nonisolated entry points
+/// (`whenComplete`, `tryComplete`, `wait`, `value`) push a message and return; messages run in
+/// push order (C2.4), on the pushing thread if the actor is idle, else on the thread already
+/// running it. An `await` into the actor queues in the same FIFO.
+///
+/// Kept outside the actor, because the contract needs synchronous answers:
+/// - `phase`: an atomic word deciding the one winner of `tryComplete` (C1.2) and answering
+///   `status` (C1.5) and `tryStart`;
+/// - `outcome`: the completion, written once by the winner before `phase` says completed, so
+///   `completion`, `wait()` and `value` can read it without a hop.
+actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
+    typealias Success = T
+
+    /// Bit 0: the body started. Bits 1-2: 0 not completed, 1 a winner is storing the outcome,
+    /// 2 completed, 3 completed and the actor has handed off every continuation ("settled").
+    private nonisolated let phase: Atomic<UInt8>
+    private static var started: UInt8 { 1 }
+    private static var completing: UInt8 { 2 }
+    private static var completed: UInt8 { 4 }
+    private static var settled: UInt8 { 6 }
+
+    // nonisolated(unsafe): written exactly once, by the `tryComplete` that won `phase`, before it
+    // stores `completed` into `phase` (releasing); read only after loading `completed` or
+    // `settled` from `phase` (acquiring), or by the actor after the message carrying it.
+    private nonisolated(unsafe) var outcome: Completion<T>?
+
+    private var machine: TaskStateMachine<T, Registration<T>>
+
+    nonisolated let owner: ActorsBackend
+    nonisolated let mailbox: Mailbox
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { mailbox.asUnownedSerialExecutor() }
+
+    init(owner: ActorsBackend) {
+        self.owner = owner
+        mailbox = Mailbox(pool: owner.pool, ownsTask: true)
+        phase = Atomic(0)
+        outcome = nil
+        machine = TaskStateMachine()
+    }
+
+    init(owner: ActorsBackend, completed completion: Completion<T>) {
+        self.owner = owner
+        mailbox = Mailbox(pool: owner.pool, ownsTask: true)
+        phase = Atomic(Self.settled)
+        outcome = completion
+        machine = TaskStateMachine(completed: completion)
+    }
+
+    // MARK: Synchronous answers (outside the actor)
+
+    nonisolated var backend: any TaskBackend { owner }
+    nonisolated var task: any AsyncTask<T> { self }
+
+    nonisolated var status: TaskStatus {
+        let bits = phase.load(ordering: .acquiring)
+        if bits >= Self.completed { return .completed }
+        return bits & Self.started != 0 ? .running : .pending
+    }
+
+    nonisolated var completion: Completion<T>? {
+        phase.load(ordering: .acquiring) >= Self.completed ? outcome : nil
+    }
+
+    nonisolated func tryStart() -> Bool {
+        phase.compareExchange(expected: 0, desired: Self.started,
+                              successOrdering: .relaxed, failureOrdering: .relaxed).exchanged
+    }
+
+    /// Claims `phase` (C1.2), publishes the outcome, then tells the actor, which hands the
+    /// continuations off in registration order (C2.4).
+    nonisolated func tryComplete(_ completion: Completion<T>) -> Bool {
+        tryComplete(completion, onlyIfPending: false)
+    }
+
+    /// `tryComplete`, but only while the body has not started (C4.3, for `runAsync`).
+    nonisolated func tryComplete(_ completion: Completion<T>, onlyIfPending: Bool) -> Bool {
+        var bits = phase.load(ordering: .relaxed)
+        while true {
+            if bits >= Self.completing || (onlyIfPending && bits != 0) { return false }
+            let (won, current) = phase.compareExchange(
+                expected: bits, desired: bits | Self.completing,
+                successOrdering: .acquiring, failureOrdering: .relaxed)
+            if won { break }
+            bits = current
+        }
+        outcome = completion
+        phase.store((bits & Self.started) | Self.completed, ordering: .releasing)
+        send(CompleteMessage(self, completion))
+        return true
+    }
+
+    nonisolated func whenComplete(
+        on executor: any TaskAPI.Executor,
+        _ body: @escaping @Sendable (Completion<T>) -> Void
+    ) {
+        let registration = Registration(executor: executor, body: body)
+        // Settled and nothing queued: every earlier registration was handed off, so handing this
+        // one off here keeps registration order (C2.4) and saves the message.
+        if phase.load(ordering: .acquiring) == Self.settled, mailbox.isIdle, let outcome {
+            Handoff.fromCaller(registration, outcome)
+            return
+        }
+        send(RegisterMessage(self, registration))
+    }
+
+    /// Registers a waker for `wait()` or `value`, always through the actor.
+    nonisolated func register(waker body: @escaping @Sendable (Completion<T>) -> Void) {
+        send(RegisterMessage(self, Registration(executor: nil, body: body)))
+    }
+
+    private nonisolated func send(_ message: MailboxMessage) {
+        if mailbox.push(message) { mailbox.drain() }
+    }
+
+    // MARK: Actor-isolated state
+
+    fileprivate func register(_ registration: Registration<T>) {
+        if let completion = machine.register(registration) {
+            Handoff.fromActor(registration, completion)
+        }
+    }
+
+    fileprivate func complete(_ completion: Completion<T>) {
+        guard let registrations = machine.complete(completion) else { return }
+        for registration in registrations {
+            Handoff.fromActor(registration, completion)
+        }
+        // No fast-path registration can overtake these: the mailbox is busy until this drain ends.
+        let bits = phase.load(ordering: .relaxed)
+        phase.store((bits & Self.started) | Self.settled, ordering: .releasing)
+    }
+
+    /// The outcome as the actor sees it: an `await` into the actor, queued behind every message
+    /// pushed before it (for tests of the FIFO path).
+    func isolatedCompletion() -> Completion<T>? {
+        machine.completion
+    }
+}
+
+/// `register` as a mailbox message: runs with the task actor's isolation.
+private final class RegisterMessage<T: Sendable>: MailboxMessage, @unchecked Sendable {
+    // @unchecked Sendable: see `MailboxMessage`; the other fields are immutable and Sendable.
+    let task: ActorTask<T>
+    let registration: Registration<T>
+
+    init(_ task: ActorTask<T>, _ registration: Registration<T>) {
+        self.task = task
+        self.registration = registration
+    }
+
+    override func run(in mailbox: Mailbox) {
+        task.assumeIsolated { $0.register(registration) }
+    }
+}
+
+/// `complete` as a mailbox message: runs with the task actor's isolation.
+private final class CompleteMessage<T: Sendable>: MailboxMessage, @unchecked Sendable {
+    // @unchecked Sendable: see `MailboxMessage`; the other fields are immutable and Sendable.
+    let task: ActorTask<T>
+    let completion: Completion<T>
+
+    init(_ task: ActorTask<T>, _ completion: Completion<T>) {
+        self.task = task
+        self.completion = completion
+    }
+
+    override func run(in mailbox: Mailbox) {
+        task.assumeIsolated { $0.complete(completion) }
+    }
+}
