@@ -28,8 +28,9 @@ extension AsyncTask {
         }
     }
 
-    /// JS-style `then` returning a value: the same as `map`.
-    @inlinable
+    /// JS-style `then` returning a value: the same as `map`. Disfavored, so that a closure
+    /// returning a task picks the unwrapping overload below (C2.6).
+    @inlinable @_disfavoredOverload
     public func then<U: Sendable>(
         on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
@@ -108,10 +109,11 @@ extension AsyncTask {
         }
     }
 
-    /// HNTask's `finally` returning a task: the result completes once that task has, with the
-    /// original outcome, unless that task failed or was cancelled: then with its outcome (C3.3).
+    /// HNTask's `finally` returning a task (named like `continueWithTask`): the result completes
+    /// once that task has, with the original outcome, unless that task failed or was cancelled:
+    /// then with its outcome (C3.3).
     @inlinable
-    public func finally(
+    public func finallyTask(
         on executor: (any Executor)? = nil,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
     ) -> any AsyncTask<Success> {

@@ -1,0 +1,156 @@
+import Foundation
+import Synchronization
+import Testing
+import TaskAPI
+
+@Suite("C2 Continuations")
+struct C2ContinuationTests {
+    @Test("C2.1 continuations from many threads, before and after completion, each run once", arguments: Backends.all)
+    func manyContinuationsRunOnce(_ c: BackendCase) throws {
+        let backend = c.backend
+        let source = backend.makeSource(of: Int.self)
+        let perThread = 250
+        let runs = (0..<(4 * perThread)).map { _ in Counter() }
+        let done = Counter()
+        let allRan = backend.makeSource(of: Void.self)
+        let executors = [backend.defaultExecutor, backend.inlineExecutor, backend.makeSerialExecutor(label: "c2.1")]
+        race(4) { thread in
+            for index in 0..<perThread {
+                let id = thread * perThread + index
+                if thread == 0 && index == perThread / 2 { source.trySucceed(42) }
+                source.task.whenComplete(on: executors[id % executors.count]) { completion in
+                    #expect(completion.value == 42)
+                    runs[id].increment()
+                    if done.increment() == runs.count { allRan.trySucceed() }
+                }
+            }
+        }
+        #expect(allRan.task.settle() != nil)
+        #expect(runs.allSatisfy { $0.count == 1 })
+    }
+
+    @Test("C2.2 a continuation sees the outcome and every write made before completion", arguments: Backends.all)
+    func happensBefore(_ c: BackendCase) throws {
+        let backend = c.backend
+        for executor in [backend.defaultExecutor, backend.inlineExecutor, backend.makeSerialExecutor(label: "c2.2")] {
+            let shared = Unsynchronized([Int]())
+            let source = backend.makeSource(of: Int.self)
+            let seen = source.task.continueWith(on: executor, token: .none) { completion in
+                (shared.value, try completion.get())
+            }
+            let writer = Thread {
+                shared.value = Array(0..<100)
+                source.trySucceed(7)
+            }
+            writer.start()
+            let result = try #require(seen.settle())
+            let (array, value) = try result.get()
+            #expect(array == Array(0..<100))
+            #expect(value == 7)
+        }
+    }
+
+    @Test("C2.3 neither registering nor completing runs the body in the call, except inline", arguments: Backends.all)
+    func notRunInsideCalls(_ c: BackendCase) throws {
+        let backend = c.backend
+        for executor in [backend.defaultExecutor, backend.makeSerialExecutor(label: "c2.3")] {
+            let inCall = Mutex<Thread?>(nil)
+            let ranInside = Counter()
+            let allRan = backend.makeSource(of: Void.self)
+            let done = Counter()
+            let body: @Sendable (Completion<Int>) -> Void = { _ in
+                if inCall.withLock({ $0 }) === Thread.current { ranInside.increment() }
+                if done.increment() == 200 { allRan.trySucceed() }
+            }
+            let pending = backend.makeSource(of: Int.self)
+            for _ in 0..<100 {
+                inCall.withLock { $0 = Thread.current }
+                pending.task.whenComplete(on: executor, body)
+                inCall.withLock { $0 = nil }
+            }
+            inCall.withLock { $0 = Thread.current }
+            pending.trySucceed(1)
+            inCall.withLock { $0 = nil }
+            let completed = backend.succeeded(1)
+            for _ in 0..<100 {
+                inCall.withLock { $0 = Thread.current }
+                completed.whenComplete(on: executor, body)
+                inCall.withLock { $0 = nil }
+            }
+            #expect(allRan.task.settle() != nil)
+            #expect(ranInside.count == 0)
+        }
+        // The inline executor is the exception: on a completed task the body runs before the call returns.
+        let ran = Counter()
+        backend.succeeded(1).whenComplete(on: backend.inlineExecutor) { _ in ran.increment() }
+        #expect(ran.count == 1)
+    }
+
+    @Test("C2.4 continuations are handed over in registration order; serial runs them in order", arguments: Backends.all)
+    func registrationOrder(_ c: BackendCase) throws {
+        let backend = c.backend
+        let user = UserExecutor()
+        let serial = backend.makeSerialExecutor(label: "c2.4")
+        for executor in [serial, backend.inlineExecutor, user as any Executor] {
+            let source = backend.makeSource(of: Int.self)
+            let order = Recorder<Int>()
+            let count = 500
+            var last: any AsyncTask<Void> = backend.succeeded(())
+            for index in 0..<count {
+                if index == count / 2 { source.trySucceed(0) }
+                last = source.task.continueWith(on: executor, token: .none) { _ in order.append(index) }
+            }
+            #expect(last.settle() != nil)
+            #expect(eventually { order.all.count == count })
+            #expect(order.all == Array(0..<count))
+        }
+    }
+
+    @Test("C2.5 a continuation runs on the executor it was registered with", arguments: Backends.all)
+    func runsOnItsExecutor(_ c: BackendCase) throws {
+        let backend = c.backend
+        let user = UserExecutor()
+        let source = backend.makeSource(of: Int.self)
+        let checks: [any AsyncTask<Bool>] = (0..<50).map { index in
+            (index.isMultiple(of: 2) ? source.task : backend.succeeded(1))
+                .continueWith(on: user, token: .none) { _ in user.isCurrent }
+        }
+        source.trySucceed(1)
+        let ran = try backend.whenAll(checks).settle()?.get()
+        #expect(ran == Array(repeating: true, count: 50))
+        #expect(user.submitted.count >= 50)
+        let run = backend.run(on: user, token: .none) { _ in user.isCurrent }
+        #expect(try run.settle()?.get() == true)
+        let mapped = backend.succeeded(1).map(on: user) { _ in user.isCurrent }
+        #expect(try mapped.settle()?.get() == true)
+    }
+
+    @Test("C2.6 a continuation returning a task is unwrapped", arguments: Backends.all)
+    func unwrapping(_ c: BackendCase) throws {
+        let backend = c.backend
+        for outcome in [Completion<Int>.success(3), .failure(TestError(code: 4)), .cancelled] {
+            let inner = backend.makeSource(of: Int.self)
+            let outer = backend.succeeded(1).continueWithTask(on: backend.defaultExecutor, token: .none) { _ in inner.task }
+            let flat = backend.succeeded(1).flatMap { _ in inner.task }
+            let then = backend.succeeded(1).then { _ -> any AsyncTask<Int> in inner.task }
+            // Still pending: the outer tasks wait for the inner one.
+            #expect(outer.wait(timeout: .milliseconds(20)) == nil)
+            inner.tryComplete(outcome)
+            for task in [outer, flat, then] {
+                let result = try #require(task.settle())
+                #expect(result.kind == outcome.kind)
+                #expect(result.value == outcome.value)
+                #expect(result.testError == outcome.testError)
+            }
+        }
+    }
+
+    @Test("C2.7 long chains and wide fan-outs never overflow the stack", arguments: Backends.all)
+    func stackSafety(_ c: BackendCase) async throws {
+        await #expect(processExitsWith: .success) { [name = c.name as String] in
+            guard let backend = Backends.named(name) else { exit(3) }
+            let ok = StackProbe.onSmallStack { StackProbe.runAll(backend) }
+            exit(ok ? 0 : 1)
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Testing
+import TaskAPI
+
+@Suite("C4 Cancellation")
+struct C4CancellationTests {
+    @Test("C4.1 cancel is idempotent, thread-safe, and stays requested", arguments: Backends.all)
+    func cancelIdempotent(_ c: BackendCase) {
+        let source = c.backend.makeCancellationSource()
+        let token = source.token
+        #expect(!token.isCancellationRequested)
+        #expect(token.canBeCancelled)
+        #expect(!CancellationToken.none.canBeCancelled)
+        let handlerRuns = Counter()
+        _ = token.register { handlerRuns.increment() }
+        race(8) { _ in source.cancel() }
+        source.cancel()
+        #expect(source.isCancellationRequested)
+        #expect(token.isCancellationRequested)
+        #expect(handlerRuns.count == 1)
+    }
+
+    @Test("C4.2 handlers run once, in order, promptly if late; disposed ones never run and are released", arguments: Backends.all)
+    func handlers(_ c: BackendCase) {
+        let source = c.backend.makeCancellationSource()
+        let order = Recorder<Int>()
+        for index in 0..<10 { _ = source.token.register { order.append(index) } }
+        weak var weakProbe: Probe?
+        let disposed: any Disposable = {
+            let probe = Probe()
+            weakProbe = probe
+            return source.token.register { _ = probe; order.append(-1) }
+        }()
+        disposed.dispose()
+        #expect(weakProbe == nil, "a disposed handler must be released")
+        source.cancel()
+        source.cancel()
+        #expect(order.all == Array(0..<10))
+        let late = Counter()
+        _ = source.token.register { late.increment() }
+        #expect(late.count == 1, "a handler registered after cancel runs before register returns")
+        _ = CancellationToken.none.register { late.increment() }
+        #expect(late.count == 1)
+    }
+
+    @Test("C4.3 a body whose token is cancelled before it starts never runs", arguments: Backends.all)
+    func cancelledBeforeStart(_ c: BackendCase) throws {
+        let backend = c.backend
+        let ran = Counter()
+        let early = backend.makeCancellationSource()
+        early.cancel()
+        let run = backend.run(token: early.token) { _ in ran.increment() }
+        #expect(run.settle()?.isCancelled == true)
+
+        // A continuation completes cancelled as soon as its token is, not when its antecedent does.
+        let antecedent = backend.makeSource(of: Int.self)
+        let source = backend.makeCancellationSource()
+        let continuations: [any AsyncTask<Int>] = [
+            antecedent.task.map(token: source.token) { ran.increment(); return $0 },
+            antecedent.task.continueWith(on: backend.inlineExecutor, token: source.token) { _ in ran.increment(); return 0 },
+            antecedent.task.flatMap(token: source.token) { v -> any AsyncTask<Int> in ran.increment(); return backend.succeeded(v) },
+        ]
+        source.cancel()
+        for task in continuations { #expect(task.settle()?.isCancelled == true) }
+        antecedent.trySucceed(1)
+        let after = antecedent.task.map { $0 }
+        #expect(after.settle() != nil)
+        #expect(ran.count == 0)
+
+        // On a busy serial executor: queued behind a blocked job, cancelled, never starts.
+        let serial = backend.makeSerialExecutor(label: "c4.3")
+        let gate = backend.makeSource(of: Void.self)
+        let blocker = backend.run(on: serial, token: .none) { _ in _ = gate.task.wait() }
+        let queued = backend.makeCancellationSource()
+        let waiting = backend.run(on: serial, token: queued.token) { _ in ran.increment() }
+        queued.cancel()
+        #expect(waiting.settle()?.isCancelled == true)
+        gate.trySucceed()
+        #expect(blocker.settle() != nil)
+        #expect(backend.run(on: serial, token: .none) { _ in }.settle() != nil)
+        #expect(ran.count == 0)
+    }
+
+    @Test("C4.4 checkpoint throws CancellationError once requested", arguments: Backends.all)
+    func checkpoint(_ c: BackendCase) {
+        let source = c.backend.makeCancellationSource()
+        #expect(throws: Never.self) { try source.token.checkpoint() }
+        source.cancel()
+        #expect(throws: CancellationError.self) { try source.token.checkpoint() }
+        #expect(throws: Never.self) { try CancellationToken.none.checkpoint() }
+    }
+
+    @Test("C4.5 cancellation racing completion gives one outcome; after completion it changes nothing", arguments: Backends.all)
+    func cancelRacingCompletion(_ c: BackendCase) throws {
+        let backend = c.backend
+        let bodies = Counter()
+        var tasks: [any AsyncTask<Int>] = []
+        for _ in 0..<300 {
+            let source = backend.makeCancellationSource()
+            tasks.append(backend.run(token: source.token) { _ in bodies.increment(); return 1 })
+            source.cancel()
+        }
+        let outcomes = backend.whenAllSettled(tasks)
+        let all = try #require(try outcomes.settle()?.get())
+        let successes = all.filter(\.isSuccess).count
+        let cancels = all.filter(\.isCancelled).count
+        #expect(successes + cancels == all.count)
+        #expect(successes == bodies.count, "a body that ran must give the task its outcome")
+
+        let done = backend.makeCancellationSource()
+        let finished = backend.run(token: done.token) { _ in 5 }
+        #expect(try finished.settle()?.get() == 5)
+        done.cancel()
+        #expect(finished.completion?.value == 5)
+    }
+
+    @Test("C4.6 cancel(after:) cancels after the delay; linked sources follow any parent", arguments: Backends.all)
+    func delayedAndLinked(_ c: BackendCase) throws {
+        let backend = c.backend
+        let timed = backend.makeCancellationSource()
+        let fired = backend.makeSource(of: Void.self)
+        _ = timed.token.register { fired.trySucceed() }
+        let start = ContinuousClock.now
+        timed.cancel(after: .milliseconds(30))
+        #expect(fired.task.settle() != nil)
+        #expect(ContinuousClock.now - start >= .milliseconds(30))
+        #expect(timed.isCancellationRequested)
+
+        let parentA = backend.makeCancellationSource()
+        let parentB = backend.makeCancellationSource()
+        let child = backend.makeCancellationSource(linkedTo: [parentA.token, parentB.token])
+        #expect(!child.isCancellationRequested)
+        child.cancel()
+        #expect(!parentA.isCancellationRequested, "cancelling a child leaves its parents alone")
+        let second = backend.makeCancellationSource(linkedTo: [parentA.token, parentB.token])
+        parentB.cancel()
+        #expect(second.isCancellationRequested)
+        #expect(!parentA.isCancellationRequested)
+    }
+
+    @Test("C4.7 a cancelled Swift Task stops awaiting at once and leaves the task alone",
+          .timeLimit(.minutes(1)), arguments: Backends.all)
+    func swiftTaskCancellation(_ c: BackendCase) async throws {
+        let backend = c.backend
+        for round in 0..<50 {
+            let source = backend.makeSource(of: Int.self)
+            let task = source.task
+            let awaiting = backend.makeSource(of: Void.self)
+            let waiter = Task.detached {
+                awaiting.trySucceed()
+                return try await task.value
+            }
+            // Every other round, cancel once the waiter is about to await, so that both the
+            // "cancelled before" and the "cancelled while suspended" paths are exercised.
+            if round.isMultiple(of: 2) { _ = try await awaiting.task.value }
+            waiter.cancel()
+            let outcome = await waiter.result
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(task.status == .pending, "the awaited task is left alone")
+            source.trySucceed(3)
+            #expect(try await task.value == 3)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TaskAPI
+
+@Suite("C6 Waiting")
+struct C6WaitingTests {
+    @Test("C6.1 wait returns the outcome; get rethrows the failure", arguments: Backends.all)
+    func waitAndGet(_ c: BackendCase) throws {
+        let backend = c.backend
+        let source = backend.makeSource(of: Int.self)
+        let setter = Thread { source.trySucceed(5) }
+        setter.start()
+        #expect(source.task.wait().value == 5)
+        #expect(try source.task.get() == 5)
+        #expect(throws: TestError(code: 1)) { try backend.failed(TestError(code: 1), as: Int.self).get() }
+        #expect(throws: CancellationError.self) { try backend.cancelled(as: Int.self).get() }
+    }
+
+    @Test("C6.2 wait(timeout:) reports the timeout", arguments: Backends.all)
+    func waitTimeout(_ c: BackendCase) {
+        let backend = c.backend
+        let source = backend.makeSource(of: Int.self)
+        let start = ContinuousClock.now
+        #expect(source.task.wait(timeout: .milliseconds(30)) == nil)
+        #expect(ContinuousClock.now - start >= .milliseconds(30))
+        source.trySucceed(1)
+        #expect(source.task.wait(timeout: .milliseconds(30))?.value == 1)
+        #expect(source.task.wait(timeout: .zero)?.value == 1)
+    }
+
+    @Test("C6.3 every thread waiting on a task wakes", arguments: Backends.all)
+    func allWaitersWake(_ c: BackendCase) {
+        let backend = c.backend
+        for _ in 0..<20 {
+            let source = backend.makeSource(of: Int.self)
+            let woken = Counter()
+            race(9) { index in
+                if index == 0 {
+                    source.trySucceed(1)
+                } else if source.task.wait(timeout: patience)?.value == 1 {
+                    woken.increment()
+                }
+            }
+            #expect(woken.count == 8)
+        }
+    }
+
+    @Test("C6.4 waits nested 16 deep in bodies on the default executor finish within 1 s", arguments: Backends.all)
+    func nestedWaits(_ c: BackendCase) throws {
+        let backend = c.backend
+        @Sendable func nest(_ depth: Int) -> any AsyncTask<Int> {
+            backend.run { _ in
+                depth == 0 ? 0 : try nest(depth - 1).get() + 1
+            }
+        }
+        for round in 0..<3 {
+            let start = ContinuousClock.now
+            let outcome = nest(16).wait(timeout: patience)
+            let elapsed = ContinuousClock.now - start
+            #expect(outcome?.value == 16)
+            #expect(elapsed < .seconds(1), "round \(round): 16 nested waits took \(elapsed)")
+        }
+        // Also when every level waits on a continuation, not on a body it could run itself.
+        @Sendable func chained(_ depth: Int) -> any AsyncTask<Int> {
+            backend.run { _ in
+                depth == 0 ? 0 : try chained(depth - 1).map { $0 + 1 }.get()
+            }
+        }
+        let start = ContinuousClock.now
+        #expect(chained(16).wait(timeout: patience)?.value == 16)
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
+    @Test("C6.5 await bridges to Swift concurrency without blocking a thread", .timeLimit(.minutes(1)), arguments: Backends.all)
+    func awaitDoesNotBlock(_ c: BackendCase) async throws {
+        let backend = c.backend
+        let count = 64
+        let sources = (0..<count).map { _ in backend.makeSource(of: Int.self) }
+        // More awaiting Swift tasks than the cooperative pool has threads: if awaiting blocked a
+        // thread, the task that completes the sources could never run.
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for source in sources {
+                let task = source.task
+                group.addTask { try await task.value }
+            }
+            group.addTask {
+                await Task.yield()
+                for (index, source) in sources.enumerated() { source.trySucceed(index) }
+                return 0
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(total == (0..<count).reduce(0, +))
+        #expect(try await backend.succeeded(7).value == 7)
+        await #expect(throws: TestError(code: 2)) { try await backend.failed(TestError(code: 2), as: Int.self).value }
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import TaskAPI
+
+/// The C2.7 workloads, run inside an exit test so that an overflow fails the test instead of
+/// killing the test process.
+enum StackProbe {
+    static let links = 1_000_000
+    static let fanOut = 100_000
+
+    /// Runs `body` on a new thread with a 512 KiB stack and returns its answer.
+    static func onSmallStack(_ body: @escaping @Sendable () -> Bool) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let answer = Unsynchronized(false)
+        let thread = Thread {
+            answer.value = body()
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        done.wait()
+        return answer.value
+    }
+
+    static func runAll(_ backend: any TaskBackend) -> Bool {
+        let executors: [(String, any Executor)] = [
+            ("inline", backend.inlineExecutor),
+            ("synchronous user executor", SynchronousExecutor()),
+            ("default", backend.defaultExecutor),
+            ("serial", backend.makeSerialExecutor(label: "c2.7")),
+        ]
+        for (name, executor) in executors {
+            guard chainOnPending(backend, executor) == links else {
+                print("C2.7: chain registered on a pending task failed on the \(name) executor")
+                return false
+            }
+        }
+        guard chainOnCompleted(backend) == links else {
+            print("C2.7: chain on a completed task failed")
+            return false
+        }
+        guard wideFanOut(backend) == fanOut else {
+            print("C2.7: fan-out of \(fanOut) continuations failed")
+            return false
+        }
+        return true
+    }
+
+    /// A chain registered link by link on a pending source, then set off by completing it.
+    static func chainOnPending(_ backend: any TaskBackend, _ executor: any Executor) -> Int? {
+        let source = backend.makeSource(of: Int.self)
+        var last: any AsyncTask<Int> = source.task
+        for _ in 0..<links {
+            last = last.map(on: executor) { $0 + 1 }
+        }
+        source.trySucceed(0)
+        return try? last.wait(timeout: .seconds(120))?.get()
+    }
+
+    /// A chain built on an already-completed task, each link running as it is registered.
+    static func chainOnCompleted(_ backend: any TaskBackend) -> Int? {
+        var last: any AsyncTask<Int> = backend.succeeded(0)
+        for _ in 0..<links {
+            last = last.map(on: backend.inlineExecutor) { $0 + 1 }
+        }
+        return try? last.wait(timeout: .seconds(120))?.get()
+    }
+
+    /// One task completing with 100,000 continuations registered.
+    static func wideFanOut(_ backend: any TaskBackend) -> Int? {
+        let source = backend.makeSource(of: Int.self)
+        let counter = Counter()
+        var tasks: [any AsyncTask<Void>] = []
+        tasks.reserveCapacity(fanOut)
+        for _ in 0..<fanOut {
+            tasks.append(source.task.continueWith(on: backend.inlineExecutor, token: .none) { _ in
+                counter.increment()
+            })
+        }
+        source.trySucceed(1)
+        guard backend.whenAll(tasks).wait(timeout: .seconds(120)) != nil else { return nil }
+        return counter.count
+    }
+}
