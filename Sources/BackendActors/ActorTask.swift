@@ -76,6 +76,7 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
         phase.load(ordering: .acquiring) >= Self.completed ? outcome : nil
     }
 
+    @discardableResult
     nonisolated func tryStart() -> Bool {
         phase.compareExchange(expected: 0, desired: Self.started,
                               successOrdering: .relaxed, failureOrdering: .relaxed).exchanged
@@ -83,11 +84,13 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
 
     /// Claims `phase` (C1.2), publishes the outcome, then tells the actor, which hands the
     /// continuations off in registration order (C2.4).
+    @discardableResult
     nonisolated func tryComplete(_ completion: Completion<T>) -> Bool {
         tryComplete(completion, onlyIfPending: false)
     }
 
     /// `tryComplete`, but only while the body has not started (C4.3, for `runAsync`).
+    @discardableResult
     nonisolated func tryComplete(_ completion: Completion<T>, onlyIfPending: Bool) -> Bool {
         var bits = phase.load(ordering: .relaxed)
         while true {
