@@ -8,7 +8,7 @@ import TaskAPI
 /// - Serial executors: serial Dispatch queues.
 /// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
 /// - Timers: `DispatchSourceTimer` on the global queue.
-/// - Task state: a `Mutex` around `TaskStateMachine`; no queue hop to complete or register.
+/// - Task state: a `Locked` (a sanitizer-visible `Mutex`) around `TaskStateMachine`; no queue hop to complete or register.
 public final class GCDBackend: TaskBackend {
     public let name = "gcd"
     private let defaultPool = GCDDefaultExecutor()
@@ -31,7 +31,7 @@ public final class GCDBackend: TaskBackend {
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        GCDTask<T>(owner: self, completed: completion)
+        GCDTask<T>(owner: self, completed: completion.erased)
     }
 
     public func makeCancellationSource() -> any CancellationSource {

@@ -1,13 +1,13 @@
 import Synchronization
 import TaskAPI
 
-/// The GCD backend's cancellation source: a `CancellationState` under a `Mutex`, with an atomic
+/// The GCD backend's cancellation source: a `CancellationState` under a `Locked` (a sanitizer-visible `Mutex`), with an atomic
 /// mirror of the requested flag so that `checkpoint()` never takes the lock (C4.1, C4.2).
 final class GCDCancellationSource: CancellationSource {
     typealias Handler = @Sendable () -> Void
 
     private let owner: GCDBackend
-    private let state = Mutex(CancellationState<Handler>())
+    private let state = Locked(CancellationState<Handler>())
     private let requested = Atomic(false)
 
     init(owner: GCDBackend) {

@@ -52,7 +52,7 @@ final class GCDJobQueue: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Queues `job`; `true` if the caller must start a replacement worker.
     func push(_ job: @escaping Job) -> Bool {

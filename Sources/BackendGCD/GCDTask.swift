@@ -1,118 +1,147 @@
 import Dispatch
-import Synchronization
 import TaskAPI
 
-/// One registration on a GCD task: where to run, and what.
-struct GCDContinuation<T: Sendable>: Sendable {
+/// One registration on a GCD task, in a non-generic shape: where to run, and what to call.
+struct GCDJob: Sendable {
     /// `nil` for a waker of `wait()`: called directly at completion, never through an executor.
     let executor: (any Executor)?
-    let body: @Sendable (Completion<T>) -> Void
+    let body: @Sendable (AnyCompletion) -> Void
 }
 
 /// The GCD backend's task, which is also its own completion source.
 ///
-/// Its state is a `TaskStateMachine` under a `Mutex`; continuations are handed over after the
-/// lock is released, in registration order, from a loop (C2.4, C2.7).
-final class GCDTask<T: Sendable>: AsyncTask, CompletionSource {
+/// The typed face of `GCDTaskCore`: it converts between `Completion<T>` and the core's erased
+/// outcomes, and does nothing else.
+final class GCDTask<T: Sendable>: GCDTaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
+    // @unchecked: restated from GCDTaskCore; this subclass adds no stored property.
     typealias Success = T
-
-    let owner: GCDBackend
-    private let state: Mutex<TaskStateMachine<T, GCDContinuation<T>>>
-
-    init(owner: GCDBackend) {
-        self.owner = owner
-        state = Mutex(TaskStateMachine())
-    }
-
-    init(owner: GCDBackend, completed completion: Completion<T>) {
-        self.owner = owner
-        state = Mutex(TaskStateMachine(completed: completion))
-    }
 
     var backend: any TaskBackend { owner }
     var task: any AsyncTask<T> { self }
-    var status: TaskStatus { state.withLock { $0.status } }
-    var completion: Completion<T>? { state.withLock { $0.completion } }
-
-    func tryStart() -> Bool {
-        state.withLock { $0.start() }
-    }
+    var completion: Completion<T>? { erasedCompletion?.typed() }
 
     func tryComplete(_ completion: Completion<T>) -> Bool {
-        guard let continuations = state.withLock({ $0.complete(completion) }) else { return false }
-        if !continuations.isEmpty { Self.handOff(continuations, completion) }
-        return true
+        complete(completion.erased)
     }
 
     func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
-        let continuation = GCDContinuation(executor: executor, body: body)
-        if let completion = state.withLock({ $0.register(continuation) }) {
-            var single = Continuations<GCDContinuation<T>>()
-            single.append(continuation)
-            Self.handOff(single, completion)
-        }
-    }
-
-    /// Hands each continuation to its executor, in order (C2.4). Our own Dispatch executors never
-    /// run a job inside `execute`, so they are called directly; inline jobs and jobs for any
-    /// other executor go through the thread's trampoline, so that an executor running jobs
-    /// synchronously cannot turn a long chain into a deep recursion (C2.7).
-    private static func handOff(_ continuations: Continuations<GCDContinuation<T>>, _ completion: Completion<T>) {
-        for continuation in continuations {
-            let body = continuation.body
-            switch continuation.executor {
-            case nil:
-                body(completion)
-            case let executor as GCDDefaultExecutor:
-                executor.execute { body(completion) }
-            case let executor as GCDSerialExecutor:
-                executor.execute { body(completion) }
-            case is GCDInlineExecutor:
-                ThreadContext.current.submit { body(completion) }
-            case let executor?:
-                ThreadContext.current.submit { executor.execute { body(completion) } }
-            }
-        }
+        register(GCDJob(executor: executor) { body($0.typed()) })
     }
 
     func wait() -> Completion<T> {
-        if let completion { return completion }
-        let waiter = Waiter<T>()
-        if let completion = state.withLock({ $0.register(waiter.continuation) }) { return completion }
-        return blockingCall { waiter.wait() }
+        waitErased().typed()
     }
 
     func wait(timeout: Duration) -> Completion<T>? {
-        if let completion { return completion }
-        let waiter = Waiter<T>()
-        if let completion = state.withLock({ $0.register(waiter.continuation) }) { return completion }
+        waitErased(timeout: timeout)?.typed()
+    }
+}
+
+/// The state and logic of a GCD task, free of its value type.
+///
+/// Generic code called through `any AsyncTask<T>` runs unspecialized and pays a runtime metadata
+/// lookup for every generic type it touches; keeping the state machine (over erased outcomes),
+/// the lock and the hand-off in a non-generic class keeps those lookups off the hot paths.
+/// The state is a `TaskStateMachine` under a `Locked` (a sanitizer-visible `Mutex`);
+/// continuations are handed over after the lock is released, in registration order, from a
+/// loop (C2.4, C2.7).
+class GCDTaskCore: @unchecked Sendable {
+    // @unchecked: the class is not final (GCDTask<T> refines it), which the checker cannot
+    // verify; every stored property is a `let` of a Sendable type, and all mutable state is
+    // inside `Locked`.
+    let owner: GCDBackend
+    private let state: Locked<TaskStateMachine<any Sendable, GCDJob>>
+
+    init(owner: GCDBackend) {
+        self.owner = owner
+        state = Locked(TaskStateMachine())
+    }
+
+    init(owner: GCDBackend, completed completion: AnyCompletion) {
+        self.owner = owner
+        state = Locked(TaskStateMachine(completed: completion))
+    }
+
+    final var status: TaskStatus { state.withLock { $0.status } }
+
+    final var erasedCompletion: AnyCompletion? { state.withLock { $0.completion } }
+
+    final func tryStart() -> Bool {
+        state.withLock { $0.start() }
+    }
+
+    /// Completes the task (C1.2); hands the continuations over after the lock is released.
+    final func complete(_ completion: AnyCompletion) -> Bool {
+        guard let jobs = state.withLock({ $0.complete(completion) }) else { return false }
+        for job in jobs { GCDHandOff.run(job, completion) }
+        return true
+    }
+
+    /// Stores `job`, or runs it at once if the task is already completed (C2.1).
+    final func register(_ job: GCDJob) {
+        if let completion = state.withLock({ $0.register(job) }) {
+            GCDHandOff.run(job, completion)
+        }
+    }
+
+    final func waitErased() -> AnyCompletion {
+        if let completion = erasedCompletion { return completion }
+        let waiter = GCDWaiter()
+        if let completion = state.withLock({ $0.register(waiter.job) }) { return completion }
+        return blockingCall { waiter.wait() }
+    }
+
+    final func waitErased(timeout: Duration) -> AnyCompletion? {
+        if let completion = erasedCompletion { return completion }
+        let waiter = GCDWaiter()
+        if let completion = state.withLock({ $0.register(waiter.job) }) { return completion }
         return blockingCall { waiter.wait(timeout: timeout) }
     }
 }
 
-/// A blocked caller of `wait()`: a semaphore and the slot its waker fills (C6.1, C6.3).
-private final class Waiter<T: Sendable>: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let slot = Mutex<Completion<T>?>(nil)
+/// Hands one job to its executor (C2.3, C2.5). Our own Dispatch executors never run a job inside
+/// `execute`, so they are called directly; inline jobs, and jobs for any other executor, go
+/// through the thread's trampoline, so that an executor running jobs synchronously cannot turn a
+/// long chain into a deep recursion (C2.7).
+enum GCDHandOff {
+    static func run(_ job: GCDJob, _ completion: AnyCompletion) {
+        let body = job.body
+        switch job.executor {
+        case nil:
+            body(completion)
+        case is GCDInlineExecutor:
+            ThreadContext.current.runInline(body, completion)
+        case let executor as GCDDefaultExecutor:
+            executor.execute { body(completion) }
+        case let executor as GCDSerialExecutor:
+            executor.execute { body(completion) }
+        case let executor?:
+            ThreadContext.current.runInline({ completion in executor.execute { body(completion) } }, completion)
+        }
+    }
+}
 
-    var continuation: GCDContinuation<T> {
-        GCDContinuation(executor: nil) { completion in
+/// A blocked caller of `wait()`: a semaphore and the slot its waker fills (C6.1, C6.3).
+private final class GCDWaiter: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let slot = Locked<AnyCompletion?>(nil)
+
+    var job: GCDJob {
+        GCDJob(executor: nil) { completion in
             self.slot.withLock { $0 = completion }
             self.semaphore.signal()
         }
     }
 
-    func wait() -> Completion<T> {
+    func wait() -> AnyCompletion {
         while true {
             semaphore.wait()
             if let completion = slot.withLock({ $0 }) { return completion }
         }
     }
 
-    func wait(timeout: Duration) -> Completion<T>? {
-        if semaphore.wait(timeout: .now() + dispatchInterval(timeout)) == .timedOut {
-            return slot.withLock { $0 }
-        }
+    func wait(timeout: Duration) -> AnyCompletion? {
+        _ = semaphore.wait(timeout: .now() + dispatchInterval(timeout))
         return slot.withLock { $0 }
     }
 }

@@ -1,3 +1,4 @@
+import TaskAPI
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,29 +10,30 @@ import Darwin
 ///
 /// Only its own thread ever touches an instance, so it needs no lock.
 final class ThreadContext {
-    /// Hand-offs queued while this thread was already draining; run in FIFO order.
-    private var queue: [() -> Void] = []
+    /// Inline work queued while this thread was already running inline work; run in FIFO order.
+    private var queue: [(body: @Sendable (AnyCompletion) -> Void, completion: AnyCompletion)] = []
     private var head = 0
     private var draining = false
 
     /// The default executor's queue while this thread runs one of its jobs, else `nil`.
     var pool: GCDJobQueue?
 
-    /// Runs `job` now if this thread is not already draining hand-offs; otherwise queues it
-    /// behind them. Either way it has run when the outermost call returns, so nested hand-offs
-    /// (a continuation completing a task whose continuation is inline, a million times over)
-    /// become a loop instead of a recursion.
-    func submit(_ job: @escaping () -> Void) {
+    /// Runs `body(completion)` now if this thread is not already running inline work; otherwise
+    /// queues it behind that work. Either way it has run when the outermost call returns, so
+    /// nested hand-offs (a continuation completing a task whose continuation is inline, a
+    /// million times over) become a loop instead of a recursion. Allocates nothing unless it
+    /// has to queue.
+    func runInline(_ body: @escaping @Sendable (AnyCompletion) -> Void, _ completion: AnyCompletion) {
         if draining {
-            queue.append(job)
+            queue.append((body, completion))
             return
         }
         draining = true
-        job()
+        body(completion)
         while head < queue.count {
             let next = queue[head]
             head += 1
-            next()
+            next.body(next.completion)
             if head == queue.count {
                 // Releases the closures already run (C8.1) and keeps the buffer for reuse.
                 queue.removeAll(keepingCapacity: true)
@@ -39,6 +41,11 @@ final class ThreadContext {
             }
         }
         draining = false
+    }
+
+    /// Runs `job` like `runInline`: the inline executor's `execute`.
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        runInline({ _ in job() }, .cancelled)
     }
 
     /// The calling thread's context, made on first use and freed when the thread exits.

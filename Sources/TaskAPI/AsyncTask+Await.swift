@@ -29,7 +29,7 @@ final class Resumer<Success: Sendable>: Sendable {
         case done
     }
 
-    private let state = Mutex(State.idle)
+    private let state = Locked(State.idle)
 
     func install(_ continuation: CheckedContinuation<Success, any Error>) {
         let early: Completion<Success>? = state.withLock { state in

@@ -13,10 +13,10 @@ public final class StartGate: Sendable {
         var registration: (any Disposable)?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private init() {
-        state = Mutex(State())
+        state = Locked(State())
     }
 
     /// A gate for `source` under `token`, or `nil` when `token` can never be cancelled (no cost).

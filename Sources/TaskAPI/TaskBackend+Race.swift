@@ -18,7 +18,7 @@ extension TaskBackend {
     public func any<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
         if tasks.isEmpty { return completed(.failure(TaskError.emptyInput("any"))) }
         let source = makeSource(of: T.self)
-        let state = Mutex(CollectState<(any Error)?>(count: tasks.count, filler: nil))
+        let state = Locked(CollectState<(any Error)?>(count: tasks.count, filler: nil))
         for (index, task) in tasks.enumerated() {
             task.whenComplete(on: inlineExecutor) { completion in
                 switch completion {

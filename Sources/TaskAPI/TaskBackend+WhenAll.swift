@@ -7,7 +7,7 @@ extension TaskBackend {
     public func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]> {
         if tasks.isEmpty { return completed(.success([])) }
         let source = makeSource(of: [T].self)
-        let state = Mutex(CollectState<T?>(count: tasks.count, filler: nil))
+        let state = Locked(CollectState<T?>(count: tasks.count, filler: nil))
         for (index, task) in tasks.enumerated() {
             task.whenComplete(on: inlineExecutor) { completion in
                 let outcome: Completion<[T]>? = state.withLock { state in
@@ -31,7 +31,7 @@ extension TaskBackend {
     public func whenAllSettled<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[Completion<T>]> {
         if tasks.isEmpty { return completed(.success([])) }
         let source = makeSource(of: [Completion<T>].self)
-        let state = Mutex(CollectState<Completion<T>>(count: tasks.count, filler: .cancelled))
+        let state = Locked(CollectState<Completion<T>>(count: tasks.count, filler: .cancelled))
         for (index, task) in tasks.enumerated() {
             task.whenComplete(on: inlineExecutor) { completion in
                 if let all = state.withLock({ $0.record(completion, at: index) }) {

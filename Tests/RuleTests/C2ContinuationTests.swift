@@ -54,26 +54,26 @@ struct C2ContinuationTests {
     func notRunInsideCalls(_ c: BackendCase) throws {
         let backend = c.backend
         for executor in [backend.defaultExecutor, backend.makeSerialExecutor(label: "c2.3")] {
-            let inCall = Mutex<Thread?>(nil)
+            let inCall = Locked<ObjectIdentifier?>(nil)
             let ranInside = Counter()
             let allRan = backend.makeSource(of: Void.self)
             let done = Counter()
             let body: @Sendable (Completion<Int>) -> Void = { _ in
-                if inCall.withLock({ $0 }) === Thread.current { ranInside.increment() }
+                if inCall.withLock({ $0 }) == ObjectIdentifier(Thread.current) { ranInside.increment() }
                 if done.increment() == 200 { allRan.trySucceed() }
             }
             let pending = backend.makeSource(of: Int.self)
             for _ in 0..<100 {
-                inCall.withLock { $0 = Thread.current }
+                inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
                 pending.task.whenComplete(on: executor, body)
                 inCall.withLock { $0 = nil }
             }
-            inCall.withLock { $0 = Thread.current }
+            inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
             pending.trySucceed(1)
             inCall.withLock { $0 = nil }
             let completed = backend.succeeded(1)
             for _ in 0..<100 {
-                inCall.withLock { $0 = Thread.current }
+                inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
                 completed.whenComplete(on: executor, body)
                 inCall.withLock { $0 = nil }
             }

@@ -39,7 +39,7 @@ struct C7ExecutorTests {
         let order = Recorder<Int>()
         let jobs = 2_000
         let done = backend.makeSource(of: Void.self)
-        let submitters = Mutex(0)
+        let submitters = Locked(0)
         race(2) { thread in
             // Each thread submits its own jobs; FIFO holds per submitting thread.
             for index in 0..<(jobs / 2) {

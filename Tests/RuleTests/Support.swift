@@ -32,7 +32,7 @@ final class Counter: Sendable {
 
 /// A list safe to append to from any thread.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
 }
