@@ -114,7 +114,7 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
         let registration = Registration(executor: executor, body: body)
         // Settled and nothing queued: every earlier registration was handed off, so handing this
         // one off here keeps registration order (C2.4) and saves the message.
-        if phase.load(ordering: .acquiring) == Self.settled, mailbox.isIdle, let outcome {
+        if phase.load(ordering: .acquiring) & ~Self.started == Self.settled, mailbox.isIdle, let outcome {
             Handoff.fromCaller(registration, outcome)
             return
         }

@@ -1,7 +1,7 @@
 import Synchronization
 import TaskAPI
 
-/// The actors backend's cancellation source: a `CancellationState` under a `Mutex`, with an atomic
+/// The actors backend's cancellation source: a `CancellationState` under a `Locked` (a sanitizer-visible `Mutex`), with an atomic
 /// mirror of the requested flag so `checkpoint()` never takes the lock (C4.1, C4.2).
 ///
 /// Not an actor, on purpose: C4.2 requires handlers to run inside the first `cancel()` and before
@@ -12,7 +12,7 @@ final class ActorsCancellationSource: CancellationSource {
     typealias Handler = @Sendable () -> Void
 
     private let owner: ActorsBackend
-    private let state = Mutex(CancellationState<Handler>())
+    private let state = Locked(CancellationState<Handler>())
     private let requested = Atomic(false)
 
     init(owner: ActorsBackend) {

@@ -29,10 +29,10 @@ struct ActorsTimer: Disposable {
 
 /// Holds a job until it is taken, once: by the timer firing or by `dispose`.
 private final class JobSlot: Sendable {
-    private let job: Mutex<(@Sendable () -> Void)?>
+    private let job: Locked<(@Sendable () -> Void)?>
 
     init(_ job: @escaping @Sendable () -> Void) {
-        self.job = Mutex(job)
+        self.job = Locked(job)
     }
 
     func take() -> (@Sendable () -> Void)? {
