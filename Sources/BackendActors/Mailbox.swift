@@ -93,14 +93,36 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
     /// Runs queued messages in FIFO order until the mailbox is empty, then gives up ownership.
     /// Only the owner (see `push`) may call it.
     func drain() {
+        owning(drainMessages)
+    }
+
+    /// If the mailbox is idle, takes ownership without a message, runs `body` with the mailbox's
+    /// isolation, then drains whatever arrived meanwhile, and returns `true`. Otherwise returns
+    /// `false` at once: the caller must `push` instead. Order is kept: an idle mailbox has no
+    /// message that `body` could overtake. (A default actor's "switching" fast path, minus the
+    /// allocation of a message.)
+    func runIfIdle(_ body: () -> Void) -> Bool {
+        guard state.compareExchange(expected: 0, desired: Self.running,
+                                    successOrdering: .acquiringAndReleasing,
+                                    failureOrdering: .relaxed).exchanged
+        else { return false }
+        owning {
+            body()
+            drainMessages()
+        }
+        return true
+    }
+
+    /// Runs `body` as the mailbox's owner: the thread-local isolation is set, and a task actor
+    /// hands inline work to the thread's trampoline, to run once the drain is over.
+    private func owning(_ body: () -> Void) {
         let thread = ThreadState.current
         let outer = thread.draining
         thread.draining = self
-        // A task actor hands inline work to the thread's trampoline, to run once the drain is over.
         let outermost = ownsTask && thread.enter()
         let outerNested = thread.nestedDrain
         if ownsTask { thread.nestedDrain = !outermost }
-        drainMessages()
+        body()
         thread.nestedDrain = outerNested
         thread.draining = outer
         if outermost { thread.leave() }
