@@ -89,20 +89,42 @@ import Glibc
     }
 
     /// Why the mailbox exists: hopping into an actor with a plain `Task {}` per call does not keep
-    /// the order in which the calls were made.
+    /// the order in which the calls were made. A known issue, intermittent by nature: each round
+    /// starts 2,000 tasks in order from one thread, and the rounds stop at the first reordering.
     @Test func plainTaskHopsDoNotKeepOrder() async {
         actor Log {
             var entries: [Int] = []
             func append(_ i: Int) { entries.append(i) }
         }
         await withKnownIssue("Task { await actor.method() } does not preserve enqueue order", isIntermittent: true) {
-            let log = Log()
-            var tasks: [Task<Void, Never>] = []
-            for i in 0..<2_000 {
-                tasks.append(Task.detached { await log.append(i) })
+            for _ in 0..<50 {
+                let log = Log()
+                var tasks: [Task<Void, Never>] = []
+                for i in 0..<2_000 {
+                    tasks.append(Task.detached { await log.append(i) })
+                }
+                for task in tasks { await task.value }
+                let entries = await log.entries
+                if entries != Array(0..<2_000) {
+                    #expect(entries == Array(0..<2_000))
+                    return
+                }
             }
-            for task in tasks { await task.value }
-            #expect(await log.entries == Array(0..<2_000))
+        }
+    }
+
+    /// The same calls through the task actor's mailbox keep their order, every round (C2.4).
+    @Test func mailboxKeepsOrder() {
+        for _ in 0..<50 {
+            let serial = b.makeSerialExecutor(label: "order")
+            let src: any CompletionSource<Int> = b.makeSource()
+            let seen = Locked<[Int]>([])
+            for i in 0..<2_000 {
+                if i == 1_000 { src.trySucceed(0) }
+                src.task.whenComplete(on: serial) { _ in seen.withLock { $0.append(i) } }
+            }
+            _ = src.task.map(on: serial) { _ in () }.wait()
+            #expect(seen.withLock { $0 } == Array(0..<2_000))
         }
     }
 
