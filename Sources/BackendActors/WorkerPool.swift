@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 import TaskAPI
 
 /// The default executor (C7.2): a `TaskExecutor` backed by threads of its own that it can grow.
@@ -31,9 +30,6 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
     private var idle = 0
     private var wakeups = 0
     private var blocked = 0
-    /// Workers spinning briefly before they sleep (at most one), and the queue length they watch.
-    private var spinning = 0
-    private let queued = Atomic<Int>(0)
     private let width: Int
 
     /// The pool every `ActorsBackend` shares by default.
@@ -54,9 +50,6 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
     private func push(_ work: Work) {
         let spawn = parker.locked { () -> Bool in
             inbox.append(work)
-            let count = queued.add(1, ordering: .relaxed).newValue
-            // A spinning worker takes the first job without a wakeup (15-30 µs here).
-            if count <= spinning { return false }
             return wakeOrGrow()
         }
         if spawn { startThread() }
@@ -94,7 +87,6 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
             outbox = inbox.reversed()
             inbox.removeAll(keepingCapacity: true)
         }
-        queued.subtract(1, ordering: .relaxed)
         return outbox.popLast()
     }
 
@@ -109,49 +101,19 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
         }
     }
 
-    private enum Step {
-        case run(Work)
-        case spin
-        case retry
-        case exit
-    }
-
     /// The next work item, sleeping while there is none; `nil` when this thread should exit.
-    /// Before sleeping, one worker at a time spins for up to 50 µs, yielding the core, so that a
-    /// job pushed right after the queue ran dry does not pay for a wakeup.
     private func next() -> Work? {
-        var spun = false
-        while true {
-            let step = parker.locked { () -> Step in
-                if let work = pop() { return .run(work) }
-                if !spun && spinning == 0 {
-                    spinning += 1
-                    return .spin
-                }
+        parker.locked {
+            while true {
+                if let work = pop() { return work }
                 idle += 1
                 let woken = parker.sleep(until: Parker.now() + 2_000_000_000)
                 idle -= 1
                 if wakeups > 0 { wakeups -= 1 }
                 if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
                     threads -= 1
-                    return .exit
+                    return nil
                 }
-                return .retry
-            }
-            switch step {
-            case .run(let work):
-                return work
-            case .exit:
-                return nil
-            case .retry:
-                spun = false
-            case .spin:
-                let deadline = Parker.now() + 50_000
-                while queued.load(ordering: .relaxed) == 0 && Parker.now() < deadline {
-                    sched_yield()
-                }
-                parker.locked { spinning -= 1 }
-                spun = true
             }
         }
     }
