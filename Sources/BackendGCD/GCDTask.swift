@@ -1,38 +1,71 @@
 import Dispatch
+import Synchronization
 import TaskAPI
 
 /// One registration on a GCD task, in a non-generic shape: where to run, and what to call.
 struct GCDJob: Sendable {
     /// `nil` for a waker of `wait()`: called directly at completion, never through an executor.
     let executor: (any Executor)?
-    let body: @Sendable (AnyCompletion) -> Void
+    let body: GCDJobBody
+
+    init(executor: (any Executor)?, _ body: @escaping @Sendable (AnyCompletion) -> Void) {
+        self.executor = executor
+        self.body = .closure(body)
+    }
+
+    init(executor: any Executor, node: any GCDContinuationNode) {
+        self.executor = executor
+        body = .node(node)
+    }
+}
+
+/// What a job runs: a closure, or a node that is itself the task the continuation completes,
+/// which saves the closure's allocation (`map`, `continueWith`).
+enum GCDJobBody: Sendable {
+    case closure(@Sendable (AnyCompletion) -> Void)
+    case node(any GCDContinuationNode)
+
+    @inline(__always)
+    func callAsFunction(_ outcome: AnyCompletion) {
+        switch self {
+        case .closure(let body): body(outcome)
+        case .node(let node): node.run(outcome)
+        }
+    }
+}
+
+/// A derived task that runs its own continuation body when its antecedent completes.
+protocol GCDContinuationNode: AnyObject, Sendable {
+    /// Runs once, with the antecedent's outcome, on the executor the continuation was registered with.
+    func run(_ outcome: AnyCompletion)
 }
 
 /// The GCD backend's task, which is also its own completion source.
 ///
 /// The typed face of `GCDTaskCore`: it converts between `Completion<T>` and the core's erased
 /// outcomes, and does nothing else.
-final class GCDTask<T: Sendable>: GCDTaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
-    // @unchecked: restated from GCDTaskCore; this subclass adds no stored property.
+class GCDTask<T: Sendable>: GCDTaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
+    // @unchecked: restated from GCDTaskCore; this class adds no stored property. Not final: the
+    // continuation nodes (GCDTask+Continuations.swift) are derived tasks that carry their body.
     typealias Success = T
 
     var backend: any TaskBackend { owner }
     var task: any AsyncTask<T> { self }
     var completion: Completion<T>? { erasedCompletion?.typed() }
 
-    func tryComplete(_ completion: Completion<T>) -> Bool {
+    final func tryComplete(_ completion: Completion<T>) -> Bool {
         complete(completion.erased)
     }
 
-    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
+    final func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
         register(GCDJob(executor: executor) { body($0.typed()) })
     }
 
-    func wait() -> Completion<T> {
+    final func wait() -> Completion<T> {
         waitErased().typed()
     }
 
-    func wait(timeout: Duration) -> Completion<T>? {
+    final func wait(timeout: Duration) -> Completion<T>? {
         waitErased(timeout: timeout)?.typed()
     }
 }
@@ -50,36 +83,54 @@ class GCDTaskCore: @unchecked Sendable {
     // verify; every stored property is a `let` of a Sendable type, and all mutable state is
     // inside `Locked`.
     let owner: GCDBackend
-    private let state: Locked<TaskStateMachine<any Sendable, GCDJob>>
+    private let machine: Mutex<TaskStateMachine<any Sendable, GCDJob>>
+    /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
+    /// not used here: wrapping the mutex in a generic struct of another module costs two runtime
+    /// metadata lookups per critical section, a third of this path's instructions.
+    private let edge = Atomic(0)
 
     init(owner: GCDBackend) {
         self.owner = owner
-        state = Locked(TaskStateMachine())
+        machine = Mutex(TaskStateMachine())
     }
 
     init(owner: GCDBackend, completed completion: AnyCompletion) {
         self.owner = owner
-        state = Locked(TaskStateMachine(completed: completion))
+        machine = Mutex(TaskStateMachine(completed: completion))
     }
 
-    final var status: TaskStatus { state.withLock { $0.status } }
+    /// Runs `body` on the state machine under the lock.
+    @inline(__always)
+    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<any Sendable, GCDJob>) -> R) -> R {
+        machine.withLock { state in
+            _ = edge.load(ordering: .acquiring)
+            defer { edge.store(0, ordering: .releasing) }
+            return body(&state)
+        }
+    }
 
-    final var erasedCompletion: AnyCompletion? { state.withLock { $0.completion } }
+    final var status: TaskStatus { withState { $0.status } }
+
+    final var erasedCompletion: AnyCompletion? { withState { $0.completion } }
 
     final func tryStart() -> Bool {
-        state.withLock { $0.start() }
+        withState { $0.start() }
     }
 
     /// Completes the task (C1.2); hands the continuations over after the lock is released.
     final func complete(_ completion: AnyCompletion) -> Bool {
-        guard let jobs = state.withLock({ $0.complete(completion) }) else { return false }
-        for job in jobs { GCDHandOff.run(job, completion) }
-        return true
+        guard var batch = withState({ $0.complete(completion) }) else { return false }
+        while true {
+            for job in batch { GCDHandOff.run(job, completion) }
+            // Continuations registered meanwhile queue behind this batch (C2.4).
+            guard let next = withState({ $0.nextDelivery() }) else { return true }
+            batch = next
+        }
     }
 
     /// Stores `job`, or runs it at once if the task is already completed (C2.1).
     final func register(_ job: GCDJob) {
-        if let completion = state.withLock({ $0.register(job) }) {
+        if let completion = withState({ $0.register(job) }) {
             GCDHandOff.run(job, completion)
         }
     }
@@ -87,14 +138,14 @@ class GCDTaskCore: @unchecked Sendable {
     final func waitErased() -> AnyCompletion {
         if let completion = erasedCompletion { return completion }
         let waiter = GCDWaiter()
-        if let completion = state.withLock({ $0.register(waiter.job) }) { return completion }
+        if let completion = withState({ $0.register(waiter.job) }) { return completion }
         return blockingCall { waiter.wait() }
     }
 
     final func waitErased(timeout: Duration) -> AnyCompletion? {
         if let completion = erasedCompletion { return completion }
         let waiter = GCDWaiter()
-        if let completion = state.withLock({ $0.register(waiter.job) }) { return completion }
+        if let completion = withState({ $0.register(waiter.job) }) { return completion }
         return blockingCall { waiter.wait(timeout: timeout) }
     }
 }
@@ -116,7 +167,7 @@ enum GCDHandOff {
         case let executor as GCDSerialExecutor:
             executor.execute { body(completion) }
         case let executor?:
-            ThreadContext.current.runInline({ completion in executor.execute { body(completion) } }, completion)
+            ThreadContext.current.runInline(.closure { completion in executor.execute { body(completion) } }, completion)
         }
     }
 }

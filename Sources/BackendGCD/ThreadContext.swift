@@ -11,7 +11,14 @@ import Darwin
 /// Only its own thread ever touches an instance, so it needs no lock.
 final class ThreadContext {
     /// Inline work queued while this thread was already running inline work; run in FIFO order.
-    private var queue: [(body: @Sendable (AnyCompletion) -> Void, completion: AnyCompletion)] = []
+    /// A struct, not a tuple: a closure stored in an array of tuples is re-abstracted through an
+    /// allocated thunk, twice per queued job.
+    private struct Work {
+        let body: GCDJobBody
+        let completion: AnyCompletion
+    }
+
+    private var queue: [Work] = []
     private var head = 0
     private var draining = false
 
@@ -23,9 +30,9 @@ final class ThreadContext {
     /// nested hand-offs (a continuation completing a task whose continuation is inline, a
     /// million times over) become a loop instead of a recursion. Allocates nothing unless it
     /// has to queue.
-    func runInline(_ body: @escaping @Sendable (AnyCompletion) -> Void, _ completion: AnyCompletion) {
+    func runInline(_ body: GCDJobBody, _ completion: AnyCompletion) {
         if draining {
-            queue.append((body, completion))
+            queue.append(Work(body: body, completion: completion))
             return
         }
         draining = true
@@ -45,7 +52,7 @@ final class ThreadContext {
 
     /// Runs `job` like `runInline`: the inline executor's `execute`.
     func submit(_ job: @escaping @Sendable () -> Void) {
-        runInline({ _ in job() }, .cancelled)
+        runInline(.closure { _ in job() }, .cancelled)
     }
 
     /// The calling thread's context, made on first use and freed when the thread exits.

@@ -1,8 +1,78 @@
-/// Value-level continuations (C3.3), each a thin layer over `continueWith`/`continueWithTask`.
+/// Value-level continuations (C3.3): the defaults of the `AsyncTask` requirements, each a thin
+/// layer over `continueWith`/`continueWithTask`, then the conveniences call sites use.
 ///
-/// Every method takes an optional executor (`nil`: the backend's default executor) and a token
-/// (C4.3). Failure and cancellation pass through `map`/`flatMap`/`then` unchanged; `recover` and
-/// `catch` see only failures; `finally` sees every outcome.
+/// Failure and cancellation pass through `map`/`flatMap`/`then` unchanged; `recover` and `catch`
+/// see only failures; `finally` sees every outcome.
+extension AsyncTask {
+    public func map<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> U
+    ) -> any AsyncTask<U> {
+        continueWith(on: executor, token: token) { completion in
+            try transform(completion.get())
+        }
+    }
+
+    public func flatMap<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
+    ) -> any AsyncTask<U> {
+        continueWithTask(on: executor, token: token) { completion in
+            try transform(completion.get())
+        }
+    }
+
+    public func recover(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ handler: @escaping @Sendable (any Error) throws -> Success
+    ) -> any AsyncTask<Success> {
+        continueWith(on: executor, token: token) { completion in
+            if case .failure(let error) = completion { return try handler(error) }
+            return try completion.get()
+        }
+    }
+
+    public func recover(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
+    ) -> any AsyncTask<Success> {
+        let backend = self.backend
+        return continueWithTask(on: executor, token: token) { completion in
+            if case .failure(let error) = completion { return try handler(error) }
+            return backend.completed(completion)
+        }
+    }
+
+    public func finally(
+        on executor: any Executor,
+        _ body: @escaping @Sendable (Completion<Success>) throws -> Void
+    ) -> any AsyncTask<Success> {
+        continueWith(on: executor, token: .none) { completion in
+            try body(completion)
+            return try completion.get()
+        }
+    }
+
+    public func finallyTask(
+        on executor: any Executor,
+        _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
+    ) -> any AsyncTask<Success> {
+        let inline = backend.inlineExecutor
+        return continueWithTask(on: executor, token: .none) { completion in
+            try body(completion).continueWith(on: inline, token: .none) { done in
+                try done.get()
+                return try completion.get()
+            }
+        }
+    }
+}
+
+/// The conveniences: an optional executor (`nil`: the backend's default executor) and a token
+/// that defaults to `.none`. Each forwards to the requirement, so a backend's override is used.
 extension AsyncTask {
     /// Transforms a success; failures and cancellation pass through unchanged (C3.3).
     @inlinable
@@ -11,9 +81,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
-        continueWith(on: executor ?? backend.defaultExecutor, token: token) { completion in
-            try transform(completion.get())
-        }
+        map(on: executor ?? backend.defaultExecutor, token: token, transform)
     }
 
     /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).
@@ -23,9 +91,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        continueWithTask(on: executor ?? backend.defaultExecutor, token: token) { completion in
-            try transform(completion.get())
-        }
+        flatMap(on: executor ?? backend.defaultExecutor, token: token, transform)
     }
 
     /// JS-style `then` returning a value: the same as `map`. Disfavored, so that a closure
@@ -36,7 +102,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: executor, token: token, transform)
+        map(on: executor ?? backend.defaultExecutor, token: token, transform)
     }
 
     /// JS-style `then` returning a task: the same as `flatMap`.
@@ -46,7 +112,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        flatMap(on: executor, token: token, transform)
+        flatMap(on: executor ?? backend.defaultExecutor, token: token, transform)
     }
 
     /// Turns a failure into a value (or another error); success and cancellation pass through (C3.3).
@@ -56,10 +122,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> Success
     ) -> any AsyncTask<Success> {
-        continueWith(on: executor ?? backend.defaultExecutor, token: token) { completion in
-            if case .failure(let error) = completion { return try handler(error) }
-            return try completion.get()
-        }
+        recover(on: executor ?? backend.defaultExecutor, token: token, handler)
     }
 
     /// Turns a failure into another task's outcome; success and cancellation pass through (C3.3).
@@ -69,11 +132,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {
-        let backend = self.backend
-        return continueWithTask(on: executor ?? backend.defaultExecutor, token: token) { completion in
-            if case .failure(let error) = completion { return try handler(error) }
-            return backend.completed(completion)
-        }
+        recover(on: executor ?? backend.defaultExecutor, token: token, handler)
     }
 
     /// JS-style `catch` returning a value: the same as `recover`.
@@ -83,7 +142,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> Success
     ) -> any AsyncTask<Success> {
-        recover(on: executor, token: token, handler)
+        recover(on: executor ?? backend.defaultExecutor, token: token, handler)
     }
 
     /// JS-style `catch` returning a task: the same as `recover` with a task.
@@ -93,7 +152,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {
-        recover(on: executor, token: token, handler)
+        recover(on: executor ?? backend.defaultExecutor, token: token, handler)
     }
 
     /// Runs `body` on every outcome, then passes the original outcome on, unless `body` throws:
@@ -103,10 +162,7 @@ extension AsyncTask {
         on executor: (any Executor)? = nil,
         _ body: @escaping @Sendable (Completion<Success>) throws -> Void
     ) -> any AsyncTask<Success> {
-        continueWith(on: executor ?? backend.defaultExecutor, token: .none) { completion in
-            try body(completion)
-            return try completion.get()
-        }
+        finally(on: executor ?? backend.defaultExecutor, body)
     }
 
     /// HNTask's `finally` returning a task (named like `continueWithTask`): the result completes
@@ -117,18 +173,12 @@ extension AsyncTask {
         on executor: (any Executor)? = nil,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
     ) -> any AsyncTask<Success> {
-        let inline = backend.inlineExecutor
-        return continueWithTask(on: executor ?? backend.defaultExecutor, token: .none) { completion in
-            try body(completion).continueWith(on: inline, token: .none) { done in
-                try done.get()
-                return try completion.get()
-            }
-        }
+        finallyTask(on: executor ?? backend.defaultExecutor, body)
     }
 
     /// A task that succeeds with `()` when this one succeeds: for joining tasks of mixed types.
     @inlinable
     public func asVoid() -> any AsyncTask<Void> {
-        map(on: backend.inlineExecutor) { _ in () }
+        map(on: backend.inlineExecutor, token: .none) { _ in () }
     }
 }

@@ -1,7 +1,7 @@
 extension TaskBackend {
     /// Succeeds no earlier than `delay` from now (C5.4). If `token` is cancelled first, the task
     /// completes cancelled at once and the timer is released.
-    public func delay(_ delay: Duration, token: CancellationToken = .none) -> any AsyncTask<Void> {
+    public func delay(_ delay: Duration, token: CancellationToken) -> any AsyncTask<Void> {
         let source = makeSource(of: Void.self)
         if token.isCancellationRequested {
             source.tryCancel()
@@ -13,6 +13,14 @@ extension TaskBackend {
         }
         source.task.whenComplete(on: inlineExecutor) { _ in registration.dispose() }
         return source.task
+    }
+}
+
+extension TaskBackend {
+    /// `delay(_:token:)` with no token.
+    @inlinable
+    public func delay(_ delay: Duration) -> any AsyncTask<Void> {
+        self.delay(delay, token: .none)
     }
 }
 

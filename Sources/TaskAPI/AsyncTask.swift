@@ -58,6 +58,52 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U>
+
+    // Combinators with defaults in TaskAPI (AsyncTask+Combinators.swift), listed here so that a
+    // backend can replace them; call sites use the conveniences with optional executors.
+
+    /// Transforms a success; failures and cancellation pass through unchanged (C3.3).
+    func map<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> U
+    ) -> any AsyncTask<U>
+
+    /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).
+    func flatMap<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
+    ) -> any AsyncTask<U>
+
+    /// Turns a failure into a value or another error; success and cancellation pass through (C3.3).
+    func recover(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ handler: @escaping @Sendable (any Error) throws -> Success
+    ) -> any AsyncTask<Success>
+
+    /// Turns a failure into another task's outcome; success and cancellation pass through (C3.3).
+    func recover(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
+    ) -> any AsyncTask<Success>
+
+    /// Runs `body` on every outcome, then passes the outcome on unless `body` throws (C3.3).
+    func finally(
+        on executor: any Executor,
+        _ body: @escaping @Sendable (Completion<Success>) throws -> Void
+    ) -> any AsyncTask<Success>
+
+    /// Like `finally`, waiting for the task `body` returns before passing the outcome on (C3.3).
+    func finallyTask(
+        on executor: any Executor,
+        _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
+    ) -> any AsyncTask<Success>
+
+    /// This task's outcome if it arrives within `delay`, else `TaskError.timedOut` (C5.4).
+    func timeout(after delay: Duration) -> any AsyncTask<Success>
 }
 
 extension AsyncTask {

@@ -23,8 +23,10 @@ public final class StartGate: Sendable {
     public static func make<T>(for source: some CompletionSource<T>, token: CancellationToken) -> StartGate? {
         guard token.canBeCancelled else { return nil }
         let gate = StartGate()
-        let registration = token.register { [weak gate] in
-            guard let gate, gate.claim() else { return }
+        // Both weak: a task nobody can observe any more needs no cancelling, and a strong
+        // reference would be a cycle whenever the task keeps its token (C8.2).
+        let registration = token.register { [weak gate, weak source] in
+            guard let gate, let source, gate.claim() else { return }
             source.tryCancel()
         }
         gate.keep(registration)

@@ -38,6 +38,24 @@ public protocol TaskBackend: Sendable {
 
     /// An already-completed task (C1.4).
     func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T>
+
+    // Combinators with defaults in TaskAPI (TaskBackend+WhenAll.swift, TaskBackend+Race.swift,
+    // AsyncTask+Timeout.swift), listed here so that a backend can replace them.
+
+    /// Values in input order; fails fast; `[]` at once for no input (C5.1).
+    func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]>
+
+    /// Every outcome in input order, once all are in (C5.2).
+    func whenAllSettled<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[Completion<T>]>
+
+    /// The first outcome of any kind; `TaskError.emptyInput` for no input (C5.3).
+    func race<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T>
+
+    /// The first success, else an `AggregateError`; `TaskError.emptyInput` for no input (C5.3).
+    func any<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T>
+
+    /// Succeeds no earlier than `delay`; cancelled at once if `token` is (C5.4).
+    func delay(_ delay: Duration, token: CancellationToken) -> any AsyncTask<Void>
 }
 
 extension TaskBackend {

@@ -6,6 +6,9 @@
 public struct TaskStateMachine<Success: Sendable, Continuation> {
     @usableFromInline var _status: TaskStatus
     @usableFromInline var _completion: Completion<Success>?
+    /// `true` from completion until the completing thread has handed over every continuation,
+    /// including those registered while it was doing so (C2.4).
+    @usableFromInline var _delivering = false
 
     /// Where the task is (C1.5).
     @inlinable public var status: TaskStatus { _status }
@@ -29,11 +32,13 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         continuations = Continuations()
     }
 
-    /// Registers `continuation` (C2.1). Returns `nil` if it was stored to run at completion, or
-    /// the outcome if the task is already completed: then the caller runs it now.
+    /// Registers `continuation` (C2.1). Returns `nil` if it was stored, or the outcome if the task
+    /// is completed and delivered: then the caller hands it over now. While the completing thread
+    /// is still handing over earlier continuations, a new one is stored behind them, so that it
+    /// cannot overtake them (C2.4); `nextDelivery()` gives it to the completing thread.
     @inlinable
     public mutating func register(_ continuation: Continuation) -> Completion<Success>? {
-        if let completion = _completion { return completion }
+        if let completion = _completion, !_delivering { return completion }
         continuations.append(continuation)
         return nil
     }
@@ -49,11 +54,33 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     /// Completes the task (C1.1, C1.2). Returns `nil` if it was already completed (the caller
     /// lost the race and changes nothing), or the continuations to hand over, in registration
     /// order (C2.4). The machine keeps none of them (C8.1).
+    ///
+    /// The caller must then hand them over and call `nextDelivery()` until it returns `nil`:
+    ///
+    ///     var batch = lock { $0.complete(outcome) }
+    ///     while let continuations = batch {
+    ///         handOver(continuations)
+    ///         batch = lock { $0.nextDelivery() }
+    ///     }
     @inlinable
     public mutating func complete(_ completion: Completion<Success>) -> Continuations<Continuation>? {
         guard _completion == nil else { return nil }
         self._completion = completion
         _status = .completed
+        _delivering = true
+        defer { continuations = Continuations() }
+        return continuations
+    }
+
+    /// The continuations registered while the completing thread handed over the previous batch,
+    /// in registration order; `nil` when there are none, which ends the delivery: from then on
+    /// `register` returns the outcome to its caller (C2.4).
+    @inlinable
+    public mutating func nextDelivery() -> Continuations<Continuation>? {
+        guard !continuations.isEmpty else {
+            _delivering = false
+            return nil
+        }
         defer { continuations = Continuations() }
         return continuations
     }

@@ -106,6 +106,26 @@ struct C2ContinuationTests {
         }
     }
 
+    @Test("C2.4 a continuation registered during the completing hand-over does not overtake it", arguments: Backends.all)
+    func lateRegistrationKeepsOrder(_ c: BackendCase) throws {
+        let backend = c.backend
+        let gate = GateExecutor()
+        let user = UserExecutor()
+        let order = Recorder<Int>()
+        let source = backend.makeSource(of: Int.self)
+        source.task.whenComplete(on: gate) { _ in }
+        let second = source.task.continueWith(on: user, token: .none) { _ in order.append(2) }
+        let completer = Thread { source.trySucceed(1) }
+        completer.start()
+        // The completing thread is now inside the first hand-over; register a third continuation.
+        #expect(gate.entered.wait(timeout: .now() + 10) == .success)
+        let third = source.task.continueWith(on: user, token: .none) { _ in order.append(3) }
+        gate.release.signal()
+        #expect(second.settle() != nil)
+        #expect(third.settle() != nil)
+        #expect(order.all == [2, 3], "the late registration overtook an earlier one")
+    }
+
     @Test("C2.5 a continuation runs on the executor it was registered with", arguments: Backends.all)
     func runsOnItsExecutor(_ c: BackendCase) throws {
         let backend = c.backend

@@ -109,3 +109,19 @@ final class Unsynchronized<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }
+
+/// A user executor whose `execute` blocks its caller on the first job until released: holds a
+/// completing thread in the middle of handing continuations over (C2.4).
+final class GateExecutor: Executor {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    private let first = Atomic(true)
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        if first.exchange(false, ordering: .sequentiallyConsistent) {
+            entered.signal()
+            release.wait()
+        }
+        job()
+    }
+}

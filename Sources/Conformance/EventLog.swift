@@ -1,0 +1,194 @@
+import Foundation
+import Synchronization
+
+/// One thing that happened during a run, stamped from one global atomic sequence counter.
+public struct Event: Sendable {
+    public let seq: UInt64
+    /// `ThreadInfo.number` of the thread that logged it.
+    public let thread: Int
+    /// 1 + driver index if logged on a driver thread (the harness is driver `drivers`), else 0.
+    public let driver: Int
+    /// Monotonic time in nanoseconds, for the timing rules (C5.4).
+    public let uptime: UInt64
+    public let kind: EventKind
+}
+
+extension Event: CustomStringConvertible {
+    public var description: String {
+        "#\(seq) \(driver > 0 ? "d\(driver - 1)" : "--") thread\(thread) \(kind)"
+    }
+}
+
+public enum EventKind: Sendable {
+    case stepStart(step: Int)
+    case stepEnd(step: Int)
+    /// A setter call returned: `won` is its `Bool` (try setters) or "did not throw".
+    case setter(step: Int, source: Int, won: Bool, threw: ErrorValue?)
+    /// A body started. `inner`: the body of a `flatMap->new`'s inner task. `payloadOK`: the data
+    /// its producer wrote before completing was visible (C2.2), `nil` when there was none.
+    case bodyStart(task: Int, inner: Bool, input: Outcome?, counting: Int, payloadOK: Bool?)
+    case bodyEnd(task: Int, inner: Bool)
+    case checkpoint(task: Int, threw: Bool)
+    /// The harness's observer saw `task` complete.
+    case completed(task: Int, outcome: Outcome)
+    /// `wait()` or `wait(timeout:)` returned (`nil`: timed out).
+    case waited(step: Int, task: Int, result: Outcome?)
+    case awaited(step: Int, task: Int, result: Outcome)
+    /// `status` read by a driver right after its wait returned (C1.5).
+    case status(step: Int, task: Int, status: String)
+    /// A setter of the harness itself threw or lost (bad input from the backend).
+    case setterTrouble(task: Int, detail: String)
+}
+
+/// The event log of one run, and the completion counts the harness waits on.
+public final class EventLog: Sendable {
+    private let counter = Atomic<UInt64>(0)
+    private struct State {
+        var events: [Event] = []
+        var completed: [Bool]
+        var completionCount = 0
+        var bodiesRunning = 0
+        var awaitsRunning = 0
+        var cancelledAwaitsRunning = 0
+        /// Bumped by every completion, body end and await end: what phase one waits on.
+        var progress = 0
+    }
+
+    // NSCondition is a lock with a condition variable; every access to `state` holds it.
+    private let condition = NSCondition()
+    private nonisolated(unsafe) var state: State
+
+    init(taskCount: Int) {
+        state = State(completed: Array(repeating: false, count: taskCount))
+    }
+
+    func append(_ kind: EventKind) {
+        let seq = counter.add(1, ordering: .sequentiallyConsistent).oldValue
+        let event = Event(seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
+                          uptime: DispatchTime.now().uptimeNanoseconds, kind: kind)
+        condition.lock()
+        state.events.append(event)
+        var notify = false
+        switch kind {
+        case .completed(let task, _):
+            if task < state.completed.count, !state.completed[task] {
+                state.completed[task] = true
+                state.completionCount += 1
+            }
+            notify = true
+        case .bodyStart: state.bodiesRunning += 1
+        case .bodyEnd: state.bodiesRunning -= 1; notify = true
+        default: break
+        }
+        if notify {
+            state.progress += 1
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+
+    func awaitStarted(cancelled: Bool) {
+        mutate { $0.awaitsRunning += 1; if cancelled { $0.cancelledAwaitsRunning += 1 } }
+    }
+
+    func awaitFinished(cancelled: Bool) {
+        mutate { $0.awaitsRunning -= 1; if cancelled { $0.cancelledAwaitsRunning -= 1 } }
+    }
+
+    /// The events so far, in sequence order.
+    var events: [Event] {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.events.sorted { $0.seq < $1.seq }
+    }
+
+    /// The tasks whose completion was observed so far.
+    var completedTasks: [Bool] {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.completed
+    }
+
+    /// What is still running, for the watchdog: bodies and awaits.
+    var runningSummary: String {
+        condition.lock()
+        defer { condition.unlock() }
+        var parts: [String] = []
+        if state.bodiesRunning > 0 { parts.append("\(state.bodiesRunning) bodies still running") }
+        if state.awaitsRunning > 0 { parts.append("\(state.awaitsRunning) awaits not resumed (C6.5)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// A counter that grows with every completion, body end and await end.
+    var progress: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.progress
+    }
+
+    /// `true` if `tasks` all completed and no cancelled await runs.
+    func phaseOneDone(tasks: [Int]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.cancelledAwaitsRunning == 0 && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
+    }
+
+    /// Waits until `progress` moves past `seen`; `false` at the deadline.
+    func waitForProgress(after seen: Int, deadline: Date) -> Bool {
+        waitUntil(deadline) { $0.progress > seen }
+    }
+
+    /// Waits until every task completed, and no body nor await is running; `false` at the deadline.
+    func waitForQuiescence(deadline: Date) -> Bool {
+        waitUntil(deadline) { state in
+            state.completionCount == state.completed.count && state.bodiesRunning == 0 && state.awaitsRunning == 0
+        }
+    }
+
+    private func waitUntil(_ deadline: Date, _ predicate: (State) -> Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(state) {
+            if !condition.wait(until: deadline) { return predicate(state) }
+        }
+        return true
+    }
+
+    private func mutate(_ body: (inout State) -> Void) {
+        condition.lock()
+        body(&state)
+        state.progress += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Plain memory a producer writes before completing and a consumer reads when it sees the
+/// producer's value: visible only if completion happens-before the continuation (C2.2).
+final class Payloads: @unchecked Sendable {
+    // @unchecked: slot `k` is written once, by producer `k`, before it completes a task, and
+    // read only by continuations that saw that completion. A backend that keeps C2.2 orders the
+    // two accesses; one that does not is exactly what this check (and TSan) must expose.
+    private let slots: UnsafeMutablePointer<Int>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = max(count, 1)
+        slots = UnsafeMutablePointer<Int>.allocate(capacity: self.count)
+        slots.initialize(repeating: 0, count: self.count)
+    }
+
+    deinit {
+        slots.deallocate()
+    }
+
+    func write(_ key: Int) {
+        guard key >= 0, key < count else { return }
+        slots[key] = key &* 7919 &+ 1
+    }
+
+    func check(_ key: Int) -> Bool {
+        guard key >= 0, key < count else { return true }
+        return slots[key] == key &* 7919 &+ 1
+    }
+}

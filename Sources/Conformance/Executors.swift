@@ -1,0 +1,75 @@
+import Synchronization
+import TaskAPI
+
+/// Supplies the executors a program names: the seam where issue 6's controlled mode plugs in
+/// executors the harness owns. Called once per program, before any driver starts.
+public protocol ExecutorProvider: Sendable {
+    /// The executor for each `ExecutorRef` of `program`, made for `backend`.
+    func makeExecutors(for program: Program, backend: any TaskBackend) -> ProgramExecutors
+}
+
+/// The executors of one program run.
+public struct ProgramExecutors: Sendable {
+    public var defaultExecutor: any Executor
+    public var inlineExecutor: any Executor
+    public var serial: [any Executor]
+    public var counting: [CountingExecutor]
+
+    public init(defaultExecutor: any Executor, inlineExecutor: any Executor, serial: [any Executor], counting: [CountingExecutor]) {
+        self.defaultExecutor = defaultExecutor
+        self.inlineExecutor = inlineExecutor
+        self.serial = serial
+        self.counting = counting
+    }
+
+    public subscript(ref: ExecutorRef) -> any Executor {
+        switch ref {
+        case .default: return defaultExecutor
+        case .inline: return inlineExecutor
+        case .serial(let n): return serial[n]
+        case .counting(let n): return counting[n]
+        }
+    }
+}
+
+/// The default provider: the backend's own executors, new serial executors, and counting
+/// executors that forward to the backend's default executor.
+public struct BackendExecutorProvider: ExecutorProvider {
+    public init() {}
+
+    public func makeExecutors(for program: Program, backend: any TaskBackend) -> ProgramExecutors {
+        ProgramExecutors(
+            defaultExecutor: backend.defaultExecutor,
+            inlineExecutor: backend.inlineExecutor,
+            serial: (0..<program.serialExecutors).map { backend.makeSerialExecutor(label: "conformance.serial\($0)") },
+            counting: (0..<program.countingExecutors).map { CountingExecutor(id: $0, target: backend.defaultExecutor) }
+        )
+    }
+}
+
+/// A user-written executor (C2.5, C7.1): counts the jobs it receives and marks the thread while
+/// it runs one, so a body can tell which executor runs it.
+public final class CountingExecutor: Executor {
+    public let id: Int
+    private let target: any Executor
+    private let received = Atomic(0)
+
+    public init(id: Int, target: any Executor) {
+        self.id = id
+        self.target = target
+    }
+
+    /// Jobs handed to `execute` so far.
+    public var jobsReceived: Int { received.load(ordering: .relaxed) }
+
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        received.add(1, ordering: .relaxed)
+        let id = self.id
+        target.execute {
+            let outer = ThreadInfo.countingMarker
+            ThreadInfo.countingMarker = id + 1
+            job()
+            ThreadInfo.countingMarker = outer
+        }
+    }
+}

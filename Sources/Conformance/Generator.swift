@@ -1,0 +1,257 @@
+/// Makes a random `Program` from a seed: the same seed gives the same program everywhere.
+///
+/// The generator keeps every program deadlock-free by construction: an operation only uses ids
+/// made by earlier steps, and a blocking `wait()` is only generated on a task all of whose
+/// sources have a completing step earlier in the program (held sources never), so the driver
+/// that reaches the earliest blocked wait can always be unblocked by earlier steps.
+public struct ProgramGenerator: Sendable {
+    /// Largest number of steps before the final completions.
+    public var maxSteps: Int
+    /// Largest number of driver threads.
+    public var maxDrivers: Int
+
+    public init(maxSteps: Int = 300, maxDrivers: Int = 4) {
+        self.maxSteps = max(1, maxSteps)
+        self.maxDrivers = max(1, maxDrivers)
+    }
+
+    public func program(seed: UInt64) -> Program {
+        var builder = Builder(rng: SplitMix64(seed: seed), maxDrivers: maxDrivers)
+        let size = builder.size(max: maxSteps)
+        while builder.steps.count < size { builder.addRandomStep() }
+        builder.completeOpenSources()
+        return Program(
+            seed: seed, drivers: builder.drivers, serialExecutors: builder.serials,
+            countingExecutors: builder.countings, steps: builder.steps
+        )
+    }
+}
+
+/// The generator's state while it builds one program.
+private struct Builder {
+    var rng: SplitMix64
+    let drivers: Int
+    let serials: Int
+    let countings: Int
+    var steps: [Step] = []
+
+    private var nextTask = 0
+    private var nextToken = 0
+    /// Tasks of type Int, not dropped: what continuations and combinators take.
+    private var intTasks: [Int] = []
+    /// Every task not dropped: what waits, awaits and drops take.
+    private var liveTasks: [Int] = []
+    private var openSources: [Int] = []
+    private var completedSources: [Int] = []
+    private var sourcesDependedOn: [[Int]] = []
+    private var dependsOnHeld: [Bool] = []
+    private var tokens: [Int] = []
+    /// The last continuation's antecedent and executor: often reused, for registration order (C2.4).
+    private var lastChain: (antecedent: Int, executor: ExecutorRef)?
+
+    init(rng: SplitMix64, maxDrivers: Int) {
+        self.rng = rng
+        drivers = self.rng.int(in: 1...maxDrivers)
+        serials = self.rng.int(in: 0...2)
+        countings = self.rng.int(in: 0...2)
+    }
+
+    mutating func size(max: Int) -> Int {
+        switch rng.weighted([60, 30, 10]) {
+        case 0: return rng.int(in: 1...min(max, 20))
+        case 1: return rng.int(in: min(max, 20)...min(max, 80))
+        default: return rng.int(in: min(max, 80)...max)
+        }
+    }
+
+    mutating func addRandomStep() {
+        let weights = [
+            14, // makeSource
+            openSources.isEmpty && completedSources.isEmpty ? 0 : 18, // complete
+            3, // makeCompleted
+            8, // run
+            intTasks.isEmpty ? 0 : 22, // chain
+            6, // combine
+            5, // makeToken
+            tokens.isEmpty ? 0 : 5, // cancel
+            liveTasks.isEmpty ? 0 : 6, // wait
+            liveTasks.isEmpty ? 0 : 4, // await
+            liveTasks.isEmpty ? 0 : 2, // drop
+            2, // delay
+            intTasks.isEmpty ? 0 : 3, // timeout
+        ]
+        switch rng.weighted(weights) {
+        case 0: addSource()
+        case 1: addCompletions()
+        case 2: addTask(.makeCompleted(task: nextTask, outcome: setterOutcome()), sources: [], held: false)
+        case 3: addTask(.run(task: nextTask, executor: executor(), token: token(), body: body()), sources: [], held: false)
+        case 4: addChain()
+        case 5: addCombinator()
+        case 6: addToken()
+        case 7: addCancel()
+        case 8: addWait()
+        case 9: add(.await(task: rng.pick(liveTasks) ?? 0, cancelled: rng.chance(30)))
+        case 10: addDrop()
+        case 11:
+            addTask(.delay(task: nextTask, microseconds: rng.int(in: 0...2000), token: token()),
+                    sources: [], held: false, intValued: false)
+        default:
+            guard let antecedent = rng.pick(intTasks) else { return }
+            // Never held: the timer completes it whatever its antecedent does.
+            addTask(.timeout(task: nextTask, antecedent: antecedent, microseconds: rng.int(in: 0...2000)),
+                    sources: [], held: false)
+        }
+    }
+
+    /// Every source not held gets a completing step, so every program can finish.
+    mutating func completeOpenSources() {
+        for source in openSources {
+            add(.complete(source: source, outcome: setterOutcome(), throwing: rng.chance(30)))
+        }
+        openSources = []
+    }
+
+    // MARK: - Operations
+
+    private mutating func addSource() {
+        let held: SetterOutcome? = rng.chance(15) ? setterOutcome() : nil
+        let task = nextTask
+        addTask(.makeSource(task: task, held: held), sources: [task], held: held != nil)
+        if held == nil { openSources.append(task) }
+    }
+
+    /// One setter, or a burst of up to three from different drivers racing on one source (C1.2).
+    private mutating func addCompletions() {
+        let preferOpen = !openSources.isEmpty && (completedSources.isEmpty || rng.chance(75))
+        guard let source = rng.pick(preferOpen ? openSources : completedSources) else { return }
+        let count = rng.chance(30) ? rng.int(in: 2...3) : 1
+        for _ in 0..<count {
+            add(.complete(source: source, outcome: setterOutcome(), throwing: rng.chance(30)))
+        }
+        if let index = openSources.firstIndex(of: source) {
+            openSources.remove(at: index)
+            completedSources.append(source)
+        }
+    }
+
+    private mutating func addChain() {
+        let reuse = lastChain.flatMap { last in intTasks.contains(last.antecedent) && rng.chance(35) ? last : nil }
+        guard let antecedent = reuse?.antecedent ?? rng.pick(intTasks) else { return }
+        var sources = sourcesDependedOn[antecedent]
+        var held = dependsOnHeld[antecedent]
+        let kind: ContinuationKind
+        switch rng.weighted([20, 12, 8, 10, 10, 12, 8, 20]) {
+        case 0: kind = .continueWith
+        case 1: kind = .map
+        case 2: kind = .then
+        case 3:
+            let inner = rng.pick(intTasks) ?? antecedent
+            sources += sourcesDependedOn[inner]
+            held = held || dependsOnHeld[inner]
+            kind = .flatMapExisting(inner)
+        case 4: kind = .flatMapNew
+        case 5: kind = .recover
+        case 6: kind = .catch
+        default: kind = .finally
+        }
+        let token = kind == .finally ? nil : self.token()
+        let executor = reuse?.executor ?? self.executor()
+        lastChain = (antecedent, executor)
+        addTask(
+            .chain(task: nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body()),
+            sources: sources, held: held
+        )
+    }
+
+    private mutating func addCombinator() {
+        let kind = [CombinatorKind.whenAll, .whenAllSettled, .race, .any][rng.below(4)]
+        let count = rng.chance(10) ? 0 : rng.int(in: 1...5)
+        let inputs = rng.subset(of: intTasks, count: count)
+        let sources = inputs.flatMap { sourcesDependedOn[$0] }
+        let held = inputs.contains { dependsOnHeld[$0] }
+        let intValued = kind == .race || kind == .any
+        addTask(.combine(task: nextTask, kind: kind, inputs: inputs), sources: sources, held: held, intValued: intValued)
+    }
+
+    private mutating func addToken() {
+        let parent = rng.chance(30) ? rng.pick(tokens) : nil
+        add(.makeToken(token: nextToken, linkedTo: parent))
+        tokens.append(nextToken)
+        nextToken += 1
+    }
+
+    private mutating func addCancel() {
+        guard let token = rng.pick(tokens) else { return }
+        if rng.chance(30) {
+            add(.cancelAfter(token: token, microseconds: rng.int(in: 0...2000)))
+        } else {
+            add(.cancel(token: token))
+        }
+    }
+
+    private mutating func addWait() {
+        guard let task = rng.pick(liveTasks) else { return }
+        let completedEarlier = Set(completedSources)
+        let canBlock = !dependsOnHeld[task] && sourcesDependedOn[task].allSatisfy { completedEarlier.contains($0) }
+        if canBlock && rng.chance(70) {
+            add(.wait(task: task))
+        } else {
+            add(.waitTimeout(task: task, microseconds: rng.int(in: 0...1000)))
+        }
+    }
+
+    private mutating func addDrop() {
+        let droppable = liveTasks.filter { !openSources.contains($0) && !completedSources.contains($0) }
+        guard let task = rng.pick(droppable) else { return }
+        add(.drop(task: task))
+        liveTasks.removeAll { $0 == task }
+        intTasks.removeAll { $0 == task }
+    }
+
+    // MARK: - Helpers
+
+    private mutating func addTask(_ operation: Operation, sources: [Int], held: Bool, intValued: Bool = true) {
+        add(operation)
+        var unique: [Int] = []
+        for source in sources where !unique.contains(source) { unique.append(source) }
+        sourcesDependedOn.append(unique)
+        dependsOnHeld.append(held)
+        liveTasks.append(nextTask)
+        if intValued { intTasks.append(nextTask) }
+        nextTask += 1
+    }
+
+    private mutating func add(_ operation: Operation) {
+        steps.append(Step(driver: rng.below(drivers), operation: operation, pause: pause()))
+    }
+
+    private mutating func pause() -> Pause {
+        switch rng.weighted([40, 20, 25, 15]) {
+        case 0: return .none
+        case 1: return .yield(rng.int(in: 1...3))
+        case 2: return .spin(rng.int(in: 10...2000))
+        default: return .sleep(microseconds: rng.int(in: 1...200))
+        }
+    }
+
+    private mutating func setterOutcome() -> SetterOutcome {
+        [SetterOutcome.success, .failure, .cancel][rng.weighted([60, 25, 15])]
+    }
+
+    private mutating func body() -> BodyAction {
+        [BodyAction.returns, .throwsError, .throwsCancellation, .checkpoint][rng.weighted([50, 15, 10, 25])]
+    }
+
+    private mutating func token() -> Int? {
+        rng.chance(40) ? rng.pick(tokens) : nil
+    }
+
+    private mutating func executor() -> ExecutorRef {
+        switch rng.weighted([40, 20, serials > 0 ? 25 : 0, countings > 0 ? 15 : 0]) {
+        case 0: return .default
+        case 1: return .inline
+        case 2: return .serial(rng.below(serials))
+        default: return .counting(rng.below(countings))
+        }
+    }
+}

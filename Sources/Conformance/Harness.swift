@@ -1,0 +1,119 @@
+import Foundation
+import TaskAPI
+
+/// The result of running and checking one program.
+struct ProgramResult {
+    var findings: [Finding]
+    var exercised: Set<Rule>
+    /// A hang left threads blocked inside the backend: stop testing it.
+    var abandoned: Bool
+    /// The event log, one event a line, when the program failed.
+    var events: String = ""
+}
+
+/// Runs one program in two phases and checks it.
+///
+/// Phase one: the drivers run every step; then the harness waits for every task the model says
+/// can complete without the held sources, and snapshots which tasks completed. Phase two: the
+/// harness completes the held sources and waits until everything completed and every body and
+/// await returned. Then it drops every reference and checks that bodies and tasks are freed.
+struct Harness {
+    let backend: any TaskBackend
+    let executors: any ExecutorProvider
+    let hangLimit: Duration
+    let leakLimit: Duration
+
+    func run(_ program: Program) -> ProgramResult {
+        let execution = ProgramExecution(
+            program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend))
+        let watchdog = Watchdog(limit: hangLimit)
+        let group = DispatchGroup()
+        for driver in 0..<program.drivers {
+            group.enter()
+            let thread = Thread {
+                execution.runDriver(driver)
+                group.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        let driversDone = group.wait(timeout: .now() + .milliseconds(Int(hangLimit.components.seconds * 1000) + 1)) == .success
+        if !driversDone {
+            let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
+            let completed = execution.log.completedTasks
+            let pending = (0..<program.taskCount).filter { !completed[$0] }
+            let finding = Watchdog.hang(phase: "the drivers' steps", program: program, stuckSteps: stuck,
+                                        pendingTasks: pending, completed: completed, limit: hangLimit)
+            return ProgramResult(findings: [finding], exercised: [], abandoned: true)
+        }
+
+        // Phase one: re-evaluate the model after every bit of progress until every task it
+        // expects to complete without the held sources has (or the watchdog deadline passes).
+        var findings: [Finding] = []
+        let phaseOneDeadline = watchdog.deadline
+        while true {
+            let seen = execution.log.progress
+            let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
+            let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
+            if execution.log.phaseOneDone(tasks: expected) { break }
+            if !execution.log.waitForProgress(after: seen, deadline: phaseOneDeadline) { break }
+        }
+        let snapshot = execution.log.completedTasks
+
+        // Phase two.
+        execution.completeHeldSources()
+        if !execution.log.waitForQuiescence(deadline: watchdog.deadline) {
+            let completed = execution.log.completedTasks
+            let pending = (0..<program.taskCount).filter { !completed[$0] }
+            var finding = Watchdog.hang(phase: "completion of every task, body and await", program: program,
+                                        stuckSteps: [], pendingTasks: pending, completed: completed, limit: hangLimit)
+            finding = Finding(finding.rule, finding.message, expected: finding.expected,
+                              observed: [finding.observed, execution.log.runningSummary].filter { !$0.isEmpty }.joined(separator: "; "))
+            findings.append(finding)
+            return ProgramResult(findings: findings, exercised: [], abandoned: true)
+        }
+
+        var checkers = Checkers(program: program, observations: Observations(execution.log.events), snapshot: snapshot)
+        checkers.runAll()
+        findings += checkers.findings
+        var exercised = checkers.exercised
+        findings += checkLeaks(execution, exercised: &exercised)
+        let events = findings.isEmpty ? "" : execution.log.events.map(\.description).joined(separator: "\n")
+        return ProgramResult(findings: findings, exercised: exercised, abandoned: false, events: events)
+    }
+
+    /// Once everything completed and the harness dropped its references, no body closure and no
+    /// task may stay alive (C8.1, C8.2). Polls until the deadline: executors release a job's
+    /// closure just after it returns.
+    private func checkLeaks(_ execution: ProgramExecution, exercised: inout Set<Rule>) -> [Finding] {
+        var findings: [Finding] = []
+        // C8.1 first, while the tasks are still referenced: a completed task must not keep them.
+        let probes = execution.probes.withLock { $0 }
+        if !probes.isEmpty { exercised.insert(.c8_1) }
+        let liveProbes = pollUntilReleased(probes.map(\.reference)).map { probes[$0].what }
+        if !liveProbes.isEmpty {
+            findings.append(Finding(.c8_1, "closures still alive after their tasks completed and ran",
+                                    expected: "released", observed: liveProbes.prefix(10).joined(separator: ", ")))
+        }
+        execution.slots.clear()
+        let tasks = execution.tasks.withLock { $0 }
+        if !tasks.isEmpty { exercised.insert(.c8_2) }
+        let liveTasks = pollUntilReleased(tasks.map(\.reference)).map { "t\(tasks[$0].id)" }
+        if !liveTasks.isEmpty {
+            findings.append(Finding(.c8_2, "tasks still alive after every reference was dropped",
+                                    expected: "freed", observed: liveTasks.prefix(10).joined(separator: ", ")))
+        }
+        return findings
+    }
+
+    /// Waits until every reference is nil or the leak deadline passes; the indices still alive.
+    private func pollUntilReleased(_ references: [WeakReference]) -> [Int] {
+        let deadline = Watchdog(limit: leakLimit).deadline
+        var spins = 0
+        while references.contains(where: { $0.object != nil }), Date() < deadline {
+            spins += 1
+            if spins < 100 { sched_yield() } else { usleep(200) }
+        }
+        return references.indices.filter { references[$0].object != nil }
+    }
+}

@@ -1,0 +1,19 @@
+/// A rule of docs/CONTRACT.md, by id: the vocabulary of every failure message.
+public enum Rule: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+    case c1_1 = "C1.1", c1_2 = "C1.2", c1_3 = "C1.3", c1_4 = "C1.4", c1_5 = "C1.5"
+    case c2_1 = "C2.1", c2_2 = "C2.2", c2_3 = "C2.3", c2_4 = "C2.4", c2_5 = "C2.5", c2_6 = "C2.6", c2_7 = "C2.7"
+    case c3_1 = "C3.1", c3_2 = "C3.2", c3_3 = "C3.3"
+    case c4_1 = "C4.1", c4_2 = "C4.2", c4_3 = "C4.3", c4_4 = "C4.4", c4_5 = "C4.5", c4_6 = "C4.6", c4_7 = "C4.7"
+    case c5_1 = "C5.1", c5_2 = "C5.2", c5_3 = "C5.3", c5_4 = "C5.4", c5_5 = "C5.5"
+    case c6_1 = "C6.1", c6_2 = "C6.2", c6_3 = "C6.3", c6_4 = "C6.4", c6_5 = "C6.5"
+    case c7_1 = "C7.1", c7_2 = "C7.2", c7_3 = "C7.3"
+    case c8_1 = "C8.1", c8_2 = "C8.2"
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: Rule, rhs: Rule) -> Bool {
+        lhs.sortKey.lexicographicallyPrecedes(rhs.sortKey)
+    }
+
+    private var sortKey: [Int] { rawValue.dropFirst().split(separator: ".").compactMap { Int($0) } }
+}

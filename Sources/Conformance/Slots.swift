@@ -1,0 +1,175 @@
+import Foundation
+import TaskAPI
+
+/// A task of a program, whatever its value type, behind one small interface.
+enum TaskSlot: Sendable {
+    case int(any AsyncTask<Int>)
+    case values(any AsyncTask<[Int]>)
+    case settled(any AsyncTask<[Completion<Int>]>)
+    case void(any AsyncTask<Void>)
+
+    var object: AnyObject {
+        switch self {
+        case .int(let t): return t
+        case .values(let t): return t
+        case .settled(let t): return t
+        case .void(let t): return t
+        }
+    }
+
+    var intTask: (any AsyncTask<Int>)? {
+        if case .int(let t) = self { return t }
+        return nil
+    }
+
+    func wait() -> Outcome {
+        switch self {
+        case .int(let t): return Outcome(t.wait())
+        case .values(let t): return Outcome(t.wait())
+        case .settled(let t): return Outcome(t.wait())
+        case .void(let t): return Outcome(t.wait())
+        }
+    }
+
+    func wait(timeout: Duration) -> Outcome? {
+        switch self {
+        case .int(let t): return t.wait(timeout: timeout).map { Outcome($0) }
+        case .values(let t): return t.wait(timeout: timeout).map { Outcome($0) }
+        case .settled(let t): return t.wait(timeout: timeout).map { Outcome($0) }
+        case .void(let t): return t.wait(timeout: timeout).map { Outcome($0) }
+        }
+    }
+
+    var status: String {
+        switch self {
+        case .int(let t): return t.status.description
+        case .values(let t): return t.status.description
+        case .settled(let t): return t.status.description
+        case .void(let t): return t.status.description
+        }
+    }
+
+    func value() async throws -> Outcome {
+        switch self {
+        case .int(let t): return .success(try await t.value)
+        case .values(let t): return .values(try await t.value)
+        case .settled(let t): return .settled(try await t.value.map { Outcome($0) })
+        case .void(let t): try await t.value; return .success(0)
+        }
+    }
+
+    /// Registers the harness's observer on the inline executor: it logs the outcome (C1.1).
+    func observe(_ task: Int, log: EventLog, inline: any Executor) {
+        switch self {
+        case .int(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
+        case .values(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
+        case .settled(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
+        case .void(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
+        }
+    }
+}
+
+/// What the drivers of one run share: tasks, sources and cancellation sources by id. A driver
+/// that needs an id made by another driver's earlier step waits for it; a drop waits until
+/// every earlier step that uses the task has taken it.
+final class Slots: Sendable {
+    private struct State {
+        var tasks: [Int: TaskSlot] = [:]
+        var sources: [Int: any CompletionSource<Int>] = [:]
+        var tokens: [Int: any CancellationSource] = [:]
+        var usesBeforeDrop: [Int: Int] = [:]
+    }
+
+    // NSCondition guards `state`; every access holds it.
+    private let condition = NSCondition()
+    private nonisolated(unsafe) var state = State()
+
+    init(program: Program) {
+        var uses: [Int: Int] = [:]
+        var dropped: Set<Int> = []
+        for step in program.steps {
+            if case .drop(let t) = step.operation { dropped.insert(t); continue }
+            for t in step.operation.usedTasks where !dropped.contains(t) { uses[t, default: 0] += 1 }
+        }
+        state.usesBeforeDrop = uses
+    }
+
+    func put(_ id: Int, _ slot: TaskSlot, source: (any CompletionSource<Int>)? = nil) {
+        withState { state in
+            state.tasks[id] = slot
+            if let source { state.sources[id] = source }
+        }
+    }
+
+    func putToken(_ id: Int, _ source: any CancellationSource) {
+        withState { $0.tokens[id] = source }
+    }
+
+    /// The task `id`, once made; counts one use towards a later drop.
+    func task(_ id: Int) -> TaskSlot? {
+        waitFor { state in
+            guard let slot = state.tasks[id] else { return nil }
+            state.usesBeforeDrop[id, default: 0] -= 1
+            return slot
+        }
+    }
+
+    func source(_ id: Int) -> (any CompletionSource<Int>)? {
+        waitFor { $0.sources[id] }
+    }
+
+    func token(_ id: Int) -> (any CancellationSource)? {
+        waitFor { $0.tokens[id] }
+    }
+
+    /// Forgets task `id` once every earlier step using it has taken it.
+    func drop(_ id: Int) {
+        _ = waitFor { state -> Bool? in
+            guard state.tasks[id] != nil, state.usesBeforeDrop[id, default: 0] <= 0 else { return nil }
+            state.tasks[id] = nil
+            return true
+        }
+    }
+
+    /// The held sources, for the harness to complete after the drivers.
+    func source(ifPresent id: Int) -> (any CompletionSource<Int>)? {
+        withState { $0.sources[id] }
+    }
+
+    /// Forgets everything (the end of a run).
+    func clear() {
+        withState { $0 = State() }
+    }
+
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        condition.lock()
+        defer { condition.broadcast(); condition.unlock() }
+        return body(&state)
+    }
+
+    private func waitFor<R>(_ body: (inout State) -> R?) -> R? {
+        condition.lock()
+        defer { condition.broadcast(); condition.unlock() }
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            if let result = body(&state) { return result }
+            if !condition.wait(until: deadline) { return body(&state) }
+        }
+    }
+}
+
+extension Operation {
+    /// The task ids this operation takes (not the one it makes).
+    var usedTasks: [Int] {
+        switch self {
+        case .complete(let s, _, _): return [s]
+        case .chain(_, let kind, let antecedent, _, _, _):
+            if case .flatMapExisting(let inner) = kind { return [antecedent, inner] }
+            return [antecedent]
+        case .combine(_, _, let inputs): return inputs
+        case .timeout(_, let antecedent, _): return [antecedent]
+        case .wait(let t), .waitTimeout(let t, _), .await(let t, _): return [t]
+        default: return []
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// The aims of issue #7, checked against a run's figures.
+func evaluateAims(_ results: [Measurement], backends: [String]) -> [AimResult] {
+    var aims: [AimResult] = []
+    func figures(_ prefix: String, _ subject: String) -> [Measurement] {
+        results.filter { $0.caseName.hasPrefix(prefix) && $0.subject == subject }
+    }
+    for backend in backends {
+        let chains = figures("chain.completed-inline", backend) + figures("chain.pending-inline", backend)
+        if !chains.isEmpty {
+            let worst = chains.map(\.median).max() ?? .nan
+            aims.append(AimResult(
+                aim: "inline chain <= 100 ns/link", subject: backend, met: worst <= 100,
+                detail: chains.map { "\($0.caseName) \(formatNumber($0.median)) ns/link" }.joined(separator: ", ")))
+        }
+        if let allocs = figures("memory.map-link-allocs", backend).first, allocs.median.isFinite {
+            aims.append(AimResult(
+                aim: "<= 1 library allocation per map", subject: backend, met: allocs.median <= 1.0,
+                detail: "\(formatNumber(allocs.median)) malloc calls per map link (the user closure captures nothing)"))
+        }
+        let hops = figures("hop.", backend)
+        if !hops.isEmpty {
+            let ok = hops.allSatisfy { ($0.ratio ?? .infinity) <= 1.25 }
+            aims.append(AimResult(
+                aim: "hop p50 within 1.25x of the raw baseline", subject: backend, met: ok,
+                detail: hops.map { "\($0.caseName) \(formatNumber($0.median)) us, \(formatRatio($0))" }
+                    .joined(separator: ", ")))
+        }
+        if let retained = figures("memory.retained-after", backend).first, retained.median.isFinite {
+            aims.append(AimResult(
+                aim: "memory back at baseline after completion", subject: backend,
+                met: retained.note?.hasPrefix("back at baseline") ?? false,
+                detail: "\(formatNumber(retained.median)) bytes still in use after \(retained.caseName)"))
+        }
+        let depths = figures("stack.deepest-", backend)
+        if !depths.isEmpty {
+            let probedFully = depths.allSatisfy { $0.median >= Double(StackScenario.target) }
+            let timedOut = depths.contains { $0.note?.contains(StackScenario.timeoutMarker) ?? false }
+            let failed = depths.contains {
+                $0.median < Double(StackScenario.target) && !($0.note?.contains(StackScenario.timeoutMarker) ?? true)
+            }
+            var detail = depths.map { "\($0.caseName) \(formatNumber($0.median)) links" }.joined(separator: ", ")
+            if !probedFully && !failed {
+                detail += timedOut ? " (a 1,000,000-link probe ran out of time: undecided)"
+                    : " (--quick probes to 100,000 links only)"
+            }
+            aims.append(AimResult(
+                aim: "survives the 1,000,000-link chain (512 KiB stack)", subject: backend,
+                met: failed ? false : (probedFully ? true : nil), detail: detail))
+        }
+    }
+    return aims
+}

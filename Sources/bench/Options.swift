@@ -1,0 +1,148 @@
+/// The command line: `bench [run] [options]`, `bench compare OLD.json NEW.json`, `bench --help`.
+enum Command: Equatable {
+    case run(Options)
+    case compare(old: String, new: String)
+    case show(path: String, format: OutputFormat)
+    case help
+    case stackProbe([String])
+    case allocProbe([String])
+}
+
+enum OutputFormat: String, CaseIterable {
+    case table, json, csv, markdown
+}
+
+struct Options: Equatable {
+    var backends: [String]
+    var scenarios: [String]
+    var quick = false
+    var format = OutputFormat.table
+    var output: String?
+    var svg: String?
+}
+
+/// A command line the benchmark does not understand: printed with the usage, exit status 2.
+struct UsageError: Error, Equatable {
+    let message: String
+}
+
+/// Parses arguments (without the program name) against the known backend and scenario names.
+func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]) throws(UsageError) -> Command {
+    var args = arguments[...]
+    if args.first == StackProbe.command { return .stackProbe(Array(args.dropFirst())) }
+    if args.first == AllocProbe.command { return .allocProbe(Array(args.dropFirst())) }
+    if args.first == "compare" {
+        args = args.dropFirst()
+        if args.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
+        guard args.count == 2 else {
+            throw UsageError(message: "compare takes exactly two files: OLD.json NEW.json")
+        }
+        return .compare(old: args[args.startIndex], new: args[args.startIndex + 1])
+    }
+    if args.first == "show" {
+        args = args.dropFirst()
+        var path: String?
+        var format = OutputFormat.table
+        while let arg = args.popFirst() {
+            switch arg {
+            case "-h", "--help": return .help
+            case "--format":
+                guard let text = args.popFirst(), let chosen = OutputFormat(rawValue: text) else {
+                    throw UsageError(message: "--format needs one of: table, json, csv, markdown")
+                }
+                format = chosen
+            default:
+                guard path == nil, !arg.hasPrefix("-") else { throw UsageError(message: "unknown argument '\(arg)'") }
+                path = arg
+            }
+        }
+        guard let path else { throw UsageError(message: "show takes a JSON report: show REPORT.json") }
+        return .show(path: path, format: format)
+    }
+    if args.first == "run" { args = args.dropFirst() }
+
+    var options = Options(backends: backends, scenarios: scenarios)
+    func value(for flag: String) throws(UsageError) -> String {
+        guard let next = args.popFirst(), !next.hasPrefix("--") else {
+            throw UsageError(message: "\(flag) needs a value")
+        }
+        return next
+    }
+    func list(_ text: String, of known: [String], what: String) throws(UsageError) -> [String] {
+        if text == "all" { return known }
+        let names = text.split(separator: ",").map { String($0).trimmingCharacters(in: " ") }
+        guard !names.isEmpty, !names.contains("") else { throw UsageError(message: "empty \(what) list") }
+        for name in names where !known.contains(name) {
+            throw UsageError(message: "unknown \(what) '\(name)' (known: \(known.joined(separator: ", ")))")
+        }
+        var seen: [String] = []
+        for name in names where !seen.contains(name) { seen.append(name) }
+        return seen
+    }
+    while let arg = args.popFirst() {
+        var flag = arg
+        if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
+            flag = String(arg[..<eq])
+            args.insert(String(arg[arg.index(after: eq)...]), at: args.startIndex)
+        }
+        switch flag {
+        case "-h", "--help": return .help
+        case "--quick": options.quick = true
+        case "--backends": options.backends = try list(try value(for: flag), of: backends, what: "backend")
+        case "--scenarios": options.scenarios = try list(try value(for: flag), of: scenarios, what: "scenario")
+        case "--format":
+            let text = try value(for: flag)
+            guard let format = OutputFormat(rawValue: text) else {
+                throw UsageError(message: "unknown format '\(text)' (known: table, json, csv, markdown)")
+            }
+            options.format = format
+        case "--output": options.output = try value(for: flag)
+        case "--svg": options.svg = try value(for: flag)
+        default: throw UsageError(message: "unknown argument '\(arg)'")
+        }
+    }
+    return .run(options)
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        String(drop(while: { $0 == set }).reversed().drop(while: { $0 == set }).reversed())
+    }
+}
+
+/// The usage text, with the names this build knows.
+func usage(backends: [String], scenarios: [(String, String)]) -> String {
+    let width = scenarios.map(\.0.count).max() ?? 0
+    let list = scenarios.map { "  \($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }
+    return """
+    usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick]
+                 [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
+           bench compare OLD.json NEW.json
+           bench show REPORT.json [--format table|json|csv|markdown]
+           bench --help
+
+    Measures what each task backend costs, next to raw baselines measured in the same run
+    (Dispatch, Swift concurrency, threads, a plain closure loop). Every figure is a median over
+    repetitions with its min and max; backend figures carry a cost ratio to their baseline
+    (above 1: costlier than the baseline). Progress goes to standard error.
+
+    options:
+      --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
+      --scenarios LIST   comma-separated, or 'all' (default: all)
+      --quick            fewer repetitions and smaller sizes (about 15 s instead of 90 s)
+      --format F         table (default), json, csv or markdown, on standard output
+      --output FILE      write the report to FILE instead of standard output
+      --svg FILE         also write an SVG chart of each scenario's ratios to FILE
+      -h, --help         this text
+
+    scenarios:
+    \(list.joined(separator: "\n"))
+
+    show: prints a saved JSON report again, in any format.
+
+    compare: matches the figures of two JSON reports and prints what got faster or slower
+    beyond the noise (the two min..max ranges do not overlap and the medians differ by 5%+).
+
+    exit status: 0 done, 1 a file could not be read or written, 2 bad command line.
+    """
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Renders a report in one of the output formats.
+func render(_ report: Report, as format: OutputFormat) -> String {
+    switch format {
+    case .table: return renderTable(report)
+    case .json: return renderJSON(report)
+    case .csv: return renderCSV(report)
+    case .markdown: return renderMarkdown(report)
+    }
+}
+
+func renderJSON(_ report: Report) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    // NaN (a figure that could not be measured) is not valid JSON: it is written as null.
+    guard let data = try? encoder.encode(report.withoutNaN()) else { return "{}" }
+    return String(decoding: data, as: UTF8.self) + "\n"
+}
+
+/// A number for people: SI suffixes for large values, enough digits for small ones.
+func formatNumber(_ x: Double?) -> String {
+    guard let x, x.isFinite else { return "n/a" }
+    let a = abs(x)
+    if a >= 1e9 { return String(format: "%.2fG", x / 1e9) }
+    if a >= 1e6 { return String(format: "%.2fM", x / 1e6) }
+    if a >= 1e4 { return String(format: "%.1fk", x / 1e3) }
+    if a >= 100 { return String(format: "%.0f", x) }
+    if a >= 10 { return String(format: "%.1f", x) }
+    return String(format: "%.2f", x)
+}
+
+func formatRatio(_ m: Measurement) -> String {
+    guard let ratio = m.ratio else { return m.isBackend ? "n/a" : "baseline" }
+    return String(format: "%.2fx", ratio) + " vs \(m.baseline ?? "?")"
+}
+
+func formatSpread(_ m: Measurement) -> String {
+    m.repetitions > 1 ? "\(formatNumber(m.min))..\(formatNumber(m.max))" : "(1 run)"
+}
+
+func formatPercentiles(_ m: Measurement) -> String {
+    guard let p = m.percentiles else { return "" }
+    return "p50 \(formatNumber(p.p50)) p90 \(formatNumber(p.p90)) p99 \(formatNumber(p.p99)) max \(formatNumber(p.max))"
+}
+
+func renderTable(_ report: Report) -> String {
+    var out = "bench: \(report.machine.summary)\n"
+    out += "run \(report.date), \(report.quick ? "--quick" : "default"), \(String(format: "%.1f", report.durationSeconds)) s; "
+    out += "ratio = cost relative to the baseline named (above 1: costlier)\n"
+    let header = ["case", "subject", "median", "min..max", "unit", "ratio", "detail"]
+    for scenario in report.scenarios {
+        let rows = report.results.filter { $0.scenario == scenario }
+        guard !rows.isEmpty else { continue }
+        out += "\n== \(scenario)\n"
+        let cells = rows.map { m in
+            [m.caseName, m.subject, formatNumber(m.median), formatSpread(m), m.unit, formatRatio(m),
+             [formatPercentiles(m), m.note ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")]
+        }
+        let widths = (0..<header.count).map { column in
+            ([header] + cells).map { $0[column].count }.max() ?? 0
+        }
+        for row in [header] + cells {
+            let padded = row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }
+            out += padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+        }
+    }
+    if !report.aims.isEmpty {
+        out += "\n== aims (issue #7)\n"
+        for aim in report.aims {
+            let verdict = aim.met.map { $0 ? "met    " : "NOT met" } ?? "n/a    "
+            out += "\(verdict)  \(aim.subject): \(aim.aim) - \(aim.detail)\n"
+        }
+    }
+    return out
+}
+
+func renderMarkdown(_ report: Report) -> String {
+    var out = "Machine: \(report.machine.summary). Run \(report.date), "
+    out += "\(report.quick ? "`--quick`" : "default run"), \(String(format: "%.1f", report.durationSeconds)) s.\n\n"
+    out += "| scenario | case | subject | median | min..max | unit | ratio | detail |\n"
+    out += "|---|---|---|---:|---:|---|---:|---|\n"
+    for m in report.results {
+        let detail = [formatPercentiles(m), m.note ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")
+        out += "| \(m.scenario) | `\(m.caseName)` | \(m.subject) | \(formatNumber(m.median)) | \(formatSpread(m)) "
+        out += "| \(m.unit) | \(formatRatio(m)) | \(detail.replacingOccurrences(of: "|", with: "/")) |\n"
+    }
+    if !report.aims.isEmpty {
+        out += "\n| aim | subject | met | detail |\n|---|---|---|---|\n"
+        for aim in report.aims {
+            out += "| \(aim.aim) | \(aim.subject) | \(aim.met.map { $0 ? "yes" : "**no**" } ?? "n/a") | \(aim.detail) |\n"
+        }
+    }
+    return out
+}
+
+func renderCSV(_ report: Report) -> String {
+    func field(_ text: String) -> String {
+        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
+            ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+    func number(_ x: Double?) -> String {
+        guard let x, x.isFinite else { return "" }
+        return String(x)
+    }
+    var out = "scenario,case,subject,kind,unit,better,median,min,max,repetitions,samples,p50,p90,p99,pmax,"
+    out += "baseline,ratio,ratio_min,ratio_max,note\n"
+    for m in report.results {
+        let p = m.percentiles
+        let row: [String] = [
+            m.scenario, m.caseName, m.subject, m.kind, m.unit, m.better, number(m.median), number(m.min),
+            number(m.max), String(m.repetitions), m.samples.map(String.init) ?? "", number(p?.p50),
+            number(p?.p90), number(p?.p99), number(p?.max), m.baseline ?? "", number(m.ratio),
+            number(m.ratioMin), number(m.ratioMax), m.note ?? "",
+        ]
+        out += row.map(field).joined(separator: ",") + "\n"
+    }
+    return out
+}
+
+extension Report {
+    /// The report with every NaN or infinite figure replaced by JSON-safe values.
+    func withoutNaN() -> Report {
+        var copy = self
+        func clean(_ x: Double) -> Double { x.isFinite ? x : -1 }
+        func clean(_ x: Double?) -> Double? { x.flatMap { $0.isFinite ? $0 : nil } }
+        copy.results = results.map { m in
+            var m = m
+            if !m.median.isFinite {
+                m.note = [m.note, "not measured (written as -1)"].compactMap { $0 }.joined(separator: "; ")
+            }
+            m.median = clean(m.median)
+            m.min = clean(m.min)
+            m.max = clean(m.max)
+            m.ratio = clean(m.ratio)
+            m.ratioMin = clean(m.ratioMin)
+            m.ratioMax = clean(m.ratioMax)
+            return m
+        }
+        return copy
+    }
+}

@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+import TaskAPI
+
+/// contention: several threads register continuations on, and race try-setters against,
+/// the same sources; operations (registrations plus setter calls) per second.
+enum ContentionScenario {
+    static let entry = ScenarioEntry(
+        name: "contention",
+        summary: "threads registering continuations and racing trySucceed on shared sources; ops/s",
+        run: run
+    )
+
+    static func run(_ context: ScenarioContext) -> [Measurement] {
+        let threads = Swift.max(2, context.plan.cores)
+        let m = context.plan.size(20_000, quick: 5_000)
+        let reps = context.plan.repetitions(5, quick: 2)
+        let caseName = "contention.register-race@\(threads)x\(sizeLabel(m))"
+        let ops = Double(threads * m * 2)
+        func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ runs: [(Double, Bool)])
+            -> Measurement {
+            let bad = runs.contains { !$0.1 }
+            return Measurement(scenario: "contention", caseName: caseName, subject: subject, kind: kind,
+                               unit: "ops/s", better: .higher, values: runs.map { ops / $0.0 }, baseline: baseline,
+                               note: bad ? "a round lost or repeated a continuation or a winner" : nil)
+        }
+        var results: [Measurement] = []
+
+        Progress.note("contention: baseline (Mutex-guarded promise), \(threads) threads x \(m) sources")
+        let raw = runs(reps) {
+            let promises = (0..<m).map { _ in RawPromise() }
+            return race(threads: threads, count: m,
+                        register: { j, callback in promises[j].onComplete { _ in callback() } },
+                        trySet: { j, value in promises[j].trySet(value) })
+        }
+        results.append(figure("threads", .baseline, nil, raw))
+
+        for backend in context.backends {
+            Progress.note("contention: \(backend.name)")
+            let inline = backend.inlineExecutor
+            let measured = runs(reps) {
+                let sources = (0..<m).map { _ in backend.makeSource(of: Int.self) }
+                return race(threads: threads, count: m,
+                            register: { j, callback in sources[j].task.whenComplete(on: inline) { _ in callback() } },
+                            trySet: { j, value in sources[j].trySucceed(value) })
+            }
+            results.append(figure(backend.name, .backend, "threads", measured))
+        }
+        return results
+    }
+
+    private static func runs(_ count: Int, _ body: () -> (Double, Bool)) -> [(Double, Bool)] {
+        _ = body()
+        return (0..<count).map { _ in body() }
+    }
+
+    /// Starts `threads` threads together; each walks all `count` cells, registering a callback
+    /// and then calling the try-setter on each. Returns the seconds from the start signal to the
+    /// last thread's end, and whether every callback ran once and every cell had one winner.
+    private static func race(
+        threads: Int, count: Int,
+        register: @escaping @Sendable (Int, @escaping @Sendable () -> Void) -> Void,
+        trySet: @escaping @Sendable (Int, Int) -> Bool
+    ) -> (Double, Bool) {
+        let ran = Counter()
+        let winners = Counter()
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        for t in 0..<threads {
+            Thread {
+                ready.signal()
+                go.wait()
+                var won = 0
+                for j in 0..<count {
+                    register(j) { ran.add(1) }
+                    if trySet(j, t) { won += 1 }
+                }
+                winners.add(won)
+                finished.signal()
+            }.start()
+        }
+        for _ in 0..<threads { ready.wait() }
+        let seconds = timed {
+            for _ in 0..<threads { go.signal() }
+            for _ in 0..<threads { finished.wait() }
+        }
+        return (seconds, ran.value == threads * count && winners.value == count)
+    }
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The monotonic clock, in nanoseconds.
+@inline(__always)
+func monotonicNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+}
+
+/// Seconds `body` took on the monotonic clock.
+@inline(__always)
+func timed(_ body: () -> Void) -> Double {
+    let start = monotonicNanos()
+    body()
+    return Double(monotonicNanos() &- start) / 1e9
+}
+
+/// Median, min and max of a non-empty list of values.
+struct Spread {
+    var median: Double
+    var min: Double
+    var max: Double
+
+    init(_ values: [Double]) {
+        let sorted = values.sorted()
+        if sorted.isEmpty {
+            median = .nan
+            min = .nan
+            max = .nan
+            return
+        }
+        let mid = sorted.count / 2
+        median = sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+        min = sorted[0]
+        max = sorted[sorted.count - 1]
+    }
+}
+
+/// The nearest-rank percentile `p` (0...100) of an ascending list.
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+    return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
+}
+
+/// How hard to measure: repetitions and sizes differ between a default and a `--quick` run.
+struct Plan: Sendable {
+    let quick: Bool
+    /// Online processors: thread counts of the raw baselines and of the contention scenario.
+    let cores: Int
+    /// Seconds one subject's case may take (timed repetitions together), so that a default run
+    /// stays within 90 s and `--quick` within 15 s whatever the backends cost.
+    let budget: Double
+
+    /// Repetitions (at least 2, for a spread) and, if even those do not fit the budget, a size
+    /// halved down to `floor`, for a case whose one item was measured to take `secondsPerItem`.
+    func fit(nominal: Int, floor: Int, repetitions: Int, secondsPerItem: Double) -> (size: Int, repetitions: Int) {
+        var reps = repetitions
+        var n = nominal
+        func cost() -> Double { secondsPerItem * Double(n) * Double(reps) }
+        while reps > 2 && cost() > budget { reps -= 1 }
+        while n > floor && cost() > budget { n = Swift.max(floor, n / 2) }
+        return (n, reps)
+    }
+
+    /// Timed repetitions (after one warm-up).
+    func repetitions(_ normal: Int, quick short: Int) -> Int { quick ? short : normal }
+    func size(_ normal: Int, quick short: Int) -> Int { quick ? short : normal }
+
+    /// Runs `body` once to warm up, then up to `count` times (at least twice) as the budget
+    /// allows, judging by the warm-up's seconds; returns the seconds of each timed run.
+    func repeatedWithinBudget(_ count: Int, _ body: () -> Double) -> [Double] {
+        let warm = body()
+        let reps = fit(nominal: 1, floor: 1, repetitions: count, secondsPerItem: warm).repetitions
+        return (0..<reps).map { _ in body() }
+    }
+
+    /// Runs `body` once to warm up, then `count` times; returns what each timed run returned.
+    func repeated(_ count: Int, warmup: Bool = true, _ body: () -> Double) -> [Double] {
+        if warmup { _ = body() }
+        return (0..<count).map { _ in body() }
+    }
+}
+
+/// A size as a case-name suffix: 1000000 -> 1M, 100000 -> 100k.
+func sizeLabel(_ n: Int) -> String {
+    if n >= 1_000_000, n % 1_000_000 == 0 { return "\(n / 1_000_000)M" }
+    if n >= 1_000, n % 1_000 == 0 { return "\(n / 1_000)k" }
+    return "\(n)"
+}

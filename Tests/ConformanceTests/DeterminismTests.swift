@@ -1,0 +1,75 @@
+import Conformance
+import Testing
+
+/// The same seed gives the same program, byte for byte, on every machine and toolchain.
+struct DeterminismTests {
+    /// SplitMix64's reference outputs for seed 1234567 (from the algorithm's published C code).
+    @Test func splitMixMatchesReference() {
+        var rng = SplitMix64(seed: 1_234_567)
+        let outputs = (0..<5).map { _ in rng.next() }
+        #expect(outputs == [
+            6_457_827_717_110_365_317, 3_203_168_211_198_807_973, 9_817_491_932_198_370_423,
+            4_593_380_528_125_082_431, 16_408_922_859_458_223_821,
+        ])
+    }
+
+    @Test(arguments: [UInt64(0), 1, 42, 0xDEAD_BEEF, .max])
+    func aSeedPrintsTheSameProgramTwice(seed: UInt64) {
+        let generator = ProgramGenerator()
+        let first = generator.program(seed: seed).description
+        let second = generator.program(seed: seed).description
+        #expect(Array(first.utf8) == Array(second.utf8))
+        #expect(first.hasPrefix("program seed=\(seed) "))
+    }
+
+    /// A golden program: if this changes, every printed seed of the past replays another
+    /// program. Change it only on purpose, and say so in the changelog.
+    @Test func goldenProgram() {
+        let program = ProgramGenerator().program(seed: 7).description
+        #expect(fnv1a(program) == Self.golden7, "program for seed 7 changed:\n\(program)")
+    }
+
+    static let golden7: UInt64 = 6_377_191_887_400_434_719
+
+    /// Replaying: program `i` of a run with base seed `b` is the single program of a run with
+    /// base seed `b &+ i`, which is what the printed replay line runs.
+    @Test func replayLineRunsTheSameProgram() {
+        let base: UInt64 = 987_654_321
+        let generator = ProgramGenerator()
+        let fifth = generator.program(seed: base &+ 5)
+        var configuration = ConformanceConfiguration.fromEnvironment(environment: [
+            "CONFORMANCE_SEED": "\(base &+ 5)", "CONFORMANCE_PROGRAMS": "1",
+        ])
+        configuration.output = { _ in }
+        #expect(configuration.baseSeed == fifth.seed)
+        #expect(configuration.programs == 1)
+        #expect(configuration.generator.program(seed: configuration.baseSeed) == fifth)
+        #expect(Conformance.replayLine(seed: 5, filter: "X/y") == "CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
+        #expect(ConformanceConfiguration.parseSeed("0x10") == 16)
+    }
+
+    @Test func programsCoverEveryOperationKind() {
+        var kinds: Set<String> = []
+        for seed in UInt64(0)..<200 {
+            for step in ProgramGenerator().program(seed: seed).steps {
+                kinds.insert(String(describing: step.operation).replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression))
+            }
+        }
+        for needle in ["makeSource()", "held(", ".trysuccess", ".failure", ".trycancel", "completed(", "run(on: inline",
+                       "run(on: counting", ".continueWith(on: serial", ".map(", ".then(", ".catch(", ".flatMap->t", ".flatMap->new", ".recover(",
+                       ".finally(", "whenAll([])", "whenAllSettled([", "race([])", "any([t", "linkedTo:", ".cancel()",
+                       "cancel(after:", "delay(", ".timeout(after:", ".wait()", "wait(timeout:", "await t", "(cancelled)", "drop t", "token: k"] {
+            #expect(kinds.contains { $0.contains(needle.replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression)) }, "no \(needle)")
+        }
+    }
+}
+
+/// FNV-1a over UTF-8: a stable hash (Swift's `Hasher` is seeded per process).
+func fnv1a(_ text: String) -> UInt64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in text.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01B3
+    }
+    return hash
+}

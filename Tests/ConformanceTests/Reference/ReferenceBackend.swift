@@ -1,0 +1,336 @@
+import Dispatch
+import Synchronization
+import TaskAPI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A bug that a mutant of the reference backend has switched on; `.none` is the correct backend.
+/// Each must be caught by the conformance suite's default budget (MutantTests).
+enum Mutation: String, CaseIterable, Sendable {
+    case none
+    /// `tryComplete` on a completed task still returns true (C1.2).
+    case twoTrySetWinners
+    /// The first continuation of a task is handed over twice (C2.1).
+    case continuationRunTwice
+    /// Continuations are handed over last registered first (C2.4).
+    case lifoContinuations
+    /// A continuation registered on a completed task runs inside `whenComplete` (C2.3).
+    case runInsideRegister
+    /// `run` starts the body even when the token was cancelled first (C4.3).
+    case tokenIgnoredBeforeStart
+    /// User-written executors are ignored: their continuations go to the default one (C2.5).
+    case wrongExecutor
+    /// A completed task keeps its continuations' closures (C8.1).
+    case closuresKeptAlive
+    /// A body's `CancellationError` becomes a failure (C3.2).
+    case cancellationAsFailure
+    /// Every continuation but the first registered on a pending task is dropped: chains hang (C2.1).
+    case lostContinuation
+    /// `whenAll` collects values in completion order, not input order (C5.1).
+    case whenAllCompletionOrder
+    /// `whenAll` waits for every input before failing (C5.1).
+    case whenAllNotFailingFast
+    /// `finally` turns a failure into a cancellation (C3.3).
+    case finallyLosesError
+    /// `flatMap` takes the returned task's outcome without waiting for it (C2.6).
+    case flatMapNotWaiting
+}
+
+/// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
+final class ReferenceBackend: TaskBackend {
+    let mutation: Mutation
+    let name: String
+    let defaultExecutor: any Executor = ReferenceQueueExecutor(queue: .global())
+    let inlineExecutor: any Executor = ReferenceInlineExecutor()
+
+    init(_ mutation: Mutation = .none) {
+        self.mutation = mutation
+        name = mutation == .none ? "reference" : "mutant-\(mutation.rawValue)"
+    }
+
+    func makeSerialExecutor(label: String) -> any Executor {
+        ReferenceQueueExecutor(queue: DispatchQueue(label: label))
+    }
+
+    func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+        ReferenceTask<T>(backend: self)
+    }
+
+    func makeCancellationSource() -> any CancellationSource {
+        ReferenceCancellationSource(backend: self)
+    }
+
+    func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
+        let timer = ReferenceTimer(job)
+        let (seconds, attoseconds) = delay.components
+        let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { timer.fire() }
+        return timer
+    }
+
+    func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]> {
+        if tasks.isEmpty { return completed(.success([])) }
+        let source = makeSource(of: [T].self)
+        let mutation = self.mutation
+        if mutation == .whenAllNotFailingFast {
+            whenAllSettled(tasks).whenComplete(on: inlineExecutor) { settled in
+                let all = settled.value ?? []
+                if let bad = all.first(where: { !$0.isSuccess }) {
+                    source.tryComplete(bad.isCancelled ? .cancelled : .failure(bad.error ?? CancellationError()))
+                } else {
+                    source.trySucceed(all.compactMap(\.value))
+                }
+            }
+            return source.task
+        }
+        // Slots by input index (or by arrival for the mutant); the first failure wins at once.
+        let slots = Locked((values: [T?](repeating: nil, count: tasks.count), arrived: [T](), remaining: tasks.count))
+        for (index, task) in tasks.enumerated() {
+            task.whenComplete(on: inlineExecutor) { completion in
+                guard case .success(let value) = completion else {
+                    source.tryComplete(completion.isCancelled ? .cancelled : .failure(completion.error ?? CancellationError()))
+                    return
+                }
+                let done: [T]? = slots.withLock { state in
+                    state.values[index] = value
+                    state.arrived.append(value)
+                    state.remaining -= 1
+                    guard state.remaining == 0 else { return nil }
+                    return mutation == .whenAllCompletionOrder ? state.arrived : state.values.compactMap { $0 }
+                }
+                if let done { source.trySucceed(done) }
+            }
+        }
+        return source.task
+    }
+
+    func run<T: Sendable>(
+        on executor: any Executor, token: CancellationToken, _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> any AsyncTask<T> {
+        let source = makeSource(of: T.self)
+        let gate = mutation == .tokenIgnoredBeforeStart ? nil : StartGate.make(for: source, token: token)
+        let mutation = self.mutation
+        executor.execute {
+            if mutation == .tokenIgnoredBeforeStart {
+                source.tryStart()
+                source.tryComplete(Completion { try body(token) })
+                return
+            }
+            guard gate.start(source, token: token) else { return }
+            var completion = Completion { try body(token) }
+            if mutation == .cancellationAsFailure, completion.isCancelled { completion = .failure(CancellationError()) }
+            source.tryComplete(completion)
+        }
+        return source.task
+    }
+}
+
+/// The reference task: a `TaskStateMachine` under a `Mutex`, continuations handed over after the
+/// lock is released.
+final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
+    typealias Success = T
+    struct Continuation: Sendable {
+        let executor: any Executor
+        let body: @Sendable (Completion<T>) -> Void
+    }
+
+    /// The state machine (whose delivery phase queues registrations that race the completing
+    /// hand-off behind it, C2.4), plus a count of registrations for `.lostContinuation`.
+    struct State {
+        var machine = TaskStateMachine<T, Continuation>()
+        var registered = 0
+    }
+
+    private let owner: ReferenceBackend
+    private let state = Locked(State())
+    /// Only for `.closuresKeptAlive`.
+    private let kept = Locked<[Continuation]>([])
+
+    init(backend: ReferenceBackend) {
+        owner = backend
+    }
+
+    var backend: any TaskBackend { owner }
+    var task: any AsyncTask<T> { self }
+    var status: TaskStatus { state.withLock { $0.machine.status } }
+    var completion: Completion<T>? { state.withLock { $0.machine.completion } }
+
+    func tryStart() -> Bool { state.withLock { $0.machine.start() } }
+
+    func tryComplete(_ completion: Completion<T>) -> Bool {
+        guard let continuations = state.withLock({ $0.machine.complete(completion) }) else {
+            return owner.mutation == .twoTrySetWinners
+        }
+        var list = Array(continuations)
+        while true {
+            if owner.mutation == .lifoContinuations { list.reverse() }
+            if owner.mutation == .continuationRunTwice, let first = list.first { list.insert(first, at: 0) }
+            if owner.mutation == .closuresKeptAlive { kept.withLock { $0 += list } }
+            for continuation in list { hand(continuation, completion) }
+            guard let next = state.withLock({ $0.machine.nextDelivery() }) else { return true }
+            list = Array(next)
+        }
+    }
+
+    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
+        let target = owner.mutation == .wrongExecutor && !(executor is ReferenceQueueExecutor || executor is ReferenceInlineExecutor)
+            ? owner.defaultExecutor : executor
+        let continuation = Continuation(executor: target, body: body)
+        let completion: Completion<T>? = state.withLock { state in
+            if owner.mutation == .lostContinuation, state.machine.completion == nil, state.registered > 0 { return nil }
+            state.registered += 1
+            return state.machine.register(continuation)
+        }
+        guard let completion else { return }
+        if owner.mutation == .runInsideRegister {
+            body(completion)
+            return
+        }
+        hand(continuation, completion)
+    }
+
+    /// Queue executors never run a job inside `execute`: they get it at once, so that a hand-off
+    /// is never deferred behind the trampoline while a later registration goes first (C2.4).
+    /// Inline and unknown executors (which may run the job synchronously) go through the
+    /// trampoline, so that long chains stay loops (C2.7).
+    private func hand(_ continuation: Continuation, _ completion: Completion<T>) {
+        let body = continuation.body
+        if let queue = continuation.executor as? ReferenceQueueExecutor {
+            queue.execute { body(completion) }
+        } else {
+            ReferenceTrampoline.current.submit { continuation.executor.execute { body(completion) } }
+        }
+    }
+
+    func finally(
+        on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) throws -> Void
+    ) -> any AsyncTask<T> {
+        let losesError = owner.mutation == .finallyLosesError
+        return continueWith(on: executor, token: .none) { completion in
+            try body(completion)
+            if losesError, completion.isFailure { throw CancellationError() }
+            return try completion.get()
+        }
+    }
+
+    func flatMap<U: Sendable>(
+        on executor: any Executor, token: CancellationToken,
+        _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
+    ) -> any AsyncTask<U> {
+        guard owner.mutation == .flatMapNotWaiting else {
+            return continueWithTask(on: executor, token: token) { try transform($0.get()) }
+        }
+        return continueWith(on: executor, token: token) { completion in
+            try transform(completion.get()).completion?.get() ?? { throw CancellationError() }()
+        }
+    }
+
+    func wait() -> Completion<T> {
+        let semaphore = DispatchSemaphore(value: 0)
+        let slot = Locked<Completion<T>?>(nil)
+        whenComplete(on: owner.inlineExecutor) { completion in
+            slot.withLock { $0 = completion }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return slot.withLock { $0 } ?? .cancelled
+    }
+
+    func wait(timeout: Duration) -> Completion<T>? {
+        if let completion { return completion }
+        let semaphore = DispatchSemaphore(value: 0)
+        whenComplete(on: owner.inlineExecutor) { _ in semaphore.signal() }
+        let (seconds, attoseconds) = timeout.components
+        let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        _ = semaphore.wait(timeout: .now() + .nanoseconds(nanos))
+        return completion
+    }
+}
+
+/// A Dispatch queue as an executor: the global queue (default) or a serial one.
+final class ReferenceQueueExecutor: Executor {
+    let queue: DispatchQueue
+    init(queue: DispatchQueue) { self.queue = queue }
+    func execute(_ job: @escaping @Sendable () -> Void) { queue.async(execute: job) }
+}
+
+/// Runs jobs on the calling thread, through the thread's trampoline (C2.7).
+final class ReferenceInlineExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) { ReferenceTrampoline.current.submit(job) }
+}
+
+/// A per-thread queue that turns nested hand-offs into a loop. Only its own thread touches it.
+final class ReferenceTrampoline {
+    private var queue: [() -> Void] = []
+    private var draining = false
+
+    func submit(_ job: @escaping () -> Void) {
+        if draining { queue.append(job); return }
+        draining = true
+        job()
+        while !queue.isEmpty { queue.removeFirst()() }
+        draining = false
+    }
+
+    static var current: ReferenceTrampoline {
+        if let pointer = pthread_getspecific(trampolineKey) {
+            return Unmanaged<ReferenceTrampoline>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let trampoline = ReferenceTrampoline()
+        // Released by the key's destructor when the thread exits.
+        pthread_setspecific(trampolineKey, Unmanaged.passRetained(trampoline).toOpaque())
+        return trampoline
+    }
+}
+
+private let trampolineKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in
+        guard let pointer else { return }
+        Unmanaged<ReferenceTrampoline>.fromOpaque(pointer).release()
+    }
+    return key
+}()
+
+final class ReferenceCancellationSource: CancellationSource {
+    private let owner: ReferenceBackend
+    private let state = Locked(CancellationState<@Sendable () -> Void>())
+
+    init(backend: ReferenceBackend) { owner = backend }
+
+    var isCancellationRequested: Bool { state.withLock { $0.isCancellationRequested } }
+
+    func cancel() {
+        guard let handlers = state.withLock({ $0.cancel() }) else { return }
+        for handler in handlers { handler() }
+    }
+
+    func cancel(after delay: Duration) {
+        _ = owner.schedule(after: delay) { [weak self] in self?.cancel() }
+    }
+
+    func register(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
+        guard let id = state.withLock({ $0.register(handler) }) else {
+            handler()
+            return NoopDisposable()
+        }
+        return Registration(source: self, id: id)
+    }
+
+    private struct Registration: Disposable {
+        weak var source: ReferenceCancellationSource?
+        let id: UInt64
+        func dispose() { source?.state.withLock { $0.dispose(id) } }
+    }
+}
+
+/// A one-shot timer whose job is released by firing or disposing, whichever comes first.
+final class ReferenceTimer: Disposable {
+    private let job: Locked<(@Sendable () -> Void)?>
+    init(_ job: @escaping @Sendable () -> Void) { self.job = Locked(job) }
+    func fire() { job.withLock { job in defer { job = nil }; return job }?() }
+    func dispose() { job.withLock { $0 = nil } }
+}
