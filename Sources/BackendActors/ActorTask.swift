@@ -147,9 +147,15 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
     }
 
     fileprivate func complete(_ completion: Completion<T>) {
-        guard let registrations = machine.complete(completion) else { return }
-        for registration in registrations {
-            Handoff.fromActor(registration, completion)
+        guard var batch = machine.complete(completion) else { return }
+        while true {
+            for registration in batch {
+                Handoff.fromActor(registration, completion)
+            }
+            // Always empty here: nothing interleaves with the actor, so registrations made during
+            // this hand-over are messages queued behind it. Ends the machine's delivering phase.
+            guard let next = machine.nextDelivery() else { break }
+            batch = next
         }
         // No fast-path registration can overtake these: the mailbox is busy until this drain ends.
         let bits = phase.load(ordering: .relaxed)

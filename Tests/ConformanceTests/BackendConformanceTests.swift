@@ -1,3 +1,4 @@
+import BackendActors
 import BackendGCD
 import Conformance
 import TaskAPI
@@ -15,6 +16,12 @@ struct BackendConformanceTests {
 
     @Test func gcd() async {
         let report = await Conformance.check(GCDBackend(), configuration: Self.configuration("gcd"))
+        report.recordIssues()
+        #expect(report.programsRun > 0)
+    }
+
+    @Test func actors() async {
+        let report = await Conformance.check(ActorsBackend(), configuration: Self.configuration("actors"))
         report.recordIssues()
         #expect(report.programsRun > 0)
     }
