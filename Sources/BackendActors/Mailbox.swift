@@ -158,6 +158,9 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
         }
     }
 
+    /// The message whose address `bits` holds, running bit masked off. Safe: the stack owns one
+    /// retain per message, taken by `passRetained` in `push` and given back by
+    /// `takeRetainedValue` in the drain, the only place a message leaves the stack.
     private static func message(_ bits: UInt) -> Unmanaged<MailboxMessage>? {
         guard let pointer = UnsafeRawPointer(bitPattern: bits & ~running) else { return nil }
         return Unmanaged.fromOpaque(pointer)
