@@ -39,6 +39,10 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
     private nonisolated(unsafe) var outcome: Completion<T>?
 
     private var machine: TaskStateMachine<T, Registration<T>>
+    /// Hand-offs queued on a thread's trampoline and not yet run, and the registrations held
+    /// back behind them, in order, so that none overtakes them (C2.4).
+    private var heldBack = 0
+    private var late: [Registration<T>] = []
 
     nonisolated let owner: ActorsBackend
     nonisolated let mailbox: Mailbox
@@ -142,7 +146,8 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
 
     fileprivate func register(_ registration: Registration<T>) {
         if let completion = machine.register(registration) {
-            Handoff.fromActor(registration, completion)
+            handOff(registration, completion)
+            markSettledIfDone()
         }
     }
 
@@ -150,16 +155,55 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
         guard var batch = machine.complete(completion) else { return }
         while true {
             for registration in batch {
-                Handoff.fromActor(registration, completion)
+                handOff(registration, completion)
             }
             // Always empty here: nothing interleaves with the actor, so registrations made during
             // this hand-over are messages queued behind it. Ends the machine's delivering phase.
             guard let next = machine.nextDelivery() else { break }
             batch = next
         }
-        // No fast-path registration can overtake these: the mailbox is busy until this drain ends.
+        markSettledIfDone()
+    }
+
+    /// Hands `registration` over now, unless a hand-off queued on a trampoline has not run yet:
+    /// then it waits behind it. A waker (no executor) never waits: it orders nothing.
+    private func handOff(_ registration: Registration<T>, _ completion: Completion<T>) {
+        if heldBack > 0 && registration.executor != nil {
+            late.append(registration)
+            return
+        }
+        if Handoff.fromActor(registration, completion) {
+            heldBack += 1
+            // Runs on the same thread right after the queued hand-off.
+            ThreadState.current.later { self.release(completion) }
+        }
+    }
+
+    /// A hand-off queued on a trampoline has run: hand over what waited behind it.
+    private nonisolated func release(_ completion: Completion<T>) {
+        if !mailbox.runIfIdle({ self.isolated { $0.released(completion) } }) {
+            send(ReleaseMessage(self, completion))
+        }
+    }
+
+    fileprivate func released(_ completion: Completion<T>) {
+        heldBack -= 1
+        guard heldBack == 0 else { return }
+        let waiting = late
+        late = []
+        for registration in waiting {
+            handOff(registration, completion)
+        }
+        markSettledIfDone()
+    }
+
+    /// Settled: every continuation handed over, nothing held back; only then may a registering
+    /// thread hand over by itself (the fast path of `whenComplete`). No fast-path registration
+    /// can overtake meanwhile: the mailbox is busy until this drain ends.
+    private func markSettledIfDone() {
         let bits = phase.load(ordering: .relaxed)
-        phase.store((bits & Self.started) | Self.settled, ordering: .releasing)
+        let state: UInt8 = heldBack == 0 ? Self.settled : Self.completed
+        phase.store((bits & Self.started) | state, ordering: .releasing)
     }
 
     /// Runs `body` with the actor's isolation, from a message its mailbox is draining.
@@ -216,5 +260,21 @@ private final class CompleteMessage<T: Sendable>: MailboxMessage, @unchecked Sen
 
     override func run(in mailbox: Mailbox) {
         task.isolated { $0.complete(completion) }
+    }
+}
+
+/// `released` as a mailbox message: runs with the task actor's isolation.
+private final class ReleaseMessage<T: Sendable>: MailboxMessage, @unchecked Sendable {
+    // @unchecked Sendable: see `MailboxMessage`; the other fields are immutable and Sendable.
+    let task: ActorTask<T>
+    let completion: Completion<T>
+
+    init(_ task: ActorTask<T>, _ completion: Completion<T>) {
+        self.task = task
+        self.completion = completion
+    }
+
+    override func run(in mailbox: Mailbox) {
+        task.isolated { $0.released(completion) }
     }
 }

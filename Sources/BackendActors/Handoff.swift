@@ -8,7 +8,10 @@ enum Handoff {
     /// is held. A user executor is called at once (it may run the job before returning), unless
     /// the drain itself runs inside trampoline work: then the call is queued on the trampoline, so
     /// that a million-link chain on an executor that runs jobs synchronously stays a loop.
-    static func fromActor<T>(_ registration: Registration<T>, _ completion: Completion<T>) {
+    /// Returns `true` if the hand-off was queued on the trampoline (a user executor in a nested
+    /// drain): the actor then holds later hand-offs back until it has run (C2.4).
+    @discardableResult
+    static func fromActor<T>(_ registration: Registration<T>, _ completion: Completion<T>) -> Bool {
         let body = registration.body
         switch registration.executor {
         case nil:
@@ -23,10 +26,11 @@ enum Handoff {
             let thread = ThreadState.current
             if thread.nestedDrain {
                 thread.later { executor.execute { body(completion) } }
-            } else {
-                executor.execute { body(completion) }
+                return true
             }
+            executor.execute { body(completion) }
         }
+        return false
     }
 
     /// From the registering thread, for a task that is already settled (no actor involved).

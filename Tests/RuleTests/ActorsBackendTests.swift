@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import Testing
 import TaskAPI
@@ -125,6 +126,37 @@ import Glibc
             }
             _ = src.task.map(on: serial) { _ in () }.wait()
             #expect(seen.withLock { $0 } == Array(0..<2_000))
+        }
+    }
+
+    /// C2.4 when a task completes inside trampoline work: its hand-off to a user executor is
+    /// queued on the thread's trampoline (C2.7), and a registration made from another thread
+    /// before that queued hand-off ran must still be handed over after it.
+    @Test func lateRegistrationWaitsForTrampolinedHandOff() {
+        final class Synchronous: Executor {
+            func execute(_ job: @escaping @Sendable () -> Void) { job() }
+        }
+        for _ in 0..<20 {
+            let user = Synchronous()
+            let order = Recorder<Int>()
+            let first: any CompletionSource<Int> = b.makeSource()
+            let second: any CompletionSource<Int> = b.makeSource()
+            second.task.whenComplete(on: user) { _ in order.append(1) }
+            let registerNow = DispatchSemaphore(value: 0)
+            let registered = DispatchSemaphore(value: 0)
+            let registrar = b.run { [second] _ in
+                registerNow.wait()
+                second.task.whenComplete(on: user) { _ in order.append(2) }
+                registered.signal()
+            }
+            first.task.whenComplete(on: b.inlineExecutor) { _ in
+                second.trySucceed(1)  // hand-off to `user` queued behind this inline job
+                registerNow.signal()
+                registered.wait()
+            }
+            first.trySucceed(0)
+            _ = registrar.wait()
+            #expect(order.all == [1, 2])
         }
     }
 
