@@ -1,3 +1,4 @@
+import BackendActors
 import BackendGCD
 import BackendThreads
 import Conformance
@@ -22,6 +23,12 @@ struct BackendConformanceTests {
 
     @Test func threads() async {
         let report = await Conformance.check(ThreadsBackend(), configuration: Self.configuration("threads"))
+        report.recordIssues()
+        #expect(report.programsRun > 0)
+    }
+
+    @Test func actors() async {
+        let report = await Conformance.check(ActorsBackend(), configuration: Self.configuration("actors"))
         report.recordIssues()
         #expect(report.programsRun > 0)
     }
