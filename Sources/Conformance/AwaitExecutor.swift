@@ -1,15 +1,17 @@
 import Foundation
 
-/// The task executor the harness runs its `await` operations on: one thread of its own.
+/// A task executor with one thread of its own: the harness runs its `await` operations on it,
+/// and tests may too (`Task(executorPreference: AwaitExecutor.shared) { ... }`).
 ///
 /// Swift Testing runs synchronous tests on the cooperative pool (two threads on a 2-core machine)
 /// and those tests block in `wait()`; an `await` resumed on that pool could then wait far longer
 /// than the watchdog allows, and be reported as a hang (C6.5) that is the test runner's, not the
 /// backend's. Awaiting on this executor keeps the check independent of whatever else the process
 /// runs; it still proves that an await blocks no thread (64 awaits share one).
-final class AwaitExecutor: TaskExecutor, @unchecked Sendable {
+public final class AwaitExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: `jobs` is only touched with `condition` locked.
-    static let shared = AwaitExecutor()
+    /// The one instance; its thread lives as long as the process.
+    public static let shared = AwaitExecutor()
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
@@ -20,7 +22,7 @@ final class AwaitExecutor: TaskExecutor, @unchecked Sendable {
         thread.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)

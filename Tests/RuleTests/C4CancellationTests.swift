@@ -1,3 +1,4 @@
+import Conformance
 import Testing
 import TaskAPI
 
@@ -145,7 +146,7 @@ struct C4CancellationTests {
             let source = backend.makeSource(of: Int.self)
             let task = source.task
             let awaiting = backend.makeSource(of: Void.self)
-            let waiter = Task.detached {
+            let waiter = Task.detached(executorPreference: AwaitExecutor.shared) {
                 awaiting.trySucceed()
                 return try await task.value
             }

@@ -1,3 +1,4 @@
+import Conformance
 import Foundation
 import Testing
 import TaskAPI
@@ -76,14 +77,15 @@ struct C6WaitingTests {
         let backend = c.backend
         let count = 64
         let sources = (0..<count).map { _ in backend.makeSource(of: Int.self) }
-        // More awaiting Swift tasks than the cooperative pool has threads: if awaiting blocked a
-        // thread, the task that completes the sources could never run.
+        // 64 awaiting Swift tasks and the one that completes their sources share one thread (the
+        // tests' own task executor, away from the cooperative pool that synchronous tests block):
+        // if awaiting blocked a thread, the completing task could never run.
         let total = try await withThrowingTaskGroup(of: Int.self) { group in
             for source in sources {
                 let task = source.task
-                group.addTask { try await task.value }
+                group.addTask(executorPreference: AwaitExecutor.shared) { try await task.value }
             }
-            group.addTask {
+            group.addTask(executorPreference: AwaitExecutor.shared) {
                 await Task.yield()
                 for (index, source) in sources.enumerated() { source.trySucceed(index) }
                 return 0
