@@ -46,7 +46,7 @@ public final class ActorsBackend: TaskBackend {
     }
 
     public func makeCancellationSource() -> any CancellationSource {
-        ActorsCancellationSource(owner: self)
+        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {

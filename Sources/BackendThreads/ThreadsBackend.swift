@@ -51,7 +51,7 @@ public final class ThreadsBackend: TaskBackend {
     }
 
     public func makeCancellationSource() -> any CancellationSource {
-        ThreadsCancellationSource(owner: self)
+        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
     }
 
     /// Runs `job` on a pool worker no earlier than `delay` from now, unless disposed first.

@@ -72,7 +72,7 @@ struct C6WaitingTests {
         #expect(ContinuousClock.now - start < .seconds(1))
     }
 
-    @Test("C6.5 await bridges to Swift concurrency without blocking a thread", .timeLimit(.minutes(1)), arguments: Backends.all)
+    @Test("C6.5 await bridges to Swift concurrency without blocking a thread", .timeLimit(.minutes(5)), arguments: Backends.all)
     func awaitDoesNotBlock(_ c: BackendCase) async throws {
         let backend = c.backend
         let count = 64
