@@ -6,7 +6,7 @@ struct Measurement: Codable, Sendable {
     var scenario: String
     /// Case name: scenario, variant and size, e.g. `chain.pending-inline@1M`.
     var caseName: String
-    /// `gcd`, `threads`, ... for a backend; `dispatch`, `swift`, `threads`, `closure` for a baseline.
+    /// `gcd`, `threads`, ... for a backend; `dispatch`, `swift`, `pthreads`, `closure` for a baseline.
     var subject: String
     /// `backend` or `baseline`.
     var kind: String

@@ -122,7 +122,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
            bench --help
 
     Measures what each task backend costs, next to raw baselines measured in the same run
-    (Dispatch, Swift concurrency, threads, a plain closure loop). Every figure is a median over
+    (Dispatch, Swift concurrency, pthreads, a plain closure loop). Every figure is a median over
     repetitions with its min and max; backend figures carry a cost ratio to their baseline
     (above 1: costlier than the baseline). Progress goes to standard error.
 

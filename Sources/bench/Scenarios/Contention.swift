@@ -33,7 +33,7 @@ enum ContentionScenario {
                         register: { j, callback in promises[j].onComplete { _ in callback() } },
                         trySet: { j, value in promises[j].trySet(value) })
         }
-        results.append(figure("threads", .baseline, nil, raw))
+        results.append(figure("pthreads", .baseline, nil, raw))
 
         for backend in context.backends {
             Progress.note("contention: \(backend.name)")
@@ -44,7 +44,7 @@ enum ContentionScenario {
                             register: { j, callback in sources[j].task.whenComplete(on: inline) { _ in callback() } },
                             trySet: { j, value in sources[j].trySucceed(value) })
             }
-            results.append(figure(backend.name, .backend, "threads", measured))
+            results.append(figure(backend.name, .backend, "pthreads", measured))
         }
         return results
     }

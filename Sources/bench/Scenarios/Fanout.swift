@@ -26,7 +26,7 @@ enum FanoutScenario {
         results.append(figure("dispatch", .baseline, nil, plan.repeatedWithinBudget(reps) { dispatchFanout(n) }))
         results.append(figure("swift", .baseline, nil, plan.repeatedWithinBudget(reps) { swiftFanout(n) }))
         let pool = RawThreadPool(threads: context.plan.cores)
-        results.append(figure("threads", .baseline, nil, plan.repeatedWithinBudget(reps) { threadsFanout(n, pool) }))
+        results.append(figure("pthreads", .baseline, nil, plan.repeatedWithinBudget(reps) { threadsFanout(n, pool) }))
         pool.stop()
 
         for backend in context.backends {
@@ -41,7 +41,7 @@ enum FanoutScenario {
                 if sum != n / 2 { ok = false }
                 return t
             }
-            results.append(figure(backend.name, .backend, "dispatch", seconds,
+            results.append(figure(backend.name, .backend, matchingBaseline(for: backend), seconds,
                                   note: ok ? nil : "whenAll gave a wrong sum"))
         }
         return results

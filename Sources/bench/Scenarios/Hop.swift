@@ -26,7 +26,7 @@ enum HopScenario {
             dispatchHop(serialQueue)
         })
         let handoff = CondvarHandoff()
-        results.append(sampler.measure("hop.default" + size, subject: "threads", kind: .baseline) {
+        results.append(sampler.measure("hop.default" + size, subject: "pthreads", kind: .baseline) {
             handoff.hop()
         })
         handoff.stop()
@@ -36,8 +36,10 @@ enum HopScenario {
             Progress.note("hop: \(backend.name)")
             for kind in [ExecutorKind.default, .serial] {
                 let executor = kind.make(for: backend)
+                // Serial hops have one baseline, a serial Dispatch queue; default hops the matching one.
+                let baseline = kind == .serial ? "dispatch" : matchingBaseline(for: backend)
                 results.append(sampler.measure(
-                    "hop.\(kind.rawValue)" + size, subject: backend.name, kind: .backend, baseline: "dispatch"
+                    "hop.\(kind.rawValue)" + size, subject: backend.name, kind: .backend, baseline: baseline
                 ) {
                     backendHop(backend, executor)
                 })

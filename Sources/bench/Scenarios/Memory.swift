@@ -20,9 +20,9 @@ enum MemoryScenario {
 
     /// The cases and the subjects each is measured for: baselines first, then every backend.
     static let cases: [(name: String, baselines: [String], baseline: String)] = [
-        ("pending-task", ["threads", "dispatch"], "threads"),
-        ("map-link", ["threads"], "threads"),
-        ("source-map-succeed", ["threads"], "threads"),
+        ("pending-task", ["pthreads", "dispatch"], "pthreads"),
+        ("map-link", ["pthreads"], "pthreads"),
+        ("source-map-succeed", ["pthreads"], "pthreads"),
     ]
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
@@ -87,10 +87,10 @@ enum MemoryScenario {
     static func runner(case name: String, subject: String) -> ((Int, Region) -> Void)? {
         let backend = backendRegistry.first { $0.name == subject }
         switch (name, subject, backend) {
-        case ("pending-task", "threads", _): return pendingRawPromise
+        case ("pending-task", "pthreads", _): return pendingRawPromise
         case ("pending-task", "dispatch", _): return pendingDispatchGroup
-        case ("map-link", "threads", _): return rawPromiseChain
-        case ("source-map-succeed", "threads", _): return rawPromiseMapSucceed
+        case ("map-link", "pthreads", _): return rawPromiseChain
+        case ("source-map-succeed", "pthreads", _): return rawPromiseMapSucceed
         case ("pending-task", _, let backend?): return { pendingTasks(backend, $0, $1) }
         case ("map-link", _, let backend?): return { mapChain(backend, $0, $1) }
         case ("source-map-succeed", _, let backend?): return { sourceMapSucceed(backend, $0, $1) }
