@@ -52,20 +52,14 @@ extension GCDTask {
                 _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
                 return
             }
-            child.adopt { try transform(unbox(value)) }
+            child.adopt { try transform(AnyCompletion.unbox(value)) }
         })
         return child
     }
 
     /// Completes with what `body` returns or throws (C3.1, C3.2).
     func settle(_ body: () throws -> T) {
-        do {
-            _ = complete(.success(try body()))
-        } catch is CancellationError {
-            _ = complete(.cancelled)
-        } catch {
-            _ = complete(.failure(error))
-        }
+        _ = complete(AnyCompletion(boxing: body))
     }
 
     /// Completes with the outcome of the task `body` returns, or with what it throws (C2.6).
@@ -136,15 +130,6 @@ final class GCDMapTask<T: Sendable, U: Sendable>: GCDTask<U>, GCDContinuationNod
             _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return
         }
-        settle { try transform(unbox(value)) }
+        settle { try transform(AnyCompletion.unbox(value)) }
     }
-}
-
-/// `value` as a `T`; a value of another type (a backend bug) throws instead of trapping.
-@inline(__always)
-func unbox<T>(_ value: any Sendable) throws -> T {
-    guard let typed = value as? T else {
-        throw CompletionTypeMismatch(expected: "\(T.self)", found: "\(type(of: value))")
-    }
-    return typed
 }

@@ -1,3 +1,4 @@
+import TaskAPI
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,29 +10,36 @@ import Darwin
 ///
 /// Only its own thread ever touches an instance, so it needs no lock.
 final class ThreadContext {
-    /// Hand-offs queued while this thread was already draining; run in FIFO order.
-    private var queue: [() -> Void] = []
+    /// A struct, not a tuple: a closure stored in an array of tuples is re-abstracted through an
+    /// allocated thunk.
+    private struct Work {
+        let body: ThreadsJobBody
+        let completion: AnyCompletion
+    }
+
+    /// Inline work queued while this thread was already running inline work; run in FIFO order.
+    private var queue: [Work] = []
     private var head = 0
     private var draining = false
 
     /// The pool whose worker this thread is, or `nil` on any other thread.
     var pool: PoolCore?
 
-    /// Runs `job` now if this thread is not already draining hand-offs; otherwise queues it
-    /// behind them. Either way it has run when the outermost call returns, so nested hand-offs
-    /// (a continuation completing a task whose continuation is inline, a million times over)
-    /// become a loop instead of a recursion.
-    func submit(_ job: @escaping () -> Void) {
+    /// Runs `body(completion)` now if this thread is not already running inline work; otherwise
+    /// queues it behind that work. Either way it has run when the outermost call returns, so
+    /// nested hand-offs (a continuation completing a task whose continuation is inline, a million
+    /// times over) become a loop instead of a recursion. Allocates nothing unless it must queue.
+    func runInline(_ body: ThreadsJobBody, _ completion: AnyCompletion) {
         if draining {
-            queue.append(job)
+            queue.append(Work(body: body, completion: completion))
             return
         }
         draining = true
-        job()
+        body(completion)
         while head < queue.count {
             let next = queue[head]
             head += 1
-            next()
+            next.body(next.completion)
             if head == queue.count {
                 // Releases the closures already run (C8.1) and keeps the buffer for reuse.
                 queue.removeAll(keepingCapacity: true)
@@ -39,6 +47,11 @@ final class ThreadContext {
             }
         }
         draining = false
+    }
+
+    /// Runs `job` like `runInline`: the inline executor's `execute`.
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        runInline(.closure { _ in job() }, .cancelled)
     }
 
     /// The calling thread's context, made on first use and freed when the thread exits.

@@ -47,7 +47,7 @@ public final class ThreadsBackend: TaskBackend {
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        ThreadsTask<T>(owner: self, completed: completion)
+        ThreadsTask<T>(owner: self, completed: completion.erased)
     }
 
     public func makeCancellationSource() -> any CancellationSource {

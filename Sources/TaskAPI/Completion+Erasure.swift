@@ -35,6 +35,31 @@ extension Completion where Success == any Sendable {
     }
 }
 
+extension Completion where Success == any Sendable {
+    /// Runs `body` and captures its outcome, boxed: a returned value is `.success`, a thrown
+    /// `CancellationError` is `.cancelled` (C3.2), any other error is `.failure` (C3.1).
+    @inlinable
+    public init<T: Sendable>(boxing body: () throws -> T) {
+        do {
+            self = .success(try body())
+        } catch is CancellationError {
+            self = .cancelled
+        } catch {
+            self = .failure(error)
+        }
+    }
+
+    /// `value` unboxed as a `T`; a value of another type (a backend bug) throws
+    /// `CompletionTypeMismatch` instead of trapping.
+    @inlinable
+    public static func unbox<T>(_ value: any Sendable, as type: T.Type = T.self) throws -> T {
+        guard let typed = value as? T else {
+            throw CompletionTypeMismatch(expected: "\(T.self)", found: "\(Swift.type(of: value))")
+        }
+        return typed
+    }
+}
+
 /// `typed(as:)` met a value of another type: a bug in the backend that stored it.
 public struct CompletionTypeMismatch: Error, Sendable, CustomStringConvertible {
     public let expected: String
