@@ -73,3 +73,54 @@ func fnv1a(_ text: String) -> UInt64 {
     }
     return hash
 }
+
+/// Controlled mode: the same seed is the same interleaving and the same event log.
+struct ControlledReplayTests {
+    @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3))])
+    func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) {
+        for seed in UInt64(1)...12 {
+            let first = Conformance.runProgram(ReferenceBackend(), seed: seed, mode: mode)
+            let second = Conformance.runProgram(ReferenceBackend(), seed: seed, mode: mode)
+            #expect(first.notReproducible.isEmpty, "seed \(seed): \(first.notReproducible)")
+            #expect(first.findings.isEmpty, "seed \(seed): \(first.findings)")
+            #expect(!first.eventLines.isEmpty)
+            #expect(first.eventLines.count == second.eventLines.count, "seed \(seed)")
+            for (index, (a, b)) in zip(first.eventLines, second.eventLines).enumerated() where a != b {
+                Issue.record("seed \(seed) \(mode): event \(index) differs:\n  \(a)\n  \(b)")
+                break
+            }
+        }
+    }
+
+    /// Different seeds give different interleavings of the same kind of program.
+    @Test func strategiesVaryTheSchedule() {
+        let program = ProgramGenerator(maxSteps: 40).program(seed: 99)
+        var logs: Set<[String]> = []
+        for seed in UInt64(0)..<8 {
+            var copy = program
+            copy.seed = seed
+            logs.insert(Conformance.runProgram(ReferenceBackend(), program: copy, mode: .controlled(.randomWalk)).eventLines)
+        }
+        #expect(logs.count > 1)
+    }
+
+    /// Work from outside the harness (here a timer) makes a controlled run "not reproducible",
+    /// not a contract failure.
+    @Test func aTimerMakesARunNotReproducible() {
+        let program = Program(seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [
+            Step(driver: 0, operation: .delay(task: 0, microseconds: 100, token: nil), pause: .none),
+        ])
+        let run = Conformance.runProgram(ReferenceBackend(), program: program, mode: .controlled(.randomWalk))
+        #expect(run.findings.isEmpty)
+        #expect(!run.notReproducible.isEmpty)
+    }
+
+    @Test func modesParseAndPrint() {
+        for mode in [ScheduleMode.stress, .mixed, .controlled(.randomWalk), .controlled(.pct(depth: 5))] {
+            #expect(ScheduleMode(mode.description) == mode)
+        }
+        #expect(ScheduleMode("pct") == .controlled(.pct(depth: 3)))
+        #expect(Conformance.replayLine(seed: 5, filter: "X/y", mode: .controlled(.pct(depth: 3)))
+                == "CONFORMANCE_MODE=controlled-pct3 CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
+    }
+}
