@@ -81,7 +81,8 @@ public enum Conformance {
                 var shrunk: Shrinker.Result?
                 if configuration.shrinkTimeBudget > .zero {
                     let shrinkHarness = Harness(backend: backend, executors: configuration.executors,
-                                                hangLimit: min(configuration.hangLimit, .seconds(1)), leakLimit: configuration.leakLimit)
+                                                hangLimit: min(configuration.hangLimit, .seconds(1)),
+                                                leakLimit: min(configuration.leakLimit, .milliseconds(300)))
                     shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
                         .shrink(program, mode: mode)
                 }

@@ -17,19 +17,26 @@ enum StackSafety {
     static let overflowExitStatus: Int32 = 70
 
     static func check(_ backend: any TaskBackend, depth: Int, limit: Duration) -> Finding? {
-        let source = backend.makeSource(of: Int.self)
         let result = Locked<Completion<Int>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             SegfaultReporter.install(message: "\(backend.name): C2.7 broken: stack overflow in the stack-safety check, "
                                      + "a chain of \(depth) continuations on the inline executor (recursion instead of a trampoline?)\n")
-            var task: any AsyncTask<Int> = source.task
+            // Every task stays referenced here until the end, then is released root first: a
+            // backend that wrongly keeps continuations (C8.1) would otherwise free the chain
+            // recursively, one task's deinit inside the previous one's.
+            var source: (any CompletionSource<Int>)? = backend.makeSource(of: Int.self)
+            var tasks: [any AsyncTask<Int>] = source.map { [$0.task] } ?? []
+            tasks.reserveCapacity(depth + 1)
             for _ in 0..<depth {
-                task = task.continueWith(on: backend.inlineExecutor, token: .none) { try $0.get() + 1 }
+                tasks.append(tasks[tasks.count - 1].continueWith(on: backend.inlineExecutor, token: .none) { try $0.get() + 1 })
             }
-            task.whenComplete(on: backend.inlineExecutor) { completion in result.withLock { $0 = completion } }
-            source.trySucceed(0)
+            tasks[tasks.count - 1].whenComplete(on: backend.inlineExecutor) { completion in result.withLock { $0 = completion } }
+            source?.trySucceed(0)
+            source = nil
             SegfaultReporter.uninstall()
+            tasks.reverse()
+            while tasks.popLast() != nil {}
             done.signal()
         }
         thread.stackSize = 1 << 20
