@@ -115,6 +115,24 @@ struct ControlledReplayTests {
         #expect(!run.notReproducible.isEmpty)
     }
 
+    /// The replay line a failure prints, read back as the environment it sets, runs the same
+    /// controlled schedule: the same event log, line by line.
+    @Test func aPrintedReplayLineReplaysTheSameEventLog() {
+        let line = Conformance.replayLine(seed: 4242, filter: "X/y", mode: .controlled(.pct(depth: 3)))
+        var environment: [String: String] = [:]
+        for word in line.split(separator: " ") where word.contains("=") {
+            let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
+            environment[parts[0]] = parts[1]
+        }
+        let configuration = ConformanceConfiguration.fromEnvironment(environment: environment)
+        #expect(configuration.mode == .controlled(.pct(depth: 3)))
+        let first = Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        let second = Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        #expect(first.program.seed == 4242)
+        #expect(first.notReproducible.isEmpty)
+        #expect(first.eventLines == second.eventLines)
+    }
+
     @Test func modesParseAndPrint() {
         for mode in [ScheduleMode.stress, .mixed, .controlled(.randomWalk), .controlled(.pct(depth: 5))] {
             #expect(ScheduleMode(mode.description) == mode)

@@ -70,6 +70,7 @@ struct MutantTests {
             #expect(matching != nil, "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs")
             guard let failure = matching ?? report.failures.first else { rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue }
             if matching != nil { killed += 1 }
+            print(failure.description)
             #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
             #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode)"))
             #expect(failure.program.hasPrefix("program seed=\(failure.seed) "))
