@@ -33,7 +33,7 @@ public enum Conformance {
                 events: result.events, showsEvents: configuration.showsEvents, mode: result.mode,
                 notReproducible: result.notReproducible, originalSize: program.steps.count,
                 shrunkProgram: shrunk.map { "\($0.program)" }, shrunkSize: shrunk?.program.steps.count,
-                shrunkMode: shrunk?.mode, shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
+                shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding, shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
         }
         var exercised: [Rule: Int] = [:]
         var failures: [ConformanceFailure] = []
@@ -86,8 +86,8 @@ public enum Conformance {
                     shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
                         .shrink(program, mode: mode)
                 }
-                failures += unknown.enumerated().map { index, finding in
-                    failure(finding, seed: seed, program: program, result: result, shrunk: index == 0 ? shrunk : nil)
+                failures += unknown.map { finding in
+                    failure(finding, seed: seed, program: program, result: result, shrunk: finding.rule == unknown[0].rule ? shrunk : nil)
                 }
             }
             if result.abandoned { abandoned = true; break }
@@ -140,6 +140,13 @@ public enum Conformance {
         let result = harness.run(program, mode: mode)
         return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
                           notReproducible: result.notReproducible, abandoned: result.abandoned)
+    }
+
+    /// `program` made runnable after edits by hand or by the shrinker: steps whose ids are gone
+    /// are removed, sources without a setter become held, waits that could block forever
+    /// become `wait(timeout:)`, and ids are renumbered.
+    public static func repaired(_ program: Program) -> Program {
+        ProgramRepair.repaired(program)
     }
 
     /// The shell line that runs exactly the program of `seed` again.

@@ -23,6 +23,7 @@ enum ProgramRepair {
             let operation = step.operation
             guard operation.usedTasks.allSatisfy(tasks.contains), operation.usedTokens.allSatisfy(tokens.contains) else { continue }
             if case .complete(let s, _, _) = operation, !sources.contains(s) { continue }
+            if case .drop(let t) = operation, !tasks.contains(t) { continue }
             switch operation {
             case .makeSource(let t, _): sources.insert(t)
             case .makeToken(let k, _): tokens.insert(k)

@@ -42,6 +42,8 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     public let shrunkSize: Int?
     /// The mode the shrunk program fails in (PCT's depth may be lower).
     public let shrunkMode: ScheduleMode?
+    /// What the shrunk program broke (its task and step numbers are the shrunk program's).
+    public let shrunkFinding: Finding?
     /// Candidate programs the shrinker ran, and how long it took.
     public let shrinkRuns: Int
     public let shrinkDuration: Duration
@@ -57,7 +59,11 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
         """
         if let shrunkProgram, let shrunkSize {
             text += "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
-                + "\(shrinkRuns) candidate runs in \(shrinkDuration)\n\(shrunkProgram)"
+                + "\(shrinkRuns) candidate runs in \(shrinkDuration)"
+            if let shrunkFinding {
+                text += "\n  \(shrunkFinding.message)\n    expected: \(shrunkFinding.expected)\n    observed: \(shrunkFinding.observed)"
+            }
+            text += "\n\(shrunkProgram)"
             if showsEvents { text += "\noriginal program:\n\(program)" }
         } else {
             text += "\n\(program)"

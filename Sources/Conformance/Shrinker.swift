@@ -1,8 +1,8 @@
 import Foundation
 
-/// Shrinks a failing program while the same rule still fails: drops chunks of steps (halving
-/// the chunk size down to single steps), drops combinator inputs, merges drivers, removes
-/// pauses, and lowers PCT's depth. Greedy: the first smaller candidate that still fails is
+/// Shrinks a failing program while the same rule still fails: tries a stress failure under a
+/// controlled schedule, drops chunks of steps (halving the chunk size down to single steps),
+/// drops combinator inputs, merges drivers, removes pauses, and lowers PCT's depth. Greedy: the first smaller candidate that still fails is
 /// kept, and the search restarts from it. Bounded by a time budget.
 ///
 /// A controlled candidate runs once (the same seed and program is the same schedule); a stress
@@ -16,6 +16,9 @@ struct Shrinker {
     struct Result {
         var program: Program
         var mode: ScheduleMode
+        /// What the shrunk program's last failing run found (nil: no candidate failed, the
+        /// program is the original).
+        var finding: Finding?
         /// Candidate programs run.
         var runs: Int
         var duration: Duration
@@ -27,6 +30,7 @@ struct Shrinker {
         var current = program
         var currentMode = mode
         var runs = 0
+        var finding: Finding?
         var improved = true
         search: while improved {
             improved = false
@@ -35,7 +39,8 @@ struct Shrinker {
                 let repaired = ProgramRepair.repaired(candidate)
                 guard candidateMode != currentMode || isSmaller(repaired, than: current) else { continue }
                 runs += 1
-                if fails(repaired, mode: candidateMode) {
+                if let found = failure(repaired, mode: candidateMode) {
+                    finding = found
                     current = repaired
                     currentMode = candidateMode
                     improved = true
@@ -43,17 +48,18 @@ struct Shrinker {
                 }
             }
         }
-        return Result(program: current, mode: currentMode, runs: runs, duration: clock.now - start)
+        return Result(program: current, mode: currentMode, finding: finding, runs: runs, duration: clock.now - start)
     }
 
-    private func fails(_ program: Program, mode: ScheduleMode) -> Bool {
+    /// The finding of `rule` if `program` still breaks it.
+    private func failure(_ program: Program, mode: ScheduleMode) -> Finding? {
         let attempts = mode.isControlled ? 1 : stressAttempts
         for _ in 0..<attempts {
             let result = harness.run(program, mode: mode)
-            if result.findings.contains(where: { $0.rule == rule }) { return true }
-            if result.abandoned { return false }
+            if let finding = result.findings.first(where: { $0.rule == rule }) { return finding }
+            if result.abandoned { return nil }
         }
-        return false
+        return nil
     }
 
     private func isSmaller(_ a: Program, than b: Program) -> Bool {
@@ -63,6 +69,12 @@ struct Shrinker {
     /// Candidates, biggest cuts first; each is repaired before it runs.
     private func candidates(_ program: Program, mode: ScheduleMode) -> [(Program, ScheduleMode)] {
         var result: [(Program, ScheduleMode)] = []
+        // A stress failure that a controlled schedule shows too becomes reproducible, and its
+        // candidates need one run each.
+        if mode == .stress {
+            result.append((program, .controlled(.randomWalk)))
+            result.append((program, .controlled(.pct(depth: 3))))
+        }
         if case .controlled(.pct(let depth)) = mode, depth > 1 {
             result.append((program, .controlled(.pct(depth: depth - 1))))
         }

@@ -20,6 +20,9 @@ enum StackSafety {
         let result = Locked<Completion<Int>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
+            // One check at a time in the process: the handler and its message are process-wide.
+            SegfaultReporter.serial.lock()
+            defer { SegfaultReporter.serial.unlock() }
             SegfaultReporter.install(message: "\(backend.name): C2.7 broken: stack overflow in the stack-safety check, "
                                      + "a chain of \(depth) continuations on the inline executor (recursion instead of a trampoline?)\n")
             // Every task stays referenced here until the end, then is released root first: a
@@ -41,6 +44,9 @@ enum StackSafety {
         }
         thread.stackSize = 1 << 20
         thread.start()
+        // Only a hang detector: generous, since under the thread sanitizer and with other checks
+        // waiting for `serial` the chain may take seconds.
+        let limit = max(limit, .seconds(60))
         let (seconds, attoseconds) = limit.components
         let nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         guard done.wait(timeout: .now() + .nanoseconds(nanos)) == .success else {
@@ -59,8 +65,10 @@ enum StackSafety {
 
 /// The SIGSEGV handler of the stack-safety check.
 private enum SegfaultReporter {
-    // nonisolated(unsafe): written only by `install`/`uninstall`, which the one checking thread
-    // calls before and after the check; the signal handler only reads them in between.
+    static let serial = NSLock()
+    // nonisolated(unsafe): written only by `install`/`uninstall`, which the checking thread calls
+    // before and after the check while holding `serial`; the signal handler only reads them in
+    // between.
     nonisolated(unsafe) static var message: UnsafeMutablePointer<CChar>?
     nonisolated(unsafe) static var messageLength = 0
     nonisolated(unsafe) static var alternateStack: UnsafeMutableRawPointer?

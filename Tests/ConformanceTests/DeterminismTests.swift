@@ -1,4 +1,6 @@
+import BackendGCD
 import Conformance
+import TaskAPI
 import Testing
 
 /// The same seed gives the same program, byte for byte, on every machine and toolchain.
@@ -78,16 +80,19 @@ func fnv1a(_ text: String) -> UInt64 {
 struct ControlledReplayTests {
     @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3))])
     func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) {
-        for seed in UInt64(1)...12 {
-            let first = Conformance.runProgram(ReferenceBackend(), seed: seed, mode: mode)
-            let second = Conformance.runProgram(ReferenceBackend(), seed: seed, mode: mode)
-            #expect(first.notReproducible.isEmpty, "seed \(seed): \(first.notReproducible)")
-            #expect(first.findings.isEmpty, "seed \(seed): \(first.findings)")
-            #expect(!first.eventLines.isEmpty)
-            #expect(first.eventLines.count == second.eventLines.count, "seed \(seed)")
-            for (index, (a, b)) in zip(first.eventLines, second.eventLines).enumerated() where a != b {
-                Issue.record("seed \(seed) \(mode): event \(index) differs:\n  \(a)\n  \(b)")
-                break
+        let backends: [any TaskBackend] = [ReferenceBackend(), GCDBackend()]
+        for backend in backends {
+            for seed in UInt64(1)...12 {
+                let first = Conformance.runProgram(backend, seed: seed, mode: mode)
+                let second = Conformance.runProgram(backend, seed: seed, mode: mode)
+                #expect(first.notReproducible.isEmpty, "[\(backend.name)] seed \(seed): \(first.notReproducible)")
+                #expect(first.findings.isEmpty, "[\(backend.name)] seed \(seed): \(first.findings)")
+                #expect(!first.eventLines.isEmpty)
+                #expect(first.eventLines.count == second.eventLines.count, "[\(backend.name)] seed \(seed)")
+                for (index, (a, b)) in zip(first.eventLines, second.eventLines).enumerated() where a != b {
+                    Issue.record("[\(backend.name)] seed \(seed) \(mode): event \(index) differs:\n  \(a)\n  \(b)")
+                    break
+                }
             }
         }
     }
@@ -140,5 +145,32 @@ struct ControlledReplayTests {
         #expect(ScheduleMode("pct") == .controlled(.pct(depth: 3)))
         #expect(Conformance.replayLine(seed: 5, filter: "X/y", mode: .controlled(.pct(depth: 3)))
                 == "CONFORMANCE_MODE=controlled-pct3 CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
+    }
+}
+
+/// The shrinker's repairs keep a program runnable.
+struct ShrinkingTests {
+    /// A failing program shrinks to a few steps that still break the rule, and the shrunk
+    /// program is well-formed: it runs on the correct backend without any finding.
+    @Test func aShrunkCounterexampleIsSmallAndWellFormed() async {
+        var configuration = ConformanceConfiguration(programs: 200, output: { _ in })
+        configuration.mode = .controlled(.randomWalk)
+        configuration.stackSafetyDepth = 0
+        let report = await Conformance.check(ReferenceBackend(.errorReplaced), configuration: configuration)
+        let failure = report.failures.first { $0.shrunkSize != nil }
+        #expect(failure?.rule == .c3_1)
+        #expect((failure?.shrunkSize ?? 99) < 10)
+        #expect(failure?.description.contains("shrunk counterexample: \(failure?.shrunkSize ?? -1) steps (from \(failure?.originalSize ?? -1))") == true)
+    }
+
+    /// Shrinking every generated program of a few seeds by cutting it in half, a step at a time:
+    /// the repaired halves run on the correct backend without findings (no false counterexample).
+    @Test func repairedCutsRunCleanly() {
+        for seed in UInt64(0)..<30 {
+            var program = ProgramGenerator(maxSteps: 60).program(seed: seed)
+            program.steps.removeFirst(program.steps.count / 2)
+            let run = Conformance.runProgram(ReferenceBackend(), program: Conformance.repaired(program), mode: .controlled(.randomWalk))
+            #expect(run.findings.isEmpty, "seed \(seed): \(run.findings)")
+        }
     }
 }

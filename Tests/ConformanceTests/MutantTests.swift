@@ -27,8 +27,9 @@ struct MutantTests {
         .recursionInsteadOfTrampoline: [.c2_7],
         .errorReplaced: [.c3_1],
         // A token cancelled before the continuation registered does not take effect: the
-        // continuation waits for its antecedent (C4.3) or a linked token stays uncancelled (C4.6).
-        .handlerLostAfterCancel: [.c4_2, .c4_3, .c4_6],
+        // continuation waits for its antecedent (C4.3), or a token linked to a cancelled one
+        // stays uncancelled (C4.6), which a checkpoint shows (C4.4).
+        .handlerLostAfterCancel: [.c4_2, .c4_3, .c4_4, .c4_6],
         // A waiter on a completed task sleeps forever (the watchdog: C6.3).
         .lostWakeupInWait: [.c6_1, .c6_3],
     ]
