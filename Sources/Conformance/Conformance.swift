@@ -149,6 +149,31 @@ public enum Conformance {
         ProgramRepair.repaired(program)
     }
 
+    /// `runProgram(_:seed:mode:configuration:)` from async code, on a thread of its own (see the
+    /// async `check`): use it from async tests.
+    public static func runProgram(
+        _ backend: any TaskBackend, seed: UInt64, mode: ScheduleMode,
+        configuration: ConformanceConfiguration = ConformanceConfiguration()
+    ) async -> ProgramRun {
+        await onOwnThread { runProgram(backend, seed: seed, mode: mode, configuration: configuration) }
+    }
+
+    /// `runProgram(_:program:mode:configuration:)` from async code, on a thread of its own.
+    public static func runProgram(
+        _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
+        configuration: ConformanceConfiguration = ConformanceConfiguration()
+    ) async -> ProgramRun {
+        await onOwnThread { runProgram(backend, program: program, mode: mode, configuration: configuration) }
+    }
+
+    private static func onOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+    }
+
     /// The shell line that runs exactly the program of `seed` again.
     public static func replayLine(seed: UInt64, filter: String, mode: ScheduleMode? = nil) -> String {
         (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "") + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 swift test --filter \(filter)"

@@ -79,12 +79,12 @@ func fnv1a(_ text: String) -> UInt64 {
 /// Controlled mode: the same seed is the same interleaving and the same event log.
 struct ControlledReplayTests {
     @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3))])
-    func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) {
+    func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) async {
         let backends: [any TaskBackend] = [ReferenceBackend(), GCDBackend()]
         for backend in backends {
             for seed in UInt64(1)...12 {
-                let first = Conformance.runProgram(backend, seed: seed, mode: mode)
-                let second = Conformance.runProgram(backend, seed: seed, mode: mode)
+                let first = await Conformance.runProgram(backend, seed: seed, mode: mode)
+                let second = await Conformance.runProgram(backend, seed: seed, mode: mode)
                 #expect(first.notReproducible.isEmpty, "[\(backend.name)] seed \(seed): \(first.notReproducible)")
                 #expect(first.findings.isEmpty, "[\(backend.name)] seed \(seed): \(first.findings)")
                 #expect(!first.eventLines.isEmpty)
@@ -98,31 +98,31 @@ struct ControlledReplayTests {
     }
 
     /// Different seeds give different interleavings of the same kind of program.
-    @Test func strategiesVaryTheSchedule() {
+    @Test func strategiesVaryTheSchedule() async {
         let program = ProgramGenerator(maxSteps: 40).program(seed: 99)
         var logs: Set<[String]> = []
         for seed in UInt64(0)..<8 {
             var copy = program
             copy.seed = seed
-            logs.insert(Conformance.runProgram(ReferenceBackend(), program: copy, mode: .controlled(.randomWalk)).eventLines)
+            logs.insert(await Conformance.runProgram(ReferenceBackend(), program: copy, mode: .controlled(.randomWalk)).eventLines)
         }
         #expect(logs.count > 1)
     }
 
     /// Work from outside the harness (here a timer) makes a controlled run "not reproducible",
     /// not a contract failure.
-    @Test func aTimerMakesARunNotReproducible() {
+    @Test func aTimerMakesARunNotReproducible() async {
         let program = Program(seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [
             Step(driver: 0, operation: .delay(task: 0, microseconds: 100, token: nil), pause: .none),
         ])
-        let run = Conformance.runProgram(ReferenceBackend(), program: program, mode: .controlled(.randomWalk))
+        let run = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .controlled(.randomWalk))
         #expect(run.findings.isEmpty)
         #expect(!run.notReproducible.isEmpty)
     }
 
     /// The replay line a failure prints, read back as the environment it sets, runs the same
     /// controlled schedule: the same event log, line by line.
-    @Test func aPrintedReplayLineReplaysTheSameEventLog() {
+    @Test func aPrintedReplayLineReplaysTheSameEventLog() async {
         let line = Conformance.replayLine(seed: 4242, filter: "X/y", mode: .controlled(.pct(depth: 3)))
         var environment: [String: String] = [:]
         for word in line.split(separator: " ") where word.contains("=") {
@@ -131,8 +131,8 @@ struct ControlledReplayTests {
         }
         let configuration = ConformanceConfiguration.fromEnvironment(environment: environment)
         #expect(configuration.mode == .controlled(.pct(depth: 3)))
-        let first = Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
-        let second = Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        let first = await Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        let second = await Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
         #expect(first.program.seed == 4242)
         #expect(first.notReproducible.isEmpty)
         #expect(first.eventLines == second.eventLines)
@@ -165,11 +165,11 @@ struct ShrinkingTests {
 
     /// Shrinking every generated program of a few seeds by cutting it in half, a step at a time:
     /// the repaired halves run on the correct backend without findings (no false counterexample).
-    @Test func repairedCutsRunCleanly() {
+    @Test func repairedCutsRunCleanly() async {
         for seed in UInt64(0)..<30 {
             var program = ProgramGenerator(maxSteps: 60).program(seed: seed)
             program.steps.removeFirst(program.steps.count / 2)
-            let run = Conformance.runProgram(ReferenceBackend(), program: Conformance.repaired(program), mode: .controlled(.randomWalk))
+            let run = await Conformance.runProgram(ReferenceBackend(), program: Conformance.repaired(program), mode: .controlled(.randomWalk))
             #expect(run.findings.isEmpty, "seed \(seed): \(run.findings)")
         }
     }
