@@ -80,9 +80,11 @@ public enum Conformance {
                 // Shrink for the first finding's rule; every finding of the program is reported.
                 var shrunk: Shrinker.Result?
                 if configuration.shrinkTimeBudget > .zero {
+                    // Candidates are smaller than the original: hangs and leaks show sooner.
                     let shrinkHarness = Harness(backend: backend, executors: configuration.executors,
                                                 hangLimit: min(configuration.hangLimit, .seconds(1)),
-                                                leakLimit: min(configuration.leakLimit, .milliseconds(300)))
+                                                leakLimit: min(configuration.leakLimit, .milliseconds(300)),
+                                                controlledHangLimit: min(configuration.hangLimit, .milliseconds(500)))
                     shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
                         .shrink(program, mode: mode)
                 }

@@ -25,7 +25,7 @@ extension Harness {
         }
         thread.stackSize = 4 << 20
         thread.start()
-        let limit = Watchdog(limit: hangLimit * 2).deadline
+        let limit = Watchdog(limit: controlledHangLimit ?? hangLimit * 2).deadline
         guard finished.wait(timeout: .now() + limit.timeIntervalSinceNow) == .success, let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
             let completed = execution.log.completedTasks

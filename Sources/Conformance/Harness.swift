@@ -29,6 +29,9 @@ struct Harness {
     let executors: any ExecutorProvider
     let hangLimit: Duration
     let leakLimit: Duration
+    /// How long the harness waits for a controlled run's one thread before calling it blocked
+    /// (nil: twice `hangLimit`). The shrinker lowers it: its candidates are small.
+    var controlledHangLimit: Duration?
 
     func run(_ program: Program, mode: ScheduleMode = .stress) -> ProgramResult {
         if case .controlled(let strategy) = mode.mode(forProgram: 0) { return runControlled(program, strategy: strategy) }
