@@ -103,18 +103,26 @@ struct ControlledLoop {
         // The drivers' steps, interleaved with jobs.
         while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count }) {
             if step() { continue }
-            if !(outsideWork || graceForOutsideWork()) || Date() > deadline || !pollOutside() {
+            if (outsideWork || graceForOutsideWork()) && Date() <= deadline {
+                pollOutside()
+            } else {
                 let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
                 return ControlledOutcome(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false)
             }
         }
         // Phase one: everything that can run without the held sources.
+        // Nothing is enabled any more; if the model still expects a task to complete, only work
+        // outside the harness can do it (a timer, or a backend that ignored our executors).
         while true {
             while step() {}
-            if !outsideWork { break }
             let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
             let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
-            if execution.log.phaseOneDone(tasks: expected) || Date() > deadline || !pollOutside() { break }
+            if execution.log.phaseOneDone(tasks: expected) || Date() > deadline { break }
+            if outsideWork {
+                pollOutside()
+            } else if !graceForOutsideWork() {
+                break
+            }
         }
         let snapshot = execution.log.completedTasks
         // Phase two.
@@ -123,7 +131,8 @@ struct ControlledLoop {
         while true {
             while step() {}
             if execution.log.waitForQuiescence(deadline: Date()) { break }
-            if !(outsideWork || graceForOutsideWork()) || Date() > secondDeadline || !pollOutside() { break }
+            if !(outsideWork || graceForOutsideWork()) || Date() > secondDeadline { break }
+            pollOutside()
         }
         let quiescent = execution.log.waitForQuiescence(deadline: Date())
         return ControlledOutcome(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
@@ -142,9 +151,8 @@ struct ControlledLoop {
     }
 
     /// Waits a little for a timer or a Swift task to hand over a job or complete something.
-    private func pollOutside() -> Bool {
+    private func pollOutside() {
         _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.002))
-        return true
     }
 
     /// Runs one enabled driver step or job; `false` if none is enabled.
