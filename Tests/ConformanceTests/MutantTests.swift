@@ -58,6 +58,7 @@ struct MutantTests {
     /// Every mutant, one after the other; prints the kill table and the kill rate.
     @Test func everyMutantIsKilled() async throws {
         var rows: [String] = []
+        var shrunkSizes: [Int] = []
         var killed = 0
         // MUTANTS=a,b runs only those (for debugging one mutant).
         let only = ProcessInfo.processInfo.environment["MUTANTS"].map { Set($0.split(separator: ",").map(String.init)) }
@@ -81,6 +82,7 @@ struct MutantTests {
             let shrunk = report.failures.compactMap(\.shrunkSize).first
             #expect(shrunk != nil, "\(mutation): no shrunk counterexample")
             if let shrunk {
+                shrunkSizes.append(shrunk)
                 #expect(shrunk <= failure.originalSize)
                 #expect(report.failures.contains { $0.description.contains("shrunk counterexample: \(shrunk) steps") })
             }
@@ -97,6 +99,11 @@ struct MutantTests {
               + rows.joined(separator: "\n"))
         print("mutants: killed \(killed) of \(mutants.count) (kill rate \(killed * 100 / max(1, mutants.count)) %)")
         #expect(killed == mutants.count)
+        // Counterexamples are typically a few steps; stress-only schedules may stay longer.
+        if shrunkSizes.count >= 3 {
+            let median = shrunkSizes.sorted()[shrunkSizes.count / 2]
+            #expect(median < 10, "shrunk sizes \(shrunkSizes.sorted())")
+        }
     }
 
     /// Plain recursion instead of a trampoline overflows the stack: the stack-safety check's
