@@ -27,7 +27,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RuleTests",
-            dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"]
+            dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors", "Conformance"]
         ),
     ],
     swiftLanguageModes: [.v6]

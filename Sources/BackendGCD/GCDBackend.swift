@@ -35,7 +35,7 @@ public final class GCDBackend: TaskBackend {
     }
 
     public func makeCancellationSource() -> any CancellationSource {
-        GCDCancellationSource(owner: self)
+        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {

@@ -138,7 +138,7 @@ final class ProgramExecution: Sendable {
             guard let slot = slots.task(t) else { return }
             let log = self.log
             log.awaitStarted(cancelled: cancelled)
-            let swiftTask = Task.detached {
+            let swiftTask = Task.detached(executorPreference: AwaitExecutor.shared) {
                 let result: Result<Outcome, any Error>
                 do { result = .success(try await slot.value()) } catch { result = .failure(error) }
                 log.append(.awaited(step: step, task: t, result: Outcome(awaiting: result)))

@@ -8,6 +8,7 @@ import TaskAPI
 /// backend module is imported above already).
 let backendRegistry: [any TaskBackend] = [
     GCDBackend(),
+    ActorsBackend(),
 ]
 
 /// The executors a scenario runs a backend's continuations on.

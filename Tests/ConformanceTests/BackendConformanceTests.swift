@@ -1,4 +1,6 @@
+import BackendActors
 import BackendGCD
+import BackendThreads
 import Conformance
 import TaskAPI
 import Testing
@@ -15,6 +17,18 @@ struct BackendConformanceTests {
 
     @Test func gcd() async {
         let report = await Conformance.check(GCDBackend(), configuration: Self.configuration("gcd"))
+        report.recordIssues()
+        #expect(report.programsRun > 0)
+    }
+
+    @Test func threads() async {
+        let report = await Conformance.check(ThreadsBackend(), configuration: Self.configuration("threads"))
+        report.recordIssues()
+        #expect(report.programsRun > 0)
+    }
+
+    @Test func actors() async {
+        let report = await Conformance.check(ActorsBackend(), configuration: Self.configuration("actors"))
         report.recordIssues()
         #expect(report.programsRun > 0)
     }

@@ -165,7 +165,9 @@ struct C2ContinuationTests {
         }
     }
 
-    @Test("C2.7 long chains and wide fan-outs never overflow the stack", arguments: Backends.all)
+    /// Serialized: each case is a child process running millions of links; three at once on two
+    /// cores starved the rest of the parallel run (async tests overran their time limits).
+    @Test("C2.7 long chains and wide fan-outs never overflow the stack", .serialized, arguments: Backends.all)
     func stackSafety(_ c: BackendCase) async throws {
         await #expect(processExitsWith: .success) { [name = c.name as String] in
             guard let backend = Backends.named(name) else { exit(3) }

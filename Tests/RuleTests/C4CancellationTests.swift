@@ -1,3 +1,4 @@
+import Conformance
 import Testing
 import TaskAPI
 
@@ -138,14 +139,14 @@ struct C4CancellationTests {
     }
 
     @Test("C4.7 a cancelled Swift Task stops awaiting at once and leaves the task alone",
-          .timeLimit(.minutes(1)), arguments: Backends.all)
+          .timeLimit(.minutes(5)), arguments: Backends.all)
     func swiftTaskCancellation(_ c: BackendCase) async throws {
         let backend = c.backend
         for round in 0..<50 {
             let source = backend.makeSource(of: Int.self)
             let task = source.task
             let awaiting = backend.makeSource(of: Void.self)
-            let waiter = Task.detached {
+            let waiter = Task.detached(executorPreference: AwaitExecutor.shared) {
                 awaiting.trySucceed()
                 return try await task.value
             }

@@ -1,0 +1,42 @@
+import TaskAPI
+
+extension ActorsBackend {
+    /// Runs an async `body` as a Swift task on the default executor's threads, and returns its
+    /// task. The task completes with what `body` returns or throws; a thrown `CancellationError`
+    /// completes it cancelled (C3.1, C3.2).
+    ///
+    /// Cancellation crosses the bridge: if `token` is cancelled before `body` starts, `body`
+    /// never runs and the task completes cancelled at once (C4.3); once `body` runs, cancelling
+    /// `token` cancels the Swift task, so `Task.isCancelled`, `Task.checkCancellation()` and
+    /// `Task.sleep` inside `body` see it.
+    public func runAsync<T: Sendable>(
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable () async throws -> T
+    ) -> any AsyncTask<T> {
+        let source = ActorTask<T>(owner: self)
+        if token.isCancellationRequested {
+            source.tryCancel()
+            return source
+        }
+        let swiftTask = Task.detached(executorPreference: pool) {
+            // Loses to a token cancelled first: then the task is cancelled already.
+            guard source.tryStart() else { return }
+            let outcome: Completion<T>
+            do {
+                outcome = .success(try await body())
+            } catch is CancellationError {
+                outcome = .cancelled
+            } catch {
+                outcome = .failure(error)
+            }
+            source.tryComplete(outcome)
+        }
+        guard token.canBeCancelled else { return source }
+        let registration = token.register {
+            source.tryComplete(.cancelled, onlyIfPending: true)
+            swiftTask.cancel()
+        }
+        source.whenComplete(on: inlineExecutor) { _ in registration.dispose() }
+        return source
+    }
+}

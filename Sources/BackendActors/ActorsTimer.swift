@@ -1,0 +1,44 @@
+import Synchronization
+import TaskAPI
+
+/// A one-shot timer: a Swift task on the backend's pool that sleeps with `Task.sleep`, then runs
+/// the job on a pool thread. The sleeping task owns the job, so dropping the handle does not stop
+/// the timer; disposing cancels the sleep and releases the job at once (C5.4, C8.1).
+struct ActorsTimer: Disposable {
+    private let slot: JobSlot
+    private let sleeper: Task<Void, Never>
+
+    init(after delay: Duration, on pool: WorkerPool, _ job: @escaping @Sendable () -> Void) {
+        let slot = JobSlot(job)
+        self.slot = slot
+        sleeper = Task.detached(executorPreference: pool) {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return
+            }
+            slot.take()?()
+        }
+    }
+
+    func dispose() {
+        _ = slot.take()
+        sleeper.cancel()
+    }
+}
+
+/// Holds a job until it is taken, once: by the timer firing or by `dispose`.
+private final class JobSlot: Sendable {
+    private let job: Locked<(@Sendable () -> Void)?>
+
+    init(_ job: @escaping @Sendable () -> Void) {
+        self.job = Locked(job)
+    }
+
+    func take() -> (@Sendable () -> Void)? {
+        job.withLock { job in
+            defer { job = nil }
+            return job
+        }
+    }
+}

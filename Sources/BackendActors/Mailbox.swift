@@ -1,0 +1,189 @@
+import Synchronization
+import TaskAPI
+
+/// One message in a `Mailbox`: a unit of work run with the mailbox's isolation.
+class MailboxMessage: @unchecked Sendable {
+    // @unchecked Sendable: `next` is written by the pushing thread before the compare-exchange
+    // that publishes the message (releasing), and read by the draining thread after the exchange
+    // that takes it (acquiring); no two threads ever touch it at once.
+    final var next: Unmanaged<MailboxMessage>?
+
+    /// Runs the message on the draining thread, with the mailbox's isolation.
+    func run(in mailbox: Mailbox) {}
+}
+
+/// A Swift job enqueued on the mailbox by the concurrency runtime (an `await` into the actor).
+final class JobMessage: MailboxMessage, @unchecked Sendable {
+    // @unchecked Sendable: see `MailboxMessage`; `job` is immutable and runs exactly once.
+    let job: UnownedJob
+
+    init(_ job: UnownedJob) {
+        self.job = job
+    }
+
+    override func run(in mailbox: Mailbox) {
+        job.runSynchronously(on: mailbox.asUnownedSerialExecutor())
+    }
+}
+
+/// A closure handed to a serial executor.
+final class ClosureMessage: MailboxMessage, @unchecked Sendable {
+    // @unchecked Sendable: see `MailboxMessage`; `body` is immutable and `@Sendable`.
+    let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+
+    override func run(in mailbox: Mailbox) {
+        body()
+    }
+}
+
+/// A lock-free FIFO `SerialExecutor`: the executor of every task actor and every serial executor.
+///
+/// Any thread may `push` a message without blocking. The push that finds the mailbox idle makes
+/// the pushing thread its owner, which must drain it: then messages run one at a time, in push
+/// order, until the mailbox is empty (C2.4). A message pushed while a drain is running is run by
+/// that drain. Order is the order of the compare-exchanges that publish messages.
+///
+/// State is one atomic word: the address of the most recently pushed message (a LIFO stack of
+/// messages not yet taken) with bit 0 set while an owner drains. The owner takes the whole stack
+/// at once and reverses it, so FIFO order holds across batches.
+///
+/// The mailbox's isolation is "this thread is draining me": `isIsolatingCurrentContext` answers
+/// it from a thread-local, so `assumeIsolated` works for actors whose executor this is.
+final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
+    // @unchecked Sendable: `state` is atomic; `pool` and `ownsTask` are immutable.
+    private let state = Atomic<UInt>(0)
+    private static let running: UInt = 1
+
+    /// Where drains that must not run on the pushing thread run: those started by Swift jobs
+    /// (never inside `enqueue`) and every drain of a serial executor (C2.3).
+    let pool: WorkerPool
+
+    /// `true` for the mailbox of a task actor: its drains run on the pushing thread, inside the
+    /// thread's trampoline (see `ThreadState`); `false` for a serial executor, whose drains run
+    /// user jobs and therefore always run on the pool.
+    let ownsTask: Bool
+
+    init(pool: WorkerPool, ownsTask: Bool) {
+        self.pool = pool
+        self.ownsTask = ownsTask
+    }
+
+    /// `true` when no message is queued and no drain is running.
+    var isIdle: Bool { state.load(ordering: .acquiring) == 0 }
+
+    /// Publishes `message`; returns `true` if the caller now owns the mailbox and must call
+    /// `drain()` (without holding any lock), `false` if a running drain will run it.
+    func push(_ message: MailboxMessage) -> Bool {
+        let bits = UInt(bitPattern: Unmanaged.passRetained(message).toOpaque())
+        var old = state.load(ordering: .relaxed)
+        while true {
+            message.next = Self.message(old)
+            let (exchanged, current) = state.compareExchange(
+                expected: old, desired: bits | Self.running,
+                successOrdering: .acquiringAndReleasing, failureOrdering: .relaxed)
+            if exchanged { return old & Self.running == 0 }
+            old = current
+        }
+    }
+
+    /// Runs queued messages in FIFO order until the mailbox is empty, then gives up ownership.
+    /// Only the owner (see `push`) may call it.
+    func drain() {
+        owning(drainMessages)
+    }
+
+    /// If the mailbox is idle, takes ownership without a message, runs `body` with the mailbox's
+    /// isolation, then drains whatever arrived meanwhile, and returns `true`. Otherwise returns
+    /// `false` at once: the caller must `push` instead. Order is kept: an idle mailbox has no
+    /// message that `body` could overtake. (A default actor's "switching" fast path, minus the
+    /// allocation of a message.)
+    func runIfIdle(_ body: () -> Void) -> Bool {
+        guard state.compareExchange(expected: 0, desired: Self.running,
+                                    successOrdering: .acquiringAndReleasing,
+                                    failureOrdering: .relaxed).exchanged
+        else { return false }
+        owning {
+            body()
+            drainMessages()
+        }
+        return true
+    }
+
+    /// Runs `body` as the mailbox's owner: the thread-local isolation is set, and a task actor
+    /// hands inline work to the thread's trampoline, to run once the drain is over.
+    private func owning(_ body: () -> Void) {
+        let thread = ThreadState.current
+        let outer = thread.draining
+        thread.draining = self
+        let outermost = ownsTask && thread.enter()
+        let outerNested = thread.nestedDrain
+        if ownsTask { thread.nestedDrain = !outermost }
+        body()
+        thread.nestedDrain = outerNested
+        thread.draining = outer
+        if outermost { thread.leave() }
+    }
+
+    private func drainMessages() {
+        while true {
+            // Take every published message, leaving the running bit set.
+            let taken = state.exchange(Self.running, ordering: .acquiringAndReleasing)
+            guard var top = Self.message(taken) else {
+                // Nothing left: give up ownership unless a message arrived meanwhile.
+                if state.compareExchange(expected: Self.running, desired: 0,
+                                         successOrdering: .releasing, failureOrdering: .relaxed).exchanged {
+                    return
+                }
+                continue
+            }
+            // Reverse the stack into FIFO order.
+            var fifo: Unmanaged<MailboxMessage>?
+            while true {
+                let next = top.takeUnretainedValue().next
+                top.takeUnretainedValue().next = fifo
+                fifo = top
+                guard let next else { break }
+                top = next
+            }
+            while let current = fifo {
+                let message = current.takeRetainedValue()
+                fifo = message.next
+                message.next = nil
+                message.run(in: self)
+            }
+        }
+    }
+
+    /// The message whose address `bits` holds, running bit masked off. Safe: the stack owns one
+    /// retain per message, taken by `passRetained` in `push` and given back by
+    /// `takeRetainedValue` in the drain, the only place a message leaves the stack.
+    private static func message(_ bits: UInt) -> Unmanaged<MailboxMessage>? {
+        guard let pointer = UnsafeRawPointer(bitPattern: bits & ~running) else { return nil }
+        return Unmanaged.fromOpaque(pointer)
+    }
+
+    // MARK: SerialExecutor
+
+    /// A Swift job (an `await` into an actor on this mailbox): drained on the pool, never inside
+    /// `enqueue`.
+    func enqueue(_ job: consuming ExecutorJob) {
+        if push(JobMessage(UnownedJob(job))) {
+            pool.execute { self.drain() }
+        }
+    }
+
+    /// As a serial executor (C7.2): queues `job`; jobs run one at a time, in order, on the pool.
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        if push(ClosureMessage(job)) {
+            pool.execute { self.drain() }
+        }
+    }
+
+    func isIsolatingCurrentContext() -> Bool? {
+        ThreadState.current.draining === self
+    }
+}

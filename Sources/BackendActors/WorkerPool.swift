@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TaskAPI
+
+/// The default executor (C7.2): a `TaskExecutor` backed by threads of its own that it can grow.
+///
+/// It runs two kinds of work from one FIFO queue: closures handed to `execute` (bodies and
+/// continuations), and Swift jobs of tasks started with `Task(executorPreference:)` (timers,
+/// `runAsync`). Normally it keeps as many threads busy as there are cores. A worker that blocks in
+/// `wait()` reports it, and while it is blocked the pool may start another thread, so blocking
+/// waits nested in bodies never starve the pool (C6.4). Swift's cooperative pool is never blocked
+/// by this backend. Threads beyond the core count exit after two idle seconds.
+final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is only touched holding `parker`'s mutex.
+
+    private enum Work {
+        case closure(@Sendable () -> Void)
+        case job(UnownedJob)
+    }
+
+    private let parker = Parker()
+    private var inbox: [Work] = []
+    private var outbox: [Work] = []
+    /// Threads alive, threads asleep waiting for work, wakeups sent but not yet taken, threads
+    /// blocked in `wait()`.
+    private var threads = 0
+    private var idle = 0
+    private var wakeups = 0
+    private var blocked = 0
+    private let width: Int
+
+    /// The pool every `ActorsBackend` shares by default.
+    static let shared = WorkerPool()
+
+    init(width: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) {
+        self.width = width
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        push(.closure(job))
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        push(.job(UnownedJob(job)))
+    }
+
+    private func push(_ work: Work) {
+        let spawn = parker.locked { () -> Bool in
+            inbox.append(work)
+            return wakeOrGrow()
+        }
+        if spawn { startThread() }
+    }
+
+    /// Wakes an idle worker if one is asleep; otherwise `true` if the caller must start a thread
+    /// because fewer than `width` threads are running work. Holding the mutex.
+    private func wakeOrGrow() -> Bool {
+        if idle > wakeups {
+            wakeups += 1
+            parker.signal()
+            return false
+        }
+        guard threads - idle - blocked < width else { return false }
+        threads += 1
+        return true
+    }
+
+    /// A worker is about to block in `wait()`: if work is queued, let another thread take it.
+    func willBlock() {
+        let spawn = parker.locked { () -> Bool in
+            blocked += 1
+            return inbox.isEmpty && outbox.isEmpty ? false : wakeOrGrow()
+        }
+        if spawn { startThread() }
+    }
+
+    func didUnblock() {
+        parker.locked { blocked -= 1 }
+    }
+
+    private func pop() -> Work? {
+        if outbox.isEmpty {
+            if inbox.isEmpty { return nil }
+            outbox = inbox.reversed()
+            inbox.removeAll(keepingCapacity: true)
+        }
+        return outbox.popLast()
+    }
+
+    /// The loop of one worker thread.
+    fileprivate func work() {
+        ThreadState.current.pool = self
+        while let work = next() {
+            switch work {
+            case .closure(let body): body()
+            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
+    }
+
+    /// The next work item, sleeping while there is none; `nil` when this thread should exit.
+    private func next() -> Work? {
+        parker.locked {
+            while true {
+                if let work = pop() { return work }
+                idle += 1
+                let woken = parker.sleep(until: Parker.now() + 2_000_000_000)
+                idle -= 1
+                if wakeups > 0 { wakeups -= 1 }
+                if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
+                    threads -= 1
+                    return nil
+                }
+            }
+        }
+    }
+
+    private func startThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            // Balances the `passRetained` above: the thread owns one reference to its pool.
+            guard let context else { return nil }
+            let pool = Unmanaged<WorkerPool>.fromOpaque(context).takeRetainedValue()
+            pool.work()
+            return nil
+        }, context)
+        if result == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<WorkerPool>.fromOpaque(context).release()
+            parker.locked { threads -= 1 }
+        }
+    }
+}
+
+/// Wraps a blocking call: on a worker thread, the pool may grow while the worker is blocked (C6.4).
+func blockingCall<R>(_ body: () -> R) -> R {
+    guard let pool = ThreadState.current.pool else { return body() }
+    pool.willBlock()
+    defer { pool.didUnblock() }
+    return body()
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Starting detached POSIX threads: the only way this backend gets a thread.
+enum NativeThread {
+    /// Stack size of every thread the backend starts (workers and timer).
+    static let stackSize = 8 << 20
+
+    /// Starts a detached thread named `name` (at most 15 bytes shown) running `body`.
+    /// Returns `false` if the system refused to create one; `body` is then released unrun.
+    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let start = Unmanaged.passRetained(ThreadStart(name: name, body: body))
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        pthread_attr_setstacksize(&attributes, stackSize)
+        #if canImport(Glibc)
+        var thread = pthread_t()
+        #else
+        var thread: pthread_t?
+        #endif
+        let result = pthread_create(&thread, &attributes, { argument in
+            guard let argument else { return nil }
+            // Balances the `passRetained` above: the new thread owns the start record.
+            let start = Unmanaged<ThreadStart>.fromOpaque(argument).takeRetainedValue()
+            start.run()
+            return nil
+        }, start.toOpaque())
+        if result != 0 {
+            start.release()
+            return false
+        }
+        return true
+    }
+
+    /// Gives the processor to another thread: the polite step of a spin loop.
+    static func yield() {
+        sched_yield()
+    }
+
+    /// The number of processors online, at least 1.
+    static var processorCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}
+
+/// What a new thread runs: boxed so one pointer can cross `pthread_create`.
+private final class ThreadStart {
+    let name: String
+    let body: @Sendable () -> Void
+
+    init(name: String, body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    func run() {
+        #if canImport(Darwin)
+        pthread_setname_np(name)
+        #endif
+        // Glibc's module does not export pthread_setname_np: Linux threads keep the process name.
+        body()
+    }
+}
+
+/// Bounded busy-waiting before a thread parks: a hand-off that arrives within a few microseconds
+/// skips the cost of sleeping on, and being woken from, a condition variable.
+enum Spin {
+    /// Polls `ready` about `polls` times, yielding the processor after the first `busy` polls.
+    /// Returns `true` as soon as `ready()` does, `false` if it never did.
+    @inline(__always)
+    static func until(polls: Int = 2_100, busy: Int = 2_000, _ ready: () -> Bool) -> Bool {
+        var index = 0
+        while index < polls {
+            if ready() { return true }
+            if index >= busy { NativeThread.yield() }
+            index += 1
+        }
+        return false
+    }
+}

@@ -1,2 +1,0 @@
-// Placeholder: see the open issue for this module.
-public enum BackendThreadsPlaceholder {}

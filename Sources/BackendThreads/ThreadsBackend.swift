@@ -1,0 +1,81 @@
+import TaskAPI
+
+/// The contract on plain POSIX threads, with every line of scheduling code in this module: no
+/// system work queues and no Swift concurrency runtime.
+///
+/// - Default executor: a fixed pool of `workers` threads draining one FIFO run queue; a body
+///   blocked in `wait()` on a worker gets a replacement worker while jobs are waiting (C6.4).
+/// - Serial executors: FIFO queues multiplexed on the pool, one job at a time each.
+/// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
+/// - Timers: one timer thread per backend, started with the first timer; due jobs run on the pool.
+/// - Task state: a `TaskStateMachine` under a lock; completing or registering takes only that lock.
+///
+/// The threads belong to the backend: once the backend, every task it made and every executor
+/// it handed out are released, the workers finish the queued jobs and exit, and the timer
+/// thread exits after its last pending timer.
+public final class ThreadsBackend: TaskBackend {
+    public let name = "threads"
+    /// The number of workers the pool keeps running (more only while some are blocked).
+    public let workerCount: Int
+    private let pool: ThreadsDefaultExecutor
+    private let timers: TimerThread
+    private let inline = ThreadsInlineExecutor()
+
+    /// A backend whose pool runs `workers` threads (at least 1; default: one per processor).
+    /// Threads start on demand, not here.
+    public init(workers: Int = ThreadsBackend.processorCount) {
+        workerCount = max(1, workers)
+        pool = ThreadsDefaultExecutor(workers: workerCount)
+        timers = TimerThread(pool: pool)
+    }
+
+    /// The number of processors online (at least 1): the default worker count.
+    public static var processorCount: Int { NativeThread.processorCount }
+
+    /// A backend shared by everyone who needs just one. Its threads live as long as the process.
+    public static let shared = ThreadsBackend()
+
+    public var defaultExecutor: any Executor { pool }
+    public var inlineExecutor: any Executor { inline }
+
+    public func makeSerialExecutor(label: String) -> any Executor {
+        ThreadsSerialExecutor(label: label, pool: pool)
+    }
+
+    public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+        ThreadsTask<T>(owner: self)
+    }
+
+    public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
+        ThreadsTask<T>(owner: self, completed: completion)
+    }
+
+    public func makeCancellationSource() -> any CancellationSource {
+        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+    }
+
+    /// Runs `job` on a pool worker no earlier than `delay` from now, unless disposed first.
+    public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
+        timers.schedule(after: delay, job)
+    }
+
+    /// A watch on this backend's threads that does not keep the backend alive; see
+    /// `ThreadsExitWatch`.
+    public func makeExitWatch() -> ThreadsExitWatch {
+        ThreadsExitWatch(pool: pool.core.exited, timer: timers.core.exited)
+    }
+}
+
+/// Observes the shutdown of one backend's threads, for tests and orderly process exit.
+public struct ThreadsExitWatch: Sendable {
+    let pool: Latch
+    let timer: Latch
+
+    /// Blocks until every thread the backend started (workers and timer) has exited, which
+    /// happens only after the backend and everything keeping its pool alive were released.
+    /// Returns `false` if that did not happen within `timeout`.
+    public func wait(timeout: Duration) -> Bool {
+        let deadline = MonotonicClock.deadline(after: timeout)
+        return timer.wait(until: deadline) && pool.wait(until: deadline)
+    }
+}

@@ -1,0 +1,79 @@
+import TaskAPI
+
+/// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
+/// of submission (they may finish in any order).
+///
+/// It is also the pool's handle: the backend, its serial executors and its timer thread hold it;
+/// when the last of them lets go, the pool is told to stop, and its workers exit once every
+/// queued job has run.
+final class ThreadsDefaultExecutor: Executor {
+    let core: PoolCore
+
+    init(workers: Int) {
+        core = PoolCore(workers: workers)
+    }
+
+    deinit {
+        core.stop()
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        core.push(job)
+    }
+}
+
+/// A serial executor (C7.2): FIFO, one job at a time, multiplexed on the worker pool.
+///
+/// While it has jobs, one drain job of it sits in (or runs on) the pool; the drain runs up to
+/// `batch` jobs in order, then goes back to the end of the run queue so that a busy serial
+/// executor cannot starve the rest of the pool. Jobs may run on different workers one after
+/// another; each sees everything the previous one wrote.
+final class ThreadsSerialExecutor: Executor {
+    private struct State {
+        var queue = JobQueue()
+        /// `true` while a drain job is queued on the pool or running.
+        var scheduled = false
+    }
+
+    let label: String
+    private let pool: ThreadsDefaultExecutor
+    private let state = Locked(State())
+    private static let batch = 64
+
+    init(label: String, pool: ThreadsDefaultExecutor) {
+        self.label = label
+        self.pool = pool
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        let schedule = state.withLock { state -> Bool in
+            state.queue.push(job)
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        // The drain job keeps this executor alive until its queue is empty.
+        if schedule { pool.execute { self.drain() } }
+    }
+
+    private func drain() {
+        for _ in 0..<Self.batch {
+            let next = state.withLock { state -> Job? in
+                if let job = state.queue.pop() { return job }
+                state.scheduled = false
+                return nil
+            }
+            guard let job = next else { return }
+            job()
+        }
+        pool.execute { self.drain() }
+    }
+}
+
+/// The inline executor (C7.2): runs a job on the calling thread before `execute` returns, through
+/// the thread's trampoline, so nested hand-offs run in a loop, not a recursion (C2.7).
+final class ThreadsInlineExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        ThreadContext.current.submit(job)
+    }
+}

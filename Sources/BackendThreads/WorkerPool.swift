@@ -1,0 +1,176 @@
+import Synchronization
+
+/// The worker pool behind a threads backend: a FIFO run queue and the POSIX threads that drain it.
+///
+/// - Workers: `target` of them, started lazily (when a job finds no idle worker), never more
+///   than `target` running unless some are blocked in `wait()`.
+/// - Blocking (C6.4): a worker that blocks in `wait()` is counted as blocked; while fewer than
+///   `target` workers are unblocked and jobs are waiting for a thread, the pool starts a
+///   replacement worker. A worker that finds more than `target` unblocked workers once it is
+///   done with its job exits, so the pool shrinks back.
+/// - Idle workers spin briefly on an atomic mirror of the queue length before parking on the
+///   condition variable; at most `spinnerLimit` spin at once.
+/// - Shutdown: `stop()` (called when the last handle to the pool goes away) makes workers exit
+///   once the queue is empty; jobs already queued still run, each exactly once (C7.3).
+///
+/// Worker threads hold only this object, never the backend or an executor, so dropping the
+/// backend is what ends them.
+final class PoolCore: Sendable {
+    private struct State {
+        var queue = JobQueue()
+        /// Worker threads started and not yet exited.
+        var live = 0
+        /// Workers inside `blockingCall`.
+        var blocked = 0
+        /// Workers sleeping on the condition variable.
+        var parked = 0
+        var stopping = false
+
+        /// Whether a queued job needs a new worker: fewer than `target` unblocked workers, and
+        /// more jobs than idle (parked or spinning) workers to take them.
+        func needsWorker(target: Int, spinning: Int) -> Bool {
+            live - blocked < target && queue.count > parked + spinning
+        }
+    }
+
+    private enum Take {
+        case job(Job)
+        case exit
+        case empty
+    }
+
+    /// The number of unblocked workers the pool aims for.
+    let target: Int
+    private let spinnerLimit: Int
+    private let state: ConditionLock<State>
+    /// Workers currently spinning for work; read by `push` under the lock, written outside it.
+    private let spinning = Atomic<Int>(0)
+    /// A copy of the queue length, written under the lock, polled by spinning workers.
+    private let queued = Atomic<Int>(0)
+    /// Opens once the pool was stopped and its last worker has exited.
+    let exited = Latch()
+
+    init(workers: Int) {
+        target = max(1, workers)
+        spinnerLimit = max(1, target / 2)
+        state = ConditionLock(State())
+    }
+
+    /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
+    func push(_ job: @escaping Job) {
+        state.lock()
+        state.guarded.queue.push(job)
+        let count = state.guarded.queue.count
+        queued.store(count, ordering: .relaxed)
+        let spinners = spinning.load(ordering: .relaxed)
+        // Spinning workers will each take a job before they park; wake a sleeper only for the
+        // jobs they cannot cover.
+        if state.guarded.parked > 0 && count > spinners { state.signal() }
+        let spawn = state.guarded.needsWorker(target: target, spinning: spinners)
+        if spawn { state.guarded.live += 1 }
+        state.unlock()
+        if spawn { startWorker() }
+    }
+
+    /// Called by a worker about to block (C6.4): starts a replacement if jobs are waiting.
+    func willBlock() {
+        state.lock()
+        state.guarded.blocked += 1
+        let spawn = state.guarded.needsWorker(target: target, spinning: spinning.load(ordering: .relaxed))
+        if spawn { state.guarded.live += 1 }
+        state.unlock()
+        if spawn { startWorker() }
+    }
+
+    /// Called by a worker whose blocking call returned.
+    func didUnblock() {
+        state.withLock { $0.blocked -= 1 }
+    }
+
+    /// Lets workers exit once the queue is empty. Idempotent.
+    func stop() {
+        let none = state.withLock { state -> Bool in
+            state.stopping = true
+            return state.live == 0
+        }
+        state.broadcast()
+        if none { exited.open() }
+    }
+
+    private func startWorker() {
+        let spawned = NativeThread.spawn(name: "threads-worker") { [self] in
+            runWorker()
+        }
+        if !spawned {
+            // No thread today: the job stays queued for a running worker or the next push.
+            let none = state.withLock { state -> Bool in
+                state.live -= 1
+                return state.stopping && state.live == 0
+            }
+            if none { exited.open() }
+        }
+    }
+
+    /// A worker thread's whole life: run jobs until told to exit.
+    private func runWorker() {
+        ThreadContext.current.pool = self
+        while let job = nextJob() {
+            job()
+        }
+        ThreadContext.current.pool = nil
+    }
+
+    /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.
+    private func nextJob() -> Job? {
+        while true {
+            state.lock()
+            let first = take()
+            state.unlock()
+            switch first {
+            case .job(let job): return job
+            case .exit: return nil
+            case .empty: break
+            }
+            if spin() { continue }
+            state.lock()
+            defer { state.unlock() }
+            while true {
+                switch take() {
+                case .job(let job): return job
+                case .exit: return nil
+                case .empty: break
+                }
+                state.guarded.parked += 1
+                state.wait()
+                state.guarded.parked -= 1
+            }
+        }
+    }
+
+    /// Under the lock: a job, an order to exit (surplus worker, or stopped and drained), or nothing.
+    private func take() -> Take {
+        if state.guarded.live - state.guarded.blocked > target {
+            state.guarded.live -= 1
+            return .exit
+        }
+        if let job = state.guarded.queue.pop() {
+            queued.store(state.guarded.queue.count, ordering: .relaxed)
+            return .job(job)
+        }
+        if state.guarded.stopping {
+            state.guarded.live -= 1
+            if state.guarded.live == 0 { exited.open() }
+            return .exit
+        }
+        return .empty
+    }
+
+    /// Polls the queue length for a short while; `true` if a job showed up. At most
+    /// `spinnerLimit` workers spin at once; the others park at once.
+    private func spin() -> Bool {
+        let spinners = spinning.wrappingAdd(1, ordering: .relaxed).newValue
+        defer { spinning.wrappingSubtract(1, ordering: .relaxed) }
+        guard spinners <= spinnerLimit else { return false }
+        return Spin.until { queued.load(ordering: .relaxed) > 0 }
+    }
+}
