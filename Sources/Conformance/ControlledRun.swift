@@ -43,9 +43,11 @@ extension Harness {
         if !result.stuckSteps.isEmpty || !result.quiescent {
             let completed = execution.log.completedTasks
             let pending = (0..<program.taskCount).filter { !completed[$0] }
-            findings.append(Watchdog.hang(
-                phase: result.stuckSteps.isEmpty ? "completion of every task (nothing left to run)" : "the drivers' steps (nothing left to run)",
-                program: program, stuckSteps: result.stuckSteps, pendingTasks: pending, completed: completed, limit: hangLimit))
+            let hang = Watchdog.hang(
+                phase: "", program: program, stuckSteps: result.stuckSteps, pendingTasks: pending, completed: completed, limit: hangLimit)
+            let what = result.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
+            findings.append(Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
+                                    expected: hang.expected, observed: hang.observed))
             var stuck = ProgramResult(findings: findings, exercised: [], abandoned: false, mode: .controlled(strategy))
             stuck.events = execution.log.events.map(\.description).joined(separator: "\n")
             stuck.eventLines = execution.log.events.map(\.replayDescription)
