@@ -9,6 +9,8 @@ import Foundation
 ///   limit comes first. Soak runs set both high; shards set disjoint seed ranges.
 /// - `CONFORMANCE_MAX_STEPS`: largest program (default 300 steps).
 /// - `CONFORMANCE_EVENTS=1`: failures print the run's event log.
+/// - `CONFORMANCE_MODE`: `mixed` (default), `stress`, `controlled` (random walk), `pct3`, ...
+/// - `CONFORMANCE_SHRINK`: seconds to shrink a failing program (default 10; 0: do not shrink).
 public struct ConformanceConfiguration: Sendable {
     public var baseSeed: UInt64
     public var programs: Int
@@ -31,6 +33,13 @@ public struct ConformanceConfiguration: Sendable {
     public var showsEvents = false
     /// Where progress lines go (the base seed first); `print` by default.
     public var output: @Sendable (String) -> Void
+    /// How programs run: controlled schedules, real threads, or both alternately (the default).
+    public var mode: ScheduleMode = .mixed
+    /// How long to shrink a failing program (zero: not at all).
+    public var shrinkTimeBudget: Duration = .seconds(10)
+    /// The length of the chain of inline continuations of the stack-safety check (C2.7), run
+    /// once per `check` before the programs; 0 skips it.
+    public var stackSafetyDepth = 20_000
 
     public init(
         baseSeed: UInt64? = nil,
@@ -70,10 +79,22 @@ public struct ConformanceConfiguration: Sendable {
             configuration.timeBudget = .milliseconds(Int64(seconds * 1000))
         }
         configuration.showsEvents = environment["CONFORMANCE_EVENTS"] == "1"
+        if let mode = environment["CONFORMANCE_MODE"].flatMap(ScheduleMode.init) { configuration.mode = mode }
+        if let seconds = environment["CONFORMANCE_SHRINK"].flatMap({ Double($0) }), seconds >= 0 {
+            configuration.shrinkTimeBudget = .milliseconds(Int64(seconds * 1000))
+        }
         if let steps = environment["CONFORMANCE_MAX_STEPS"].flatMap({ Int($0) }), steps > 0 {
             configuration.generator.maxSteps = steps
         }
         return configuration
+    }
+
+    /// The program of `seed` for a run in `mode`: controlled runs generate programs without
+    /// timers and Swift tasks, which they could not schedule.
+    public func program(seed: UInt64, mode: ScheduleMode) -> Program {
+        var generator = self.generator
+        if mode.isControlled { generator.usesOutsideWork = false }
+        return generator.program(seed: seed)
     }
 
     /// A seed in decimal or `0x` hexadecimal.

@@ -20,31 +20,55 @@ public enum Conformance {
         let out = configuration.output
         out("conformance [\(backend.name)] base seed \(configuration.baseSeed) "
             + "(replay: CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(configuration.testFilter)); "
-            + "up to \(configuration.programs) programs, \(configuration.timeBudget)")
-        func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult) -> ConformanceFailure {
-            ConformanceFailure(
-                backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
-                expected: finding.expected, observed: finding.observed, program: program.description,
-                replay: replayLine(seed: seed, filter: configuration.testFilter), callSite: callSite,
-                events: result.events, showsEvents: configuration.showsEvents)
-        }
+            + "up to \(configuration.programs) programs, \(configuration.timeBudget), mode \(configuration.mode)")
         let harness = Harness(
             backend: backend, executors: configuration.executors,
             hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
+        func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
+                     shrunk: Shrinker.Result? = nil) -> ConformanceFailure {
+            ConformanceFailure(
+                backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
+                expected: finding.expected, observed: finding.observed, program: program.description,
+                replay: replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode), callSite: callSite,
+                events: result.events, showsEvents: configuration.showsEvents, mode: result.mode,
+                notReproducible: result.notReproducible, originalSize: program.steps.count,
+                shrunkProgram: shrunk.map { "\($0.program)" }, shrunkSize: shrunk?.program.steps.count,
+                shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding, shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
+        }
         var exercised: [Rule: Int] = [:]
         var failures: [ConformanceFailure] = []
         var known: [ConformanceFailure] = []
+        var notReproducible: [String] = []
         var failingPrograms = 0
         var programsRun = 0
+        var controlledRun = 0
         var stepsRun = 0
         var abandoned = false
+        if configuration.stackSafetyDepth > 0,
+           let finding = StackSafety.check(backend, depth: configuration.stackSafetyDepth, limit: configuration.hangLimit) {
+            let result = ProgramResult(findings: [finding], exercised: [.c2_7], abandoned: false)
+            let empty = Program(seed: configuration.baseSeed, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [])
+            if configuration.knownIssues[.c2_7] != nil {
+                known.append(failure(finding, seed: configuration.baseSeed, program: empty, result: result))
+            } else {
+                failures.append(failure(finding, seed: configuration.baseSeed, program: empty, result: result))
+                failingPrograms += 1
+            }
+        }
+        if configuration.stackSafetyDepth > 0 { exercised[.c2_7, default: 0] += 1 }
         for index in 0..<configuration.programs {
             if clock.now - start > configuration.timeBudget { break }
+            if failingPrograms >= configuration.maxFailingPrograms { break }
             let seed = configuration.baseSeed &+ UInt64(index)
-            let program = configuration.generator.program(seed: seed)
-            let result = harness.run(program)
+            let mode = configuration.mode.mode(forProgram: index)
+            let program = configuration.program(seed: seed, mode: mode)
+            let result = harness.run(program, mode: mode)
             programsRun += 1
+            if mode.isControlled { controlledRun += 1 }
             stepsRun += program.steps.count
+            if !result.notReproducible.isEmpty {
+                notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
+            }
             for rule in result.exercised { exercised[rule, default: 0] += 1 }
             let isKnown = { (finding: Finding) in configuration.knownIssues[finding.rule] != nil }
             for finding in result.findings where isKnown(finding) && !known.contains(where: { $0.rule == finding.rule }) {
@@ -53,15 +77,27 @@ public enum Conformance {
             let unknown = result.findings.filter { !isKnown($0) }
             if !unknown.isEmpty {
                 failingPrograms += 1
-                failures += unknown.map { failure($0, seed: seed, program: program, result: result) }
+                // Shrink for the first finding's rule; every finding of the program is reported.
+                var shrunk: Shrinker.Result?
+                if configuration.shrinkTimeBudget > .zero {
+                    // Candidates are smaller than the original: hangs and leaks show sooner.
+                    let shrinkHarness = Harness(backend: backend, executors: configuration.executors,
+                                                hangLimit: min(configuration.hangLimit, .seconds(1)),
+                                                leakLimit: min(configuration.leakLimit, .milliseconds(300)),
+                                                controlledHangLimit: min(configuration.hangLimit, .milliseconds(500)))
+                    shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
+                        .shrink(program, mode: mode)
+                }
+                failures += unknown.map { finding in
+                    failure(finding, seed: seed, program: program, result: result, shrunk: finding.rule == unknown[0].rule ? shrunk : nil)
+                }
             }
             if result.abandoned { abandoned = true; break }
-            if failingPrograms >= configuration.maxFailingPrograms { break }
         }
         let report = ConformanceReport(
             backend: backend.name, baseSeed: configuration.baseSeed, programsRun: programsRun, stepsRun: stepsRun,
             duration: clock.now - start, rulesExercised: exercised, failures: failures, knownIssues: known,
-            abandoned: abandoned)
+            abandoned: abandoned, controlledPrograms: controlledRun, notReproducible: notReproducible)
         out(report.description)
         return report
     }
@@ -85,8 +121,76 @@ public enum Conformance {
         }
     }
 
-    /// The shell line that runs exactly the program of `seed` again.
-    public static func replayLine(seed: UInt64, filter: String) -> String {
-        "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 swift test --filter \(filter)"
+    /// Runs the single program of `seed` in `mode` (for program index 0 of `.mixed`: controlled,
+    /// random walk) and returns its event log and findings: in controlled mode, running a seed
+    /// twice must give the same `eventLines`, unless `notReproducible` says why not.
+    public static func runProgram(
+        _ backend: any TaskBackend, seed: UInt64, mode: ScheduleMode,
+        configuration: ConformanceConfiguration = ConformanceConfiguration()
+    ) -> ProgramRun {
+        let mode = mode.mode(forProgram: 0)
+        return runProgram(backend, program: configuration.program(seed: seed, mode: mode), mode: mode, configuration: configuration)
     }
+
+    /// Runs `program` (generated, or written or shrunk by hand) in `mode`.
+    public static func runProgram(
+        _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
+        configuration: ConformanceConfiguration = ConformanceConfiguration()
+    ) -> ProgramRun {
+        let harness = Harness(backend: backend, executors: configuration.executors,
+                              hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
+        let result = harness.run(program, mode: mode)
+        return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
+                          notReproducible: result.notReproducible, abandoned: result.abandoned)
+    }
+
+    /// `program` made runnable after edits by hand or by the shrinker: steps whose ids are gone
+    /// are removed, sources without a setter become held, waits that could block forever
+    /// become `wait(timeout:)`, and ids are renumbered.
+    public static func repaired(_ program: Program) -> Program {
+        ProgramRepair.repaired(program)
+    }
+
+    /// `runProgram(_:seed:mode:configuration:)` from async code, on a thread of its own (see the
+    /// async `check`): use it from async tests.
+    public static func runProgram(
+        _ backend: any TaskBackend, seed: UInt64, mode: ScheduleMode,
+        configuration: ConformanceConfiguration = ConformanceConfiguration()
+    ) async -> ProgramRun {
+        await onOwnThread { runProgram(backend, seed: seed, mode: mode, configuration: configuration) }
+    }
+
+    /// `runProgram(_:program:mode:configuration:)` from async code, on a thread of its own.
+    public static func runProgram(
+        _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
+        configuration: ConformanceConfiguration = ConformanceConfiguration()
+    ) async -> ProgramRun {
+        await onOwnThread { runProgram(backend, program: program, mode: mode, configuration: configuration) }
+    }
+
+    private static func onOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+    }
+
+    /// The shell line that runs exactly the program of `seed` again.
+    public static func replayLine(seed: UInt64, filter: String, mode: ScheduleMode? = nil) -> String {
+        (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "") + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 swift test --filter \(filter)"
+    }
+}
+
+/// One program's run, from `Conformance.runProgram`.
+public struct ProgramRun: Sendable {
+    public let program: Program
+    public let mode: ScheduleMode
+    /// The event log without threads and times, one event a line (`Event.replayDescription`).
+    public let eventLines: [String]
+    public let findings: [Finding]
+    /// Controlled mode: work that came from outside the harness (empty: the run replays exactly).
+    public let notReproducible: [String]
+    /// A hang left threads blocked inside the backend.
+    public let abandoned: Bool
 }

@@ -32,13 +32,31 @@ final class ProgramExecution: Sendable {
         ThreadInfo.driverMarker = driver + 1
         defer { ThreadInfo.driverMarker = 0 }
         for (index, step) in program.steps.enumerated() where step.driver == driver {
-            currentStep.withLock { $0[driver] = index }
-            log.append(.stepStart(step: index))
-            perform(step.operation, at: index)
-            log.append(.stepEnd(step: index))
-            currentStep.withLock { $0[driver] = -1 }
+            runStep(index)
             pause(step.pause)
         }
+    }
+
+    /// Runs step `index` on the calling thread, which acts as its driver meanwhile; no pause.
+    func runStep(_ index: Int) {
+        let driver = program.steps[index].driver
+        let outer = ThreadInfo.driverMarker
+        ThreadInfo.driverMarker = driver + 1
+        defer { ThreadInfo.driverMarker = outer }
+        currentStep.withLock { $0[driver] = index }
+        log.append(.stepStart(step: index))
+        perform(program.steps[index].operation, at: index)
+        log.append(.stepEnd(step: index))
+        currentStep.withLock { $0[driver] = -1 }
+    }
+
+    /// Whether step `index` can run now without blocking (controlled mode): every id it uses
+    /// exists, a drop's earlier users are done, and a blocking `wait()`'s task has completed.
+    func canRunWithoutBlocking(_ index: Int) -> Bool {
+        let operation = program.steps[index].operation
+        guard slots.isReady(operation) else { return false }
+        if case .wait(let t) = operation { return slots.peekTask(t)?.isCompleted ?? false }
+        return true
     }
 
     // MARK: - Operations
@@ -158,9 +176,10 @@ final class ProgramExecution: Sendable {
             }
         case .flatMapNew:
             let backend = self.backend
+            let executors = self.executors
             return antecedent.flatMap(on: executor, token: token) { [self] value in
                 _ = try body(task: t, step: step, input: .success(value), action: action, token: token, probe: probe)
-                return backend.run(on: backend.defaultExecutor, token: .none) { [self] _ in
+                return backend.run(on: executors.defaultExecutor, token: .none) { [self] _ in
                     innerBody(task: t, step: step)
                 }
             }

@@ -17,6 +17,11 @@ extension Event: CustomStringConvertible {
     public var description: String {
         "#\(seq) \(driver > 0 ? "d\(driver - 1)" : "--") thread\(thread) \(kind)"
     }
+
+    /// The event without its thread and time: what a controlled replay must reproduce exactly.
+    public var replayDescription: String {
+        "#\(seq) \(driver > 0 ? "d\(driver - 1)" : "--") \(kind)"
+    }
 }
 
 public enum EventKind: Sendable {

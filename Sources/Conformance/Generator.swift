@@ -9,6 +9,9 @@ public struct ProgramGenerator: Sendable {
     public var maxSteps: Int
     /// Largest number of driver threads.
     public var maxDrivers: Int
+    /// Whether programs may use timers (`delay`, `timeout`, `cancel(after:)`) and Swift tasks
+    /// (`await`): work that a controlled run does not schedule. Controlled mode turns it off.
+    public var usesOutsideWork = true
 
     public init(maxSteps: Int = 300, maxDrivers: Int = 4) {
         self.maxSteps = max(1, maxSteps)
@@ -17,6 +20,7 @@ public struct ProgramGenerator: Sendable {
 
     public func program(seed: UInt64) -> Program {
         var builder = Builder(rng: SplitMix64(seed: seed), maxDrivers: maxDrivers)
+        builder.usesOutsideWork = usesOutsideWork
         let size = builder.size(max: maxSteps)
         while builder.steps.count < size { builder.addRandomStep() }
         builder.completeOpenSources()
@@ -34,6 +38,7 @@ private struct Builder {
     let serials: Int
     let countings: Int
     var steps: [Step] = []
+    var usesOutsideWork = true
 
     private var nextTask = 0
     private var nextToken = 0
@@ -75,10 +80,10 @@ private struct Builder {
             5, // makeToken
             tokens.isEmpty ? 0 : 5, // cancel
             liveTasks.isEmpty ? 0 : 6, // wait
-            liveTasks.isEmpty ? 0 : 4, // await
+            liveTasks.isEmpty || !usesOutsideWork ? 0 : 4, // await
             liveTasks.isEmpty ? 0 : 2, // drop
-            2, // delay
-            intTasks.isEmpty ? 0 : 3, // timeout
+            usesOutsideWork ? 2 : 0, // delay
+            intTasks.isEmpty || !usesOutsideWork ? 0 : 3, // timeout
         ]
         switch rng.weighted(weights) {
         case 0: addSource()
@@ -182,7 +187,7 @@ private struct Builder {
 
     private mutating func addCancel() {
         guard let token = rng.pick(tokens) else { return }
-        if rng.chance(30) {
+        if rng.chance(30) && usesOutsideWork {
             add(.cancelAfter(token: token, microseconds: rng.int(in: 0...2000)))
         } else {
             add(.cancel(token: token))

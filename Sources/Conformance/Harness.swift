@@ -9,6 +9,13 @@ struct ProgramResult {
     var abandoned: Bool
     /// The event log, one event a line, when the program failed.
     var events: String = ""
+    /// The mode the program ran in.
+    var mode: ScheduleMode = .stress
+    /// The event log without threads and times (`Event.replayDescription`): in controlled mode,
+    /// the same for the same seed.
+    var eventLines: [String] = []
+    /// Controlled mode: what came from outside the harness (empty: reproducible).
+    var notReproducible: [String] = []
 }
 
 /// Runs one program in two phases and checks it.
@@ -22,8 +29,12 @@ struct Harness {
     let executors: any ExecutorProvider
     let hangLimit: Duration
     let leakLimit: Duration
+    /// How long the harness waits for a controlled run's one thread before calling it blocked
+    /// (nil: twice `hangLimit`). The shrinker lowers it: its candidates are small.
+    var controlledHangLimit: Duration?
 
-    func run(_ program: Program) -> ProgramResult {
+    func run(_ program: Program, mode: ScheduleMode = .stress) -> ProgramResult {
+        if case .controlled(let strategy) = mode.mode(forProgram: 0) { return runControlled(program, strategy: strategy) }
         let execution = ProgramExecution(
             program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend))
         let watchdog = Watchdog(limit: hangLimit)
@@ -73,13 +84,20 @@ struct Harness {
             return ProgramResult(findings: findings, exercised: [], abandoned: true)
         }
 
-        var checkers = Checkers(program: program, observations: Observations(execution.log.events), snapshot: snapshot)
+        return check(execution, snapshot: snapshot, findings: findings)
+    }
+
+    /// The checkers and the leak checks, once a run is quiescent.
+    func check(_ execution: ProgramExecution, snapshot: [Bool], findings: [Finding]) -> ProgramResult {
+        let log = execution.log.events
+        var checkers = Checkers(program: execution.program, observations: Observations(log), snapshot: snapshot)
         checkers.runAll()
-        findings += checkers.findings
+        var findings = findings + checkers.findings
         var exercised = checkers.exercised
         findings += checkLeaks(execution, exercised: &exercised)
-        let events = findings.isEmpty ? "" : execution.log.events.map(\.description).joined(separator: "\n")
-        return ProgramResult(findings: findings, exercised: exercised, abandoned: false, events: events)
+        let events = findings.isEmpty ? "" : log.map(\.description).joined(separator: "\n")
+        return ProgramResult(findings: findings, exercised: exercised, abandoned: false, events: events,
+                             eventLines: log.map(\.replayDescription))
     }
 
     /// Once everything completed and the harness dropped its references, no body closure and no

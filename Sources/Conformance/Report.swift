@@ -31,16 +31,44 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     public let events: String
     /// Whether `description` includes `events` (`CONFORMANCE_EVENTS=1`).
     public let showsEvents: Bool
+    /// The mode that found it: `stress` or `controlled-<strategy>`.
+    public let mode: ScheduleMode
+    /// Controlled mode: what came from outside the harness, so that the schedule may not replay.
+    public let notReproducible: [String]
+    /// Steps of the program as generated.
+    public let originalSize: Int
+    /// The shrunk program that still breaks `rule`, one step a line (nil: not shrunk).
+    public let shrunkProgram: String?
+    public let shrunkSize: Int?
+    /// The mode the shrunk program fails in (PCT's depth may be lower).
+    public let shrunkMode: ScheduleMode?
+    /// What the shrunk program broke (its task and step numbers are the shrunk program's).
+    public let shrunkFinding: Finding?
+    /// Candidate programs the shrinker ran, and how long it took.
+    public let shrinkRuns: Int
+    public let shrinkDuration: Duration
 
     public var description: String {
-        """
+        var text = """
         [\(backend)] \(rule) broken: \(message)
           expected: \(expected)
           observed: \(observed)
+          found by: \(mode) mode\(notReproducible.isEmpty ? "" : " (not reproducible: \(notReproducible.joined(separator: "; ")))")
           seed: \(seed)
           replay: \(replay)
-        \(program)
-        """ + (showsEvents ? "\nevents:\n" + events : "")
+        """
+        if let shrunkProgram, let shrunkSize {
+            text += "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
+                + "\(shrinkRuns) candidate runs in \(shrinkDuration)"
+            if let shrunkFinding {
+                text += "\n  \(shrunkFinding.message)\n    expected: \(shrunkFinding.expected)\n    observed: \(shrunkFinding.observed)"
+            }
+            text += "\n\(shrunkProgram)"
+            if showsEvents { text += "\noriginal program:\n\(program)" }
+        } else {
+            text += "\n\(program)"
+        }
+        return text + (showsEvents ? "\nevents:\n" + events : "")
     }
 }
 
@@ -58,6 +86,11 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public let knownIssues: [ConformanceFailure]
     /// Set when the run stopped early: a hang left threads blocked inside the backend.
     public let abandoned: Bool
+    /// How many of `programsRun` ran in controlled mode.
+    public let controlledPrograms: Int
+    /// Controlled runs that saw work from outside the harness (a backend's thread, a timer):
+    /// not failures, but their schedules may not replay.
+    public let notReproducible: [String]
 
     public var passed: Bool { failures.isEmpty }
 
@@ -66,10 +99,14 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         let unexercised = Rule.allCases.filter { rulesExercised[$0] == nil }.map(\.rawValue).joined(separator: " ")
         var lines = [
             "conformance [\(backend)] base seed \(baseSeed): \(programsRun) programs, \(stepsRun) steps in \(duration), "
+                + "(\(controlledPrograms) controlled, \(programsRun - controlledPrograms) stress), "
                 + (passed ? "passed" : "\(failures.count) failures") + (abandoned ? " (abandoned after a hang)" : ""),
             "  rules exercised: \(rules)",
             "  not exercised by generated programs: \(unexercised)",
         ]
+        if !notReproducible.isEmpty {
+            lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) controlled programs, e.g. \(notReproducible[0])")
+        }
         lines += knownIssues.map { "  known issue: \($0.rule) (seed \($0.seed)): \($0.message)" }
         lines += failures.map(\.description)
         return lines.joined(separator: "\n")

@@ -40,6 +40,15 @@ enum TaskSlot: Sendable {
         }
     }
 
+    var isCompleted: Bool {
+        switch self {
+        case .int(let t): return t.isCompleted
+        case .values(let t): return t.isCompleted
+        case .settled(let t): return t.isCompleted
+        case .void(let t): return t.isCompleted
+        }
+    }
+
     var status: String {
         switch self {
         case .int(let t): return t.status.description
@@ -134,6 +143,32 @@ final class Slots: Sendable {
     /// The held sources, for the harness to complete after the drivers.
     func source(ifPresent id: Int) -> (any CompletionSource<Int>)? {
         withState { $0.sources[id] }
+    }
+
+    /// Task `id` if made, without counting a use or waiting.
+    func peekTask(_ id: Int) -> TaskSlot? {
+        withState { $0.tasks[id] }
+    }
+
+    /// Whether `operation` would find every id it needs without waiting (controlled mode).
+    func isReady(_ operation: Operation) -> Bool {
+        withState { state in
+            switch operation {
+            case .complete(let s, _, _):
+                return state.sources[s] != nil
+            case .drop(let t):
+                return state.tasks[t] != nil && state.usesBeforeDrop[t, default: 0] <= 0
+            case .makeToken(_, let parent?):
+                return state.tokens[parent] != nil
+            case .cancel(let k), .cancelAfter(let k, _):
+                return state.tokens[k] != nil
+            case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?):
+                guard state.tokens[k] != nil else { return false }
+            default:
+                break
+            }
+            return operation.usedTasks.allSatisfy { state.tasks[$0] != nil }
+        }
     }
 
     /// Forgets everything (the end of a run).

@@ -1,4 +1,6 @@
+import BackendGCD
 import Conformance
+import TaskAPI
 import Testing
 
 /// The same seed gives the same program, byte for byte, on every machine and toolchain.
@@ -72,4 +74,103 @@ func fnv1a(_ text: String) -> UInt64 {
         hash = hash &* 0x100_0000_01B3
     }
     return hash
+}
+
+/// Controlled mode: the same seed is the same interleaving and the same event log.
+struct ControlledReplayTests {
+    @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3))])
+    func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) async {
+        let backends: [any TaskBackend] = [ReferenceBackend(), GCDBackend()]
+        for backend in backends {
+            for seed in UInt64(1)...12 {
+                let first = await Conformance.runProgram(backend, seed: seed, mode: mode)
+                let second = await Conformance.runProgram(backend, seed: seed, mode: mode)
+                #expect(first.notReproducible.isEmpty, "[\(backend.name)] seed \(seed): \(first.notReproducible)")
+                #expect(first.findings.isEmpty, "[\(backend.name)] seed \(seed): \(first.findings)")
+                #expect(!first.eventLines.isEmpty)
+                #expect(first.eventLines.count == second.eventLines.count, "[\(backend.name)] seed \(seed)")
+                for (index, (a, b)) in zip(first.eventLines, second.eventLines).enumerated() where a != b {
+                    Issue.record("[\(backend.name)] seed \(seed) \(mode): event \(index) differs:\n  \(a)\n  \(b)")
+                    break
+                }
+            }
+        }
+    }
+
+    /// Different seeds give different interleavings of the same kind of program.
+    @Test func strategiesVaryTheSchedule() async {
+        let program = ProgramGenerator(maxSteps: 40).program(seed: 99)
+        var logs: Set<[String]> = []
+        for seed in UInt64(0)..<8 {
+            var copy = program
+            copy.seed = seed
+            logs.insert(await Conformance.runProgram(ReferenceBackend(), program: copy, mode: .controlled(.randomWalk)).eventLines)
+        }
+        #expect(logs.count > 1)
+    }
+
+    /// Work from outside the harness (here a timer) makes a controlled run "not reproducible",
+    /// not a contract failure.
+    @Test func aTimerMakesARunNotReproducible() async {
+        let program = Program(seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [
+            Step(driver: 0, operation: .delay(task: 0, microseconds: 100, token: nil), pause: .none),
+        ])
+        let run = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .controlled(.randomWalk))
+        #expect(run.findings.isEmpty)
+        #expect(!run.notReproducible.isEmpty)
+    }
+
+    /// The replay line a failure prints, read back as the environment it sets, runs the same
+    /// controlled schedule: the same event log, line by line.
+    @Test func aPrintedReplayLineReplaysTheSameEventLog() async {
+        let line = Conformance.replayLine(seed: 4242, filter: "X/y", mode: .controlled(.pct(depth: 3)))
+        var environment: [String: String] = [:]
+        for word in line.split(separator: " ") where word.contains("=") {
+            let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
+            environment[parts[0]] = parts[1]
+        }
+        let configuration = ConformanceConfiguration.fromEnvironment(environment: environment)
+        #expect(configuration.mode == .controlled(.pct(depth: 3)))
+        let first = await Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        let second = await Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        #expect(first.program.seed == 4242)
+        #expect(first.notReproducible.isEmpty)
+        #expect(first.eventLines == second.eventLines)
+    }
+
+    @Test func modesParseAndPrint() {
+        for mode in [ScheduleMode.stress, .mixed, .controlled(.randomWalk), .controlled(.pct(depth: 5))] {
+            #expect(ScheduleMode(mode.description) == mode)
+        }
+        #expect(ScheduleMode("pct") == .controlled(.pct(depth: 3)))
+        #expect(Conformance.replayLine(seed: 5, filter: "X/y", mode: .controlled(.pct(depth: 3)))
+                == "CONFORMANCE_MODE=controlled-pct3 CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
+    }
+}
+
+/// The shrinker's repairs keep a program runnable.
+struct ShrinkingTests {
+    /// A failing program shrinks to a few steps that still break the rule, and the shrunk
+    /// program is well-formed: it runs on the correct backend without any finding.
+    @Test func aShrunkCounterexampleIsSmallAndWellFormed() async {
+        var configuration = ConformanceConfiguration(programs: 200, output: { _ in })
+        configuration.mode = .controlled(.randomWalk)
+        configuration.stackSafetyDepth = 0
+        let report = await Conformance.check(ReferenceBackend(.errorReplaced), configuration: configuration)
+        let failure = report.failures.first { $0.shrunkSize != nil }
+        #expect(failure?.rule == .c3_1)
+        #expect((failure?.shrunkSize ?? 99) < 10)
+        #expect(failure?.description.contains("shrunk counterexample: \(failure?.shrunkSize ?? -1) steps (from \(failure?.originalSize ?? -1))") == true)
+    }
+
+    /// Shrinking every generated program of a few seeds by cutting it in half, a step at a time:
+    /// the repaired halves run on the correct backend without findings (no false counterexample).
+    @Test func repairedCutsRunCleanly() async {
+        for seed in UInt64(0)..<30 {
+            var program = ProgramGenerator(maxSteps: 60).program(seed: seed)
+            program.steps.removeFirst(program.steps.count / 2)
+            let run = await Conformance.runProgram(ReferenceBackend(), program: Conformance.repaired(program), mode: .controlled(.randomWalk))
+            #expect(run.findings.isEmpty, "seed \(seed): \(run.findings)")
+        }
+    }
 }

@@ -1,8 +1,10 @@
 import Conformance
+import Foundation
 import Testing
 
 /// The suite must catch each bug of the mutant backends within the default budget, naming the
-/// rule the bug breaks, and must pass the correct reference backend.
+/// rule the bug breaks, and shrink the counterexample; and it must pass the correct reference
+/// backend with the same budget (no false alarms).
 @Suite(.serialized)
 struct MutantTests {
     /// The rules each mutation breaks (any one must be reported).
@@ -10,7 +12,9 @@ struct MutantTests {
         .twoTrySetWinners: [.c1_2],
         .continuationRunTwice: [.c2_1],
         .lifoContinuations: [.c2_4],
-        .runInsideRegister: [.c2_3],
+        // The body runs inside `whenComplete`, on the registering thread, whatever its executor:
+        // inside the call (C2.3), or not inside a counting executor's job (C2.5).
+        .runInsideRegister: [.c2_3, .c2_5],
         .tokenIgnoredBeforeStart: [.c4_3],
         .wrongExecutor: [.c2_5],
         .closuresKeptAlive: [.c8_1],
@@ -21,11 +25,22 @@ struct MutantTests {
         .whenAllNotFailingFast: [.c5_1],
         .finallyLosesError: [.c3_3],
         .flatMapNotWaiting: [.c2_6],
+        .lostContinuationOnRace: [.c2_1, .c6_3],
+        .recursionInsteadOfTrampoline: [.c2_7],
+        .errorReplaced: [.c3_1],
+        // A token cancelled before the continuation registered does not take effect: the
+        // continuation waits for its antecedent (C4.3), or a token linked to a cancelled one
+        // stays uncancelled (C4.6), which a checkpoint shows (C4.4).
+        .handlerLostAfterCancel: [.c4_2, .c4_3, .c4_4, .c4_6],
+        // A waiter on a completed task sleeps forever (the watchdog: C6.3).
+        .lostWakeupInWait: [.c6_1, .c6_3],
     ]
 
     static func configuration(_ name: String, atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
         var configuration = ConformanceConfiguration.fromEnvironment(testFilter: "MutantTests/\(name)")
+        // Awaits need a thread of Swift's cooperative pool, which other tests may hold for a while.
         configuration.hangLimit = .seconds(5)
+        configuration.shrinkTimeBudget = .seconds(5)
         // Mutants get the default budget even when CI lowers CONFORMANCE_PROGRAMS (a run stops
         // at its first failure, so a caught mutant costs a few programs only).
         if atLeastTheDefaultBudget { configuration.programs = max(configuration.programs, 1_000) }
@@ -37,22 +52,76 @@ struct MutantTests {
         let report = await Conformance.check(ReferenceBackend(), configuration: Self.configuration("referenceBackendPasses"))
         report.recordIssues()
         #expect(report.programsRun > 0)
+        #expect(report.controlledPrograms > 0 && report.controlledPrograms < report.programsRun)
     }
 
-    @Test(arguments: Mutation.allCases.filter { $0 != .none })
-    func mutantIsCaught(_ mutation: Mutation) async throws {
-        let report = await Conformance.check(ReferenceBackend(mutation), configuration: Self.configuration("mutantIsCaught", atLeastTheDefaultBudget: true))
-        let expected = try #require(Self.expectedRules[mutation])
-        let rules = Set(report.failures.map(\.rule))
-        #expect(!rules.isDisjoint(with: expected), "\(mutation) should break \(expected.sorted()); found \(rules.sorted()) in \(report.programsRun) programs")
-        if mutation == .lostContinuation {
-            // A hang: the watchdog names what is stuck, and the run stops testing the backend.
-            #expect(report.failures.contains { $0.message.hasPrefix("watchdog") && $0.observed.contains("pending tasks: t") })
-            #expect(report.abandoned)
-        }
-        if let failure = report.failures.first {
+    /// Every mutant, one after the other; prints the kill table and the kill rate.
+    @Test func everyMutantIsKilled() async throws {
+        var rows: [String] = []
+        var shrunkSizes: [Int] = []
+        var killed = 0
+        // MUTANTS=a,b runs only those (for debugging one mutant).
+        let only = ProcessInfo.processInfo.environment["MUTANTS"].map { Set($0.split(separator: ",").map(String.init)) }
+        let mutants = Mutation.allCases.filter { $0 != .none && only?.contains($0.rawValue) != false }
+        for mutation in mutants {
+            let expected = try #require(Self.expectedRules[mutation])
+            if mutation == .recursionInsteadOfTrampoline {
+                if let row = await Self.stackOverflowIsReported() { killed += 1; rows.append(row) }
+                continue
+            }
+            let report = await Conformance.check(
+                ReferenceBackend(mutation), configuration: Self.configuration("everyMutantIsKilled", atLeastTheDefaultBudget: true))
+            let matching = report.failures.first { expected.contains($0.rule) }
+            #expect(matching != nil, "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs")
+            guard let failure = matching ?? report.failures.first else { rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue }
+            if matching != nil { killed += 1 }
+            print(failure.description)
             #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
+            #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode)"))
             #expect(failure.program.hasPrefix("program seed=\(failure.seed) "))
+            let shrunk = report.failures.compactMap(\.shrunkSize).first
+            #expect(shrunk != nil, "\(mutation): no shrunk counterexample")
+            if let shrunk {
+                shrunkSizes.append(shrunk)
+                #expect(shrunk <= failure.originalSize)
+                #expect(report.failures.contains { $0.description.contains("shrunk counterexample: \(shrunk) steps") })
+            }
+            if mutation == .lostContinuation, failure.mode == .stress {
+                // A hang under stress: the watchdog names what is stuck, and the run stops testing the backend.
+                #expect(failure.message.hasPrefix("watchdog") && failure.observed.contains("pending tasks: t"))
+                #expect(report.abandoned)
+            }
+            let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
+            rows.append("| \(mutation) | \(failure.rule) | \(failure.mode) | \(report.programsRun) | "
+                        + String(format: "%.1f", seconds) + " | \(failure.originalSize) | \(shrunk.map(String.init) ?? "-") |")
         }
+        print("| mutant | rule | mode | programs | seconds | original steps | shrunk steps |\n| --- | --- | --- | --- | --- | --- | --- |\n"
+              + rows.joined(separator: "\n"))
+        print("mutants: killed \(killed) of \(mutants.count) (kill rate \(killed * 100 / max(1, mutants.count)) %)")
+        #expect(killed == mutants.count)
+        // Counterexamples are typically a few steps; stress-only schedules may stay longer.
+        if shrunkSizes.count >= 3 {
+            let median = shrunkSizes.sorted()[shrunkSizes.count / 2]
+            #expect(median < 10, "shrunk sizes \(shrunkSizes.sorted())")
+        }
+    }
+
+    /// Plain recursion instead of a trampoline overflows the stack: the stack-safety check's
+    /// handler reports C2.7 and exits the (child) process with status 70.
+    static func stackOverflowIsReported() async -> String? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await #expect(processExitsWith: .exitCode(70), observing: [\.standardErrorContent]) {
+            var configuration = ConformanceConfiguration(programs: 0, output: { _ in })
+            configuration.stackSafetyDepth = 20_000
+            _ = Conformance.check(ReferenceBackend(.recursionInsteadOfTrampoline), configuration: configuration)
+        }
+        guard let result else { return nil }
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("C2.7 broken: stack overflow"), "stderr: \(stderr)")
+        guard stderr.contains("C2.7") else { return nil }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return "| recursionInsteadOfTrampoline | C2.7 | stack-safety check (child process) | 0 | " + String(format: "%.1f", seconds) + " | - | - |"
     }
 }

@@ -37,6 +37,20 @@ enum Mutation: String, CaseIterable, Sendable {
     case finallyLosesError
     /// `flatMap` takes the returned task's outcome without waiting for it (C2.6).
     case flatMapNotWaiting
+    /// `whenComplete` checks for completion and stores the continuation in two critical
+    /// sections: a completion in between loses it (C2.1, or a waiter hangs: C6.3).
+    case lostContinuationOnRace
+    /// Hand-offs to the inline executor recurse instead of going through the trampoline: a long
+    /// chain overflows the stack (C2.7).
+    case recursionInsteadOfTrampoline
+    /// A body's thrown error is replaced by another one (C3.1).
+    case errorReplaced
+    /// A handler registered on an already-cancelled source is dropped instead of run at once (C4.2,
+    /// seen as a cancelled token not taking effect: C4.3, C4.6).
+    case handlerLostAfterCancel
+    /// `wait()` registers its wake-up before announcing that it sleeps: a completion in between
+    /// (or before the call) is never signalled, and the waiter sleeps forever (C6.1, C6.3).
+    case lostWakeupInWait
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -122,6 +136,7 @@ final class ReferenceBackend: TaskBackend {
             guard gate.start(source, token: token) else { return }
             var completion = Completion { try body(token) }
             if mutation == .cancellationAsFailure, completion.isCancelled { completion = .failure(CancellationError()) }
+            if mutation == .errorReplaced, completion.isFailure { completion = .failure(ReferenceError.bodyFailed) }
             source.tryComplete(completion)
         }
         return source.task
@@ -179,6 +194,17 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         let target = owner.mutation == .wrongExecutor && !(executor is ReferenceQueueExecutor || executor is ReferenceInlineExecutor)
             ? owner.defaultExecutor : executor
         let continuation = Continuation(executor: target, body: body)
+        if owner.mutation == .lostContinuationOnRace {
+            if let done = state.withLock({ $0.machine.completion }) {
+                hand(continuation, done)
+                return
+            }
+            // The window: a completion here hands over the stored continuations without this one,
+            // and `register` then returns the outcome, which is ignored.
+            sched_yield()
+            _ = state.withLock { $0.machine.register(continuation) }
+            return
+        }
         let completion: Completion<T>? = state.withLock { state in
             if owner.mutation == .lostContinuation, state.machine.completion == nil, state.registered > 0 { return nil }
             state.registered += 1
@@ -198,6 +224,11 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     /// trampoline, so that long chains stay loops (C2.7).
     private func hand(_ continuation: Continuation, _ completion: Completion<T>) {
         let body = continuation.body
+        if owner.mutation == .recursionInsteadOfTrampoline {
+            let executor = continuation.executor is ReferenceInlineExecutor ? ReferenceRecursiveExecutor() : continuation.executor
+            executor.execute { body(completion) }
+            return
+        }
         if let queue = continuation.executor as? ReferenceQueueExecutor {
             queue.execute { body(completion) }
         } else {
@@ -229,6 +260,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     }
 
     func wait() -> Completion<T> {
+        if owner.mutation == .lostWakeupInWait { return lossyWait() }
         let semaphore = DispatchSemaphore(value: 0)
         let slot = Locked<Completion<T>?>(nil)
         whenComplete(on: owner.inlineExecutor) { completion in
@@ -237,6 +269,18 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         }
         semaphore.wait()
         return slot.withLock { $0 } ?? .cancelled
+    }
+
+    /// `.lostWakeupInWait`: the wake-up only signals a waiter that already said it sleeps.
+    private func lossyWait() -> Completion<T> {
+        let semaphore = DispatchSemaphore(value: 0)
+        let sleeping = Atomic(false)
+        whenComplete(on: owner.inlineExecutor) { _ in
+            if sleeping.load(ordering: .acquiring) { semaphore.signal() }
+        }
+        sleeping.store(true, ordering: .releasing)
+        semaphore.wait()
+        return completion ?? .cancelled
     }
 
     func wait(timeout: Duration) -> Completion<T>? {
@@ -256,6 +300,14 @@ final class ReferenceQueueExecutor: Executor {
     init(queue: DispatchQueue) { self.queue = queue }
     func execute(_ job: @escaping @Sendable () -> Void) { queue.async(execute: job) }
 }
+
+/// Only for `.recursionInsteadOfTrampoline`: runs every job at once, nested.
+final class ReferenceRecursiveExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) { job() }
+}
+
+/// The error `.errorReplaced` puts in place of a body's own.
+enum ReferenceError: Error { case bodyFailed }
 
 /// Runs jobs on the calling thread, through the thread's trampoline (C2.7).
 final class ReferenceInlineExecutor: Executor {
@@ -314,6 +366,7 @@ final class ReferenceCancellationSource: CancellationSource {
 
     func register(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
         guard let id = state.withLock({ $0.register(handler) }) else {
+            if owner.mutation == .handlerLostAfterCancel { return NoopDisposable() }
             handler()
             return NoopDisposable()
         }

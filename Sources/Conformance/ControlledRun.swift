@@ -1,0 +1,195 @@
+import Foundation
+import TaskAPI
+
+/// Runs one program in controlled mode: one real thread, the controlled one, executes the
+/// drivers' steps (each driver a logical thread) and the executors' jobs one at a time, in the
+/// order `strategy` draws from the program's seed. Then the same checks as under stress.
+///
+/// Every scheduling point is a driver step (a completion, a registration, a cancel...) or a
+/// job. A blocking `wait()` is enabled only once its task completed, so the one real thread
+/// never blocks; when nothing is enabled while drivers or tasks remain, the run is stuck: a
+/// lost continuation, reported at once instead of after the watchdog's limit.
+extension Harness {
+    func runControlled(_ program: Program, strategy: ScheduleStrategy) -> ProgramResult {
+        let scheduler = Scheduler()
+        let executors = ControlledExecutorProvider(scheduler: scheduler).makeExecutors(for: program, backend: backend)
+        let execution = ProgramExecution(program: program, backend: backend, executors: executors)
+        let outcome = Locked<ControlledOutcome?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread { [hangLimit] in
+            scheduler.adoptCallingThread()
+            var loop = ControlledLoop(execution: execution, scheduler: scheduler, strategy: strategy, hangLimit: hangLimit)
+            let result = loop.run()
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+        let limit = Watchdog(limit: controlledHangLimit ?? hangLimit * 2).deadline
+        guard finished.wait(timeout: .now() + limit.timeIntervalSinceNow) == .success, let result = outcome.withLock({ $0 }) else {
+            let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
+            let completed = execution.log.completedTasks
+            let pending = (0..<program.taskCount).filter { !completed[$0] }
+            let finding = Watchdog.hang(phase: "the controlled run (its one thread is blocked)", program: program, stuckSteps: stuck,
+                                        pendingTasks: pending, completed: completed, limit: hangLimit)
+            return ProgramResult(findings: [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
+        }
+        var foreign = scheduler.foreignActivity
+        let owner = result.thread
+        if let event = execution.log.events.first(where: { $0.thread != owner }) {
+            foreign.append("\(event.kind) was logged on thread\(event.thread), not the controlled thread")
+        }
+        var findings: [Finding] = []
+        if !result.stuckSteps.isEmpty || !result.quiescent {
+            let completed = execution.log.completedTasks
+            let pending = (0..<program.taskCount).filter { !completed[$0] }
+            let hang = Watchdog.hang(
+                phase: "", program: program, stuckSteps: result.stuckSteps, pendingTasks: pending, completed: completed, limit: hangLimit)
+            let what = result.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
+            findings.append(Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
+                                    expected: hang.expected, observed: hang.observed))
+            var stuck = ProgramResult(findings: findings, exercised: [], abandoned: false, mode: .controlled(strategy))
+            stuck.events = execution.log.events.map(\.description).joined(separator: "\n")
+            stuck.eventLines = execution.log.events.map(\.replayDescription)
+            stuck.notReproducible = foreign
+            return stuck
+        }
+        var checked = check(execution, snapshot: result.snapshot, findings: findings)
+        checked.mode = .controlled(strategy)
+        checked.notReproducible = foreign
+        return checked
+    }
+}
+
+/// How the controlled thread's run ended.
+struct ControlledOutcome: Sendable {
+    /// The controlled thread's number.
+    var thread: Int
+    /// Tasks completed before the held sources were.
+    var snapshot: [Bool]
+    /// Drivers' next steps when nothing could run any more (empty: the drivers finished).
+    var stuckSteps: [Int]
+    /// Every task completed and every body returned.
+    var quiescent: Bool
+}
+
+/// The controlled thread's loop: picks and runs one enabled driver step or job at a time.
+struct ControlledLoop {
+    let execution: ProgramExecution
+    let scheduler: Scheduler
+    var strategy: StrategyState
+    let hangLimit: Duration
+    /// For each driver, its steps in program order, and how many it has run.
+    private var driverSteps: [[Int]]
+    private var nextStep: [Int]
+    private var introducedJobs: Set<Int> = []
+    /// Whether anything outside the harness (timers, Swift tasks) may make progress.
+    private let outsideWork: Bool
+
+    init(execution: ProgramExecution, scheduler: Scheduler, strategy: ScheduleStrategy, hangLimit: Duration) {
+        self.execution = execution
+        self.scheduler = scheduler
+        self.hangLimit = hangLimit
+        let program = execution.program
+        driverSteps = (0..<program.drivers).map { d in program.steps.indices.filter { program.steps[$0].driver == d } }
+        nextStep = Array(repeating: 0, count: program.drivers)
+        self.strategy = StrategyState(strategy: strategy, seed: program.seed, expectedPoints: 3 * program.steps.count + 3)
+        for driver in 0..<program.drivers { self.strategy.introduce(driver) }
+        outsideWork = program.steps.contains { $0.operation.needsOutsideWork }
+    }
+
+    mutating func run() -> ControlledOutcome {
+        let thread = ThreadInfo.number
+        let program = execution.program
+        let deadline = Watchdog(limit: hangLimit).deadline
+        // The drivers' steps, interleaved with jobs.
+        while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count }) {
+            if step() { continue }
+            if (outsideWork || graceForOutsideWork()) && Date() <= deadline {
+                pollOutside()
+            } else {
+                let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
+                return ControlledOutcome(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false)
+            }
+        }
+        // Phase one: everything that can run without the held sources.
+        // Nothing is enabled any more; if the model still expects a task to complete, only work
+        // outside the harness can do it (a timer, or a backend that ignored our executors).
+        while true {
+            while step() {}
+            let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
+            let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
+            if execution.log.phaseOneDone(tasks: expected) || Date() > deadline { break }
+            if outsideWork {
+                pollOutside()
+            } else if !graceForOutsideWork() {
+                break
+            }
+        }
+        let snapshot = execution.log.completedTasks
+        // Phase two.
+        execution.completeHeldSources()
+        let secondDeadline = Watchdog(limit: hangLimit).deadline
+        while true {
+            while step() {}
+            if execution.log.waitForQuiescence(deadline: Date()) { break }
+            if !(outsideWork || graceForOutsideWork()) || Date() > secondDeadline { break }
+            pollOutside()
+        }
+        let quiescent = execution.log.waitForQuiescence(deadline: Date())
+        return ControlledOutcome(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
+    }
+
+    /// Nothing is enabled, yet the program has work left: unless something outside the harness
+    /// (a backend's own thread) makes progress within a short grace period, the run is stuck.
+    private func graceForOutsideWork() -> Bool {
+        let seen = execution.log.progress
+        let grace = Date().addingTimeInterval(0.1)
+        while Date() < grace {
+            if !scheduler.isIdle || execution.log.progress != seen { return true }
+            _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.005))
+        }
+        return !scheduler.isIdle || execution.log.progress != seen
+    }
+
+    /// Waits a little for a timer or a Swift task to hand over a job or complete something.
+    private func pollOutside() {
+        _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.002))
+    }
+
+    /// Runs one enabled driver step or job; `false` if none is enabled.
+    private mutating func step() -> Bool {
+        var keys: [Int] = []
+        for driver in nextStep.indices where nextStep[driver] < driverSteps[driver].count {
+            if execution.canRunWithoutBlocking(driverSteps[driver][nextStep[driver]]) { keys.append(driver) }
+        }
+        let jobs = scheduler.enabledJobs()
+        let jobKeyBase = execution.program.drivers
+        for job in jobs {
+            if introducedJobs.insert(job.id).inserted { strategy.introduce(jobKeyBase + job.id) }
+            keys.append(jobKeyBase + job.id)
+        }
+        guard !keys.isEmpty else { return false }
+        let key = keys[strategy.pick(keys)]
+        if key < jobKeyBase {
+            let index = driverSteps[key][nextStep[key]]
+            nextStep[key] += 1
+            execution.runStep(index)
+        } else if let job = scheduler.take(key - jobKeyBase) {
+            introducedJobs.remove(job.id)
+            job.body()
+        }
+        return true
+    }
+}
+
+extension Operation {
+    /// Whether this operation makes work the controlled thread does not run: a timer
+    /// (`delay`, `timeout`, `cancel(after:)`) or a Swift task (`await`).
+    var needsOutsideWork: Bool {
+        switch self {
+        case .delay, .timeout, .cancelAfter, .await: return true
+        default: return false
+        }
+    }
+}

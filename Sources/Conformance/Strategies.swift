@@ -1,0 +1,128 @@
+/// How a controlled run picks the next thing to run among the enabled ones.
+public enum ScheduleStrategy: Sendable, Hashable, CustomStringConvertible {
+    /// Uniformly at random at every scheduling point.
+    case randomWalk
+    /// Probabilistic concurrency testing (Burckhardt et al. 2010): every driver and job gets a
+    /// random priority, the highest enabled one runs, and at `depth - 1` random points the one
+    /// running drops below all others. Finds a bug of depth `depth` with a known probability.
+    case pct(depth: Int)
+
+    public var description: String {
+        switch self {
+        case .randomWalk: return "random"
+        case .pct(let depth): return "pct\(depth)"
+        }
+    }
+
+    /// `random`, `pct` (depth 3) or `pct<d>`.
+    public init?(_ text: String) {
+        let lower = text.lowercased()
+        if lower == "random" || lower == "randomwalk" { self = .randomWalk; return }
+        guard lower.hasPrefix("pct") else { return nil }
+        let digits = lower.dropFirst(3)
+        if digits.isEmpty { self = .pct(depth: 3); return }
+        guard let depth = Int(digits), depth >= 1 else { return nil }
+        self = .pct(depth: depth)
+    }
+}
+
+/// How programs run.
+public enum ScheduleMode: Sendable, Hashable, CustomStringConvertible {
+    /// Real threads: drivers on threads of their own, the backend's executors. Finds data races.
+    case stress
+    /// The harness owns every executor and runs drivers and jobs one at a time on one thread,
+    /// in an order drawn from the seed by `strategy`: the same seed is the same interleaving.
+    case controlled(ScheduleStrategy)
+    /// Program `i` runs controlled with a random walk (i % 4 == 0), with PCT of depth 3
+    /// (i % 4 == 2), or under stress (odd i): the default.
+    case mixed
+
+    /// The mode program `index` of a run uses.
+    public func mode(forProgram index: Int) -> ScheduleMode {
+        guard case .mixed = self else { return self }
+        switch index % 4 {
+        case 0: return .controlled(.randomWalk)
+        case 2: return .controlled(.pct(depth: 3))
+        default: return .stress
+        }
+    }
+
+    public var isControlled: Bool { if case .controlled = self { return true } else { return false } }
+
+    public var description: String {
+        switch self {
+        case .stress: return "stress"
+        case .controlled(let strategy): return "controlled-\(strategy)"
+        case .mixed: return "mixed"
+        }
+    }
+
+    /// `stress`, `mixed`, `controlled` (random walk), `controlled-random`, `controlled-pct3`,
+    /// or just `random` / `pct3`.
+    public init?(_ text: String) {
+        let lower = text.lowercased()
+        switch lower {
+        case "stress": self = .stress
+        case "mixed": self = .mixed
+        case "controlled": self = .controlled(.randomWalk)
+        default:
+            let rest = lower.hasPrefix("controlled-") ? String(lower.dropFirst("controlled-".count)) : lower
+            guard let strategy = ScheduleStrategy(rest) else { return nil }
+            self = .controlled(strategy)
+        }
+    }
+}
+
+/// A strategy's state during one run: picks one of `count` enabled choices, each named by a
+/// stable key (a driver or a job), so that the same seed makes the same picks.
+struct StrategyState {
+    private var rng: SplitMix64
+    private let strategy: ScheduleStrategy
+    /// PCT: priorities by key; the scheduling points at which the running one is demoted.
+    private var priorities: [Int: Int] = [:]
+    private var changePoints: [Int] = []
+    private var point = 0
+
+    init(strategy: ScheduleStrategy, seed: UInt64, expectedPoints: Int) {
+        rng = SplitMix64(seed: seed ^ 0x5EED_5CED_0000_0001)
+        self.strategy = strategy
+        if case .pct(let depth) = strategy {
+            let bound = max(1, expectedPoints)
+            changePoints = (0..<max(0, depth - 1)).map { _ in rng.int(in: 1...bound) }.sorted()
+        }
+    }
+
+    /// A new driver or job: PCT gives it a random priority above every demoted one.
+    mutating func introduce(_ key: Int) {
+        guard case .pct(let depth) = strategy else { return }
+        priorities[key] = depth + 1 + rng.below(1 << 30)
+    }
+
+    /// Picks one of `keys` (non-empty, in a stable order); returns its index.
+    mutating func pick(_ keys: [Int]) -> Int {
+        point += 1
+        switch strategy {
+        case .randomWalk:
+            return rng.below(keys.count)
+        case .pct:
+            var best = 0
+            for index in keys.indices where (priorities[keys[index]] ?? 0) > (priorities[keys[best]] ?? 0) {
+                best = index
+            }
+            // A change point: the chosen one is demoted below every other, and the pick is redone.
+            var demoted = false
+            while let next = changePoints.first, next <= point {
+                changePoints.removeFirst()
+                priorities[keys[best]] = changePoints.count + 1
+                demoted = true
+            }
+            if demoted {
+                best = 0
+                for index in keys.indices where (priorities[keys[index]] ?? 0) > (priorities[keys[best]] ?? 0) {
+                    best = index
+                }
+            }
+            return best
+        }
+    }
+}
