@@ -65,6 +65,13 @@ actor ActorTask<T: Sendable>: AsyncTask, CompletionSource {
         machine = TaskStateMachine(completed: completion)
     }
 
+    deinit {
+        // Freed while pending: let the continuations go one by one, not all at once (C8.2).
+        var orphans = Array(machine.abandon()) + late
+        late = []
+        if !orphans.isEmpty { ThreadState.current.release(&orphans) }
+    }
+
     // MARK: Synchronous answers (outside the actor)
 
     nonisolated var backend: any TaskBackend { owner }

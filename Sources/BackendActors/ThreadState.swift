@@ -28,6 +28,26 @@ final class ThreadState {
     /// thread then is queued instead of run, so that nothing nests.
     private(set) var active = false
 
+    /// Continuations of tasks freed while pending, waiting to be released by the outermost
+    /// `release(_:)` on this thread (boxed: they come from tasks of every value type).
+    private var graveyard: [any Sendable] = []
+    private var releasing = false
+
+    /// Releases the continuations of a task freed while pending, in a loop instead of a
+    /// recursion: a released continuation may hold a derived task whose own deinit lands here
+    /// again, and is then only queued (C8.2: a long pending chain is freed in constant stack).
+    /// `registrations` is emptied first, so that the graveyard holds the only references.
+    func release<T>(_ registrations: inout [Registration<T>]) {
+        for registration in registrations { graveyard.append(registration) }
+        registrations = []
+        if releasing { return }
+        releasing = true
+        while let registration = graveyard.popLast() {
+            _ = consume registration
+        }
+        releasing = false
+    }
+
     /// Runs `job` now if the trampoline is idle, otherwise queues it behind the running work.
     /// Either way it has run when the outermost call on this thread returns.
     func submit(_ job: @escaping () -> Void) {

@@ -55,6 +55,26 @@ final class ThreadContext {
         runInline(.closure { _ in job() }, .cancelled)
     }
 
+    /// Continuations of tasks freed while pending, waiting to be released by the outermost
+    /// `release(_:)` on this thread.
+    private var graveyard: [GCDJob] = []
+    private var releasing = false
+
+    /// Releases the continuations of a task freed while pending, in a loop instead of a
+    /// recursion: a released continuation may hold a derived task whose own deinit lands here
+    /// again, and is then only queued (C8.2: a long pending chain is freed in constant stack).
+    /// `jobs` is emptied first, so that the graveyard holds the only references while it drains.
+    func release(_ jobs: inout Continuations<GCDJob>) {
+        graveyard.append(contentsOf: jobs)
+        jobs = Continuations()
+        if releasing { return }
+        releasing = true
+        while let job = graveyard.popLast() {
+            _ = consume job
+        }
+        releasing = false
+    }
+
     /// The calling thread's context, made on first use and freed when the thread exits.
     static var current: ThreadContext {
         if let pointer = pthread_getspecific(contextKey) {

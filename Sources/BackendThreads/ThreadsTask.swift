@@ -98,6 +98,12 @@ class ThreadsTaskCore: @unchecked Sendable {
         machine = Mutex(TaskStateMachine(completed: completion))
     }
 
+    deinit {
+        // Freed while pending: let the continuations go one by one, not all at once (C8.2).
+        var orphans = withState { $0.abandon() }
+        if !orphans.isEmpty { ThreadContext.current.release(&orphans) }
+    }
+
     /// Runs `body` on the state machine under the lock.
     @inline(__always)
     private func withState<R: Sendable>(_ body: (inout TaskStateMachine<any Sendable, ThreadsJob>) -> R) -> R {

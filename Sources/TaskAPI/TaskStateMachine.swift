@@ -72,6 +72,15 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         return continuations
     }
 
+    /// Takes the continuations of a task that is being freed while still pending. A backend should
+    /// release them in a loop rather than let them go with the task: each may hold a derived task
+    /// holding its own, and letting a long pending chain go at once recurses once per link (C8.2).
+    @inlinable
+    public mutating func abandon() -> Continuations<Continuation> {
+        defer { continuations = Continuations() }
+        return continuations
+    }
+
     /// The continuations registered while the completing thread handed over the previous batch,
     /// in registration order; `nil` when there are none, which ends the delivery: from then on
     /// `register` returns the outcome to its caller (C2.4).

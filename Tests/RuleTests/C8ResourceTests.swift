@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TaskAPI
 
@@ -56,5 +57,15 @@ struct C8ResourceTests {
         #expect(eventually { pendingChain == nil }, "a pending chain leaked")
         #expect(eventually { completedChain == nil }, "a completed chain leaked")
         #expect(eventually { cancellation == nil }, "a cancellation source leaked")
+    }
+
+    /// In a child process: a failure here is a stack overflow, which would kill the test run.
+    @Test("C8.2 a long pending chain dropped unfinished is freed without overflowing the stack",
+          .serialized, arguments: Backends.all)
+    func droppedPendingChain(_ c: BackendCase) async {
+        await #expect(processExitsWith: .success) { [name = c.name as String] in
+            guard let backend = Backends.named(name) else { exit(3) }
+            exit(StackProbe.onSmallStack { StackProbe.dropPendingChain(backend) } ? 0 : 1)
+        }
     }
 }

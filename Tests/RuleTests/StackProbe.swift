@@ -83,4 +83,26 @@ enum StackProbe {
         guard backend.whenAll(tasks).wait(timeout: .seconds(120)) != nil else { return nil }
         return counter.count
     }
+
+    /// C8.2 at scale: a chain registered on a source that is never completed, then dropped whole.
+    /// Links alternate map, continueWith and flatMap, so that node and closure continuations are
+    /// both freed. `true` if the whole chain was freed (and the stack held).
+    static func dropPendingChain(_ backend: any TaskBackend) -> Bool {
+        weak var root: (any AsyncTask<Int>)?
+        weak var leaf: (any AsyncTask<Int>)?
+        do {
+            let source = backend.makeSource(of: Int.self)
+            root = source.task
+            var last: any AsyncTask<Int> = source.task
+            for index in 0..<links {
+                switch index % 3 {
+                case 0: last = last.map(on: backend.inlineExecutor) { $0 + 1 }
+                case 1: last = last.continueWith(on: backend.inlineExecutor, token: .none) { try $0.get() + 1 }
+                default: last = last.flatMap(on: backend.inlineExecutor) { backend.succeeded($0 + 1) }
+                }
+            }
+            leaf = last
+        }
+        return root == nil && leaf == nil
+    }
 }
