@@ -64,14 +64,9 @@ extension ThreadsTask {
 
     /// Completes with the outcome of the task `body` returns, or with what it throws (C2.6).
     func adopt(_ body: () throws -> any AsyncTask<T>) {
-        let inner: any AsyncTask<T>
-        do {
-            inner = try body()
-        } catch is CancellationError {
-            _ = complete(.cancelled)
-            return
-        } catch {
-            _ = complete(.failure(error))
+        let made = Completion(catching: body)
+        guard case .success(let inner) = made else {
+            _ = complete(made.erased)   // what the body threw: failure, or cancelled (C3.1, C3.2)
             return
         }
         if let core = inner as? ThreadsTaskCore {
