@@ -37,23 +37,29 @@ extension AsyncTask {
     }
 }
 
+/// The conveniences: an optional executor (`nil`: the backend's default executor) and a token
+/// that defaults to `.none`, as for `map` and `then` (C9.1). Each forwards to the requirement.
 extension AsyncTask {
-    /// `continueWith` on the default executor (Bolts' `continueWith`, .NET's `ContinueWith`).
+    /// `continueWith` with defaults (Bolts' `continueWith`, .NET's `ContinueWith(scheduler:)`):
+    /// `task.continueWith(on: ui) { outcome in ... }`.
     @inlinable
     public func continueWith<U: Sendable>(
+        on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (Completion<Success>) throws -> U
     ) -> any AsyncTask<U> {
-        continueWith(on: backend.defaultExecutor, token: token, body)
+        continueWith(on: executor ?? backend.defaultExecutor, token: token, body)
     }
 
-    /// `continueWithTask` on the default executor (seed 002's `continueFor`).
+    /// `continueWithTask` with defaults (seed 002's `continueFor`): the result takes the outcome
+    /// of the task `body` returns (C2.6).
     @inlinable
     public func continueWithTask<U: Sendable>(
+        on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        continueWithTask(on: backend.defaultExecutor, token: token, body)
+        continueWithTask(on: executor ?? backend.defaultExecutor, token: token, body)
     }
 
     /// Registers `body` on the default executor; see `whenComplete(on:_:)`.

@@ -28,6 +28,8 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<Success>) -> Void)
 
     /// Blocks the calling thread until the task completes, and returns its outcome (C6.1).
+    /// Usable as a statement, for its effect (C9.1).
+    @discardableResult
     func wait() -> Completion<Success>
 
     /// Blocks until the task completes or `timeout` elapses; `nil` means it timed out (C6.2).
@@ -109,7 +111,8 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
 extension AsyncTask {
     /// Blocks until the task completes and returns its value, or throws its error
     /// (`CancellationError` if it was cancelled). FATask's `get`, Swift-Async's `await()`.
-    @inlinable
+    /// Usable as a statement: `try task.get()` waits and rethrows (C9.1).
+    @inlinable @discardableResult
     public func get() throws -> Success {
         try wait().get()
     }

@@ -49,6 +49,43 @@ extension TaskBackend {
     }
 }
 
+extension TaskBackend {
+    /// Joins tasks of different types into a tuple, in input order:
+    /// `let (n, s) = try backend.whenAll(intTask, stringTask).get()` (C9.1). Fails fast exactly
+    /// like `whenAll(_:)` on an array (C5.1): the first failure or cancellation among the inputs
+    /// completes it at once with that outcome. Written over the array `whenAll`, so a backend's
+    /// override of that is used.
+    public func whenAll<each T: Sendable>(
+        _ tasks: repeat any AsyncTask<each T>
+    ) -> any AsyncTask<(repeat each T)> {
+        var erased: [any AsyncTask<any Sendable>] = []
+        for task in repeat each tasks {
+            erased.append(task.map(on: inlineExecutor, token: .none) { $0 as any Sendable })
+        }
+        return whenAll(erased).map(on: inlineExecutor, token: .none) { values in
+            var iterator = values.makeIterator()
+            return (repeat try Self.unboxNext(&iterator, as: (each T).self))
+        }
+    }
+
+    /// An array literal of tasks of different types has no element type; this overload turns
+    /// the type checker's "failed to produce diagnostic" into a message saying what to write.
+    @available(*, unavailable, message: "tasks of different types: join them as a tuple with whenAll(a, b), or as voids with whenAll(voids: [a.asVoid(), b.asVoid()])")
+    public func whenAll(_ tasks: [any AsyncTask]) -> any AsyncTask<Void> {
+        whenAll(voids: tasks.map { $0.asVoid() })
+    }
+
+    /// The next boxed value as a `V`; a missing or mistyped value (a backend bug) throws
+    /// `CompletionTypeMismatch` instead of trapping.
+    @usableFromInline
+    static func unboxNext<V>(_ iterator: inout IndexingIterator<[any Sendable]>, as type: V.Type) throws -> V {
+        guard let value = iterator.next() else {
+            throw CompletionTypeMismatch(expected: "\(V.self)", found: "no value")
+        }
+        return try Completion<any Sendable>.unbox(value, as: V.self)
+    }
+}
+
 /// The slots of a collecting combinator: filled by index, handed out once when all are in.
 struct CollectState<Element> {
     private var slots: [Element]

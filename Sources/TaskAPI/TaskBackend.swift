@@ -30,6 +30,8 @@ public protocol TaskBackend: Sendable {
     /// Starts `body` at once on `executor`, and returns its task (Swift-Async's `Async<T> {}`).
     /// The task completes with what `body` returns or throws (C3.1, C3.2). If `token` is cancelled
     /// before `body` starts, `body` never runs and the task completes cancelled (C4.3).
+    /// Disfavored, so that a body returning a task picks the unwrapping overload (C9.5).
+    @_disfavoredOverload
     func run<T: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -60,6 +62,7 @@ public protocol TaskBackend: Sendable {
 
 extension TaskBackend {
     /// Default `run`: a source, started and completed by a job on `executor`.
+    @_disfavoredOverload
     public func run<T: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -78,15 +81,6 @@ extension TaskBackend {
         let source = makeSource(of: T.self)
         source.tryComplete(completion)
         return source.task
-    }
-
-    /// `run` on the default executor.
-    @inlinable
-    public func run<T: Sendable>(
-        token: CancellationToken = .none,
-        _ body: @escaping @Sendable (CancellationToken) throws -> T
-    ) -> any AsyncTask<T> {
-        run(on: defaultExecutor, token: token, body)
     }
 
     /// A new pending source, its type inferred from the context.
@@ -108,15 +102,26 @@ extension TaskBackend {
     @inlinable
     public func succeeded<T: Sendable>(_ value: T) -> any AsyncTask<T> { completed(.success(value)) }
 
-    /// A task that already failed with `error` (C1.4).
+    /// A task that already failed with `error` (C1.4), its type taken from the context:
+    /// `let f: any AsyncTask<Int> = backend.failed(error)` (C9.1).
     @inlinable
-    public func failed<T: Sendable>(_ error: any Error, as type: T.Type = T.self) -> any AsyncTask<T> {
+    public func failed<T: Sendable>(_ error: any Error) -> any AsyncTask<T> {
         completed(.failure(error))
     }
 
-    /// A task that is already cancelled (C1.4).
+    /// A task that already failed with `error` (C1.4), its type named: `failed(error, as: Int.self)`.
     @inlinable
-    public func cancelled<T: Sendable>(as type: T.Type = T.self) -> any AsyncTask<T> { completed(.cancelled) }
+    public func failed<T: Sendable>(_ error: any Error, as type: T.Type) -> any AsyncTask<T> {
+        completed(.failure(error))
+    }
+
+    /// A task that is already cancelled (C1.4), its type taken from the context (C9.1).
+    @inlinable
+    public func cancelled<T: Sendable>() -> any AsyncTask<T> { completed(.cancelled) }
+
+    /// A task that is already cancelled (C1.4), its type named: `cancelled(as: Int.self)`.
+    @inlinable
+    public func cancelled<T: Sendable>(as type: T.Type) -> any AsyncTask<T> { completed(.cancelled) }
 
     /// A cancellation source that is cancelled as soon as any of `tokens` is (C4.6). It holds
     /// its parents' handlers only weakly: dropping it releases it even if no parent is cancelled.
