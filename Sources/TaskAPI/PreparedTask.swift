@@ -1,0 +1,136 @@
+/// A task made with its body but not started (FATask's `start` / `startWithDispatchQueue:`,
+/// seed 002's kernels): `backend.prepare { token in ... }`, then `start(on:)` once (C9.3).
+///
+/// - `task` exists from the start and is `pending` until the body starts: continuations may be
+///   registered on it before `start`, and run once it completes (C2.1).
+/// - The body runs on the executor named at `start`, or the one named at `prepare` (default: the
+///   backend's default executor), with a token that is cancelled by `cancel()` or by the token
+///   given to `prepare`.
+/// - `start` starts the body once: a second `start` throws `StartError.alreadyStarted` and
+///   `tryStart` returns `false`; neither traps, and neither starts the body again.
+/// - `cancel()` before `start` completes `task` cancelled at once and releases the body, which
+///   never runs; a later `start` then runs nothing. After `start`, `cancel()` is a request the
+///   body observes through its token (C4.3).
+///
+/// Keep the prepared task to start it: `task` alone cannot start it. Safe to use from any thread.
+public final class PreparedTask<Success: Sendable>: Sendable {
+    public typealias Body = @Sendable (CancellationToken) throws -> Success
+
+    private enum State {
+        case prepared(Body)
+        case cancelledBeforeStart
+        case started
+    }
+
+    /// The backend that made the task.
+    public let backend: any TaskBackend
+    private let source: any CompletionSource<Success>
+    private let cancellation: any CancellationSource
+    private let gate: StartGate?
+    private let executor: any Executor
+    private let state: Locked<State>
+
+    init(backend: any TaskBackend, executor: any Executor, token: CancellationToken, body: @escaping Body) {
+        self.backend = backend
+        self.executor = executor
+        source = backend.makeSource(of: Success.self)
+        cancellation = backend.makeCancellationSource(linkedTo: [token])
+        gate = StartGate.make(for: source, token: cancellation.token)
+        state = Locked(.prepared(body))
+        // Weak: the source's handlers must not keep this object alive (C8.2). The registration
+        // lives as long as the source, which only this object holds.
+        _ = cancellation.register { [weak self] in self?.releaseBodyIfPending() }
+    }
+
+    /// The task: pending until the body starts, then completed with what it returns or throws.
+    public var task: any AsyncTask<Success> { source.task }
+
+    /// The token the body receives: cancelled by `cancel()` or by the token given to `prepare`.
+    public var token: CancellationToken { cancellation.token }
+
+    /// `true` once `start` or `tryStart` has succeeded.
+    public var isStarted: Bool {
+        state.withLock { state in
+            if case .started = state { return true }
+            return false
+        }
+    }
+
+    /// Starts the body on `executor` (default: the executor named at `prepare`), unless it was
+    /// started before: then returns `false` and changes nothing. Returns `true` on the first call,
+    /// also after `cancel()`, when the task is already cancelled and nothing runs.
+    @discardableResult
+    public func tryStart(on executor: (any Executor)? = nil) -> Bool {
+        let claimed: (started: Bool, body: Body?) = state.withLock { state in
+            switch state {
+            case .prepared(let body):
+                state = .started
+                return (true, body)
+            case .cancelledBeforeStart:
+                state = .started
+                return (true, nil)
+            case .started:
+                return (false, nil)
+            }
+        }
+        if let body = claimed.body {
+            let source = self.source
+            let gate = self.gate
+            let token = cancellation.token
+            (executor ?? self.executor).execute {
+                gate.runBody(on: source, token: token) { try body(token) }
+            }
+        }
+        return claimed.started
+    }
+
+    /// Starts the body like `tryStart(on:)`, or throws `StartError.alreadyStarted` if it was
+    /// started before (C9.3: an error value, never a trap).
+    public func start(on executor: (any Executor)? = nil) throws(StartError) {
+        guard tryStart(on: executor) else { throw StartError.alreadyStarted }
+    }
+
+    /// Requests cancellation: before `start`, the task completes cancelled at once and the body
+    /// never runs; after, the body sees it through its token. Idempotent.
+    public func cancel() {
+        cancellation.cancel()
+    }
+
+    private func releaseBodyIfPending() {
+        state.withLock { state in
+            if case .prepared = state { state = .cancelledBeforeStart }
+        }
+    }
+}
+
+/// The error of starting a `PreparedTask` twice (C9.3).
+public enum StartError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `start` was called on a prepared task that had already been started; nothing changed.
+    case alreadyStarted
+
+    public var description: String {
+        "StartError.alreadyStarted: a prepared task starts once; this call changed nothing (C9.3)"
+    }
+}
+
+extension TaskBackend {
+    /// A task with `body`, not started: see `PreparedTask` (C9.3). `executor` (default: the
+    /// default executor) is where `start()` runs the body when `start(on:)` names none; `token`
+    /// cancels it like `cancel()`.
+    public func prepare<T: Sendable>(
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> PreparedTask<T> {
+        PreparedTask(backend: self, executor: executor ?? defaultExecutor, token: token, body: body)
+    }
+
+    /// `prepare` for a body that takes no token.
+    public func prepare<T: Sendable>(
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable () throws -> T
+    ) -> PreparedTask<T> {
+        prepare(on: executor, token: token) { (_: CancellationToken) in try body() }
+    }
+}

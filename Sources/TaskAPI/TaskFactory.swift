@@ -1,0 +1,89 @@
+/// A value holding defaults, the backend, an executor and a token, that vends tasks and
+/// continuations made with them (seed 002's `TaskFactory`, HNTask's settable default executor)
+/// (C9.2).
+///
+/// A factory is a plain value: setting `executor` or `token` changes that factory only, and
+/// copies made before keep theirs. Everything it vends follows the contract's rules exactly as
+/// the backend's own calls do; it only fills in the arguments. Safe to share between threads.
+///
+///     var factory = TaskFactory(backend: backend)
+///     factory.executor = ui                     // every task and continuation now runs on ui
+///     let shown = factory.run { "ready" }
+public struct TaskFactory: Sendable {
+    /// The backend that makes the tasks.
+    public var backend: any TaskBackend
+    /// Where bodies and continuations run.
+    public var executor: any Executor
+    /// The token every task and continuation made by this factory observes.
+    public var token: CancellationToken
+
+    /// A factory for `backend`, running on `executor` (default: the backend's default executor)
+    /// under `token` (default: none).
+    public init(backend: any TaskBackend, executor: (any Executor)? = nil, token: CancellationToken = .none) {
+        self.backend = backend
+        self.executor = executor ?? backend.defaultExecutor
+        self.token = token
+    }
+
+    /// This factory with another executor.
+    public func with(executor: any Executor) -> TaskFactory {
+        var copy = self
+        copy.executor = executor
+        return copy
+    }
+
+    /// This factory with another token.
+    public func with(token: CancellationToken) -> TaskFactory {
+        var copy = self
+        copy.token = token
+        return copy
+    }
+
+    /// Starts `body` at once on the factory's executor under its token; see
+    /// `TaskBackend.run(on:token:_:)`. For another token: `factory.with(token: t).run { ... }`.
+    @_disfavoredOverload
+    public func run<T: Sendable>(
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> any AsyncTask<T> {
+        backend.run(on: executor, token: token, body)
+    }
+
+    /// `run` for a body that takes no token.
+    @_disfavoredOverload
+    public func run<T: Sendable>(
+        _ body: @escaping @Sendable () throws -> T
+    ) -> any AsyncTask<T> {
+        backend.run(on: executor, token: token) { (_: CancellationToken) in try body() }
+    }
+
+    /// `run` for a body that returns a task, unwrapped (C9.5).
+    public func run<T: Sendable>(
+        _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        backend.run(on: executor, token: token, body)
+    }
+
+    /// A prepared task that starts on the factory's executor unless `start(on:)` names another
+    /// (C9.3).
+    public func prepare<T: Sendable>(
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> PreparedTask<T> {
+        backend.prepare(on: executor, token: token, body)
+    }
+
+    /// `task.continueWith` on the factory's executor under its token (C3.1, C4.3).
+    public func continueWith<S: Sendable, U: Sendable>(
+        _ task: any AsyncTask<S>,
+        _ body: @escaping @Sendable (Completion<S>) throws -> U
+    ) -> any AsyncTask<U> {
+        task.continueWith(on: executor, token: token, body)
+    }
+
+    /// `task.continueWithTask` on the factory's executor under its token (C2.6, C4.3).
+    public func continueWithTask<S: Sendable, U: Sendable>(
+        _ task: any AsyncTask<S>,
+        _ body: @escaping @Sendable (Completion<S>) throws -> any AsyncTask<U>
+    ) -> any AsyncTask<U> {
+        task.continueWithTask(on: executor, token: token, body)
+    }
+}
