@@ -107,9 +107,12 @@ final class GCDJobQueue: Sendable {
 /// A serial executor (C7.2): a serial Dispatch queue, FIFO, one job at a time.
 final class GCDSerialExecutor: Executor {
     let queue: DispatchQueue
+    /// Marks the queue as this executor's, for `isCurrent` (GCDExecutors+Isolation.swift).
+    let key = DispatchSpecificKey<ObjectIdentifier>()
 
     init(label: String) {
         queue = DispatchQueue(label: label)
+        queue.setSpecific(key: key, value: ObjectIdentifier(self))
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {

@@ -33,6 +33,8 @@ final class ThreadsSerialExecutor: Executor {
         var queue = JobQueue()
         /// `true` while a drain job is queued on the pool or running.
         var scheduled = false
+        /// The thread running this executor's jobs during a drain, 0 otherwise (`isCurrent`).
+        var runner: UInt = 0
     }
 
     let label: String
@@ -57,17 +59,26 @@ final class ThreadsSerialExecutor: Executor {
     }
 
     private func drain() {
+        let thread = NativeThread.currentID
         for _ in 0..<Self.batch {
             let next = state.withLock { state -> Job? in
-                if let job = state.queue.pop() { return job }
+                if let job = state.queue.pop() {
+                    state.runner = thread
+                    return job
+                }
                 state.scheduled = false
+                state.runner = 0
                 return nil
             }
             guard let job = next else { return }
             job()
         }
+        state.withLock { $0.runner = 0 }
         pool.execute { self.drain() }
     }
+
+    /// `true` inside a job this executor is running (C9.7).
+    var isCurrent: Bool { state.withLock { $0.runner } == NativeThread.currentID }
 }
 
 /// The inline executor (C7.2): runs a job on the calling thread before `execute` returns, through

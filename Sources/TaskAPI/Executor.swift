@@ -6,6 +6,17 @@
 public protocol Executor: AnyObject, Sendable {
     /// Runs `job` exactly once, now or later, on a thread of the executor's choosing.
     func execute(_ job: @escaping @Sendable () -> Void)
+
+    /// `true` when called from a job this executor is running: "am I on this executor?" (C9.7).
+    /// Never blocks. The default answers `false`: an executor that cannot tell says no. Every
+    /// default, serial and main executor of this package's backends can tell; an inline executor
+    /// has no thread of its own and answers `false`.
+    var isCurrent: Bool { get }
+}
+
+extension Executor {
+    /// `false`: this executor cannot tell whether the caller runs one of its jobs (C9.7).
+    public var isCurrent: Bool { false }
 }
 
 /// A handle whose `dispose()` undoes a registration: a cancellation handler, a timer.

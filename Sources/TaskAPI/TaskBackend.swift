@@ -41,6 +41,14 @@ public protocol TaskBackend: Sendable {
     /// An already-completed task (C1.4).
     func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T>
 
+    /// Runs an async `body` as a Swift task on the backend's threads and returns its task; token
+    /// and Swift task cancellation are bridged both ways (C9.6). Default in TaskAPI
+    /// (TaskBackend+Async.swift); a backend may replace it.
+    func runAsync<T: Sendable>(
+        token: CancellationToken,
+        _ body: @escaping @Sendable () async throws -> T
+    ) -> any AsyncTask<T>
+
     // Combinators with defaults in TaskAPI (TaskBackend+WhenAll.swift, TaskBackend+Race.swift,
     // AsyncTask+Timeout.swift), listed here so that a backend can replace them.
 

@@ -1,0 +1,28 @@
+import Dispatch
+import TaskAPI
+
+/// Any `DispatchQueue` as an `Executor` (C9.7): HNTask's `HNDispatchQueueExecutor`, FATask's
+/// `startWithDispatchQueue:`. Jobs are handed to the queue with `async`; a serial queue runs them
+/// in order, one at a time, a concurrent one in parallel. Usable with every backend.
+///
+/// It lives here, not in TaskAPI, so that the contract imports no scheduler: the threads backend
+/// must never load Dispatch, and nothing in TaskAPI may make it.
+public final class DispatchQueueExecutor: Executor {
+    /// The queue jobs are handed to.
+    public let queue: DispatchQueue
+    private let key = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// An executor over `queue`. It marks the queue with a specific key of its own, to answer
+    /// `isCurrent`.
+    public init(_ queue: DispatchQueue) {
+        self.queue = queue
+        queue.setSpecific(key: key, value: ObjectIdentifier(self))
+    }
+
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        queue.async(execute: job)
+    }
+
+    /// `true` inside a job running on the queue (or on a queue targeting it) (C9.7).
+    public var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
+}

@@ -1,0 +1,23 @@
+import Dispatch
+import TaskAPI
+
+extension GCDDefaultExecutor {
+    /// `true` on a worker running one of this executor's jobs (C9.7).
+    var isCurrent: Bool { ThreadContext.current.pool === jobs }
+}
+
+/// A serial executor is also a Swift `SerialExecutor` (C9.9): an actor whose `unownedExecutor`
+/// it is runs on its queue, and `assumeIsolated` works inside its jobs.
+extension GCDSerialExecutor: SerialExecutor {
+    /// `true` inside a job running on this executor's queue (C9.7).
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+
+    func isIsolatingCurrentContext() -> Bool? {
+        isCurrent
+    }
+}

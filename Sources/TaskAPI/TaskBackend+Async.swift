@@ -1,0 +1,67 @@
+extension TaskBackend {
+    /// Default `runAsync`: a Swift task whose jobs run on the default executor, started through a
+    /// source and a `StartGate`, so that cancellation crosses the bridge both ways (C9.6):
+    ///
+    /// - `token` cancelled before the body starts: the task completes cancelled at once and the
+    ///   body never runs (C4.3);
+    /// - `token` cancelled while the body runs: the Swift task is cancelled, so
+    ///   `Task.isCancelled`, `Task.checkCancellation()` and `Task.sleep` inside the body see it;
+    /// - the body throwing `CancellationError` (however caused) completes the task cancelled.
+    public func runAsync<T: Sendable>(
+        token: CancellationToken,
+        _ body: @escaping @Sendable () async throws -> T
+    ) -> any AsyncTask<T> {
+        let source = makeSource(of: T.self)
+        let gate = StartGate.make(for: source, token: token)
+        if token.isCancellationRequested {
+            source.tryCancel()
+            return source.task
+        }
+        let executor = JobExecutor(defaultExecutor)
+        let swiftTask = Task.detached(executorPreference: executor) {
+            // The Swift task keeps its executor alive for as long as it may enqueue jobs on it.
+            defer { withExtendedLifetime(executor) {} }
+            guard gate.start(source, token: token) else { return }
+            source.tryComplete(await Completion.capturing(body))
+        }
+        guard token.canBeCancelled else { return source.task }
+        let registration = token.register { swiftTask.cancel() }
+        source.task.whenComplete(on: inlineExecutor) { _ in registration.dispose() }
+        return source.task
+    }
+
+    /// `runAsync(token:_:)` with no token (C9.6).
+    @inlinable
+    public func runAsync<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> any AsyncTask<T> {
+        runAsync(token: .none, body)
+    }
+}
+
+extension Completion {
+    /// Runs an async `body` and captures its outcome: a returned value is `.success`, a thrown
+    /// `CancellationError` is `.cancelled` (C3.2), any other error is `.failure` (C3.1).
+    public static func capturing(_ body: () async throws -> Success) async -> Completion<Success> {
+        do {
+            return .success(try await body())
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// Any `Executor` as a Swift `TaskExecutor`: each job of a Swift task that prefers it runs as one
+/// job of the wrapped executor, on whatever thread that executor picks.
+final class JobExecutor: TaskExecutor {
+    private let base: any Executor
+
+    init(_ base: any Executor) {
+        self.base = base
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        base.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
