@@ -25,9 +25,18 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: ["TaskAPI", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"]
         ),
+        .executableTarget(
+            name: "main-executor-example",
+            dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"],
+            path: "Examples/MainExecutor"
+        ),
         .testTarget(
             name: "RuleTests",
-            dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors", "Conformance"]
+            dependencies: [
+                "TaskAPI", "BackendGCD", "BackendThreads", "BackendActors", "Conformance",
+                // Built for C9.8's test, which runs it as a child process.
+                "main-executor-example",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -17,6 +17,11 @@ public protocol TaskBackend: Sendable {
     /// A new serial executor: FIFO, one job at a time (C7.2). The stand-in for a main queue.
     func makeSerialExecutor(label: String) -> any Executor
 
+    /// The main executor: a serial executor whose jobs run on the program's main thread, in
+    /// order, with `MainActor.assumeIsolated` working inside them (C9.8). The program's main
+    /// thread must serve it (each backend documents how). Default: `MainActorExecutor.shared`.
+    var mainExecutor: any Executor { get }
+
     /// A new pending source and its task (C1.1).
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T>
 

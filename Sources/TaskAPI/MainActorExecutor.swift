@@ -1,0 +1,76 @@
+/// The main executor made of the `MainActor` (C9.8): jobs run one at a time, in submission
+/// order, isolated to the main actor, so `MainActor.assumeIsolated` works inside them. The
+/// default `mainExecutor` of a backend that names none.
+///
+/// Jobs wait in a FIFO of this executor's own; while it holds jobs, one Swift task on the main
+/// actor drains it. They run only while the program's main thread serves the main actor: an
+/// app's run loop, `dispatchMain()`, `RunLoop.main.run()`, or an `async` `main` that is waiting.
+public final class MainActorExecutor: Executor {
+    public typealias Job = @Sendable () -> Void
+
+    private struct State {
+        var jobs: [Job] = []
+        var scheduled = false
+    }
+
+    private let state = Locked(State())
+
+    /// The one main-actor executor of the process.
+    public static let shared = MainActorExecutor()
+
+    /// `true` inside the drain of this executor's jobs (a task-local of the draining task).
+    @TaskLocal private static var draining = false
+
+    private init() {}
+
+    public func execute(_ job: @escaping Job) {
+        let schedule = state.withLock { state -> Bool in
+            state.jobs.append(job)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        if schedule {
+            Task { @MainActor in self.drain() }
+        }
+    }
+
+    /// `true` inside one of this executor's jobs (C9.7).
+    public var isCurrent: Bool { Self.draining }
+
+    @MainActor
+    private func drain() {
+        Self.$draining.withValue(true) {
+            while true {
+                let batch = state.withLock { state -> [Job] in
+                    if state.jobs.isEmpty { state.scheduled = false }
+                    defer { state.jobs = [] }
+                    return state.jobs
+                }
+                if batch.isEmpty { return }
+                for job in batch { job() }
+            }
+        }
+    }
+}
+
+/// An executor usable both as an `Executor` and as the executor of an actor (C9.9).
+public typealias ActorExecutor = Executor & SerialExecutor
+
+extension TaskBackend {
+    /// `mainExecutor` default: the main actor (C9.8).
+    public var mainExecutor: any Executor { MainActorExecutor.shared }
+
+    /// A new serial executor (C7.2) that is also a Swift `SerialExecutor`, so an actor can be
+    /// pinned to it (C9.9); `nil` if this backend's serial executors are not (every backend of
+    /// this package's are):
+    ///
+    ///     actor Screen {
+    ///         let ui: any ActorExecutor
+    ///         nonisolated var unownedExecutor: UnownedSerialExecutor { ui.asUnownedSerialExecutor() }
+    ///         var title = ""
+    ///     }
+    ///     task.continueWith(on: ui) { outcome in screen.assumeIsolated { $0.title = "done" } }
+    public func makeActorExecutor(label: String) -> (any ActorExecutor)? {
+        makeSerialExecutor(label: label) as? any ActorExecutor
+    }
+}

@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import Testing
+import TaskAPI
+import BackendThreads
+
+@Suite("C9.8 Main executor")
+struct C9MainExecutorTests {
+    /// A real command-line program, the example `main-executor-example`, run as a child process
+    /// for each backend: its top-level code queues main-executor jobs and ends with
+    /// `dispatchMain()` or `ThreadsBackend.runMainLoop(until:)` on the program's main thread.
+    /// It exits 0 when every job ran in order on the main executor with
+    /// `MainActor.assumeIsolated` holding; a failing `assumeIsolated` crashes it.
+    @Test("C9.8 a program's main thread serves the main executor, and MainActor.assumeIsolated works in its jobs",
+          arguments: Backends.all)
+    func mainExecutorProgram(_ c: BackendCase) throws {
+        let program = try #require(MainProbe.exampleURL, "main-executor-example is built next to the tests")
+        let process = Process()
+        process.executableURL = program
+        process.arguments = [c.name]
+        process.standardOutput = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        if exited.wait(timeout: .now() + .seconds(10)) == .timedOut {
+            process.terminate()
+            Issue.record("the program's main executor never ran its jobs")
+            return
+        }
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+
+    /// In an exit test's child process the main thread is parked in `dispatchMain()` and the
+    /// main queue is served by a Dispatch thread, which is the main actor's context on Linux:
+    /// GCD's and the actors backend's main executors work there as well.
+    @Test("C9.8 the main queue's and the main actor's executors serve jobs in a process running dispatchMain",
+          arguments: Backends.all.filter { $0.name != "threads" })
+    func mainExecutorUnderDispatchMain(_ c: BackendCase) async {
+        await #expect(processExitsWith: .success) { [name = c.name as String] in
+            guard let backend = Backends.named(name) else { exit(3) }
+            DispatchQueue.main.async { MainProbe.run(backend) }
+            try await Task.sleep(for: .seconds(60))
+            exit(2)
+        }
+    }
+
+    @Test("C9.8 the threads main loop runs nothing off the main thread")
+    func threadsMainLoopNeedsMainThread() throws {
+        let backend = ThreadsBackend()
+        let ran = Counter()
+        backend.mainExecutor.execute { ran.increment() }
+        let task = backend.succeeded(1)
+        try #require(!Thread.isMainThread, "this check needs a test thread other than the main one")
+        #expect(ThreadsBackend.runMainLoop(until: task) == false)
+        #expect(ThreadsBackend.drainMainLoop() == nil)
+        #expect(ran.count == 0)
+    }
+}
+
+/// The checks of C9.8, run where a program's main thread would run them.
+enum MainProbe {
+    /// Queues jobs and a continuation on the main executor; the last one exits the process with 0
+    /// if every job ran in order inside the main executor, 1 otherwise.
+    static func run(_ backend: any TaskBackend) {
+        let main = backend.mainExecutor
+        let order = Recorder<Int>()
+        let outside = Counter()
+        let jobs = 100
+        for index in 0..<jobs {
+            main.execute {
+                order.append(index)
+                if !main.isCurrent { outside.increment() }
+                MainActor.assumeIsolated { _ = index }
+            }
+        }
+        let continued = backend.run { 5 }.continueWith(on: main) { outcome in
+            try MainActor.assumeIsolated { try outcome.get() * 2 }
+        }
+        _ = continued.continueWith(on: main) { outcome in
+            let ok = outside.count == 0 && order.all == Array(0..<jobs) && outcome.value == 10
+                && main.isCurrent && !backend.defaultExecutor.isCurrent
+            exit(ok ? 0 : 1)
+        }
+    }
+
+    /// The example program, built next to the test bundle.
+    static var exampleURL: URL? {
+        let candidates = [
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            URL(fileURLWithPath: CommandLine.arguments[0]),
+            Bundle.main.bundleURL,
+        ]
+        for candidate in candidates {
+            var directory = candidate.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let program = directory.appendingPathComponent("main-executor-example")
+                if FileManager.default.isExecutableFile(atPath: program.path) { return program }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+}
