@@ -12,7 +12,8 @@
 ///   never runs; a later `start` then runs nothing. After `start`, `cancel()` is a request the
 ///   body observes through its token (C4.3).
 ///
-/// Keep the prepared task to start it: `task` alone cannot start it. Safe to use from any thread.
+/// Keep the prepared task to start it: `task` alone cannot; a prepared task dropped before start
+/// completes its task cancelled. Safe to use from any thread.
 public final class PreparedTask<Success: Sendable>: Sendable {
     public typealias Body = @Sendable (CancellationToken) throws -> Success
 
@@ -40,6 +41,16 @@ public final class PreparedTask<Success: Sendable>: Sendable {
         // Weak: the source's handlers must not keep this object alive (C8.2). The registration
         // lives as long as the source, which only this object holds.
         _ = cancellation.register { [weak self] in self?.releaseBodyIfPending() }
+    }
+
+    /// Dropped before start, nothing could ever start the body: the task completes cancelled,
+    /// so that nothing waits on it forever (C9.3).
+    deinit {
+        let neverStarted = state.withLock { state -> Bool in
+            if case .started = state { return false }
+            return true
+        }
+        if neverStarted { source.tryCancel() }
     }
 
     /// The task: pending until the body starts, then completed with what it returns or throws.

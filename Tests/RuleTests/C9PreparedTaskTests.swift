@@ -58,6 +58,19 @@ struct C9PreparedTaskTests {
         #expect(bodies.count == 0)
     }
 
+    @Test("C9.3 a prepared task dropped before start completes its task cancelled", arguments: Backends.all)
+    func droppedBeforeStart(_ c: BackendCase) {
+        let backend = c.backend
+        let bodies = Counter()
+        var prepared: PreparedTask<Int>? = backend.prepare { bodies.increment() }
+        let task = prepared?.task
+        let continued = task?.map { $0 + 1 }
+        prepared = nil
+        #expect(task?.completion?.isCancelled == true)
+        #expect(continued?.settle()?.isCancelled == true)
+        #expect(bodies.count == 0)
+    }
+
     @Test("C9.3 cancelled after start: the body sees it through its token and is not cut short", arguments: Backends.all)
     func cancelAfterStart(_ c: BackendCase) throws {
         let backend = c.backend
