@@ -9,6 +9,9 @@ extension ActorsBackend {
     /// never runs and the task completes cancelled at once (C4.3); once `body` runs, cancelling
     /// `token` cancels the Swift task, so `Task.isCancelled`, `Task.checkCancellation()` and
     /// `Task.sleep` inside `body` see it.
+    ///
+    /// The actors backend's own `runAsync` requirement (C9.6): its pool is a `TaskExecutor`
+    /// already, so it needs no adapter, unlike TaskAPI's default.
     public func runAsync<T: Sendable>(
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () async throws -> T

@@ -12,6 +12,7 @@ import TaskAPI
 /// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
 /// - Timers: `Task.sleep` in a Swift task on the default executor; disposing cancels it.
 /// - `await task.value`: a Swift continuation resumed by the task's actor (C6.5, C4.7).
+/// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
 public final class ActorsBackend: TaskBackend {
     public let name = "actors"
     let pool: WorkerPool

@@ -8,6 +8,8 @@ import TaskAPI
 /// - Serial executors: serial Dispatch queues.
 /// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
 /// - Timers: `DispatchSourceTimer` on the global queue.
+/// - Main executor: `DispatchQueue.main` (GCDBackend+Main.swift, C9.8); serial executors are also
+///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 /// - Task state: a `Locked` (a sanitizer-visible `Mutex`) around `TaskStateMachine`; no queue hop to complete or register.
 public final class GCDBackend: TaskBackend {
     public let name = "gcd"

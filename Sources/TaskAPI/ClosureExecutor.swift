@@ -4,6 +4,7 @@
 /// once, now or later (C7.3). `isCurrent` calls the `isCurrent` closure if one was given, and
 /// otherwise answers `false`. Safe to use from any thread if the closures are.
 public final class ClosureExecutor: Executor {
+    /// A job: what `execute` hands to the closure.
     public typealias Job = @Sendable () -> Void
 
     private let submit: @Sendable (@escaping Job) -> Void

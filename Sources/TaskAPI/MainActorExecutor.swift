@@ -6,6 +6,7 @@
 /// actor drains it. They run only while the program's main thread serves the main actor: an
 /// app's run loop, `dispatchMain()`, `RunLoop.main.run()`, or an `async` `main` that is waiting.
 public final class MainActorExecutor: Executor {
+    /// A job: run once, on the main actor.
     public typealias Job = @Sendable () -> Void
 
     private struct State {

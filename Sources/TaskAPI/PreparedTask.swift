@@ -15,6 +15,7 @@
 /// Keep the prepared task to start it: `task` alone cannot; a prepared task dropped before start
 /// completes its task cancelled. Safe to use from any thread.
 public final class PreparedTask<Success: Sendable>: Sendable {
+    /// The body: runs once, on the executor chosen at start, with the prepared task's token.
     public typealias Body = @Sendable (CancellationToken) throws -> Success
 
     private enum State {
