@@ -35,6 +35,17 @@ extension TaskBackend {
     public func runAsync<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> any AsyncTask<T> {
         runAsync(token: .none, body)
     }
+
+    /// `runAsync` spelled `run`: `backend.run { try await fetch() }` (C9.6). A closure containing
+    /// `await` picks this overload; one without picks the synchronous `run`, in async code too.
+    /// Disfavored, like the synchronous value forms, so that it never wins over them.
+    @inlinable @_disfavoredOverload
+    public func run<T: Sendable>(
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable () async throws -> T
+    ) -> any AsyncTask<T> {
+        runAsync(token: token, body)
+    }
 }
 
 extension Completion {

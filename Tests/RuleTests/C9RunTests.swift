@@ -39,6 +39,18 @@ struct C9RunTests {
         #expect(backend.runAsync { () async throws -> Int in throw CancellationError() }.settle()?.isCancelled == true)
     }
 
+    @Test("C9.6 run picks the async body only for a closure that awaits, in async code too", arguments: Backends.all)
+    func runPicksAsyncOnlyWhenAwaiting(_ c: BackendCase) async throws {
+        let backend = c.backend
+        let sync = backend.run { withUnsafeCurrentTask { $0 == nil } }
+        let async = backend.run { () async throws -> Bool in
+            await Task.yield()
+            return withUnsafeCurrentTask { $0 != nil }
+        }
+        #expect(try await sync.value, "a closure without await is a synchronous body: no Swift task")
+        #expect(try await async.value, "a closure with await runs as a Swift task")
+    }
+
     @Test("C9.6 runAsync bridges cancellation both ways", arguments: Backends.all)
     func runAsyncCancellation(_ c: BackendCase) throws {
         let backend = c.backend
