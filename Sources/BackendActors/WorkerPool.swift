@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BackendKit
 import TaskAPI
 
 /// The default executor (C7.2): a `TaskExecutor` backed by threads of its own that it can grow.
@@ -13,7 +14,7 @@ import TaskAPI
 /// `wait()` reports it, and while it is blocked the pool may start another thread, so blocking
 /// waits nested in bodies never starve the pool (C6.4). Swift's cooperative pool is never blocked
 /// by this backend. Threads beyond the core count exit after two idle seconds.
-final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
+final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked Sendable {
     // @unchecked Sendable: every mutable field is only touched holding `parker`'s mutex.
 
     private enum Work {
@@ -21,7 +22,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
         case job(UnownedJob)
     }
 
-    private let parker = Parker()
+    private let parker = ConditionLock(())
     private var inbox: [Work] = []
     private var outbox: [Work] = []
     /// Threads alive, threads asleep waiting for work, wakeups sent but not yet taken, threads
@@ -48,7 +49,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
     }
 
     private func push(_ work: Work) {
-        let spawn = parker.locked { () -> Bool in
+        let spawn = parker.withLock { _ -> Bool in
             inbox.append(work)
             return wakeOrGrow()
         }
@@ -70,7 +71,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
 
     /// A worker is about to block in `wait()`: if work is queued, let another thread take it.
     func willBlock() {
-        let spawn = parker.locked { () -> Bool in
+        let spawn = parker.withLock { _ -> Bool in
             blocked += 1
             return inbox.isEmpty && outbox.isEmpty ? false : wakeOrGrow()
         }
@@ -78,7 +79,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
     }
 
     func didUnblock() {
-        parker.locked { blocked -= 1 }
+        parker.withLock { _ in blocked -= 1 }
     }
 
     private func pop() -> Work? {
@@ -92,7 +93,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
 
     /// The loop of one worker thread.
     fileprivate func work() {
-        ThreadState.current.pool = self
+        ThreadRuntime.current.pool = self
         while let work = next() {
             switch work {
             case .closure(let body): body()
@@ -103,11 +104,11 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
 
     /// The next work item, sleeping while there is none; `nil` when this thread should exit.
     private func next() -> Work? {
-        parker.locked {
+        parker.withLock { _ in
             while true {
                 if let work = pop() { return work }
                 idle += 1
-                let woken = parker.sleep(until: Parker.now() + 2_000_000_000)
+                let woken = parker.wait(until: MonotonicClock.now + 2_000_000_000)
                 idle -= 1
                 if wakeups > 0 { wakeups -= 1 }
                 if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
@@ -132,15 +133,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
             pthread_detach(thread)
         } else {
             Unmanaged<WorkerPool>.fromOpaque(context).release()
-            parker.locked { threads -= 1 }
+            parker.withLock { _ in threads -= 1 }
         }
     }
-}
-
-/// Wraps a blocking call: on a worker thread, the pool may grow while the worker is blocked (C6.4).
-func blockingCall<R>(_ body: () -> R) -> R {
-    guard let pool = ThreadState.current.pool else { return body() }
-    pool.willBlock()
-    defer { pool.didUnblock() }
-    return body()
 }

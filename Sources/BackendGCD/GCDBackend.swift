@@ -1,3 +1,4 @@
+import BackendKit
 import Dispatch
 import TaskAPI
 
@@ -6,13 +7,13 @@ import TaskAPI
 /// - Default executor: Dispatch's global queue, with replacement workers for bodies blocked in
 ///   `wait()` (C6.4).
 /// - Serial executors: serial Dispatch queues.
-/// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
+/// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `DispatchSourceTimer` on the global queue.
-/// - Task state: a `Locked` (a sanitizer-visible `Mutex`) around `TaskStateMachine`; no queue hop to complete or register.
-public final class GCDBackend: TaskBackend {
+/// - Tasks: BackendKit's `KitTask`, a `TaskStateMachine` under a lock; no queue hop to complete or
+///   register.
+public final class GCDBackend: KitBackend {
     public let name = "gcd"
     private let defaultPool = GCDDefaultExecutor()
-    private let inline = GCDInlineExecutor()
 
     public init() {}
 
@@ -20,22 +21,32 @@ public final class GCDBackend: TaskBackend {
     public static let shared = GCDBackend()
 
     public var defaultExecutor: any Executor { defaultPool }
-    public var inlineExecutor: any Executor { inline }
+    public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)
     }
 
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        GCDTask<T>(owner: self)
+        KitTask<T>(owner: self)
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        GCDTask<T>(owner: self, completed: completion.erased)
+        KitTask<T>(owner: self, completed: completion)
     }
 
     public func makeCancellationSource() -> any CancellationSource {
         StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+    }
+
+    /// The default executor and serial executors queue every job (C2.3): jobs go to them directly.
+    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
+        switch executor {
+        case let executor as GCDDefaultExecutor: executor.execute(job)
+        case let executor as GCDSerialExecutor: executor.execute(job)
+        default: return false
+        }
+        return true
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
@@ -62,4 +73,10 @@ final class GCDTimer: Disposable {
     func dispose() {
         source.cancel()
     }
+}
+
+/// `duration` as a Dispatch interval in nanoseconds, clamped to what Dispatch can represent.
+func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+    let nanoseconds = MonotonicClock.nanoseconds(duration)
+    return nanoseconds >= UInt64(Int.max) ? .never : .nanoseconds(Int(nanoseconds))
 }

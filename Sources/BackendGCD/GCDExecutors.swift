@@ -1,3 +1,4 @@
+import BackendKit
 import Dispatch
 import Synchronization
 import TaskAPI
@@ -24,7 +25,7 @@ final class GCDDefaultExecutor: Executor {
 }
 
 /// The queue of the default executor and its count of blocked and replacement workers.
-final class GCDJobQueue: Sendable {
+final class GCDJobQueue: BlockingPool {
     typealias Job = @Sendable () -> Void
 
     private struct State {
@@ -96,11 +97,11 @@ final class GCDJobQueue: Sendable {
     }
 
     private func run(_ job: Job) {
-        let context = ThreadContext.current
-        let outer = context.pool
-        context.pool = self
+        let runtime = ThreadRuntime.current
+        let outer = runtime.pool
+        runtime.pool = self
         job()
-        context.pool = outer
+        runtime.pool = outer
     }
 }
 
@@ -115,21 +116,4 @@ final class GCDSerialExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) {
         queue.async(execute: job)
     }
-}
-
-/// The inline executor (C7.2): runs a job on the calling thread before `execute` returns, through
-/// the thread's trampoline, so nested hand-offs run in a loop, not a recursion (C2.7).
-final class GCDInlineExecutor: Executor {
-    func execute(_ job: @escaping @Sendable () -> Void) {
-        ThreadContext.current.submit(job)
-    }
-}
-
-/// Wraps a blocking call made on any thread: on a worker of a default executor, the executor
-/// starts a replacement while the worker is blocked (C6.4).
-func blockingCall<R>(_ body: () -> R) -> R {
-    guard let pool = ThreadContext.current.pool else { return body() }
-    pool.willBlock()
-    defer { pool.didUnblock() }
-    return body()
 }

@@ -1,3 +1,4 @@
+import BackendKit
 import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
@@ -67,13 +68,5 @@ final class ThreadsSerialExecutor: Executor {
             job()
         }
         pool.execute { self.drain() }
-    }
-}
-
-/// The inline executor (C7.2): runs a job on the calling thread before `execute` returns, through
-/// the thread's trampoline, so nested hand-offs run in a loop, not a recursion (C2.7).
-final class ThreadsInlineExecutor: Executor {
-    func execute(_ job: @escaping @Sendable () -> Void) {
-        ThreadContext.current.submit(job)
     }
 }

@@ -1,3 +1,4 @@
+import BackendKit
 import Synchronization
 
 /// The worker pool behind a threads backend: a FIFO run queue and the POSIX threads that drain it.
@@ -15,7 +16,7 @@ import Synchronization
 ///
 /// Worker threads hold only this object, never the backend or an executor, so dropping the
 /// backend is what ends them.
-final class PoolCore: Sendable {
+final class PoolCore: BlockingPool {
     private struct State {
         var queue = JobQueue()
         /// Worker threads started and not yet exited.
@@ -113,11 +114,11 @@ final class PoolCore: Sendable {
 
     /// A worker thread's whole life: run jobs until told to exit.
     private func runWorker() {
-        ThreadContext.current.pool = self
+        ThreadRuntime.current.pool = self
         while let job = nextJob() {
             job()
         }
-        ThreadContext.current.pool = nil
+        ThreadRuntime.current.pool = nil
     }
 
     /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.

@@ -43,6 +43,21 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         return nil
     }
 
+    /// Registers `continuation` like `register(_:)`, except that on a task completed and
+    /// delivered it reopens the delivery phase and returns the outcome: the caller hands the
+    /// continuation over and then calls `nextDelivery()` until it returns `nil`, exactly as after
+    /// `complete(_:)`. Meanwhile later registrations queue behind it, so a caller that defers the
+    /// hand-off (to a trampoline, say) is still not overtaken by one made on another thread (C2.4).
+    @inlinable
+    public mutating func registerReopening(_ continuation: Continuation) -> Completion<Success>? {
+        if let completion = _completion, !_delivering {
+            _delivering = true
+            return completion
+        }
+        continuations.append(continuation)
+        return nil
+    }
+
     /// Pending to running (C1.5). `false`, changing nothing, if the task is not pending.
     @inlinable
     public mutating func start() -> Bool {
@@ -79,6 +94,15 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     public mutating func abandon() -> Continuations<Continuation> {
         defer { continuations = Continuations() }
         return continuations
+    }
+
+    /// Removes the first stored continuation that `matches`, and returns it; `nil` if none does
+    /// (it ran already, or was never stored). A blocking wait that timed out removes its waker
+    /// this way, so that it leaves nothing behind on a task that stays pending (C6.2).
+    @inlinable
+    @discardableResult
+    public mutating func remove(where matches: (Continuation) -> Bool) -> Continuation? {
+        continuations.remove(where: matches)
     }
 
     /// The continuations registered while the completing thread handed over the previous batch,
@@ -120,6 +144,18 @@ public struct Continuations<Element>: Sequence {
         } else {
             rest.append(element)
         }
+    }
+
+    /// Removes and returns the first element that `matches`, keeping the others in order.
+    @inlinable
+    public mutating func remove(where matches: (Element) -> Bool) -> Element? {
+        guard let head = first else { return nil }
+        if matches(head) {
+            first = rest.isEmpty ? nil : rest.removeFirst()
+            return head
+        }
+        guard let index = rest.firstIndex(where: matches) else { return nil }
+        return rest.remove(at: index)
     }
 
     public struct Iterator: IteratorProtocol {
