@@ -21,9 +21,9 @@ extension KitTask {
         _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
-        let gate = StartGate.make(for: child, token: token)
+        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
         register(Job(executor: executor) { outcome in
-            guard gate.start(child, token: token) else { return }
+            guard child.startBody(gate, token) else { return }
             child.adopt { try body(outcome.typed()) }
         })
         return child
@@ -45,9 +45,9 @@ extension KitTask {
         _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
-        let gate = StartGate.make(for: child, token: token)
+        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
         register(Job(executor: executor) { outcome in
-            guard gate.start(child, token: token) else { return }
+            guard child.startBody(gate, token) else { return }
             guard case .success(let value) = outcome else {
                 _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
                 return
@@ -91,13 +91,13 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode
         self.body = body
         self.token = token
         super.init(owner: owner)
-        gate = StartGate.make(for: self, token: token)
+        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
     func run(_ outcome: AnyCompletion) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard gate.start(self, token: token) else { return }
+        guard startBody(gate, token) else { return }
         settle { try body(outcome.typed()) }
     }
 }
@@ -114,13 +114,13 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @un
         self.transform = transform
         self.token = token
         super.init(owner: owner)
-        gate = StartGate.make(for: self, token: token)
+        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
     func run(_ outcome: AnyCompletion) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard gate.start(self, token: token) else { return }
+        guard startBody(gate, token) else { return }
         guard case .success(let value) = outcome else {
             _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return

@@ -57,30 +57,42 @@ public class TaskCore: @unchecked Sendable {
         withState { $0.start() }
     }
 
+    /// Claims the start of this task's body (C4.3): `false` if the token's handler won the gate,
+    /// if the token is cancelled by now (then the task is cancelled), or if the task is no longer
+    /// pending. `StartGate.start` without its generic calls, for the hot path.
+    final func startBody(_ gate: StartGate?, _ token: CancellationToken) -> Bool {
+        if let gate, !gate.claimForBody() { return false }
+        if token.isCancellationRequested {
+            _ = complete(.cancelled)
+            return false
+        }
+        return tryStart()
+    }
+
     /// Completes the task, then hands over its continuations, and any registered meanwhile, in
     /// registration order (C1.2, C2.4). The hand-over runs on the thread's trampoline: at once,
     /// or, inside other trampoline work, queued behind it (C2.7); the task stays in its delivery
     /// phase until then, so no registration made meanwhile on another thread can overtake it.
     final func complete(_ completion: AnyCompletion) -> Bool {
-        guard let batch = withState({ $0.complete(completion) }) else { return false }
-        ThreadRuntime.current.trampoline(.delivery(self, batch, completion))
+        guard withState({ $0.completeForDelivery(completion) }) else { return false }
+        ThreadRuntime.current.trampoline(.delivery(self))
         return true
     }
 
-    /// Stores `job`, or hands it over if the task is completed and delivered (C2.1), through a
-    /// delivery phase of its own, exactly as `complete` does (C2.4).
+    /// Stores `job`; if the task is completed and delivered, hands it over through a delivery
+    /// phase of its own, exactly as `complete` does (C2.1, C2.4).
     final func register(_ job: Job) {
-        guard let completion = withState({ $0.registerReopening(job) }) else { return }
-        var batch = Continuations<Job>()
-        batch.append(job)
-        ThreadRuntime.current.trampoline(.delivery(self, batch, completion))
+        if withState({ $0.registerForDelivery(job) }) {
+            ThreadRuntime.current.trampoline(.delivery(self))
+        }
     }
 
-    /// Hands `batch` over, then whatever was registered meanwhile, until the state machine ends
-    /// the delivery phase. Runs only from the thread's trampoline.
-    final func deliver(_ batch: Continuations<Job>, _ completion: AnyCompletion) {
+    /// Hands over the stored continuations in batches until the state machine ends the delivery
+    /// phase. Runs only from the thread's trampoline.
+    final func deliver() {
+        let (first, outcome) = withState { ($0.nextDelivery(), $0.completion) }
+        guard var batch = first, let completion = outcome else { return }
         let owner = self.owner
-        var batch = batch
         while true {
             for job in batch { HandOff.run(job, completion, owner: owner) }
             guard let next = withState({ $0.nextDelivery() }) else { return }

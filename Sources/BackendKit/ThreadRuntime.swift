@@ -12,24 +12,27 @@ import Darwin
 /// Only its own thread ever touches an instance, so it needs no lock.
 public final class ThreadRuntime {
     /// Work the trampoline runs in FIFO order: a task's delivery of its continuations, or one
-    /// inline job. An enum, not a tuple: a closure stored in an array of tuples is re-abstracted
-    /// through an allocated thunk.
+    /// job of the inline executor.
     enum Work {
-        case delivery(TaskCore, Continuations<Job>, AnyCompletion)
-        case job(JobBody, AnyCompletion)
+        case delivery(TaskCore)
+        case job(@Sendable () -> Void)
+        /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
+        /// a hundred instructions per slot).
+        case taken
 
         @inline(__always)
         func run() {
             switch self {
-            case .delivery(let core, let batch, let completion): core.deliver(batch, completion)
-            case .job(let body, let completion): body(completion)
+            case .delivery(let core): core.deliver()
+            case .job(let job): job()
+            case .taken: break
             }
         }
     }
 
     /// Work queued while this thread was already running trampoline work; run in FIFO order.
     /// A slot is cleared as its work runs, so nothing run stays referenced (C8.1).
-    private var queue: [Work?] = []
+    private var queue: [Work] = []
     private var head = 0
     private var draining = false
     /// A drained queue keeps this much capacity for reuse and gives back the rest.
@@ -58,9 +61,10 @@ public final class ThreadRuntime {
         while head < queue.count {
             // Taken out of its slot before it runs: a finished link is freed at once, not when
             // the whole chain has drained.
-            let next = queue[head].take()
+            let next = queue[head]
+            queue[head] = .taken
             head += 1
-            next?.run()
+            next.run()
         }
         if queue.capacity > Self.keptCapacity {
             queue = []
@@ -73,7 +77,7 @@ public final class ThreadRuntime {
 
     /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
     public func submit(_ job: @escaping @Sendable () -> Void) {
-        trampoline(.job(.closure { _ in job() }, .cancelled))
+        trampoline(.job(job))
     }
 
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
