@@ -29,7 +29,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RuleTests",
-            dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors", "Conformance"]
+            dependencies: ["TaskAPI", "BackendKit", "BackendGCD", "BackendThreads", "BackendActors", "Conformance"]
         ),
     ],
     swiftLanguageModes: [.v6]

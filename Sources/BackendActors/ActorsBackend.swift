@@ -6,7 +6,8 @@ import TaskAPI
 /// - Tasks: BackendKit's `KitTask`, shared with the other backends: a `TaskStateMachine` under a
 ///   lock, continuations handed over in registration order from a loop (C2.4, C2.7).
 /// - Default executor: a `TaskExecutor` with threads of its own that grows while its workers
-///   block in `wait()` (C6.4); Swift's cooperative pool is never blocked.
+///   block in `wait()` (C6.4), by at most `maxBlockedThreads`; Swift's cooperative pool is never
+///   blocked.
 /// - Serial executors: `Mailbox`es, which are `SerialExecutor`s: usable as an actor's executor.
 /// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `Task.sleep` in a Swift task on the default executor; disposing cancels it.
@@ -15,10 +16,21 @@ public final class ActorsBackend: KitBackend {
     public let name = "actors"
     let pool: WorkerPool
 
-    /// A backend; every instance shares one worker pool.
+    /// A backend on the worker pool every `ActorsBackend()` shares, with the default limit of
+    /// threads for blocked bodies.
     public init() {
         pool = WorkerPool.shared
     }
+
+    /// A backend with a worker pool of its own, which starts at most `maxBlockedThreads` threads
+    /// at once for bodies blocked in `wait()` (1 through `BlockingThreads.maximumLimit`; C6.4
+    /// needs 16). Throws `BackendConfigurationError` for a value out of range.
+    public init(maxBlockedThreads: Int) throws(BackendConfigurationError) {
+        pool = WorkerPool(limit: try BlockingThreads.validated(maxBlockedThreads, backend: "actors"))
+    }
+
+    /// The most threads the pool starts at once for bodies blocked in `wait()`.
+    public var maxBlockedThreads: Int { pool.limit }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = ActorsBackend()
@@ -36,7 +48,7 @@ public final class ActorsBackend: KitBackend {
     }
 
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        KitTask<T>(owner: self)
+        KitSource<T>(owner: self)
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {

@@ -31,13 +31,17 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     private var idle = 0
     private var wakeups = 0
     private var blocked = 0
+    private var limitReported = false
     private let width: Int
+    /// The most threads beyond `width` started for blocked workers (`BlockingThreads`).
+    let limit: Int
 
-    /// The pool every `ActorsBackend` shares by default.
-    static let shared = WorkerPool()
+    /// The pool every `ActorsBackend()` shares.
+    static let shared = WorkerPool(limit: BlockingThreads.defaultLimit)
 
-    init(width: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) {
+    init(width: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), limit: Int) {
         self.width = width
+        self.limit = limit
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -49,33 +53,44 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     }
 
     private func push(_ work: Work) {
-        let spawn = parker.withLock { _ -> Bool in
+        let (spawn, report) = parker.withLock { _ in
             inbox.append(work)
             return wakeOrGrow()
         }
+        if report { reportLimit() }
         if spawn { startThread() }
     }
 
-    /// Wakes an idle worker if one is asleep; otherwise `true` if the caller must start a thread
-    /// because fewer than `width` threads are running work. Holding the mutex.
-    private func wakeOrGrow() -> Bool {
+    /// Wakes an idle worker if one is asleep; otherwise `spawn` if the caller must start a thread
+    /// because fewer than `width` threads are running work and the limit allows; `report` the
+    /// first time the limit stops it. Holding the mutex.
+    private func wakeOrGrow() -> (spawn: Bool, report: Bool) {
         if idle > wakeups {
             wakeups += 1
             parker.signal()
-            return false
+            return (false, false)
         }
-        guard threads - idle - blocked < width else { return false }
+        guard threads - idle - blocked < width else { return (false, false) }
+        guard threads < width + limit else {
+            defer { limitReported = true }
+            return (false, !limitReported)
+        }
         threads += 1
-        return true
+        return (true, false)
     }
 
     /// A worker is about to block in `wait()`: if work is queued, let another thread take it.
     func willBlock() {
-        let spawn = parker.withLock { _ -> Bool in
+        let (spawn, report) = parker.withLock { _ in
             blocked += 1
-            return inbox.isEmpty && outbox.isEmpty ? false : wakeOrGrow()
+            return inbox.isEmpty && outbox.isEmpty ? (false, false) : wakeOrGrow()
         }
+        if report { reportLimit() }
         if spawn { startThread() }
+    }
+
+    private func reportLimit() {
+        BackendDiagnostics.report(.init(backend: "actors", limit: limit))
     }
 
     func didUnblock() {
@@ -104,17 +119,19 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
 
     /// The next work item, sleeping while there is none; `nil` when this thread should exit.
     private func next() -> Work? {
-        parker.withLock { _ in
-            while true {
-                if let work = pop() { return work }
-                idle += 1
-                let woken = parker.wait(until: MonotonicClock.now + 2_000_000_000)
-                idle -= 1
-                if wakeups > 0 { wakeups -= 1 }
-                if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
-                    threads -= 1
-                    return nil
-                }
+        // lock/unlock, not `withLock`: `wait` releases the mutex, and must not do so inside the
+        // exclusive access `withLock` holds on the lock's value.
+        parker.lock()
+        defer { parker.unlock() }
+        while true {
+            if let work = pop() { return work }
+            idle += 1
+            let woken = parker.wait(until: MonotonicClock.now + 2_000_000_000)
+            idle -= 1
+            if wakeups > 0 { wakeups -= 1 }
+            if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
+                threads -= 1
+                return nil
             }
         }
     }

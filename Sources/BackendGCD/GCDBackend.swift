@@ -5,7 +5,7 @@ import TaskAPI
 /// The contract on Dispatch.
 ///
 /// - Default executor: Dispatch's global queue, with replacement workers for bodies blocked in
-///   `wait()` (C6.4).
+///   `wait()` (C6.4), at most `maxBlockedThreads` at once (`BlockingThreads`).
 /// - Serial executors: serial Dispatch queues.
 /// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `DispatchSourceTimer` on the global queue.
@@ -13,9 +13,26 @@ import TaskAPI
 ///   register.
 public final class GCDBackend: KitBackend {
     public let name = "gcd"
-    private let defaultPool = GCDDefaultExecutor()
+    private let defaultPool: GCDDefaultExecutor
+    /// The most replacement workers started at once for bodies blocked in `wait()`.
+    public let maxBlockedThreads: Int
 
-    public init() {}
+    /// A backend with the default limit of threads for blocked bodies.
+    public convenience init() {
+        self.init(validLimit: BlockingThreads.defaultLimit)
+    }
+
+    /// A backend that starts at most `maxBlockedThreads` replacement workers at once for bodies
+    /// blocked in `wait()` (1 through `BlockingThreads.maximumLimit`; C6.4 needs 16). Throws
+    /// `BackendConfigurationError` for a value out of range.
+    public convenience init(maxBlockedThreads: Int) throws(BackendConfigurationError) {
+        self.init(validLimit: try BlockingThreads.validated(maxBlockedThreads, backend: "gcd"))
+    }
+
+    private init(validLimit: Int) {
+        maxBlockedThreads = validLimit
+        defaultPool = GCDDefaultExecutor(maxBlockedThreads: validLimit)
+    }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = GCDBackend()
@@ -28,7 +45,7 @@ public final class GCDBackend: KitBackend {
     }
 
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        KitTask<T>(owner: self)
+        KitSource<T>(owner: self)
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {

@@ -5,7 +5,8 @@ import TaskAPI
 /// system work queues and no Swift concurrency runtime.
 ///
 /// - Default executor: a fixed pool of `workers` threads draining one FIFO run queue; a body
-///   blocked in `wait()` on a worker gets a replacement worker while jobs are waiting (C6.4).
+///   blocked in `wait()` on a worker gets a replacement worker while jobs are waiting (C6.4), at
+///   most `maxBlockedThreads` at once (`BlockingThreads`).
 /// - Serial executors: FIFO queues multiplexed on the pool, one job at a time each.
 /// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: one timer thread per backend, started with the first timer; due jobs run on the pool.
@@ -22,11 +23,39 @@ public final class ThreadsBackend: KitBackend {
     private let pool: ThreadsDefaultExecutor
     private let timers: TimerThread
 
-    /// A backend whose pool runs `workers` threads (at least 1; default: one per processor).
-    /// Threads start on demand, not here.
-    public init(workers: Int = ThreadsBackend.processorCount) {
-        workerCount = max(1, workers)
-        pool = ThreadsDefaultExecutor(workers: workerCount)
+    /// The most threads started at once beyond `workerCount` for bodies blocked in `wait()`.
+    public let maxBlockedThreads: Int
+
+    /// The largest pool a backend accepts.
+    public static let maximumWorkers = 4_096
+
+    /// A backend whose pool runs one worker per processor, with the default limit of threads for
+    /// blocked bodies. Threads start on demand, not here.
+    public convenience init() {
+        self.init(validWorkers: ThreadsBackend.processorCount, maxBlockedThreads: BlockingThreads.defaultLimit)
+    }
+
+    /// A backend whose pool runs `workers` threads (1 through `maximumWorkers`), and starts at most
+    /// `maxBlockedThreads` more at once while bodies are blocked in `wait()` (1 through
+    /// `BlockingThreads.maximumLimit`; C6.4 needs 16). Throws `BackendConfigurationError` for a
+    /// value out of range; nothing is started then. Threads start on demand, not here.
+    public convenience init(
+        workers: Int,
+        maxBlockedThreads: Int = BlockingThreads.defaultLimit
+    ) throws(BackendConfigurationError) {
+        guard (1...Self.maximumWorkers).contains(workers) else {
+            throw BackendConfigurationError(
+                backend: "threads", parameter: "workers", value: workers,
+                requirement: "between 1 and \(Self.maximumWorkers)")
+        }
+        let limit = try BlockingThreads.validated(maxBlockedThreads, backend: "threads")
+        self.init(validWorkers: workers, maxBlockedThreads: limit)
+    }
+
+    private init(validWorkers workers: Int, maxBlockedThreads: Int) {
+        workerCount = workers
+        self.maxBlockedThreads = maxBlockedThreads
+        pool = ThreadsDefaultExecutor(workers: workers, maxBlockedThreads: maxBlockedThreads)
         timers = TimerThread(pool: pool)
     }
 
@@ -44,7 +73,7 @@ public final class ThreadsBackend: KitBackend {
     }
 
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        KitTask<T>(owner: self)
+        KitSource<T>(owner: self)
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {

@@ -10,8 +10,8 @@ import TaskAPI
 final class ThreadsDefaultExecutor: Executor {
     let core: PoolCore
 
-    init(workers: Int) {
-        core = PoolCore(workers: workers)
+    init(workers: Int, maxBlockedThreads: Int) {
+        core = PoolCore(workers: workers, maxBlockedThreads: maxBlockedThreads)
     }
 
     deinit {

@@ -243,7 +243,10 @@ import Glibc
         #expect(weakCanary == nil)
         do { let observed = fired.load(ordering: .relaxed); #expect(!observed) }
 
-        let timedOut = b.makeSource(of: Int.self).task.timeout(after: .milliseconds(10)).wait()
+        // The source stays referenced: released, it would fail its task at once (C8.3).
+        let neverCompleted = b.makeSource(of: Int.self)
+        let timedOut = neverCompleted.task.timeout(after: .milliseconds(10)).wait()
+        withExtendedLifetime(neverCompleted) {}
         #expect(timedOut.error as? TaskError == .timedOut(.milliseconds(10)))
     }
 
