@@ -53,7 +53,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     }
 
     private func push(_ work: Work) {
-        let (spawn, report) = parker.withLock { _ in
+        let (spawn, report) = locked {
             inbox.append(work)
             return wakeOrGrow()
         }
@@ -81,7 +81,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
 
     /// A worker is about to block in `wait()`: if work is queued, let another thread take it.
     func willBlock() {
-        let (spawn, report) = parker.withLock { _ in
+        let (spawn, report) = locked {
             blocked += 1
             return inbox.isEmpty && outbox.isEmpty ? (false, false) : wakeOrGrow()
         }
@@ -94,7 +94,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     }
 
     func didUnblock() {
-        parker.withLock { _ in blocked -= 1 }
+        locked { blocked -= 1 }
     }
 
     private func pop() -> Work? {
@@ -119,8 +119,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
 
     /// The next work item, sleeping while there is none; `nil` when this thread should exit.
     private func next() -> Work? {
-        // lock/unlock, not `withLock`: `wait` releases the mutex, and must not do so inside the
-        // exclusive access `withLock` holds on the lock's value.
+        // `wait` releases the mutex while it sleeps: the loop holds it with lock/unlock.
         parker.lock()
         defer { parker.unlock() }
         while true {
@@ -134,6 +133,14 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
                 return nil
             }
         }
+    }
+
+    /// Runs `body` holding the pool's mutex. The fields are the pool's own, not the lock's value
+    /// (which is empty): no exclusive access spans the critical section.
+    private func locked<R>(_ body: () -> R) -> R {
+        parker.lock()
+        defer { parker.unlock() }
+        return body()
     }
 
     private func startThread() {
@@ -150,7 +157,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
             pthread_detach(thread)
         } else {
             Unmanaged<WorkerPool>.fromOpaque(context).release()
-            parker.withLock { _ in threads -= 1 }
+            locked { threads -= 1 }
         }
     }
 }
