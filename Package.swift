@@ -5,6 +5,7 @@ let package = Package(
     name: "TaskContract",
     products: [
         .library(name: "TaskAPI", targets: ["TaskAPI"]),
+        .library(name: "BackendKit", targets: ["BackendKit"]),
         .library(name: "BackendGCD", targets: ["BackendGCD"]),
         .library(name: "BackendThreads", targets: ["BackendThreads"]),
         .library(name: "BackendActors", targets: ["BackendActors"]),
@@ -13,9 +14,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "TaskAPI"),
-        .target(name: "BackendGCD", dependencies: ["TaskAPI"]),
-        .target(name: "BackendThreads", dependencies: ["TaskAPI"]),
-        .target(name: "BackendActors", dependencies: ["TaskAPI"]),
+        .target(name: "BackendKit", dependencies: ["TaskAPI"]),
+        .target(name: "BackendGCD", dependencies: ["TaskAPI", "BackendKit"]),
+        .target(name: "BackendThreads", dependencies: ["TaskAPI", "BackendKit"]),
+        .target(name: "BackendActors", dependencies: ["TaskAPI", "BackendKit"]),
         .target(name: "Conformance", dependencies: ["TaskAPI"]),
         .executableTarget(
             name: "bench",
@@ -33,7 +35,7 @@ let package = Package(
         .testTarget(
             name: "RuleTests",
             dependencies: [
-                "TaskAPI", "BackendGCD", "BackendThreads", "BackendActors", "Conformance",
+                "TaskAPI", "BackendKit", "BackendGCD", "BackendThreads", "BackendActors", "Conformance",
                 // Built for C9.8's test, which runs it as a child process.
                 "main-executor-example",
             ]

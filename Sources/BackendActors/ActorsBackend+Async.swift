@@ -1,3 +1,4 @@
+import BackendKit
 import TaskAPI
 
 extension ActorsBackend {
@@ -16,30 +17,17 @@ extension ActorsBackend {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () async throws -> T
     ) -> any AsyncTask<T> {
-        let source = ActorTask<T>(owner: self)
-        if token.isCancellationRequested {
-            source.tryCancel()
-            return source
-        }
+        let source = KitTask<T>(owner: self)
+        // Claimed once, by the body's start or by the token's handler first (C4.3).
+        let gate = StartGate.make(for: source, token: token)
         let swiftTask = Task.detached(executorPreference: pool) {
-            // Loses to a token cancelled first: then the task is cancelled already.
-            guard source.tryStart() else { return }
-            let outcome: Completion<T>
-            do {
-                outcome = .success(try await body())
-            } catch is CancellationError {
-                outcome = .cancelled
-            } catch {
-                outcome = .failure(error)
-            }
-            source.tryComplete(outcome)
+            guard gate.start(source, token: token) else { return }
+            source.tryComplete(await Completion.capturing(body))
         }
         guard token.canBeCancelled else { return source }
-        let registration = token.register {
-            source.tryComplete(.cancelled, onlyIfPending: true)
-            swiftTask.cancel()
-        }
-        source.whenComplete(on: inlineExecutor) { _ in registration.dispose() }
+        // Once the body runs, the token's cancellation reaches it as Swift task cancellation.
+        let registration = token.register { swiftTask.cancel() }
+        source.whenComplete(on: InlineExecutor.shared) { _ in registration.dispose() }
         return source
     }
 }

@@ -1,33 +1,43 @@
+import BackendKit
 import TaskAPI
 
 /// The contract on Swift concurrency.
 ///
-/// - Task state: each task is an `actor` (`ActorTask`) whose continuation list is a
-///   `TaskStateMachine`; its executor is a lock-free FIFO `Mailbox` (a custom `SerialExecutor`),
-///   which keeps registration order (C2.4). Only the winner flag, the status and the published
-///   outcome live outside the actor, because the contract answers them synchronously.
+/// - Tasks: BackendKit's `KitTask`, shared with the other backends: a `TaskStateMachine` under a
+///   lock, continuations handed over in registration order from a loop (C2.4, C2.7).
 /// - Default executor: a `TaskExecutor` with threads of its own that grows while its workers
-///   block in `wait()` (C6.4); Swift's cooperative pool is never blocked.
+///   block in `wait()` (C6.4), by at most `maxBlockedThreads`; Swift's cooperative pool is never
+///   blocked.
 /// - Serial executors: `Mailbox`es, which are `SerialExecutor`s: usable as an actor's executor.
-/// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
+/// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `Task.sleep` in a Swift task on the default executor; disposing cancels it.
-/// - `await task.value`: a Swift continuation resumed by the task's actor (C6.5, C4.7).
+/// - `await task.value`: a Swift continuation resumed by the completing thread (C6.5, C4.7).
 /// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
-public final class ActorsBackend: TaskBackend {
+public final class ActorsBackend: KitBackend {
     public let name = "actors"
     let pool: WorkerPool
-    private let inline = ActorsInlineExecutor()
 
-    /// A backend; every instance shares one worker pool.
+    /// A backend on the worker pool every `ActorsBackend()` shares, with the default limit of
+    /// threads for blocked bodies.
     public init() {
         pool = WorkerPool.shared
     }
+
+    /// A backend with a worker pool of its own, which starts at most `maxBlockedThreads` threads
+    /// at once for bodies blocked in `wait()` (1 through `BlockingThreads.maximumLimit`; C6.4
+    /// needs 16). Throws `BackendConfigurationError` for a value out of range.
+    public init(maxBlockedThreads: Int) throws(BackendConfigurationError) {
+        pool = WorkerPool(limit: try BlockingThreads.validated(maxBlockedThreads, backend: "actors"))
+    }
+
+    /// The most threads the pool starts at once for bodies blocked in `wait()`.
+    public var maxBlockedThreads: Int { pool.limit }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = ActorsBackend()
 
     public var defaultExecutor: any Executor { pool }
-    public var inlineExecutor: any Executor { inline }
+    public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     /// The default executor as a Swift `TaskExecutor`, for `Task(executorPreference:)`.
     public var taskExecutor: any TaskExecutor { pool }
@@ -35,19 +45,29 @@ public final class ActorsBackend: TaskBackend {
     /// A new serial executor: FIFO, one job at a time, on the default executor's threads. It is
     /// also a Swift `SerialExecutor`, so an actor can use it as its executor.
     public func makeSerialExecutor(label: String) -> any Executor {
-        Mailbox(pool: pool, ownsTask: false)
+        Mailbox(pool: pool)
     }
 
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        ActorTask<T>(owner: self)
+        KitSource<T>(owner: self)
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        ActorTask<T>(owner: self, completed: completion)
+        KitTask<T>(owner: self, completed: completion)
     }
 
     public func makeCancellationSource() -> any CancellationSource {
         StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+    }
+
+    /// The pool and the serial executors queue every job (C2.3): jobs go to them directly.
+    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any TaskAPI.Executor) -> Bool {
+        switch executor {
+        case let executor as WorkerPool: executor.execute(job)
+        case let executor as Mailbox: executor.execute(job)
+        default: return false
+        }
+        return true
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {

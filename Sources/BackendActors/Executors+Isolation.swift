@@ -1,12 +1,13 @@
+import BackendKit
 import TaskAPI
 
 extension WorkerPool {
     /// `true` on one of the pool's threads (C9.7).
-    var isCurrent: Bool { ThreadState.current.pool === self }
+    var isCurrent: Bool { ThreadRuntime.current.pool === self }
 }
 
 extension Mailbox {
     /// `true` while the calling thread drains this mailbox: inside a job of this serial executor,
     /// or of an actor whose executor it is (C9.7).
-    var isCurrent: Bool { ThreadState.current.draining === self }
+    var isCurrent: Bool { ThreadRuntime.current.isolation === self }
 }

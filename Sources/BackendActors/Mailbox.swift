@@ -1,3 +1,4 @@
+import BackendKit
 import Synchronization
 import TaskAPI
 
@@ -40,43 +41,35 @@ final class ClosureMessage: MailboxMessage, @unchecked Sendable {
     }
 }
 
-/// A lock-free FIFO `SerialExecutor`: the executor of every task actor and every serial executor.
+/// A lock-free FIFO `SerialExecutor`: every serial executor of the actors backend.
 ///
 /// Any thread may `push` a message without blocking. The push that finds the mailbox idle makes
-/// the pushing thread its owner, which must drain it: then messages run one at a time, in push
-/// order, until the mailbox is empty (C2.4). A message pushed while a drain is running is run by
-/// that drain. Order is the order of the compare-exchanges that publish messages.
+/// the pushing thread its owner, which schedules a drain on the pool: then messages run one at a
+/// time, in push order, until the mailbox is empty (C7.2). A message pushed while a drain is
+/// running is run by that drain. Order is the order of the compare-exchanges that publish
+/// messages. No job ever runs inside `execute` or `enqueue` (C2.3).
 ///
 /// State is one atomic word: the address of the most recently pushed message (a LIFO stack of
 /// messages not yet taken) with bit 0 set while an owner drains. The owner takes the whole stack
 /// at once and reverses it, so FIFO order holds across batches.
 ///
 /// The mailbox's isolation is "this thread is draining me": `isIsolatingCurrentContext` answers
-/// it from a thread-local, so `assumeIsolated` works for actors whose executor this is.
+/// it from the kit's thread-local `ThreadRuntime.isolation`, so `assumeIsolated` works for actors
+/// whose executor this is.
 final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
-    // @unchecked Sendable: `state` is atomic; `pool` and `ownsTask` are immutable.
+    // @unchecked Sendable: `state` is atomic; `pool` is immutable.
     private let state = Atomic<UInt>(0)
     private static let running: UInt = 1
 
-    /// Where drains that must not run on the pushing thread run: those started by Swift jobs
-    /// (never inside `enqueue`) and every drain of a serial executor (C2.3).
+    /// Where the drains run.
     let pool: WorkerPool
 
-    /// `true` for the mailbox of a task actor: its drains run on the pushing thread, inside the
-    /// thread's trampoline (see `ThreadState`); `false` for a serial executor, whose drains run
-    /// user jobs and therefore always run on the pool.
-    let ownsTask: Bool
-
-    init(pool: WorkerPool, ownsTask: Bool) {
+    init(pool: WorkerPool) {
         self.pool = pool
-        self.ownsTask = ownsTask
     }
 
-    /// `true` when no message is queued and no drain is running.
-    var isIdle: Bool { state.load(ordering: .acquiring) == 0 }
-
-    /// Publishes `message`; returns `true` if the caller now owns the mailbox and must call
-    /// `drain()` (without holding any lock), `false` if a running drain will run it.
+    /// Publishes `message`; returns `true` if the caller now owns the mailbox and must schedule
+    /// `drain()`, `false` if a running or scheduled drain will run it.
     func push(_ message: MailboxMessage) -> Bool {
         let bits = UInt(bitPattern: Unmanaged.passRetained(message).toOpaque())
         var old = state.load(ordering: .relaxed)
@@ -90,42 +83,14 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
         }
     }
 
-    /// Runs queued messages in FIFO order until the mailbox is empty, then gives up ownership.
-    /// Only the owner (see `push`) may call it.
+    /// Runs queued messages in FIFO order until the mailbox is empty, then gives up ownership,
+    /// with the mailbox's isolation. Only the owner (see `push`) may call it.
     func drain() {
-        owning(drainMessages)
-    }
-
-    /// If the mailbox is idle, takes ownership without a message, runs `body` with the mailbox's
-    /// isolation, then drains whatever arrived meanwhile, and returns `true`. Otherwise returns
-    /// `false` at once: the caller must `push` instead. Order is kept: an idle mailbox has no
-    /// message that `body` could overtake. (A default actor's "switching" fast path, minus the
-    /// allocation of a message.)
-    func runIfIdle(_ body: () -> Void) -> Bool {
-        guard state.compareExchange(expected: 0, desired: Self.running,
-                                    successOrdering: .acquiringAndReleasing,
-                                    failureOrdering: .relaxed).exchanged
-        else { return false }
-        owning {
-            body()
-            drainMessages()
-        }
-        return true
-    }
-
-    /// Runs `body` as the mailbox's owner: the thread-local isolation is set, and a task actor
-    /// hands inline work to the thread's trampoline, to run once the drain is over.
-    private func owning(_ body: () -> Void) {
-        let thread = ThreadState.current
-        let outer = thread.draining
-        thread.draining = self
-        let outermost = ownsTask && thread.enter()
-        let outerNested = thread.nestedDrain
-        if ownsTask { thread.nestedDrain = !outermost }
-        body()
-        thread.nestedDrain = outerNested
-        thread.draining = outer
-        if outermost { thread.leave() }
+        let thread = ThreadRuntime.current
+        let outer = thread.isolation
+        thread.isolation = self
+        drainMessages()
+        thread.isolation = outer
     }
 
     private func drainMessages() {
@@ -184,6 +149,6 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
     }
 
     func isIsolatingCurrentContext() -> Bool? {
-        ThreadState.current.draining === self
+        ThreadRuntime.current.isolation === self
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BackendKit
 import TaskAPI
 
 /// The default executor (C7.2): a `TaskExecutor` backed by threads of its own that it can grow.
@@ -13,7 +14,7 @@ import TaskAPI
 /// `wait()` reports it, and while it is blocked the pool may start another thread, so blocking
 /// waits nested in bodies never starve the pool (C6.4). Swift's cooperative pool is never blocked
 /// by this backend. Threads beyond the core count exit after two idle seconds.
-final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
+final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked Sendable {
     // @unchecked Sendable: every mutable field is only touched holding `parker`'s mutex.
 
     private enum Work {
@@ -21,7 +22,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
         case job(UnownedJob)
     }
 
-    private let parker = Parker()
+    private let parker = ConditionLock(())
     private var inbox: [Work] = []
     private var outbox: [Work] = []
     /// Threads alive, threads asleep waiting for work, wakeups sent but not yet taken, threads
@@ -30,13 +31,17 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
     private var idle = 0
     private var wakeups = 0
     private var blocked = 0
+    private var limitReported = false
     private let width: Int
+    /// The most threads beyond `width` started for blocked workers (`BlockingThreads`).
+    let limit: Int
 
-    /// The pool every `ActorsBackend` shares by default.
-    static let shared = WorkerPool()
+    /// The pool every `ActorsBackend()` shares.
+    static let shared = WorkerPool(limit: BlockingThreads.defaultLimit)
 
-    init(width: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) {
+    init(width: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), limit: Int) {
         self.width = width
+        self.limit = limit
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -48,37 +53,48 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
     }
 
     private func push(_ work: Work) {
-        let spawn = parker.locked { () -> Bool in
+        let (spawn, report) = locked {
             inbox.append(work)
             return wakeOrGrow()
         }
+        if report { reportLimit() }
         if spawn { startThread() }
     }
 
-    /// Wakes an idle worker if one is asleep; otherwise `true` if the caller must start a thread
-    /// because fewer than `width` threads are running work. Holding the mutex.
-    private func wakeOrGrow() -> Bool {
+    /// Wakes an idle worker if one is asleep; otherwise `spawn` if the caller must start a thread
+    /// because fewer than `width` threads are running work and the limit allows; `report` the
+    /// first time the limit stops it. Holding the mutex.
+    private func wakeOrGrow() -> (spawn: Bool, report: Bool) {
         if idle > wakeups {
             wakeups += 1
             parker.signal()
-            return false
+            return (false, false)
         }
-        guard threads - idle - blocked < width else { return false }
+        guard threads - idle - blocked < width else { return (false, false) }
+        guard threads < width + limit else {
+            defer { limitReported = true }
+            return (false, !limitReported)
+        }
         threads += 1
-        return true
+        return (true, false)
     }
 
     /// A worker is about to block in `wait()`: if work is queued, let another thread take it.
     func willBlock() {
-        let spawn = parker.locked { () -> Bool in
+        let (spawn, report) = locked {
             blocked += 1
-            return inbox.isEmpty && outbox.isEmpty ? false : wakeOrGrow()
+            return inbox.isEmpty && outbox.isEmpty ? (false, false) : wakeOrGrow()
         }
+        if report { reportLimit() }
         if spawn { startThread() }
     }
 
+    private func reportLimit() {
+        BackendDiagnostics.report(.init(backend: "actors", limit: limit))
+    }
+
     func didUnblock() {
-        parker.locked { blocked -= 1 }
+        locked { blocked -= 1 }
     }
 
     private func pop() -> Work? {
@@ -92,7 +108,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
 
     /// The loop of one worker thread.
     fileprivate func work() {
-        ThreadState.current.pool = self
+        ThreadRuntime.current.pool = self
         while let work = next() {
             switch work {
             case .closure(let body): body()
@@ -103,19 +119,28 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
 
     /// The next work item, sleeping while there is none; `nil` when this thread should exit.
     private func next() -> Work? {
-        parker.locked {
-            while true {
-                if let work = pop() { return work }
-                idle += 1
-                let woken = parker.sleep(until: Parker.now() + 2_000_000_000)
-                idle -= 1
-                if wakeups > 0 { wakeups -= 1 }
-                if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
-                    threads -= 1
-                    return nil
-                }
+        // `wait` releases the mutex while it sleeps: the loop holds it with lock/unlock.
+        parker.lock()
+        defer { parker.unlock() }
+        while true {
+            if let work = pop() { return work }
+            idle += 1
+            let woken = parker.wait(until: MonotonicClock.now + 2_000_000_000)
+            idle -= 1
+            if wakeups > 0 { wakeups -= 1 }
+            if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
+                threads -= 1
+                return nil
             }
         }
+    }
+
+    /// Runs `body` holding the pool's mutex. The fields are the pool's own, not the lock's value
+    /// (which is empty): no exclusive access spans the critical section.
+    private func locked<R>(_ body: () -> R) -> R {
+        parker.lock()
+        defer { parker.unlock() }
+        return body()
     }
 
     private func startThread() {
@@ -132,15 +157,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, @unchecked Sendable {
             pthread_detach(thread)
         } else {
             Unmanaged<WorkerPool>.fromOpaque(context).release()
-            parker.locked { threads -= 1 }
+            locked { threads -= 1 }
         }
     }
-}
-
-/// Wraps a blocking call: on a worker thread, the pool may grow while the worker is blocked (C6.4).
-func blockingCall<R>(_ body: () -> R) -> R {
-    guard let pool = ThreadState.current.pool else { return body() }
-    pool.willBlock()
-    defer { pool.didUnblock() }
-    return body()
 }

@@ -1,43 +1,71 @@
+import BackendKit
 import Dispatch
 import TaskAPI
 
 /// The contract on Dispatch.
 ///
 /// - Default executor: Dispatch's global queue, with replacement workers for bodies blocked in
-///   `wait()` (C6.4).
+///   `wait()` (C6.4), at most `maxBlockedThreads` at once (`BlockingThreads`).
 /// - Serial executors: serial Dispatch queues.
-/// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
+/// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `DispatchSourceTimer` on the global queue.
+/// - Tasks: BackendKit's `KitTask`, a `TaskStateMachine` under a lock; no queue hop to complete or
+///   register.
 /// - Main executor: `DispatchQueue.main` (GCDBackend+Main.swift, C9.8); serial executors are also
 ///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
-/// - Task state: a `Locked` (a sanitizer-visible `Mutex`) around `TaskStateMachine`; no queue hop to complete or register.
-public final class GCDBackend: TaskBackend {
+public final class GCDBackend: KitBackend {
     public let name = "gcd"
-    private let defaultPool = GCDDefaultExecutor()
-    private let inline = GCDInlineExecutor()
+    private let defaultPool: GCDDefaultExecutor
+    /// The most replacement workers started at once for bodies blocked in `wait()`.
+    public let maxBlockedThreads: Int
 
-    public init() {}
+    /// A backend with the default limit of threads for blocked bodies.
+    public convenience init() {
+        self.init(validLimit: BlockingThreads.defaultLimit)
+    }
+
+    /// A backend that starts at most `maxBlockedThreads` replacement workers at once for bodies
+    /// blocked in `wait()` (1 through `BlockingThreads.maximumLimit`; C6.4 needs 16). Throws
+    /// `BackendConfigurationError` for a value out of range.
+    public convenience init(maxBlockedThreads: Int) throws(BackendConfigurationError) {
+        self.init(validLimit: try BlockingThreads.validated(maxBlockedThreads, backend: "gcd"))
+    }
+
+    private init(validLimit: Int) {
+        maxBlockedThreads = validLimit
+        defaultPool = GCDDefaultExecutor(maxBlockedThreads: validLimit)
+    }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = GCDBackend()
 
     public var defaultExecutor: any Executor { defaultPool }
-    public var inlineExecutor: any Executor { inline }
+    public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)
     }
 
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        GCDTask<T>(owner: self)
+        KitSource<T>(owner: self)
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        GCDTask<T>(owner: self, completed: completion.erased)
+        KitTask<T>(owner: self, completed: completion)
     }
 
     public func makeCancellationSource() -> any CancellationSource {
         StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+    }
+
+    /// The default executor and serial executors queue every job (C2.3): jobs go to them directly.
+    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
+        switch executor {
+        case let executor as GCDDefaultExecutor: executor.execute(job)
+        case let executor as GCDSerialExecutor: executor.execute(job)
+        default: return false
+        }
+        return true
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
@@ -64,4 +92,10 @@ final class GCDTimer: Disposable {
     func dispose() {
         source.cancel()
     }
+}
+
+/// `duration` as a Dispatch interval in nanoseconds, clamped to what Dispatch can represent.
+func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+    let nanoseconds = MonotonicClock.nanoseconds(duration)
+    return nanoseconds >= UInt64(Int.max) ? .never : .nanoseconds(Int(nanoseconds))
 }

@@ -1,9 +1,10 @@
+import BackendKit
 import Dispatch
 import TaskAPI
 
 extension GCDDefaultExecutor {
     /// `true` on a worker running one of this executor's jobs (C9.7).
-    var isCurrent: Bool { ThreadContext.current.pool === jobs }
+    var isCurrent: Bool { ThreadRuntime.current.pool === jobs }
 }
 
 /// A serial executor is also a Swift `SerialExecutor` (C9.9): an actor whose `unownedExecutor`

@@ -1,3 +1,4 @@
+import BackendKit
 import Dispatch
 import Synchronization
 import TaskAPI
@@ -9,11 +10,12 @@ import TaskAPI
 /// executor then starts a replacement worker on a fresh serial queue, which Dispatch backs with
 /// a new thread at once; the global queue alone adds a thread only every half second or so.
 final class GCDDefaultExecutor: Executor {
-    let jobs = GCDJobQueue()
+    let jobs: GCDJobQueue
     private let drainOne: @Sendable () -> Void
 
-    init() {
-        let jobs = self.jobs
+    init(maxBlockedThreads: Int) {
+        let jobs = GCDJobQueue(limit: maxBlockedThreads)
+        self.jobs = jobs
         drainOne = { jobs.runOne() }
     }
 
@@ -24,7 +26,7 @@ final class GCDDefaultExecutor: Executor {
 }
 
 /// The queue of the default executor and its count of blocked and replacement workers.
-final class GCDJobQueue: Sendable {
+final class GCDJobQueue: BlockingPool {
     typealias Job = @Sendable () -> Void
 
     private struct State {
@@ -32,6 +34,9 @@ final class GCDJobQueue: Sendable {
         var outbox: [Job] = []
         var blocked = 0
         var replacements = 0
+        /// The limit was hit and not yet reported (reported once per queue).
+        var limitHit = false
+        var limitReported = false
 
         var isEmpty: Bool { inbox.isEmpty && outbox.isEmpty }
 
@@ -44,22 +49,48 @@ final class GCDJobQueue: Sendable {
             return outbox.popLast()
         }
 
-        /// Claims a new replacement worker if fewer replacements run than workers are blocked.
-        mutating func needsReplacement() -> Bool {
+        /// Claims a new replacement worker if fewer replacements run than workers are blocked,
+        /// and fewer than `limit`; at the limit, notes it once for the caller to report.
+        mutating func needsReplacement(limit: Int) -> Bool {
             guard blocked > replacements, !isEmpty else { return false }
+            guard replacements < limit else {
+                if !limitReported {
+                    limitReported = true
+                    limitHit = true
+                }
+                return false
+            }
             replacements += 1
             return true
+        }
+
+        /// Whether the caller must report the limit now (once).
+        mutating func takeLimitHit() -> Bool {
+            defer { limitHit = false }
+            return limitHit
         }
     }
 
     private let state = Locked(State())
+    /// At most this many replacement workers run at once (`BlockingThreads`).
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
 
     /// Queues `job`; `true` if the caller must start a replacement worker.
     func push(_ job: @escaping Job) -> Bool {
-        state.withLock { state in
+        let (replace, report) = state.withLock { state in
             state.inbox.append(job)
-            return state.needsReplacement()
+            return (state.needsReplacement(limit: limit), state.takeLimitHit())
         }
+        if report { reportLimit() }
+        return replace
+    }
+
+    private func reportLimit() {
+        BackendDiagnostics.report(.init(backend: "gcd", limit: limit))
     }
 
     /// Runs the oldest queued job, if any (a regular worker's turn).
@@ -70,10 +101,11 @@ final class GCDJobQueue: Sendable {
 
     /// A worker blocks in `wait()`: start a replacement if jobs are waiting for a thread.
     func willBlock() {
-        let replace = state.withLock { state in
+        let (replace, report) = state.withLock { state in
             state.blocked += 1
-            return state.needsReplacement()
+            return (state.needsReplacement(limit: limit), state.takeLimitHit())
         }
+        if report { reportLimit() }
         if replace { startReplacement() }
     }
 
@@ -96,11 +128,11 @@ final class GCDJobQueue: Sendable {
     }
 
     private func run(_ job: Job) {
-        let context = ThreadContext.current
-        let outer = context.pool
-        context.pool = self
+        let runtime = ThreadRuntime.current
+        let outer = runtime.pool
+        runtime.pool = self
         job()
-        context.pool = outer
+        runtime.pool = outer
     }
 }
 
@@ -118,21 +150,4 @@ final class GCDSerialExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) {
         queue.async(execute: job)
     }
-}
-
-/// The inline executor (C7.2): runs a job on the calling thread before `execute` returns, through
-/// the thread's trampoline, so nested hand-offs run in a loop, not a recursion (C2.7).
-final class GCDInlineExecutor: Executor {
-    func execute(_ job: @escaping @Sendable () -> Void) {
-        ThreadContext.current.submit(job)
-    }
-}
-
-/// Wraps a blocking call made on any thread: on a worker of a default executor, the executor
-/// starts a replacement while the worker is blocked (C6.4).
-func blockingCall<R>(_ body: () -> R) -> R {
-    guard let pool = ThreadContext.current.pool else { return body() }
-    pool.willBlock()
-    defer { pool.didUnblock() }
-    return body()
 }

@@ -1,33 +1,63 @@
+import BackendKit
 import TaskAPI
 
 /// The contract on plain POSIX threads, with every line of scheduling code in this module: no
 /// system work queues and no Swift concurrency runtime.
 ///
 /// - Default executor: a fixed pool of `workers` threads draining one FIFO run queue; a body
-///   blocked in `wait()` on a worker gets a replacement worker while jobs are waiting (C6.4).
+///   blocked in `wait()` on a worker gets a replacement worker while jobs are waiting (C6.4), at
+///   most `maxBlockedThreads` at once (`BlockingThreads`).
 /// - Serial executors: FIFO queues multiplexed on the pool, one job at a time each.
-/// - Inline executor: the calling thread, through a per-thread trampoline (C2.7).
+/// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: one timer thread per backend, started with the first timer; due jobs run on the pool.
-/// - Task state: a `TaskStateMachine` under a lock; completing or registering takes only that lock.
+/// - Tasks: BackendKit's `KitTask`, a `TaskStateMachine` under a lock; completing or registering
+///   takes only that lock.
 /// - Main executor: a main loop the program's main thread runs with `runMainLoop(until:)`
 ///   (ThreadsMainLoop.swift, C9.8); serial executors are also Swift `SerialExecutor`s (C9.9).
 ///
 /// The threads belong to the backend: once the backend, every task it made and every executor
 /// it handed out are released, the workers finish the queued jobs and exit, and the timer
 /// thread exits after its last pending timer.
-public final class ThreadsBackend: TaskBackend {
+public final class ThreadsBackend: KitBackend {
     public let name = "threads"
     /// The number of workers the pool keeps running (more only while some are blocked).
     public let workerCount: Int
     private let pool: ThreadsDefaultExecutor
     private let timers: TimerThread
-    private let inline = ThreadsInlineExecutor()
 
-    /// A backend whose pool runs `workers` threads (at least 1; default: one per processor).
-    /// Threads start on demand, not here.
-    public init(workers: Int = ThreadsBackend.processorCount) {
-        workerCount = max(1, workers)
-        pool = ThreadsDefaultExecutor(workers: workerCount)
+    /// The most threads started at once beyond `workerCount` for bodies blocked in `wait()`.
+    public let maxBlockedThreads: Int
+
+    /// The largest pool a backend accepts.
+    public static let maximumWorkers = 4_096
+
+    /// A backend whose pool runs one worker per processor, with the default limit of threads for
+    /// blocked bodies. Threads start on demand, not here.
+    public convenience init() {
+        self.init(validWorkers: ThreadsBackend.processorCount, maxBlockedThreads: BlockingThreads.defaultLimit)
+    }
+
+    /// A backend whose pool runs `workers` threads (1 through `maximumWorkers`), and starts at most
+    /// `maxBlockedThreads` more at once while bodies are blocked in `wait()` (1 through
+    /// `BlockingThreads.maximumLimit`; C6.4 needs 16). Throws `BackendConfigurationError` for a
+    /// value out of range; nothing is started then. Threads start on demand, not here.
+    public convenience init(
+        workers: Int,
+        maxBlockedThreads: Int = BlockingThreads.defaultLimit
+    ) throws(BackendConfigurationError) {
+        guard (1...Self.maximumWorkers).contains(workers) else {
+            throw BackendConfigurationError(
+                backend: "threads", parameter: "workers", value: workers,
+                requirement: "between 1 and \(Self.maximumWorkers)")
+        }
+        let limit = try BlockingThreads.validated(maxBlockedThreads, backend: "threads")
+        self.init(validWorkers: workers, maxBlockedThreads: limit)
+    }
+
+    private init(validWorkers workers: Int, maxBlockedThreads: Int) {
+        workerCount = workers
+        self.maxBlockedThreads = maxBlockedThreads
+        pool = ThreadsDefaultExecutor(workers: workers, maxBlockedThreads: maxBlockedThreads)
         timers = TimerThread(pool: pool)
     }
 
@@ -38,22 +68,32 @@ public final class ThreadsBackend: TaskBackend {
     public static let shared = ThreadsBackend()
 
     public var defaultExecutor: any Executor { pool }
-    public var inlineExecutor: any Executor { inline }
+    public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         ThreadsSerialExecutor(label: label, pool: pool)
     }
 
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        ThreadsTask<T>(owner: self)
+        KitSource<T>(owner: self)
     }
 
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        ThreadsTask<T>(owner: self, completed: completion.erased)
+        KitTask<T>(owner: self, completed: completion)
     }
 
     public func makeCancellationSource() -> any CancellationSource {
         StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+    }
+
+    /// The pool and serial executors queue every job (C2.3): jobs go to them directly.
+    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
+        switch executor {
+        case let executor as ThreadsDefaultExecutor: executor.core.push(job)
+        case let executor as ThreadsSerialExecutor: executor.execute(job)
+        default: return false
+        }
+        return true
     }
 
     /// Runs `job` on a pool worker no earlier than `delay` from now, unless disposed first.

@@ -1,3 +1,4 @@
+import BackendKit
 import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
@@ -9,8 +10,8 @@ import TaskAPI
 final class ThreadsDefaultExecutor: Executor {
     let core: PoolCore
 
-    init(workers: Int) {
-        core = PoolCore(workers: workers)
+    init(workers: Int, maxBlockedThreads: Int) {
+        core = PoolCore(workers: workers, maxBlockedThreads: maxBlockedThreads)
     }
 
     deinit {
@@ -33,8 +34,6 @@ final class ThreadsSerialExecutor: Executor {
         var queue = JobQueue()
         /// `true` while a drain job is queued on the pool or running.
         var scheduled = false
-        /// The thread running this executor's jobs during a drain, 0 otherwise (`isCurrent`).
-        var runner: UInt = 0
     }
 
     let label: String
@@ -59,32 +58,20 @@ final class ThreadsSerialExecutor: Executor {
     }
 
     private func drain() {
-        let thread = NativeThread.currentID
+        // Records this executor as the thread's isolation while its jobs run (C9.7, C9.9).
+        let runtime = ThreadRuntime.current
+        let outer = runtime.isolation
+        runtime.isolation = self
+        defer { runtime.isolation = outer }
         for _ in 0..<Self.batch {
             let next = state.withLock { state -> Job? in
-                if let job = state.queue.pop() {
-                    state.runner = thread
-                    return job
-                }
+                if let job = state.queue.pop() { return job }
                 state.scheduled = false
-                state.runner = 0
                 return nil
             }
             guard let job = next else { return }
             job()
         }
-        state.withLock { $0.runner = 0 }
         pool.execute { self.drain() }
-    }
-
-    /// `true` inside a job this executor is running (C9.7).
-    var isCurrent: Bool { state.withLock { $0.runner } == NativeThread.currentID }
-}
-
-/// The inline executor (C7.2): runs a job on the calling thread before `execute` returns, through
-/// the thread's trampoline, so nested hand-offs run in a loop, not a recursion (C2.7).
-final class ThreadsInlineExecutor: Executor {
-    func execute(_ job: @escaping @Sendable () -> Void) {
-        ThreadContext.current.submit(job)
     }
 }

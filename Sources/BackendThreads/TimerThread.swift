@@ -1,3 +1,4 @@
+import BackendKit
 import TaskAPI
 
 /// The timer of a threads backend: one thread sleeping on a condition variable until the earliest

@@ -1,3 +1,4 @@
+import BackendKit
 import Synchronization
 
 /// The worker pool behind a threads backend: a FIFO run queue and the POSIX threads that drain it.
@@ -15,7 +16,7 @@ import Synchronization
 ///
 /// Worker threads hold only this object, never the backend or an executor, so dropping the
 /// backend is what ends them.
-final class PoolCore: Sendable {
+final class PoolCore: BlockingPool {
     private struct State {
         var queue = JobQueue()
         /// Worker threads started and not yet exited.
@@ -25,11 +26,24 @@ final class PoolCore: Sendable {
         /// Workers sleeping on the condition variable.
         var parked = 0
         var stopping = false
+        var limitReported = false
 
         /// Whether a queued job needs a new worker: fewer than `target` unblocked workers, and
         /// more jobs than idle (parked or spinning) workers to take them.
         func needsWorker(target: Int, spinning: Int) -> Bool {
             live - blocked < target && queue.count > parked + spinning
+        }
+
+        /// Claims a new worker if one is needed and the limit allows (`live` counts it). At the
+        /// limit, returns `report: true` the first time, for the caller to report.
+        mutating func claimWorker(target: Int, limit: Int, spinning: Int) -> (spawn: Bool, report: Bool) {
+            guard needsWorker(target: target, spinning: spinning) else { return (false, false) }
+            guard live < target + limit else {
+                defer { limitReported = true }
+                return (false, !limitReported)
+            }
+            live += 1
+            return (true, false)
         }
     }
 
@@ -41,6 +55,8 @@ final class PoolCore: Sendable {
 
     /// The number of unblocked workers the pool aims for.
     let target: Int
+    /// The most workers beyond `target` started for blocked ones (`BlockingThreads`).
+    let limit: Int
     private let spinnerLimit: Int
     private let state: ConditionLock<State>
     /// Workers currently spinning for work; read by `push` under the lock, written outside it.
@@ -50,8 +66,9 @@ final class PoolCore: Sendable {
     /// Opens once the pool was stopped and its last worker has exited.
     let exited = Latch()
 
-    init(workers: Int) {
-        target = max(1, workers)
+    init(workers: Int, maxBlockedThreads: Int) {
+        target = workers
+        limit = maxBlockedThreads
         spinnerLimit = max(1, target / 2)
         state = ConditionLock(State())
     }
@@ -66,9 +83,9 @@ final class PoolCore: Sendable {
         // Spinning workers will each take a job before they park; wake a sleeper only for the
         // jobs they cannot cover.
         if state.guarded.parked > 0 && count > spinners { state.signal() }
-        let spawn = state.guarded.needsWorker(target: target, spinning: spinners)
-        if spawn { state.guarded.live += 1 }
+        let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: spinners)
         state.unlock()
+        if report { reportLimit() }
         if spawn { startWorker() }
     }
 
@@ -76,10 +93,15 @@ final class PoolCore: Sendable {
     func willBlock() {
         state.lock()
         state.guarded.blocked += 1
-        let spawn = state.guarded.needsWorker(target: target, spinning: spinning.load(ordering: .relaxed))
-        if spawn { state.guarded.live += 1 }
+        let (spawn, report) = state.guarded.claimWorker(
+            target: target, limit: limit, spinning: spinning.load(ordering: .relaxed))
         state.unlock()
+        if report { reportLimit() }
         if spawn { startWorker() }
+    }
+
+    private func reportLimit() {
+        BackendDiagnostics.report(.init(backend: "threads", limit: limit))
     }
 
     /// Called by a worker whose blocking call returned.
@@ -113,11 +135,11 @@ final class PoolCore: Sendable {
 
     /// A worker thread's whole life: run jobs until told to exit.
     private func runWorker() {
-        ThreadContext.current.pool = self
+        ThreadRuntime.current.pool = self
         while let job = nextJob() {
             job()
         }
-        ThreadContext.current.pool = nil
+        ThreadRuntime.current.pool = nil
     }
 
     /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.

@@ -46,6 +46,8 @@ public indirect enum ErrorValue: Sendable, Hashable, CustomStringConvertible {
     case aggregate([ErrorValue])
     case emptyInput(String)
     case alreadyCompleted
+    /// `TaskError.abandoned`: a source released while pending (C8.3).
+    case abandoned
     /// `TaskError.timedOut`, with its duration in whole microseconds.
     case timedOut(microseconds: Int64)
     case foreign(String)
@@ -62,6 +64,7 @@ public indirect enum ErrorValue: Sendable, Hashable, CustomStringConvertible {
                 let (seconds, attoseconds) = duration.components
                 self = .timedOut(microseconds: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
             case .emptyInput(let name): self = .emptyInput(name)
+            case .abandoned: self = .abandoned
             }
         default: self = .foreign(String(describing: error))
         }
@@ -74,6 +77,7 @@ public indirect enum ErrorValue: Sendable, Hashable, CustomStringConvertible {
         case .aggregate(let es): return "AggregateError[\(es.map(\.description).joined(separator: ", "))]"
         case .emptyInput(let name): return "emptyInput(\(name))"
         case .alreadyCompleted: return "alreadyCompleted"
+        case .abandoned: return "abandoned"
         case .timedOut(let us): return "timedOut(\(us)us)"
         case .foreign(let text): return "foreign(\(text))"
         }

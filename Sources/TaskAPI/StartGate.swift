@@ -83,7 +83,7 @@ extension Optional where Wrapped == StartGate {
 }
 
 extension StartGate {
-    /// Claims the gate for the body's job; `false` if the token's handler won.
-    @usableFromInline
-    func claimForBody() -> Bool { claim() }
+    /// Claims the gate for the body's job; `false` if the token's handler won. A backend that
+    /// starts bodies without going through `start(_:token:)` calls this, then checks the token.
+    public func claimForBody() -> Bool { claim() }
 }

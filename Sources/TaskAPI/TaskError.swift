@@ -7,6 +7,9 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(Duration)
     /// `race` or `any` was given no tasks (C5.3). The payload names the combinator.
     case emptyInput(String)
+    /// The task's source was released before anyone completed it (C8.3): nothing can complete
+    /// the task any more, so it fails instead of leaving its waiters hanging.
+    case abandoned
 
     public var description: String {
         switch self {
@@ -16,6 +19,8 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible {
             return "TaskError.timedOut: the task did not complete within \(duration) (C5.4)"
         case .emptyInput(let name):
             return "TaskError.emptyInput: \(name) needs at least one task (C5.3)"
+        case .abandoned:
+            return "TaskError.abandoned: the task's source was released without completing it (C8.3)"
         }
     }
 }

@@ -38,9 +38,25 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     /// cannot overtake them (C2.4); `nextDelivery()` gives it to the completing thread.
     @inlinable
     public mutating func register(_ continuation: Continuation) -> Completion<Success>? {
-        if let completion = _completion, !_delivering { return completion }
+        // Status, not `_completion`, decides: testing an optional outcome copies it, which costs
+        // value-witness calls in code that is not specialized.
+        if _status == .completed, !_delivering { return _completion }
         continuations.append(continuation)
         return nil
+    }
+
+    /// Registers `continuation` like `register(_:)`, except that on a task completed and
+    /// delivered it stores the continuation too, reopens the delivery phase and returns `true`:
+    /// the caller (or whoever it defers the hand-over to) then takes it with `nextDelivery()`, as
+    /// after `completeForDelivery(_:)`. Meanwhile later registrations queue behind it, so a
+    /// deferred hand-over (to a trampoline, say) is not overtaken by a registration made on
+    /// another thread (C2.4). `false`: stored, and the running delivery (if any) will take it.
+    @inlinable
+    public mutating func registerForDelivery(_ continuation: Continuation) -> Bool {
+        continuations.append(continuation)
+        guard _status == .completed, !_delivering else { return false }
+        _delivering = true
+        return true
     }
 
     /// Pending to running (C1.5). `false`, changing nothing, if the task is not pending.
@@ -64,12 +80,24 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     ///     }
     @inlinable
     public mutating func complete(_ completion: Completion<Success>) -> Continuations<Continuation>? {
-        guard _completion == nil else { return nil }
+        guard _status != .completed else { return nil }
         self._completion = completion
         _status = .completed
         _delivering = true
         defer { continuations = Continuations() }
         return continuations
+    }
+
+    /// Completes the task like `complete(_:)`, but leaves the continuations stored: the caller,
+    /// or whoever it defers the hand-over to, takes them in batches with `nextDelivery()` until
+    /// it returns `nil`. `false`, changing nothing, if the task was already completed.
+    @inlinable
+    public mutating func completeForDelivery(_ completion: Completion<Success>) -> Bool {
+        guard _status != .completed else { return false }
+        self._completion = completion
+        _status = .completed
+        _delivering = true
+        return true
     }
 
     /// Takes the continuations of a task that is being freed while still pending. A backend should
@@ -79,6 +107,15 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     public mutating func abandon() -> Continuations<Continuation> {
         defer { continuations = Continuations() }
         return continuations
+    }
+
+    /// Removes the first stored continuation that `matches`, and returns it; `nil` if none does
+    /// (it ran already, or was never stored). A blocking wait that timed out removes its waker
+    /// this way, so that it leaves nothing behind on a task that stays pending (C6.2).
+    @inlinable
+    @discardableResult
+    public mutating func remove(where matches: (Continuation) -> Bool) -> Continuation? {
+        continuations.remove(where: matches)
     }
 
     /// The continuations registered while the completing thread handed over the previous batch,
@@ -120,6 +157,18 @@ public struct Continuations<Element>: Sequence {
         } else {
             rest.append(element)
         }
+    }
+
+    /// Removes and returns the first element that `matches`, keeping the others in order.
+    @inlinable
+    public mutating func remove(where matches: (Element) -> Bool) -> Element? {
+        guard let head = first else { return nil }
+        if matches(head) {
+            first = rest.isEmpty ? nil : rest.removeFirst()
+            return head
+        }
+        guard let index = rest.firstIndex(where: matches) else { return nil }
+        return rest.remove(at: index)
     }
 
     public struct Iterator: IteratorProtocol {

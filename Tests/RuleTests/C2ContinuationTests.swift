@@ -126,6 +126,62 @@ struct C2ContinuationTests {
         #expect(order.all == [2, 3], "the late registration overtook an earlier one")
     }
 
+    /// When a task completes inside inline work, its hand-overs are queued on the thread's
+    /// trampoline (C2.7); a registration made on another thread before they ran must still be
+    /// handed over after them, also on an executor that runs jobs synchronously.
+    @Test("C2.4 a hand-off deferred to a trampoline is not overtaken by a later registration", arguments: Backends.all)
+    func deferredHandOffKeepsOrder(_ c: BackendCase) {
+        let b = c.backend
+        final class Synchronous: Executor {
+            func execute(_ job: @escaping @Sendable () -> Void) { job() }
+        }
+        for _ in 0..<20 {
+            let user = Synchronous()
+            let order = Recorder<Int>()
+            let first: any CompletionSource<Int> = b.makeSource()
+            let second: any CompletionSource<Int> = b.makeSource()
+            second.task.whenComplete(on: user) { _ in order.append(1) }
+            let registerNow = DispatchSemaphore(value: 0)
+            let registered = DispatchSemaphore(value: 0)
+            let registrar = b.run { [second] _ in
+                registerNow.wait()
+                second.task.whenComplete(on: user) { _ in order.append(2) }
+                registered.signal()
+            }
+            first.task.whenComplete(on: b.inlineExecutor) { _ in
+                second.trySucceed(1)  // hand-off to `user` queued behind this inline job
+                registerNow.signal()
+                registered.wait()
+            }
+            first.trySucceed(0)
+            _ = registrar.wait()
+            #expect(order.all == [1, 2], "a registration overtook a hand-off queued on a trampoline")
+        }
+        // The same for a registration on a task that completed long ago: made inside inline work,
+        // its hand-off is queued, and one made on another thread meanwhile must wait behind it.
+        for _ in 0..<20 {
+            let user = Synchronous()
+            let order = Recorder<Int>()
+            let done = b.succeeded(0)
+            let registerNow = DispatchSemaphore(value: 0)
+            let registered = DispatchSemaphore(value: 0)
+            let registrar = b.run { _ in
+                registerNow.wait()
+                done.whenComplete(on: user) { _ in order.append(2) }
+                registered.signal()
+            }
+            let outer: any CompletionSource<Int> = b.makeSource()
+            outer.task.whenComplete(on: b.inlineExecutor) { _ in
+                done.whenComplete(on: user) { _ in order.append(1) }  // queued behind this job
+                registerNow.signal()
+                registered.wait()
+            }
+            outer.trySucceed(0)
+            _ = registrar.wait()
+            #expect(order.all == [1, 2], "a registration overtook a late one queued on a trampoline")
+        }
+    }
+
     @Test("C2.5 a continuation runs on the executor it was registered with", arguments: Backends.all)
     func runsOnItsExecutor(_ c: BackendCase) throws {
         let backend = c.backend

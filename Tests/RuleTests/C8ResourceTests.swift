@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TaskAPI
 
@@ -59,6 +60,49 @@ struct C8ResourceTests {
         #expect(eventually { cancellation == nil }, "a cancellation source leaked")
     }
 
+    @Test("C8.3 a source released while pending fails its task with TaskError.abandoned", arguments: Backends.all)
+    func abandonedSourceFailsItsTask(_ c: BackendCase) throws {
+        let backend = c.backend
+        let seen = Recorder<String>()
+        var task: (any AsyncTask<Int>)?
+        var waiter: Thread?
+        let waited = Locked<Completion<Int>?>(nil)
+        let waiting = DispatchSemaphore(value: 0)
+        let woke = DispatchSemaphore(value: 0)
+        do {
+            let source = backend.makeSource(of: Int.self)
+            let pending = source.task
+            task = pending
+            pending.whenComplete(on: backend.defaultExecutor) { seen.append("\($0.error.map { "\($0)" } ?? "no error")") }
+            waiter = Thread {
+                waiting.signal()
+                let outcome = pending.wait()
+                waited.withLock { $0 = outcome }
+                woke.signal()
+            }
+            waiter?.start()
+            #expect(waiting.wait(timeout: .now() + 10) == .success)
+        }
+        // The source is gone: its task fails, the blocked waiter wakes, the continuation runs.
+        #expect(woke.wait(timeout: .now() + 10) == .success, "a waiter on an abandoned source still hangs")
+        #expect(waited.withLock { $0 }?.error as? TaskError == .abandoned)
+        #expect(task?.completion?.error as? TaskError == .abandoned)
+        #expect(eventually { seen.all.count == 1 })
+        #expect(seen.all.first?.contains("abandoned") == true)
+
+        // A completed source released later changes nothing (C1.1).
+        let done: any AsyncTask<Int> = {
+            let source = backend.makeSource(of: Int.self)
+            source.trySucceed(7)
+            return source.task
+        }()
+        #expect(try done.get() == 7)
+
+        // A body whose job an executor drops can never run: its task fails instead of hanging.
+        let dropped = backend.run(on: DroppingExecutor(), token: .none) { _ in 1 }
+        #expect(dropped.wait(timeout: .seconds(10))?.error as? TaskError == .abandoned)
+    }
+
     /// In a child process: a failure here is a stack overflow, which would kill the test run.
     @Test("C8.2 a long pending chain dropped unfinished is freed without overflowing the stack",
           .serialized, arguments: Backends.all)
@@ -68,4 +112,9 @@ struct C8ResourceTests {
             exit(StackProbe.onSmallStack { StackProbe.dropPendingChain(backend) } ? 0 : 1)
         }
     }
+}
+
+/// An executor that drops every job: the fault C8.3 turns into a failure instead of a hang.
+final class DroppingExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) {}
 }

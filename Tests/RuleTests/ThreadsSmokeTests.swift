@@ -8,7 +8,7 @@ import BackendThreads
 /// parameterised over every backend.
 @Suite struct ThreadsSmokeTests {
     @Test func basicChainAndCombinators() throws {
-        let b = ThreadsBackend(workers: 2)
+        let b = try ThreadsBackend(workers: 2)
         let t = b.run { _ in 20 }.map { $0 + 1 }.flatMap { x in b.succeeded(x * 2) }
         #expect(try t.get() == 42)
         let all = b.whenAll((0..<100).map { i in b.run { _ in i } })
@@ -18,7 +18,7 @@ import BackendThreads
 
     /// C6.4 with a pool of 2: 16 nested blocking waits finish well within a second.
     @Test func nestedWaitsDoNotDeadlockSmallPool() throws {
-        let b = ThreadsBackend(workers: 2)
+        let b = try ThreadsBackend(workers: 2)
         let clock = ContinuousClock()
         let start = clock.now
         let result = try nest(b, depth: 16).get()
@@ -28,7 +28,7 @@ import BackendThreads
 
     /// Serial executors: FIFO and one job at a time, even with many workers.
     @Test func serialExecutorIsFIFOAndExclusive() throws {
-        let b = ThreadsBackend(workers: 4)
+        let b = try ThreadsBackend(workers: 4)
         let serial = b.makeSerialExecutor(label: "test")
         let order = Mutex<[Int]>([])
         let running = Atomic(0)
@@ -51,7 +51,7 @@ import BackendThreads
 
     /// Many serial executors on a small pool all make progress (multiplexed, not a thread each).
     @Test func manySerialExecutorsShareThePool() throws {
-        let b = ThreadsBackend(workers: 2)
+        let b = try ThreadsBackend(workers: 2)
         let tasks = (0..<200).map { i -> any AsyncTask<Int> in
             let serial = b.makeSerialExecutor(label: "s\(i)")
             return b.run(on: serial, token: .none) { _ in i }.map(on: serial) { $0 * 2 }
@@ -60,7 +60,7 @@ import BackendThreads
     }
 
     @Test func timersFireInOrderAndDisposeReleases() throws {
-        let b = ThreadsBackend(workers: 2)
+        let b = try ThreadsBackend(workers: 2)
         let clock = ContinuousClock()
         let start = clock.now
         try b.delay(.milliseconds(30)).get()
@@ -95,7 +95,7 @@ import BackendThreads
     }
 
     @Test func cancelAfterAndTokenBeforeStart() throws {
-        let b = ThreadsBackend(workers: 2)
+        let b = try ThreadsBackend(workers: 2)
         let source = b.makeCancellationSource()
         let gate: any CompletionSource<Void> = b.makeSource()
         let cancelled: any CompletionSource<Void> = b.makeSource()
@@ -114,7 +114,7 @@ import BackendThreads
     }
 
     @Test func waitTimeoutAndManyWaiters() throws {
-        let b = ThreadsBackend(workers: 2)
+        let b = try ThreadsBackend(workers: 2)
         let source: any CompletionSource<Int> = b.makeSource()
         #expect(source.task.wait(timeout: .milliseconds(5)) == nil)
         let woken = Atomic(0)
@@ -131,13 +131,13 @@ import BackendThreads
     }
 
     @Test func awaitValue() async throws {
-        let b = ThreadsBackend(workers: 2)
+        let b = try ThreadsBackend(workers: 2)
         let value = try await b.run { _ in 5 }.map { $0 * 3 }.value
         #expect(value == 15)
     }
 
     @Test func racingCompletersHaveOneWinner() throws {
-        let b = ThreadsBackend(workers: 4)
+        let b = try ThreadsBackend(workers: 4)
         for _ in 0..<200 {
             let source: any CompletionSource<Int> = b.makeSource()
             let wins = Atomic(0)
@@ -152,7 +152,7 @@ import BackendThreads
     /// Dropping the backend (and everything it made) ends its threads: workers and timer.
     @Test func releasedBackendThreadsExit() throws {
         let watch: ThreadsExitWatch = try {
-            let b = ThreadsBackend(workers: 3)
+            let b = try ThreadsBackend(workers: 3)
             let serial = b.makeSerialExecutor(label: "s")
             let work = (0..<50).map { i in b.run { _ in i }.map(on: serial) { $0 + 1 } }
             _ = try b.whenAll(work).get()

@@ -4,12 +4,13 @@ import Glibc
 import Darwin
 #endif
 
-/// A pthread mutex and condition variable guarding a value: the one blocking primitive of this
-/// backend. Used for the run queue, the timer thread and blocked `wait()` callers.
+/// A pthread mutex and condition variable guarding a value: the kit's one blocking primitive.
+/// Backends use it for run queues, timer threads and idle workers; the kit for blocked `wait()`
+/// callers.
 ///
 /// `guarded` may only be touched between `lock()` and `unlock()` (or inside `withLock`). Waiting
 /// loops read and write it in short accesses around `wait()`, never across one.
-final class ConditionLock<State>: @unchecked Sendable {
+public final class ConditionLock<State>: @unchecked Sendable {
     // @unchecked Sendable: `guarded` is only read or written while `mutex` is held, which
     // orders every access; the pointers are set once in `init` and freed once in `deinit`.
 
@@ -19,9 +20,9 @@ final class ConditionLock<State>: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     /// The protected value. Access only while locked.
-    var guarded: State
+    public var guarded: State
 
-    init(_ initial: State) {
+    public init(_ initial: State) {
         guarded = initial
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -49,12 +50,12 @@ final class ConditionLock<State>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Runs `body` with the value, under the lock.
     @inline(__always)
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&guarded)
@@ -62,10 +63,10 @@ final class ConditionLock<State>: @unchecked Sendable {
 
     /// Releases the lock, sleeps until signalled (or spuriously), and takes the lock again.
     /// Call only while locked, and re-check the condition afterwards.
-    func wait() { pthread_cond_wait(condition, mutex) }
+    public func wait() { pthread_cond_wait(condition, mutex) }
 
     /// Like `wait()`, but returns `false` once `deadline` (monotonic nanoseconds) has passed.
-    func wait(until deadline: UInt64) -> Bool {
+    public func wait(until deadline: UInt64) -> Bool {
         #if canImport(Glibc)
         var time = timespec(
             tv_sec: Int(clamping: deadline / 1_000_000_000),
@@ -85,42 +86,52 @@ final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Wakes one thread sleeping in `wait`. May be called locked or not.
-    func signal() { pthread_cond_signal(condition) }
+    public func signal() { pthread_cond_signal(condition) }
 
     /// Wakes every thread sleeping in `wait`. May be called locked or not.
-    func broadcast() { pthread_cond_broadcast(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
 }
 
-/// Monotonic time in nanoseconds, the clock of every deadline in this backend.
-enum MonotonicClock {
-    static var now: UInt64 {
+/// Monotonic time in nanoseconds: the clock of every deadline in the kit and its backends, so
+/// that a wall-clock change cannot stretch a timeout.
+public enum MonotonicClock {
+    public static var now: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     /// `now + duration`, saturating; a negative duration gives `now`.
-    static func deadline(after duration: Duration) -> UInt64 {
+    public static func deadline(after duration: Duration) -> UInt64 {
+        let (sum, overflow) = now.addingReportingOverflow(nanoseconds(duration))
+        return overflow ? .max : sum
+    }
+
+    /// `duration` in whole nanoseconds: 0 for a negative duration, `UInt64.max` (never) for one
+    /// too long to represent.
+    public static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return now }
+        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
         let (wholeNanos, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return .max }
-        let (sum, overflow2) = now.addingReportingOverflow(wholeNanos &+ UInt64(attoseconds / 1_000_000_000))
+        let (sum, overflow2) = wholeNanos.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
         return overflow2 ? .max : sum
     }
 }
 
 /// A one-way gate threads can wait on: closed until `open()`, then open for good.
-final class Latch: Sendable {
+public final class Latch: Sendable {
+    public init() {}
+
     private let state = ConditionLock(false)
 
-    func open() {
+    public func open() {
         state.withLock { $0 = true }
         state.broadcast()
     }
 
     /// `true` if the latch opened before `deadline` (monotonic nanoseconds).
-    func wait(until deadline: UInt64) -> Bool {
+    public func wait(until deadline: UInt64) -> Bool {
         state.lock()
         defer { state.unlock() }
         while !state.guarded {

@@ -1,53 +1,53 @@
 import TaskAPI
 
-/// The threads backend's own continuation algorithms: the same semantics as TaskAPI's defaults (C2.6, C3.1–C3.3,
+/// The kit's continuation algorithms: the same semantics as TaskAPI's defaults (C2.6, C3.1–C3.3,
 /// C4.3), with the derived task's job registered directly on the erased core. One allocation for
 /// the derived task and one for the job, instead of four, and no `Completion<T>` conversion on the
 /// pass-through paths.
-extension ThreadsTask {
-    func continueWith<U: Sendable>(
+extension KitTask {
+    public func continueWith<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> U
     ) -> any AsyncTask<U> {
-        let node = ThreadsContinueTask<T, U>(owner: owner, token: token, body: body)
-        register(ThreadsJob(executor: executor, node: node))
+        let node = ContinueTask<T, U>(owner: owner, token: token, body: body)
+        register(Job(executor: executor, node: node))
         return node
     }
 
-    func continueWithTask<U: Sendable>(
+    public func continueWithTask<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        let child = ThreadsTask<U>(owner: owner)
-        let gate = StartGate.make(for: child, token: token)
-        register(ThreadsJob(executor: executor) { outcome in
-            guard gate.start(child, token: token) else { return }
+        let child = KitTask<U>(owner: owner)
+        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        register(Job(executor: executor) { outcome in
+            guard child.startBody(gate, token) else { return }
             child.adopt { try body(outcome.typed()) }
         })
         return child
     }
 
-    func map<U: Sendable>(
+    public func map<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> U
     ) -> any AsyncTask<U> {
-        let node = ThreadsMapTask<T, U>(owner: owner, token: token, transform: transform)
-        register(ThreadsJob(executor: executor, node: node))
+        let node = MapTask<T, U>(owner: owner, token: token, transform: transform)
+        register(Job(executor: executor, node: node))
         return node
     }
 
-    func flatMap<U: Sendable>(
+    public func flatMap<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        let child = ThreadsTask<U>(owner: owner)
-        let gate = StartGate.make(for: child, token: token)
-        register(ThreadsJob(executor: executor) { outcome in
-            guard gate.start(child, token: token) else { return }
+        let child = KitTask<U>(owner: owner)
+        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        register(Job(executor: executor) { outcome in
+            guard child.startBody(gate, token) else { return }
             guard case .success(let value) = outcome else {
                 _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
                 return
@@ -69,17 +69,17 @@ extension ThreadsTask {
             _ = complete(made.erased)   // what the body threw: failure, or cancelled (C3.1, C3.2)
             return
         }
-        if let core = inner as? ThreadsTaskCore {
-            core.register(ThreadsJob(executor: owner.inlineExecutor) { _ = self.complete($0) })
+        if let core = inner as? TaskCore {
+            core.register(Job(executor: InlineExecutor.shared) { _ = self.complete($0) })
         } else {
-            inner.whenComplete(on: owner.inlineExecutor) { _ = self.tryComplete($0) }
+            inner.whenComplete(on: InlineExecutor.shared) { _ = self.tryComplete($0) }
         }
     }
 }
 
 /// `continueWith`'s derived task: it is its own continuation node, so registering it allocates
 /// nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
-final class ThreadsContinueTask<T: Sendable, U: Sendable>: ThreadsTask<U>, ThreadsContinuationNode, @unchecked Sendable {
+final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @unchecked Sendable {
     // @unchecked: `body` and `gate` are written before the node is registered (the registration's
     // lock publishes them) and `body` is cleared by `run`, which the antecedent calls exactly once
     // (C2.1); nothing else touches them.
@@ -87,40 +87,40 @@ final class ThreadsContinueTask<T: Sendable, U: Sendable>: ThreadsTask<U>, Threa
     private var gate: StartGate?
     private let token: CancellationToken
 
-    init(owner: ThreadsBackend, token: CancellationToken, body: @escaping @Sendable (Completion<T>) throws -> U) {
+    init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
         self.token = token
         super.init(owner: owner)
-        gate = StartGate.make(for: self, token: token)
+        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
     func run(_ outcome: AnyCompletion) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard gate.start(self, token: token) else { return }
+        guard startBody(gate, token) else { return }
         settle { try body(outcome.typed()) }
     }
 }
 
 /// `map`'s derived task: runs the transform on a success and passes anything else through,
-/// without converting it (C3.3). Its own continuation node, like `ThreadsContinueTask`.
-final class ThreadsMapTask<T: Sendable, U: Sendable>: ThreadsTask<U>, ThreadsContinuationNode, @unchecked Sendable {
-    // @unchecked: as for ThreadsContinueTask.
+/// without converting it (C3.3). Its own continuation node, like `ContinueTask`.
+final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @unchecked Sendable {
+    // @unchecked: as for ContinueTask.
     private var transform: (@Sendable (T) throws -> U)?
     private var gate: StartGate?
     private let token: CancellationToken
 
-    init(owner: ThreadsBackend, token: CancellationToken, transform: @escaping @Sendable (T) throws -> U) {
+    init(owner: any KitBackend, token: CancellationToken, transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
         self.token = token
         super.init(owner: owner)
-        gate = StartGate.make(for: self, token: token)
+        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
     func run(_ outcome: AnyCompletion) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard gate.start(self, token: token) else { return }
+        guard startBody(gate, token) else { return }
         guard case .success(let value) = outcome else {
             _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return

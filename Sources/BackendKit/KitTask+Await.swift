@@ -1,70 +1,24 @@
 import Synchronization
 import TaskAPI
 
-extension ActorTask {
-    /// Blocks the calling thread (C6.1, C6.3). On a worker of the pool, the pool may start
-    /// another thread while this one is blocked (C6.4).
-    nonisolated func wait() -> Completion<T> {
-        if let completion { return completion }
-        let waiter = Waiter<T>()
-        register(waker: waiter.wake)
-        return blockingCall { waiter.wait(until: nil) } ?? .cancelled
-    }
-
-    nonisolated func wait(timeout: Duration) -> Completion<T>? {
-        if let completion { return completion }
-        let waiter = Waiter<T>()
-        register(waker: waiter.wake)
-        let deadline = Parker.deadline(after: timeout)
-        return blockingCall { waiter.wait(until: deadline) }
-    }
-
+extension KitTask {
     /// Native bridge to Swift concurrency (C6.5): no thread blocks. The awaiting Swift task is
-    /// resumed by the actor at completion, or by its own cancellation, whichever comes first
-    /// (C4.7); cancellation leaves this task alone.
-    nonisolated var value: T {
+    /// resumed at completion, directly by the completing thread, or by its own cancellation,
+    /// whichever comes first (C4.7); cancellation leaves this task alone, and removes the waker.
+    public var value: T {
         get async throws {
             if let completion { return try completion.get() }
             let resumer = ValueResumer<T>()
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
-                    if resumer.install(continuation) {
-                        register(waker: resumer.resume)
+                    guard resumer.install(continuation) else { return }
+                    if let completion = registerWaker(Job(waker: resumer)) {
+                        resumer.run(completion)
                     }
                 }
             } onCancel: {
-                resumer.cancel()
+                if resumer.cancel() { _ = remove(resumer) }
             }
-        }
-    }
-}
-
-/// A thread blocked in `wait()`: a parker and the slot its waker fills.
-final class Waiter<T: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `slot` is only touched holding `parker`'s mutex.
-    private let parker = Parker()
-    private var slot: Completion<T>?
-
-    var wake: @Sendable (Completion<T>) -> Void {
-        { completion in
-            self.parker.locked {
-                self.slot = completion
-                self.parker.signal()
-            }
-        }
-    }
-
-    /// Sleeps until woken or `deadline` (monotonic ns; `nil`: none). `nil` if it timed out.
-    func wait(until deadline: UInt64?) -> Completion<T>? {
-        parker.locked {
-            while slot == nil {
-                if let deadline {
-                    if !parker.sleep(until: deadline) { break }
-                } else {
-                    parker.sleep()
-                }
-            }
-            return slot
         }
     }
 }
@@ -72,7 +26,7 @@ final class Waiter<T: Sendable>: @unchecked Sendable {
 /// Resumes one Swift continuation exactly once: with the task's outcome, or with
 /// `CancellationError` if the awaiting Swift task is cancelled first, even before the
 /// continuation exists.
-final class ValueResumer<T: Sendable>: @unchecked Sendable {
+final class ValueResumer<T: Sendable>: ContinuationNode, @unchecked Sendable {
     // @unchecked Sendable: `continuation` is written by `install` before it publishes state
     // `armed` (releasing), and taken only by whoever moves the state from `armed` to `done`
     // (acquiring); exactly one thread does.
@@ -96,21 +50,26 @@ final class ValueResumer<T: Sendable>: @unchecked Sendable {
         return false
     }
 
-    func resume(_ completion: Completion<T>) {
+    /// The task completed: resume with its outcome, unless cancellation came first.
+    func run(_ outcome: AnyCompletion) {
         guard let continuation = take() else { return }
-        switch completion {
+        switch outcome.typed(as: T.self) {
         case .success(let value): continuation.resume(returning: value)
         case .failure(let error): continuation.resume(throwing: error)
         case .cancelled: continuation.resume(throwing: CancellationError())
         }
     }
 
-    func cancel() {
+    /// The awaiting Swift task was cancelled: resume with `CancellationError` unless the outcome
+    /// came first. `true` if the resumer was armed and the caller should remove its waker.
+    func cancel() -> Bool {
         if state.compareExchange(expected: Self.empty, desired: Self.cancelledEarly,
                                  successOrdering: .relaxed, failureOrdering: .relaxed).exchanged {
-            return
+            return false
         }
-        take()?.resume(throwing: CancellationError())
+        guard let continuation = take() else { return false }
+        continuation.resume(throwing: CancellationError())
+        return true
     }
 
     private func take() -> UnsafeContinuation<T, any Error>? {

@@ -1,0 +1,157 @@
+import TaskAPI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Per-thread state of the kit, shared by every backend built on it: the trampoline that makes
+/// inline hand-offs iterative (C2.7), the graveyard that frees abandoned chains in a loop (C8.2),
+/// and the pool whose worker the thread is, if any (C6.4).
+///
+/// Only its own thread ever touches an instance, so it needs no lock.
+public final class ThreadRuntime {
+    /// Work the trampoline runs in FIFO order: a task's delivery of its continuations, or one
+    /// job of the inline executor.
+    enum Work {
+        case delivery(TaskCore)
+        case job(@Sendable () -> Void)
+        /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
+        /// a hundred instructions per slot).
+        case taken
+
+        @inline(__always)
+        func run() {
+            switch self {
+            case .delivery(let core): core.deliver()
+            case .job(let job): job()
+            case .taken: break
+            }
+        }
+    }
+
+    /// Work queued while this thread was already running trampoline work; run in FIFO order.
+    /// A slot is cleared as its work runs, so nothing run stays referenced (C8.1).
+    private var queue: [Work] = []
+    private var head = 0
+    private var draining = false
+    /// A drained queue keeps this much capacity for reuse and gives back the rest.
+    private static let keptCapacity = 1_024
+
+    /// The pool whose worker this thread is, or `nil` on any other thread. A backend sets it on
+    /// its worker threads; `blockingCall` reports blocking to it (C6.4).
+    public var pool: (any BlockingPool)?
+
+    /// The serial executor whose jobs this thread is running, if its backend records it: what
+    /// a `SerialExecutor`'s `isIsolatingCurrentContext` can answer from.
+    public var isolation: AnyObject?
+
+    /// Runs `work` now if this thread is not already running trampoline work; otherwise queues
+    /// it behind that work. Either way it has run when the outermost call returns, so nested
+    /// hand-offs (a continuation completing a task whose continuation is inline, a million times
+    /// over) become a loop instead of a recursion (C2.7). Allocates nothing unless it must queue.
+    @inline(__always)
+    func trampoline(_ work: Work) {
+        if draining {
+            queue.append(work)
+            return
+        }
+        draining = true
+        work.run()
+        while head < queue.count {
+            // Taken out of its slot before it runs: a finished link is freed at once, not when
+            // the whole chain has drained.
+            let next = queue[head]
+            queue[head] = .taken
+            head += 1
+            next.run()
+        }
+        if queue.capacity > Self.keptCapacity {
+            queue = []
+        } else {
+            queue.removeAll(keepingCapacity: true)
+        }
+        head = 0
+        draining = false
+    }
+
+    /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        trampoline(.job(job))
+    }
+
+    /// Continuations of tasks freed while pending, waiting to be released by the outermost
+    /// `release(_:)` on this thread.
+    private var graveyard: [Job] = []
+    private var releasing = false
+
+    /// Releases the continuations of a task freed while pending, in a loop instead of a
+    /// recursion: a released continuation may hold a derived task whose own deinit lands here
+    /// again, and is then only queued (C8.2: a long pending chain is freed in constant stack).
+    /// `jobs` is emptied first, so that the graveyard holds the only references while it drains.
+    func release(_ jobs: inout Continuations<Job>) {
+        graveyard.append(contentsOf: jobs)
+        jobs = Continuations()
+        if releasing { return }
+        releasing = true
+        while let job = graveyard.popLast() {
+            _ = consume job
+        }
+        if graveyard.capacity > Self.keptCapacity { graveyard = [] }
+        releasing = false
+    }
+
+    /// The calling thread's runtime, made on first use and freed when the thread exits.
+    public static var current: ThreadRuntime {
+        if let pointer = pthread_getspecific(runtimeKey) {
+            return Unmanaged<ThreadRuntime>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let runtime = ThreadRuntime()
+        // The key's destructor releases this retain when the thread exits.
+        pthread_setspecific(runtimeKey, Unmanaged.passRetained(runtime).toOpaque())
+        return runtime
+    }
+}
+
+/// The thread-specific key behind `ThreadRuntime.current`; created once, never deleted.
+private let runtimeKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in
+        guard let pointer else { return }
+        Unmanaged<ThreadRuntime>.fromOpaque(pointer).release()
+    }
+    return key
+}()
+
+/// A pool of worker threads that wants to know when one of its workers blocks, so that it can
+/// start a replacement while it is blocked (C6.4).
+public protocol BlockingPool: AnyObject, Sendable {
+    /// The calling worker is about to block.
+    func willBlock()
+    /// The calling worker's blocking call returned.
+    func didUnblock()
+}
+
+/// Wraps a call that may block the calling thread. On a worker of a pool (`ThreadRuntime.pool`),
+/// the pool counts the worker as blocked for the duration and may start a replacement (C6.4).
+/// On any other thread it just calls `body`.
+public func blockingCall<R>(_ body: () -> R) -> R {
+    guard let pool = ThreadRuntime.current.pool else { return body() }
+    pool.willBlock()
+    defer { pool.didUnblock() }
+    return body()
+}
+
+/// The inline executor (C7.2) of every backend built on the kit: runs a job on the calling
+/// thread before `execute` returns, through the thread's trampoline, so nested hand-offs run in a
+/// loop, not a recursion (C2.7).
+public final class InlineExecutor: Executor {
+    /// The one instance: the kit recognises it by identity.
+    public static let shared = InlineExecutor()
+
+    private init() {}
+
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        ThreadRuntime.current.submit(job)
+    }
+}

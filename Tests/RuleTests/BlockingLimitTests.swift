@@ -1,0 +1,95 @@
+import BackendActors
+import BackendGCD
+import BackendKit
+import BackendThreads
+import Foundation
+import Synchronization
+import Testing
+import TaskAPI
+
+/// C6.4's decision: threads added for blocked bodies are bounded, the limit is reported once, and
+/// everything still completes once unblocked. Configuration out of range is an error, never a
+/// silent change.
+@Suite("C6.4 Blocking limit and configuration")
+struct BlockingLimitTests {
+    static let names = ["gcd", "threads", "actors"]
+
+    /// A backend of the kind `name` with at most `limit` threads for blocked bodies.
+    static func limited(_ name: String, _ limit: Int) throws -> any TaskBackend {
+        switch name {
+        case "gcd": return try GCDBackend(maxBlockedThreads: limit)
+        case "threads": return try ThreadsBackend(workers: 2, maxBlockedThreads: limit)
+        default: return try ActorsBackend(maxBlockedThreads: limit)
+        }
+    }
+
+    /// The process's thread count, from /proc.
+    static func threadCount() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
+              let count = Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
+        else { return -1 }
+        return count
+    }
+
+    /// In a child process, so that other tests' threads do not blur the count.
+    @Test("C6.4 1,000 bodies blocked in wait() run on a bounded number of threads and all complete",
+          .serialized, arguments: names)
+    func blockedBodiesAreBounded(_ name: String) async {
+        await #expect(processExitsWith: .success) { [name] in
+            let limit = 24
+            let reports = Atomic(0)
+            BackendDiagnostics.onThreadLimitReached { _ in reports.add(1, ordering: .relaxed) }
+            guard let backend = try? BlockingLimitTests.limited(name, limit) else { exit(3) }
+            let before = BlockingLimitTests.threadCount()
+            let gate = backend.makeSource(of: Int.self)
+            let started = Atomic(0)
+            let bodies = (0..<1_000).map { i in
+                backend.run { _ in
+                    started.add(1, ordering: .relaxed)
+                    return try gate.task.get() + i
+                }
+            }
+            // Wait until the limit is reached: the pool's own workers plus `limit` are blocked.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while reports.load(ordering: .relaxed) == 0 && ContinuousClock.now < deadline {
+                usleep(10_000)
+            }
+            let during = BlockingLimitTests.threadCount()
+            gate.trySucceed(1)
+            let all = backend.whenAll(bodies).wait(timeout: .seconds(60))
+            guard reports.load(ordering: .relaxed) == 1 else { exit(4) }
+            // The pool's workers (a few per core), `limit` added threads, and slack for Dispatch's
+            // own helpers and timers.
+            guard during - before <= limit + 16 else {
+                print("threads before \(before), while blocked \(during), limit \(limit)")
+                exit(5)
+            }
+            guard case .success(let values)? = all, values == (0..<1_000).map({ $0 + 1 }),
+                  started.load(ordering: .relaxed) == 1_000 else { exit(6) }
+            exit(0)
+        }
+    }
+
+    @Test("Configuration out of range is rejected with a clear error, never changed")
+    func badConfigurationThrows() throws {
+        for bad in [0, -5, BlockingThreads.maximumLimit + 1] {
+            #expect(throws: BackendConfigurationError.self) { try GCDBackend(maxBlockedThreads: bad) }
+            #expect(throws: BackendConfigurationError.self) { try ActorsBackend(maxBlockedThreads: bad) }
+            #expect(throws: BackendConfigurationError.self) { try ThreadsBackend(workers: 2, maxBlockedThreads: bad) }
+        }
+        for bad in [0, -5, ThreadsBackend.maximumWorkers + 1] {
+            do {
+                _ = try ThreadsBackend(workers: bad)
+                Issue.record("ThreadsBackend(workers: \(bad)) was accepted")
+            } catch {
+                #expect(error.parameter == "workers" && error.value == bad)
+                #expect(error.description.contains("workers must be between 1 and"))
+            }
+        }
+        let threads = try ThreadsBackend(workers: 3, maxBlockedThreads: 16)
+        #expect(threads.workerCount == 3 && threads.maxBlockedThreads == 16)
+        #expect(try GCDBackend(maxBlockedThreads: 16).maxBlockedThreads == 16)
+        #expect(GCDBackend().maxBlockedThreads == BlockingThreads.defaultLimit)
+    }
+}
