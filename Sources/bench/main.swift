@@ -10,6 +10,20 @@ let scenarioNames = scenarioRegistry.map(\.name)
 let usageText = usage(backends: backendNames, scenarios: scenarioRegistry.map { ($0.name, $0.summary) })
 
 func runBenchmark(_ options: Options) -> Int32 {
+    if let problem = outputProblem(options) {
+        printError("bench: \(problem); nothing was measured")
+        return 2
+    }
+    var valgrind: String?
+    if options.instructions {
+        valgrind = InstructionCounts.valgrind()
+        if valgrind == nil {
+            printError("bench: --instructions needs valgrind, which is not installed here "
+                + "(Debian/Ubuntu: apt-get install valgrind); nothing was measured")
+            return 2
+        }
+    }
+    Children.stopOnSignals()
     let started = monotonicNanos()
     let machine = MachineInfo.current()
     Progress.note("machine: \(machine.summary)")
@@ -17,23 +31,34 @@ func runBenchmark(_ options: Options) -> Int32 {
     // Seconds per case per backend: the whole run stays near 90 s (--quick: 15 s) however many
     // backends are selected and however slow they are.
     let budget = (options.quick ? 0.6 : 5.0) / Double(max(1, backends.count))
-    let plan = Plan(quick: options.quick, cores: machine.cores, budget: budget)
+    var plan = Plan(quick: options.quick, cores: machine.cores, budget: budget)
+    plan.slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
+    if let slowdown = plan.slowdown {
+        Progress.note("\(Slowdown.variable): \(slowdown.backend)'s chain links slowed by \(Int(slowdown.fraction * 100))%")
+    }
     let context = ScenarioContext(backends: backends, plan: plan)
     var results: [Measurement] = []
+    var scenarios = options.scenarios
     for scenario in scenarioRegistry where options.scenarios.contains(scenario.name) {
         let start = monotonicNanos()
         results += scenario.run(context)
         Progress.note(String(format: "%@ done in %.1f s", scenario.name, Double(monotonicNanos() - start) / 1e9))
     }
+    if let valgrind {
+        results += InstructionCounts.measure(backends: options.backends, valgrind: valgrind, width: machine.cores)
+        scenarios.append(InstructionCounts.scenario)
+    }
     attachRatios(&results)
     let report = Report(
-        schema: "bench-report/1",
+        schema: "bench-report/2",
         date: ISO8601DateFormatter().string(from: Date()),
         machine: machine,
         quick: options.quick,
         backends: options.backends,
-        scenarios: options.scenarios,
+        scenarios: scenarios,
         durationSeconds: Double(monotonicNanos() - started) / 1e9,
+        loadAverageEnd: MachineInfo.loadAverage(),
+        instructionTool: valgrind.map(InstructionCounts.toolVersion),
         results: results,
         aims: evaluateAims(results, backends: options.backends)
     )
@@ -44,6 +69,7 @@ func runBenchmark(_ options: Options) -> Int32 {
             Progress.note("report written to \(path)")
         } catch {
             printError("bench: cannot write \(path): \(error.localizedDescription)")
+            print(text, terminator: "")  // the run is not lost: the report goes to standard output
             return 1
         }
     } else {
@@ -63,7 +89,7 @@ func runBenchmark(_ options: Options) -> Int32 {
 
 func runCompare(old: String, new: String) -> Int32 {
     guard let before = readReport(old), let after = readReport(new) else { return 1 }
-    print(compareReports(old: before, new: after), terminator: "")
+    print(Comparison(old: before, new: after).text, terminator: "")
     return 0
 }
 
@@ -89,6 +115,8 @@ do {
         status = StackProbe.main(arguments)
     case .allocProbe(let arguments):
         status = AllocProbe.main(arguments)
+    case .chainProbe(let arguments):
+        status = ChainProbe.main(arguments)
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
     case .show(let path, let format):

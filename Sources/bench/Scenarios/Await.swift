@@ -12,8 +12,8 @@ enum AwaitScenario {
     )
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        let n = context.plan.size(20_000, quick: 5_000)
-        let reps = context.plan.repetitions(3, quick: 2)
+        let n = context.plan.size(12_000, quick: 3_000)
+        let reps = context.plan.repetitions(5, quick: 4)
         let caseName = "await.run-value@" + sizeLabel(n)
         func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ seconds: [Double?])
             -> Measurement {

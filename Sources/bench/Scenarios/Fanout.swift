@@ -12,7 +12,7 @@ enum FanoutScenario {
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(100_000, quick: 20_000)
-        let reps = context.plan.repetitions(5, quick: 2)
+        let reps = context.plan.repetitions(5, quick: 4)
         let caseName = "fanout.whenAll@" + sizeLabel(n)
         func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ seconds: [Double],
                     note: String? = nil) -> Measurement {

@@ -11,8 +11,9 @@ enum HopScenario {
     )
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        let reps = context.plan.repetitions(3, quick: 2)
-        let samples = context.plan.size(10_000, quick: 5_000)
+        // 5 (--quick: 4) repetitions, the fewest `bench compare` can test (see `testableRepetitions`).
+        let reps = context.plan.testableRepetitions
+        let samples = context.plan.size(6_000, quick: 2_500)
         let sampler = Sampler(repetitions: reps, samples: samples)
         let size = "@" + sizeLabel(samples * reps)
         var results: [Measurement] = []
