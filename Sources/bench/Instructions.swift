@@ -123,7 +123,7 @@ enum ChainProbe {
         }
         let ok: Bool
         switch (arguments[0], arguments[1]) {
-        case (_, "closure"): ok = closureChainSeconds(n) >= 0
+        case (_, "closure"): ok = closureChainSeconds(n, prefault: false) >= 0
         case (_, "dispatch"): ok = dispatchChainSeconds(n) >= 0
         case (let name, let subject):
             guard let backend = backendRegistry.first(where: { $0.name == subject }) else {

@@ -2,7 +2,7 @@
 enum Command: Equatable {
     case run(Options)
     case compare(old: String, new: String)
-    case show(path: String, format: OutputFormat)
+    case show(path: String, format: OutputFormat, svg: String?)
     case help
     case stackProbe([String])
     case allocProbe([String])
@@ -47,9 +47,13 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
         args = args.dropFirst()
         var path: String?
         var format = OutputFormat.table
+        var svg: String?
         while let arg = args.popFirst() {
             switch arg {
             case "-h", "--help": return .help
+            case "--svg":
+                guard let file = args.popFirst() else { throw UsageError(message: "--svg needs a value") }
+                svg = file
             case "--format":
                 guard let text = args.popFirst(), let chosen = OutputFormat(rawValue: text) else {
                     throw UsageError(message: "--format needs one of: table, json, csv, markdown")
@@ -61,7 +65,7 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
             }
         }
         guard let path else { throw UsageError(message: "show takes a JSON report: show REPORT.json") }
-        return .show(path: path, format: format)
+        return .show(path: path, format: format, svg: svg)
     }
     if args.first == "run" { args = args.dropFirst() }
 
@@ -123,7 +127,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick] [--instructions]
                  [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
            bench compare OLD.json NEW.json
-           bench show REPORT.json [--format table|json|csv|markdown]
+           bench show REPORT.json [--format table|json|csv|markdown] [--svg FILE]
            bench --help
 
     Measures what each task backend costs, next to raw baselines measured in the same run
@@ -146,7 +150,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     scenarios:
     \(list.joined(separator: "\n"))
 
-    show: prints a saved JSON report again, in any format.
+    show: prints a saved JSON report again, in any format, and can draw its chart (--svg).
 
     compare: matches the figures of two JSON reports by case and subject and prints what
     changed beyond the noise: a timed figure's cost ratios to its same-run baseline, one per

@@ -75,16 +75,19 @@ func runBenchmark(_ options: Options) -> Int32 {
     } else {
         print(text, terminator: "")
     }
-    if let path = options.svg {
-        do {
-            try Data(renderSVG(report).utf8).write(to: URL(fileURLWithPath: path))
-            Progress.note("chart written to \(path)")
-        } catch {
-            printError("bench: cannot write \(path): \(error.localizedDescription)")
-            return 1
-        }
+    return options.svg.map { writeChart(report, to: $0) } ?? 0
+}
+
+/// Writes the report's SVG chart; the exit status (1 if it could not be written).
+func writeChart(_ report: Report, to path: String) -> Int32 {
+    do {
+        try Data(renderSVG(report).utf8).write(to: URL(fileURLWithPath: path))
+        Progress.note("chart written to \(path)")
+        return 0
+    } catch {
+        printError("bench: cannot write \(path): \(error.localizedDescription)")
+        return 1
     }
-    return 0
 }
 
 func runCompare(old: String, new: String) -> Int32 {
@@ -119,10 +122,13 @@ do {
         status = ChainProbe.main(arguments)
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
-    case .show(let path, let format):
-        if let report = readReport(path) {
+    case .show(let path, let format, let svg):
+        if let problem = svg.flatMap(outputPathProblem) {
+            printError("bench: \(problem)")
+            status = 2
+        } else if let report = readReport(path) {
             print(render(report, as: format), terminator: "")
-            status = 0
+            status = svg.map { writeChart(report, to: $0) } ?? 0
         } else {
             status = 1
         }

@@ -9,8 +9,9 @@ import Foundation
 ///   It changed if a Mann-Whitney U test (see `MannWhitney`) finds the two runs' ratios differ
 ///   with two-sided p < `alpha`, and the median ratio moved by at least `minimumEffect`: the
 ///   test alone would flag a real but negligible shift, the size alone a lucky draw.
-/// - Exact figures (one repetition, or no spread at all: instruction, allocation and byte
-///   counts, stack depths) changed if they differ at all; verdicts if the verdict differs.
+/// - Exact figures (instruction, allocation and heap-byte counts, stack depths) changed if they
+///   differ by more than their stated tolerance (none for a depth); verdicts if the verdict
+///   differs.
 /// - Baselines are the yardstick, not tested: how much they moved is printed as how much
 ///   faster or slower the machine was.
 struct Comparison {
@@ -51,6 +52,8 @@ struct Comparison {
         self.new = new
         let oldByKey = Dictionary(old.results.map { ($0.variant + "|" + $0.subject, $0) }) { first, _ in first }
         var drifts: [Double] = []
+        // Where backends carry a verdict, the baseline's raw figure is only context.
+        let verdictVariants = Set(new.results.filter { $0.note.flatMap(verdictOf) != nil }.map(\.variant))
         for m in new.results {
             guard let o = oldByKey[m.variant + "|" + m.subject], o.unit == m.unit else {
                 unmatched += 1
@@ -65,6 +68,8 @@ struct Comparison {
                     changes.append(Change(variant: String(m.variant), subject: m.subject,
                                           better: verdict == "back at baseline", text: "\(label): \(before) -> \(verdict)"))
                 }
+            } else if !m.isBackend && verdictVariants.contains(m.variant) {
+                baselines += 1
             } else if isExact(m) && isExact(o) {
                 compareExactly(o, m, label: label)
             } else if !m.isBackend {
@@ -123,17 +128,26 @@ struct Comparison {
         changes.append(Change(variant: String(m.variant), subject: m.subject, better: better, text: text))
     }
 
-    /// One cost ratio per repetition of `m` to its baseline's median in the same report.
-    private func ratioSamples(_ m: Measurement, in report: Report) -> [Double]? {
+    /// One cost ratio per repetition of `m`: to its baseline's repetition of the same round
+    /// (timed figures are measured in rounds, see `RoundRobin`), or to the baseline's median
+    /// where the baseline has fewer repetitions.
+    func ratioSamples(_ m: Measurement, in report: Report) -> [Double]? {
         guard let values = m.values, let name = m.baseline,
               let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name }),
               b.median.isFinite, b.median > 0 else { return nil }
-        let ratios = values.filter { $0.isFinite && $0 > 0 }.map { m.lowerIsBetter ? $0 / b.median : b.median / $0 }
+        let paired = (b.values?.count ?? 0) >= values.count
+        let ratios = values.indices.compactMap { i -> Double? in
+            let reference = paired ? b.values?[i] ?? b.median : b.median
+            let value = values[i]
+            guard value.isFinite, value > 0, reference.isFinite, reference > 0 else { return nil }
+            return m.lowerIsBetter ? value / reference : reference / value
+        }
         return ratios.isEmpty ? nil : ratios
     }
 
+    /// Counts rather than times: a single measurement, or a figure with a stated tolerance.
     private func isExact(_ m: Measurement) -> Bool {
-        m.repetitions == 1 || (m.min == m.max && m.min.isFinite)
+        m.repetitions == 1 || m.tolerance != nil
     }
 }
 
@@ -173,7 +187,8 @@ extension Comparison {
         }
         out += "method: per-repetition cost ratios to the same run's baseline, Mann-Whitney U, two-sided "
         out += "p < \(formatNumber(Comparison.alpha)) and a change of \(Int(Comparison.minimumEffect * 100))% or more; "
-        out += "exact figures must be equal (instruction counts: within 0.1% inline, 3% on a thread pool)\n"
+        out += "exact figures must be equal within their tolerance (instruction counts 0.1% inline, 3% on a "
+        out += "thread pool; memory counts 5%)\n"
         out += "better beyond the noise (\(better.count)):\n" + list(better.map(\.text))
         out += "worse beyond the noise (\(worse.count)):\n" + list(worse.map(\.text))
         out += "within the noise: \(unchanged); baselines: \(baselines); only in one report or not comparable: \(unmatched)\n"

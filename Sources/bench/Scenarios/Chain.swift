@@ -14,50 +14,62 @@ enum ChainScenario {
         let n = plan.size(1_000_000, quick: 100_000)
         let reps = plan.repetitions(5, quick: 4)
         var results: [Measurement] = []
-        /// A warm-up at a tenth of the size, then as many runs (and as large) as the budget allows.
-        /// The case is named by the size measured, which the budget may have made smaller.
-        func measure(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?,
-                     _ body: (_ n: Int, _ extraNanos: UInt64) -> (seconds: Double, ok: Bool)) {
-            let warm = body(n / 10, 0)
-            let perLink = warm.seconds / Double(n / 10)
-            let extra = plan.slowdown.flatMap { $0.backend == subject ? UInt64($0.fraction * perLink * 1e9) : nil } ?? 0
-            let (size, count) = plan.fit(nominal: n, floor: n / 10, repetitions: reps, secondsPerItem: perLink)
-            let runs = (0..<count).map { _ in body(size, extra) }
-            var m = Measurement(scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))", subject: subject,
-                                kind: kind, unit: "ns/link", better: .lower,
-                                values: runs.map { $0.seconds * 1e9 / Double(size) }, baseline: baseline)
-            var notes: [String] = []
-            if size != n {
-                m.size = size
-                notes.append("cut from \(sizeLabel(n)) links to fit the time budget")
-            }
-            if extra > 0 { notes.append("slowed down on purpose by \(extra) ns/link (BENCH_SLOWDOWN)") }
-            if !(runs + [warm]).allSatisfy(\.ok) { notes.append("a chain gave a wrong value") }
-            m.note = notes.isEmpty ? nil : notes.joined(separator: "; ")
-            results.append(m)
-        }
-
-        Progress.note("chain: baselines (closure loop, raw Dispatch chain), \(n) links")
-        measure("completed-inline", "closure", .baseline, nil) { n, _ in (closureChainSeconds(n), true) }
-        measure("pending-inline", "closure", .baseline, nil) { n, _ in (closureChainSeconds(n), true) }
-        measure("completed-default", "dispatch", .baseline, nil) { n, _ in (dispatchChainSeconds(n), true) }
-
-        for backend in context.backends {
-            let inline = backend.inlineExecutor
-            let pool = backend.defaultExecutor
-            Progress.note("chain: \(backend.name) completed, inline")
-            measure("completed-inline", backend.name, .backend, "closure") {
-                completedChain(backend, inline, $0, extraNanos: $1)
-            }
-            Progress.note("chain: \(backend.name) completed, default executor")
-            measure("completed-default", backend.name, .backend, "dispatch") {
-                completedChain(backend, pool, $0, extraNanos: $1)
-            }
-            Progress.note("chain: \(backend.name) pending then fired, inline")
-            measure("pending-inline", backend.name, .backend, "closure") {
-                pendingChain(backend, inline, $0, extraNanos: $1)
+        /// Each subject at the size the budget allows, named by that size, in rounds.
+        func measure(_ name: String, _ subjects: [RoundRobin.Subject]) {
+            Progress.note("chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links")
+            let outcomes = RoundRobin(plan: plan).measure(subjects, nominal: n, floor: n / 10, warmSize: n / 10,
+                                                          repetitions: reps)
+            for outcome in outcomes {
+                let size = outcome.size
+                var m = Measurement(scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
+                                    subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
+                                    better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
+                                    baseline: outcome.subject.baseline)
+                var notes: [String] = []
+                if size != n {
+                    m.size = size
+                    notes.append("cut from \(sizeLabel(n)) links to fit the time budget")
+                }
+                if plan.slowdown?.backend == m.subject { notes.append("slowed down on purpose (\(Slowdown.variable))") }
+                if !outcome.ok { notes.append("a chain gave a wrong value") }
+                m.note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+                results.append(m)
             }
         }
+        /// A backend's chain body, slowed down when `BENCH_SLOWDOWN` names it: each link also
+        /// spins for the given fraction of the per-link time a first unslowed run measured.
+        func backendBody(_ backend: any TaskBackend, _ chain: @escaping (Int, UInt64) -> (seconds: Double, ok: Bool))
+            -> (Int) -> (seconds: Double, ok: Bool) {
+            guard let slowdown = plan.slowdown, slowdown.backend == backend.name else { return { chain($0, 0) } }
+            var extra: UInt64?
+            return { size in
+                if let extra { return chain(size, extra) }
+                let first = chain(size, 0)
+                extra = UInt64(slowdown.fraction * first.seconds * 1e9 / Double(size))
+                return first
+            }
+        }
+        func subjects(_ baseline: RoundRobin.Subject, _ baselineName: String,
+                      _ chain: @escaping (any TaskBackend, Int, UInt64) -> (seconds: Double, ok: Bool))
+            -> [RoundRobin.Subject] {
+            [baseline] + context.backends.map { backend in
+                RoundRobin.Subject(name: backend.name, kind: .backend, baseline: baselineName,
+                                   run: backendBody(backend) { chain(backend, $0, $1) })
+            }
+        }
+        let closure = RoundRobin.Subject(name: "closure", kind: .baseline, baseline: nil) { (closureChainSeconds($0), true) }
+        let dispatch = RoundRobin.Subject(name: "dispatch", kind: .baseline, baseline: nil) {
+            (dispatchChainSeconds($0), true)
+        }
+        measure("completed-inline", subjects(closure, "closure") {
+            completedChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+        })
+        measure("completed-default", subjects(dispatch, "dispatch") {
+            completedChain($0, $0.defaultExecutor, $1, extraNanos: $2)
+        })
+        measure("pending-inline", subjects(closure, "closure") {
+            pendingChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+        })
         return results
     }
 
