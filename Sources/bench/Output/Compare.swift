@@ -4,11 +4,16 @@ import Foundation
 /// noisy machine does not invent changes.
 ///
 /// - A timed figure is compared as its cost ratio to the baseline measured in the same run, one
-///   ratio per repetition (the repetition's figure divided by the baseline's median): when the
-///   whole machine is slower, backend and baseline slow down together and the ratio holds.
+///   ratio per repetition (the repetition's figure divided by the baseline's median; the
+///   repetitions of backends and baselines alternate in rounds): when the whole machine is
+///   slower, backend and baseline slow down together and the ratio holds.
 ///   It changed if a Mann-Whitney U test (see `MannWhitney`) finds the two runs' ratios differ
 ///   with two-sided p < `alpha`, and the median ratio moved by at least `minimumEffect`: the
-///   test alone would flag a real but negligible shift, the size alone a lucky draw.
+///   test alone would flag a real but negligible shift, the size alone a lucky draw. Unless the
+///   baseline runs on the measuring thread alone (`sameThreadBaselines`), the same must hold
+///   for the figure itself, in the same direction: on a loaded machine a baseline that hops
+///   between threads (raw Dispatch) swings on its own, moving every ratio to it while the
+///   backend's own figure stays put; a change of the backend moves both.
 /// - Exact figures (instruction, allocation and heap-byte counts, stack depths) changed if they
 ///   differ by more than their stated tolerance (none for a depth); verdicts if the verdict
 ///   differs.
@@ -20,6 +25,10 @@ struct Comparison {
     /// Repetitions each run needs for a timed figure to be tested: with fewer, even two runs
     /// that do not overlap at all cannot reach p < 0.05.
     static let minimumRepetitions = 4
+    /// Baselines that run on the measuring thread alone, as the inline chains they are compared
+    /// with do: load slows both alike, so the ratio is trusted on its own. Ratios to any other
+    /// baseline must be confirmed by the figure itself.
+    static let sameThreadBaselines: Set<String> = ["closure"]
 
     struct Change: Equatable {
         var variant: String
@@ -115,7 +124,14 @@ struct Comparison {
         let from = Spread(before).median
         let to = Spread(after).median
         let effect = to / from
-        guard test.p < Comparison.alpha, abs(effect - 1) >= Comparison.minimumEffect else {
+        // The same test on the figures themselves, as costs (times; 1/rate for rates).
+        let cost = { (m: Measurement) in (m.values ?? []).filter { $0.isFinite && $0 > 0 }.map { m.lowerIsBetter ? $0 : 1 / $0 } }
+        let absolute = MannWhitney(cost(o), cost(m))
+        let absoluteEffect = Spread(cost(m)).median / Spread(cost(o)).median
+        let absoluteAgrees = absolute.p < Comparison.alpha && abs(absoluteEffect - 1) >= Comparison.minimumEffect
+            && (effect > 1) == (absoluteEffect > 1)
+        guard test.p < Comparison.alpha, abs(effect - 1) >= Comparison.minimumEffect,
+              absoluteAgrees || Comparison.sameThreadBaselines.contains(m.baseline ?? "") else {
             unchanged += 1
             return
         }
@@ -128,20 +144,15 @@ struct Comparison {
         changes.append(Change(variant: String(m.variant), subject: m.subject, better: better, text: text))
     }
 
-    /// One cost ratio per repetition of `m`: to its baseline's repetition of the same round
-    /// (timed figures are measured in rounds, see `RoundRobin`), or to the baseline's median
-    /// where the baseline has fewer repetitions.
+    /// One cost ratio per repetition of `m`, to its baseline's median in the same run. The
+    /// median, not the baseline's repetition of the same round: a baseline repetition can be a
+    /// millisecond, and one preemption makes it several times slower, which a paired ratio would
+    /// carry over whole; the rounds (see `RoundRobin`) already keep that median contemporary.
     func ratioSamples(_ m: Measurement, in report: Report) -> [Double]? {
         guard let values = m.values, let name = m.baseline,
               let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name }),
               b.median.isFinite, b.median > 0 else { return nil }
-        let paired = (b.values?.count ?? 0) >= values.count
-        let ratios = values.indices.compactMap { i -> Double? in
-            let reference = paired ? b.values?[i] ?? b.median : b.median
-            let value = values[i]
-            guard value.isFinite, value > 0, reference.isFinite, reference > 0 else { return nil }
-            return m.lowerIsBetter ? value / reference : reference / value
-        }
+        let ratios = values.filter { $0.isFinite && $0 > 0 }.map { m.lowerIsBetter ? $0 / b.median : b.median / $0 }
         return ratios.isEmpty ? nil : ratios
     }
 
@@ -186,7 +197,8 @@ extension Comparison {
             out += "baselines (the yardstick, not tested) cost \(formatNumber(drift))x their old figures on the geometric mean\n"
         }
         out += "method: per-repetition cost ratios to the same run's baseline, Mann-Whitney U, two-sided "
-        out += "p < \(formatNumber(Comparison.alpha)) and a change of \(Int(Comparison.minimumEffect * 100))% or more; "
+        out += "p < \(formatNumber(Comparison.alpha)) and a change of \(Int(Comparison.minimumEffect * 100))% or more, "
+        out += "for the ratio and, unless the baseline is the same-thread closure loop, for the figure itself; "
         out += "exact figures must be equal within their tolerance (instruction counts 0.1% inline, 3% on a "
         out += "thread pool; memory counts 5%)\n"
         out += "better beyond the noise (\(better.count)):\n" + list(better.map(\.text))

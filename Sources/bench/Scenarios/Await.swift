@@ -13,7 +13,7 @@ enum AwaitScenario {
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(12_000, quick: 3_000)
-        let reps = context.plan.repetitions(5, quick: 4)
+        let reps = context.plan.testableRepetitions
         let caseName = "await.run-value@" + sizeLabel(n)
         /// One subject: `n` round trips in a detached Swift task; NaN seconds if one went wrong.
         func subject(_ name: String, _ kind: Measurement.Kind, _ baseline: String?,

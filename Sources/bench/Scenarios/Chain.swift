@@ -12,7 +12,7 @@ enum ChainScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let plan = context.plan
         let n = plan.size(1_000_000, quick: 100_000)
-        let reps = plan.repetitions(5, quick: 4)
+        let reps = plan.testableRepetitions
         var results: [Measurement] = []
         /// Each subject at the size the budget allows, named by that size, in rounds.
         func measure(_ name: String, _ subjects: [RoundRobin.Subject]) {

@@ -14,7 +14,7 @@ enum ContentionScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let threads = Swift.max(2, context.plan.cores)
         let m = context.plan.size(20_000, quick: 5_000)
-        let reps = context.plan.repetitions(5, quick: 4)
+        let reps = context.plan.testableRepetitions
         let caseName = "contention.register-race@\(threads)x\(sizeLabel(m))"
         let ops = Double(threads * m * 2)
         func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ runs: [(Double, Bool)])

@@ -12,7 +12,7 @@ enum FanoutScenario {
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(100_000, quick: 20_000)
-        let reps = context.plan.repetitions(5, quick: 4)
+        let reps = context.plan.testableRepetitions
         let pool = RawThreadPool(threads: context.plan.cores)
         defer { pool.stop() }
         func timedOK(_ seconds: Double) -> (seconds: Double, ok: Bool) { (seconds, true) }

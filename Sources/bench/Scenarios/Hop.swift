@@ -11,9 +11,9 @@ enum HopScenario {
     )
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        // 5 (--quick: 4) repetitions, the fewest `bench compare` can test (see `testableRepetitions`).
+        // 5 repetitions: what `bench compare` needs to test a figure (see `testableRepetitions`).
         let reps = context.plan.testableRepetitions
-        let samples = context.plan.size(6_000, quick: 2_500)
+        let samples = context.plan.size(6_000, quick: 2_000)
         let sampler = Sampler(repetitions: reps, samples: samples)
         let size = "@" + sizeLabel(samples * reps)
         let serialQueue = DispatchQueue(label: "bench.hop.serial")

@@ -1,8 +1,8 @@
 /// Round-robin repetitions: every subject of a case (its baselines and each backend) runs once to
 /// warm up, then the repetitions go in rounds of one run of each subject in turn. A subject's
 /// i-th repetition is thus measured at about the same time as its baseline's i-th, so a load
-/// burst on a shared machine hits both, and the per-repetition cost ratio that `bench compare`
-/// tests holds where back-to-back blocks of repetitions would not.
+/// change on a shared machine hits the baseline's median as much as the backend's repetitions,
+/// and the cost ratios that `bench compare` tests hold where back-to-back blocks would not.
 struct RoundRobin {
     /// One subject of a case: `run(n)` times `n` items and says whether the result was right.
     struct Subject {
