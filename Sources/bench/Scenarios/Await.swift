@@ -14,19 +14,18 @@ enum AwaitScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(12_000, quick: 3_000)
         let reps = context.plan.testableRepetitions
-        let caseName = "await.run-value@" + sizeLabel(n)
-        /// One subject: `n` round trips in a detached Swift task; NaN seconds if one went wrong.
+        /// One subject: `size` round trips in a detached Swift task; NaN seconds if one went wrong.
         func subject(_ name: String, _ kind: Measurement.Kind, _ baseline: String?,
                      _ roundTrip: @escaping @Sendable () async -> Int?) -> RoundRobin.Subject {
-            RoundRobin.Subject(name: name, kind: kind, baseline: baseline) { _ in
+            RoundRobin.Subject(name: name, kind: kind, baseline: baseline) { size in
                 let seconds: Double? = blockOn { () async -> Double? in
                     let start = monotonicNanos()
                     var sum = 0
-                    for _ in 0..<n {
+                    for _ in 0..<size {
                         guard let value = await roundTrip() else { return nil }
                         sum += value
                     }
-                    return sum == n ? Double(monotonicNanos() - start) / 1e9 : nil
+                    return sum == size ? Double(monotonicNanos() - start) / 1e9 : nil
                 } ?? nil
                 return (seconds ?? .nan, seconds != nil)
             }
@@ -40,14 +39,17 @@ enum AwaitScenario {
             subjects.append(subject(backend.name, .backend, "swift") { try? await backend.run({ _ in 1 }).value })
         }
         Progress.note("await: \(subjects.map(\.name).joined(separator: ", ")), \(n) round trips, in rounds")
-        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n, warmSize: n,
+        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 8, warmSize: n / 8,
                                                               repetitions: reps)
         return outcomes.map { outcome in
-            Measurement(scenario: "await", caseName: caseName, subject: outcome.subject.name,
-                        kind: outcome.subject.kind, unit: "us", better: .lower,
-                        values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(n) },
-                        baseline: outcome.subject.baseline,
-                        note: outcome.ok ? nil : "an await threw or returned a wrong value")
+            var m = Measurement(
+                scenario: "await", caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
+                kind: outcome.subject.kind, unit: "us", better: .lower,
+                values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(outcome.size) },
+                baseline: outcome.subject.baseline)
+            m.annotate(size: outcome.size, nominal: n, items: "round trips",
+                       [outcome.ok ? nil : "an await threw or returned a wrong value"])
+            return m
         }
     }
 }

@@ -17,7 +17,7 @@ enum ChainScenario {
         /// Each subject at the size the budget allows, named by that size, in rounds.
         func measure(_ name: String, _ subjects: [RoundRobin.Subject]) {
             Progress.note("chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links")
-            let outcomes = RoundRobin(plan: plan).measure(subjects, nominal: n, floor: n / 10, warmSize: n / 10,
+            let outcomes = RoundRobin(plan: plan).measure(subjects, nominal: n, floor: n / 40, warmSize: n / 10,
                                                           repetitions: reps)
             for outcome in outcomes {
                 let size = outcome.size
@@ -25,14 +25,10 @@ enum ChainScenario {
                                     subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
                                     better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
                                     baseline: outcome.subject.baseline)
-                var notes: [String] = []
-                if size != n {
-                    m.size = size
-                    notes.append("cut from \(sizeLabel(n)) links to fit the time budget")
-                }
-                if plan.slowdown?.backend == m.subject { notes.append("slowed down on purpose (\(Slowdown.variable))") }
-                if !outcome.ok { notes.append("a chain gave a wrong value") }
-                m.note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+                m.annotate(size: size, nominal: n, items: "links", [
+                    plan.slowdown?.backend == m.subject ? "slowed down on purpose (\(Slowdown.variable))" : nil,
+                    outcome.ok ? nil : "a chain gave a wrong value",
+                ])
                 results.append(m)
             }
         }

@@ -40,13 +40,7 @@ enum FanoutScenario {
                                 subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
                                 better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },
                                 baseline: outcome.subject.baseline)
-            var notes: [String] = []
-            if outcome.size != n {
-                m.size = outcome.size
-                notes.append("cut from \(sizeLabel(n)) bodies to fit the time budget")
-            }
-            if !outcome.ok { notes.append("whenAll gave a wrong sum") }
-            m.note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+            m.annotate(size: outcome.size, nominal: n, items: "bodies", [outcome.ok ? nil : "whenAll gave a wrong sum"])
             return m
         }
     }

@@ -43,3 +43,17 @@ struct RoundRobin {
         }
     }
 }
+
+extension Measurement {
+    /// Sets the note from `notes`, led by the budget cut when the case measured `size` items
+    /// instead of `nominal` (its name already says `size`; `size` is then also set).
+    mutating func annotate(size: Int, nominal: Int, items: String, _ notes: [String?]) {
+        var all: [String] = []
+        if size != nominal {
+            self.size = size
+            all.append("cut from \(sizeLabel(nominal)) \(items) to fit the time budget")
+        }
+        all += notes.compactMap { $0 }
+        note = all.isEmpty ? nil : all.joined(separator: "; ")
+    }
+}
