@@ -82,7 +82,7 @@ import Testing
         #expect(Comparison(old: old, new: failed).worse.count == 1)
     }
 
-    @Test func aSwingOfAThreadHoppingBaselineAloneIsNotAChange() {
+    @Test func aSwingOfTheBaselineAloneIsNotAChange() {
         let jitter = [1.0, 1.03, 0.98, 1.05, 0.99]
         func report(dispatch: Double, gcd: Double) -> Report {
             var results = [

@@ -9,11 +9,11 @@ import Foundation
 ///   slower, backend and baseline slow down together and the ratio holds.
 ///   It changed if a Mann-Whitney U test (see `MannWhitney`) finds the two runs' ratios differ
 ///   with two-sided p < `alpha`, and the median ratio moved by at least `minimumEffect`: the
-///   test alone would flag a real but negligible shift, the size alone a lucky draw. Unless the
-///   baseline runs on the measuring thread alone (`sameThreadBaselines`), the same must hold
-///   for the figure itself, in the same direction: on a loaded machine a baseline that hops
-///   between threads (raw Dispatch) swings on its own, moving every ratio to it while the
-///   backend's own figure stays put; a change of the backend moves both.
+///   test alone would flag a real but negligible shift, the size alone a lucky draw. The same
+///   must hold for the figure itself, in the same direction: on a loaded machine a baseline can
+///   swing on its own (raw Dispatch's step chain between 140 and 750 ns/link, the closure loop
+///   between 9 and 30 ns/link from one run to the next), moving every ratio to it while the
+///   backends' own figures stay put; a change of a backend moves both.
 /// - Exact figures (instruction, allocation and heap-byte counts, stack depths) changed if they
 ///   differ by more than their stated tolerance (none for a depth); verdicts if the verdict
 ///   differs.
@@ -25,10 +25,6 @@ struct Comparison {
     /// Repetitions each run needs for a timed figure to be tested: with fewer, even two runs
     /// that do not overlap at all cannot reach p < 0.05.
     static let minimumRepetitions = 4
-    /// Baselines that run on the measuring thread alone, as the inline chains they are compared
-    /// with do: load slows both alike, so the ratio is trusted on its own. Ratios to any other
-    /// baseline must be confirmed by the figure itself.
-    static let sameThreadBaselines: Set<String> = ["closure"]
 
     struct Change: Equatable {
         var variant: String
@@ -130,8 +126,7 @@ struct Comparison {
         let absoluteEffect = Spread(cost(m)).median / Spread(cost(o)).median
         let absoluteAgrees = absolute.p < Comparison.alpha && abs(absoluteEffect - 1) >= Comparison.minimumEffect
             && (effect > 1) == (absoluteEffect > 1)
-        guard test.p < Comparison.alpha, abs(effect - 1) >= Comparison.minimumEffect,
-              absoluteAgrees || Comparison.sameThreadBaselines.contains(m.baseline ?? "") else {
+        guard test.p < Comparison.alpha, abs(effect - 1) >= Comparison.minimumEffect, absoluteAgrees else {
             unchanged += 1
             return
         }
@@ -198,7 +193,7 @@ extension Comparison {
         }
         out += "method: per-repetition cost ratios to the same run's baseline, Mann-Whitney U, two-sided "
         out += "p < \(formatNumber(Comparison.alpha)) and a change of \(Int(Comparison.minimumEffect * 100))% or more, "
-        out += "for the ratio and, unless the baseline is the same-thread closure loop, for the figure itself; "
+        out += "for the ratio and for the figure itself, in the same direction; "
         out += "exact figures must be equal within their tolerance (instruction counts 0.1% inline, 3% on a "
         out += "thread pool; memory counts 5%)\n"
         out += "better beyond the noise (\(better.count)):\n" + list(better.map(\.text))

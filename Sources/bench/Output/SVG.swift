@@ -237,9 +237,10 @@ struct SVGChart {
             tick *= 10
         }
         let decadeWidth = decades.count > 1 ? x(decades[1]) - x(decades[0]) : plotWidth
-        // Between 2x and 5x lies 0.4 of a decade on a log scale: the narrowest gap.
-        let widest = decades.map { textWidth(tickLabel($0 * 5), size: 10) }.max() ?? 0
-        guard decadeWidth * 0.39 > widest + 8 else { return decades }
+        // Between 5x and the next decade lies 0.3 of a decade on a log scale: the narrowest gap,
+        // which must hold half of each neighbouring label and a clear space.
+        let widest = decades.map { textWidth(tickLabel($0 * 10), size: 10) }.max() ?? 0
+        guard decadeWidth * 0.30 > widest + 12 else { return decades }
         return decades.flatMap { d in [d, d * 2, d * 5].filter { $0 <= high * 1.0001 } }
     }
 
