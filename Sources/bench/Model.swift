@@ -4,7 +4,7 @@
 struct Measurement: Codable, Sendable {
     /// Scenario name: hop, chain, fanout, contention, await, stack, memory.
     var scenario: String
-    /// Case name: scenario, variant and size, e.g. `chain.pending-inline@1M`.
+    /// Case name: scenario, variant and the size measured, e.g. `chain.pending-inline@1M`.
     var caseName: String
     /// `gcd`, `threads`, ... for a backend; `dispatch`, `swift`, `pthreads`, `closure` for a baseline.
     var subject: String
@@ -23,8 +23,9 @@ struct Measurement: Codable, Sendable {
     /// Each timed repetition's figure, in `unit` (absent in reports from before it was added):
     /// what `bench compare` tests for a change.
     var values: [Double]?
-    /// Items per repetition actually measured (links, tasks, samples...), when the time budget
-    /// made it smaller than the size in the case name; `nil` when it is that size.
+    /// Items per repetition (links, tasks, round trips...) when the time budget cut the case
+    /// below its nominal size (the case name then carries this size, and the note the nominal
+    /// one); `nil` when it ran at its nominal size.
     var size: Int?
     /// Latency samples pooled over all repetitions (hop only), and their percentiles.
     var samples: Int?
