@@ -200,7 +200,7 @@ extension Comparison {
         out += "worse beyond the noise (\(worse.count)):\n" + list(worse.map(\.text))
         out += "within the noise: \(unchanged); baselines: \(baselines); only in one report or not comparable: \(unmatched)\n"
         if !untestable.isEmpty {
-            out += "not tested (fewer than \(Comparison.minimumRepetitions) repetitions in a run): "
+            out += "not tested (fewer than \(Comparison.minimumRepetitions) repetitions in a run, or none recorded): "
             out += untestable.joined(separator: ", ") + "\n"
         }
         if !undecided.isEmpty { out += "undecided (a time limit cut a run): \(undecided.joined(separator: ", "))\n" }
