@@ -138,7 +138,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     options:
       --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
       --scenarios LIST   comma-separated, or 'all' (default: all)
-      --quick            fewer repetitions and smaller sizes (about 15 s instead of 90 s)
+      --quick            smaller sizes and time budget (about 15-20 s instead of 70-90 s)
       --instructions     also count instructions per chain link with valgrind's callgrind
                          (every backend and baseline, two sizes differenced); needs valgrind
       --format F         table (default), json, csv or markdown, on standard output
@@ -154,9 +154,10 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
 
     compare: matches the figures of two JSON reports by case and subject and prints what
     changed beyond the noise: a timed figure's cost ratios to its same-run baseline, one per
-    repetition, differ by a Mann-Whitney U test (two-sided p < 0.05) and by at least 10%;
-    exact figures (instruction, allocation and byte counts, stack depths, verdicts) differ at
-    all. It prints both machines and load averages and warns when a run was on a busy machine.
+    repetition, differ by a Mann-Whitney U test (two-sided p < 0.05) and by at least 10%, and
+    so does the figure itself, in the same direction; exact figures (instruction, allocation
+    and byte counts, stack depths, verdicts) differ beyond their stated tolerance. It prints
+    both machines and load averages and warns when a run was on a busy machine.
 
     exit status: 0 done, 1 a file could not be read or written, 2 bad command line, an
     unwritable output path, or --instructions without valgrind.
