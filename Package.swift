@@ -27,6 +27,7 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: ["TaskAPI", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"]
         ),
+        .testTarget(name: "BenchTests", dependencies: ["bench"]),
         .testTarget(
             name: "RuleTests",
             dependencies: ["TaskAPI", "BackendKit", "BackendGCD", "BackendThreads", "BackendActors", "Conformance"]
