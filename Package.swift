@@ -32,6 +32,7 @@ let package = Package(
             dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"],
             path: "Examples/MainExecutor"
         ),
+        .testTarget(name: "BenchTests", dependencies: ["bench"]),
         .testTarget(
             name: "RuleTests",
             dependencies: [

@@ -1,4 +1,4 @@
-/// The aims of issue #7, checked against a run's figures.
+/// The project's performance aims, checked against a run's figures.
 func evaluateAims(_ results: [Measurement], backends: [String]) -> [AimResult] {
     var aims: [AimResult] = []
     func figures(_ prefix: String, _ subject: String) -> [Measurement] {

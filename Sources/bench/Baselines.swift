@@ -142,9 +142,19 @@ final class RawPromise: Sendable {
 
 /// A plain closure chain: `n` closures appended to an array, then applied in a loop.
 /// Returns seconds for both steps together (the analogue of building and firing a chain).
-func closureChainSeconds(_ n: Int) -> Double {
+///
+/// With `prefault` the array's memory is written once before the clock starts: a fresh buffer
+/// of megabytes costs a page fault per 4 KiB on first use, and whether malloc hands out fresh
+/// pages or reused ones depends on its mmap threshold, which swung this baseline between 9 and
+/// 16 ns/link from one repetition to the next. (The instruction count leaves it out: there
+/// it would add to every link.)
+func closureChainSeconds(_ n: Int, prefault: Bool = true) -> Double {
     var links: [(Int) -> Int] = []
     links.reserveCapacity(n)
+    if prefault {
+        for _ in 0..<n { links.append { $0 } }
+        links.removeAll(keepingCapacity: true)
+    }
     return timed {
         for _ in 0..<n { links.append { $0 &+ 1 } }
         var x = 0

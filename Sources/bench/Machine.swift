@@ -60,7 +60,8 @@ struct MachineInfo: Codable, Sendable {
         return "unknown"
     }
 
-    private static func loadAverage() -> Double {
+    /// The 1-minute load average now, or -1 where it cannot be read.
+    static func loadAverage() -> Double {
         var loads = [Double](repeating: 0, count: 3)
         return getloadavg(&loads, 3) > 0 ? loads[0] : -1
     }
@@ -78,9 +79,10 @@ func runCommand(_ path: String, _ arguments: [String]) -> String? {
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return nil }
+    do { try Children.launch(process) } catch { return nil }
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    Children.finished(process)
     guard process.terminationStatus == 0 else { return nil }
     return String(decoding: data, as: UTF8.self)
 }

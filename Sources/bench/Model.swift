@@ -4,7 +4,7 @@
 struct Measurement: Codable, Sendable {
     /// Scenario name: hop, chain, fanout, contention, await, stack, memory.
     var scenario: String
-    /// Case name: scenario, variant and size, e.g. `chain.pending-inline@1M`.
+    /// Case name: scenario, variant and the size measured, e.g. `chain.pending-inline@1M`.
     var caseName: String
     /// `gcd`, `threads`, ... for a backend; `dispatch`, `swift`, `pthreads`, `closure` for a baseline.
     var subject: String
@@ -20,8 +20,12 @@ struct Measurement: Codable, Sendable {
     var max: Double
     /// Number of timed repetitions (warm-up excluded).
     var repetitions: Int
-    /// Items per repetition actually measured (links, tasks, samples...), when the time budget
-    /// made it smaller than the size in the case name; `nil` when it is that size.
+    /// Each timed repetition's figure, in `unit` (absent in reports from before it was added):
+    /// what `bench compare` tests for a change.
+    var values: [Double]?
+    /// Items per repetition (links, tasks, round trips...) when the time budget cut the case
+    /// below its nominal size (the case name then carries this size, and the note the nominal
+    /// one); `nil` when it ran at its nominal size.
     var size: Int?
     /// Latency samples pooled over all repetitions (hop only), and their percentiles.
     var samples: Int?
@@ -34,8 +38,14 @@ struct Measurement: Codable, Sendable {
     var ratioMax: Double?
     /// Anything the number needs to be read right (a failure, a fallback, a verdict).
     var note: String?
+    /// For an exact figure: the relative difference `bench compare` still calls equal
+    /// (instruction counts vary a little where other threads run); `nil`: must be equal.
+    var tolerance: Double?
 
     var isBackend: Bool { kind == "backend" }
+    /// The case name without its size: `chain.pending-inline@100k` -> `chain.pending-inline`.
+    /// Unique within a run; what ratios and `bench compare` match figures by.
+    var variant: Substring { caseName.prefix { $0 != "@" } }
     var lowerIsBetter: Bool { better == "lower" }
 }
 
@@ -47,7 +57,7 @@ struct Percentiles: Codable, Sendable {
     var max: Double
 }
 
-/// A benchmark aim from issue #7 and whether this run met it.
+/// A benchmark aim of the project and whether this run met it.
 struct AimResult: Codable, Sendable {
     var aim: String
     var subject: String
@@ -65,6 +75,10 @@ struct Report: Codable, Sendable {
     var backends: [String]
     var scenarios: [String]
     var durationSeconds: Double
+    /// 1-minute load average when the run ended (`machine.loadAverage` is at its start).
+    var loadAverageEnd: Double?
+    /// What `--instructions` measured with (absent without it): e.g. `valgrind-3.22.0`.
+    var instructionTool: String?
     var results: [Measurement]
     var aims: [AimResult]
 }
@@ -79,8 +93,8 @@ extension Measurement {
         self.init(
             scenario: scenario, caseName: caseName, subject: subject, kind: kind.rawValue, unit: unit,
             better: better.rawValue, median: s.median, min: s.min, max: s.max, repetitions: values.count,
-            size: nil, samples: nil, percentiles: nil, baseline: baseline, ratio: nil, ratioMin: nil, ratioMax: nil,
-            note: note
+            values: values, size: nil, samples: nil, percentiles: nil, baseline: baseline, ratio: nil, ratioMin: nil, ratioMax: nil,
+            note: note, tolerance: nil
         )
     }
 
@@ -91,10 +105,10 @@ extension Measurement {
 /// Fills in each backend figure's ratio to the baseline figure of the same case it names.
 func attachRatios(_ results: inout [Measurement]) {
     var baselines: [String: Measurement] = [:]
-    for m in results where !m.isBackend { baselines[m.caseName + "|" + m.subject] = m }
+    for m in results where !m.isBackend { baselines[m.variant + "|" + m.subject] = m }
     for index in results.indices {
         let m = results[index]
-        guard m.isBackend, let name = m.baseline, let b = baselines[m.caseName + "|" + name] else { continue }
+        guard m.isBackend, let name = m.baseline, let b = baselines[m.variant + "|" + name] else { continue }
         let (ratio, low, high) = costRatio(m, to: b)
         results[index].ratio = ratio
         results[index].ratioMin = low

@@ -2,10 +2,11 @@
 enum Command: Equatable {
     case run(Options)
     case compare(old: String, new: String)
-    case show(path: String, format: OutputFormat)
+    case show(path: String, format: OutputFormat, svg: String?)
     case help
     case stackProbe([String])
     case allocProbe([String])
+    case chainProbe([String])
 }
 
 enum OutputFormat: String, CaseIterable {
@@ -19,6 +20,8 @@ struct Options: Equatable {
     var format = OutputFormat.table
     var output: String?
     var svg: String?
+    /// Also count instructions per chain link under valgrind's callgrind.
+    var instructions = false
 }
 
 /// A command line the benchmark does not understand: printed with the usage, exit status 2.
@@ -31,6 +34,7 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
     var args = arguments[...]
     if args.first == StackProbe.command { return .stackProbe(Array(args.dropFirst())) }
     if args.first == AllocProbe.command { return .allocProbe(Array(args.dropFirst())) }
+    if args.first == ChainProbe.command { return .chainProbe(Array(args.dropFirst())) }
     if args.first == "compare" {
         args = args.dropFirst()
         if args.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
@@ -43,9 +47,13 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
         args = args.dropFirst()
         var path: String?
         var format = OutputFormat.table
+        var svg: String?
         while let arg = args.popFirst() {
             switch arg {
             case "-h", "--help": return .help
+            case "--svg":
+                guard let file = args.popFirst() else { throw UsageError(message: "--svg needs a value") }
+                svg = file
             case "--format":
                 guard let text = args.popFirst(), let chosen = OutputFormat(rawValue: text) else {
                     throw UsageError(message: "--format needs one of: table, json, csv, markdown")
@@ -57,7 +65,7 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
             }
         }
         guard let path else { throw UsageError(message: "show takes a JSON report: show REPORT.json") }
-        return .show(path: path, format: format)
+        return .show(path: path, format: format, svg: svg)
     }
     if args.first == "run" { args = args.dropFirst() }
 
@@ -88,6 +96,7 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
         switch flag {
         case "-h", "--help": return .help
         case "--quick": options.quick = true
+        case "--instructions": options.instructions = true
         case "--backends": options.backends = try list(try value(for: flag), of: backends, what: "backend")
         case "--scenarios": options.scenarios = try list(try value(for: flag), of: scenarios, what: "scenario")
         case "--format":
@@ -115,10 +124,10 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     let width = scenarios.map(\.0.count).max() ?? 0
     let list = scenarios.map { "  \($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }
     return """
-    usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick]
+    usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick] [--instructions]
                  [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
            bench compare OLD.json NEW.json
-           bench show REPORT.json [--format table|json|csv|markdown]
+           bench show REPORT.json [--format table|json|csv|markdown] [--svg FILE]
            bench --help
 
     Measures what each task backend costs, next to raw baselines measured in the same run
@@ -129,20 +138,28 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     options:
       --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
       --scenarios LIST   comma-separated, or 'all' (default: all)
-      --quick            fewer repetitions and smaller sizes (about 15 s instead of 90 s)
+      --quick            smaller sizes and time budget (about 15-20 s instead of 70-90 s)
+      --instructions     also count instructions per chain link with valgrind's callgrind
+                         (every backend and baseline, two sizes differenced); needs valgrind
       --format F         table (default), json, csv or markdown, on standard output
       --output FILE      write the report to FILE instead of standard output
-      --svg FILE         also write an SVG chart of each scenario's ratios to FILE
+      --svg FILE         also write an SVG chart of the ratios to FILE
+                         (output files are checked before measuring: a bad path exits 2 at once)
       -h, --help         this text
 
     scenarios:
     \(list.joined(separator: "\n"))
 
-    show: prints a saved JSON report again, in any format.
+    show: prints a saved JSON report again, in any format, and can draw its chart (--svg).
 
-    compare: matches the figures of two JSON reports and prints what got faster or slower
-    beyond the noise (the two min..max ranges do not overlap and the medians differ by 5%+).
+    compare: matches the figures of two JSON reports by case and subject and prints what
+    changed beyond the noise: a timed figure's cost ratios to its same-run baseline, one per
+    repetition, differ by a Mann-Whitney U test (two-sided p < 0.05) and by at least 10%, and
+    so does the figure itself, in the same direction; exact figures (instruction, allocation
+    and byte counts, stack depths, verdicts) differ beyond their stated tolerance. It prints
+    both machines and load averages and warns when a run was on a busy machine.
 
-    exit status: 0 done, 1 a file could not be read or written, 2 bad command line.
+    exit status: 0 done, 1 a file could not be read or written, 2 bad command line, an
+    unwritable output path, or --instructions without valgrind.
     """
 }

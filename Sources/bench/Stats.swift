@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,15 +57,25 @@ struct Plan: Sendable {
     /// Seconds one subject's case may take (timed repetitions together), so that a default run
     /// stays within 90 s and `--quick` within 15 s whatever the backends cost.
     let budget: Double
+    /// A slowdown injected on purpose (`BENCH_SLOWDOWN`), for testing `bench compare`.
+    var slowdown: Slowdown?
 
-    /// Repetitions (at least 2, for a spread) and, if even those do not fit the budget, a size
-    /// halved down to `floor`, for a case whose one item was measured to take `secondsPerItem`.
+    /// Repetitions a figure needs for `bench compare`'s test to have the power to call a change
+    /// significant: 4 against 4 reach two-sided p < 0.05 only when the runs do not overlap at
+    /// all (p = 0.029); 5 against 5 still do with two pairs out of order (p = 0.032).
+    var testableRepetitions: Int { 5 }
+
+    /// Repetitions and size for a case whose one item was measured to take `secondsPerItem`:
+    /// first fewer repetitions, down to `testableRepetitions`; then a size halved down to
+    /// `floor`; only then fewer repetitions again, down to 2 (a spread, but no test).
     func fit(nominal: Int, floor: Int, repetitions: Int, secondsPerItem: Double) -> (size: Int, repetitions: Int) {
         var reps = repetitions
         var n = nominal
         func cost() -> Double { secondsPerItem * Double(n) * Double(reps) }
-        while reps > 2 && cost() > budget { reps -= 1 }
+        let testable = Swift.min(repetitions, testableRepetitions)
+        while reps > testable && cost() > budget { reps -= 1 }
         while n > floor && cost() > budget { n = Swift.max(floor, n / 2) }
+        while reps > 2 && cost() > budget { reps -= 1 }
         return (n, reps)
     }
 
@@ -87,9 +98,31 @@ struct Plan: Sendable {
     }
 }
 
-/// A size as a case-name suffix: 1000000 -> 1M, 100000 -> 100k.
+/// A size as a case-name suffix: 1000000 -> 1M, 100000 -> 100k, 125000 -> 125k, 62500 -> 62500.
 func sizeLabel(_ n: Int) -> String {
     if n >= 1_000_000, n % 1_000_000 == 0 { return "\(n / 1_000_000)M" }
     if n >= 1_000, n % 1_000 == 0 { return "\(n / 1_000)k" }
     return "\(n)"
+}
+
+/// `x` rounded to `digits` significant digits, e.g. 1.9380000000000002 -> 1.938.
+func roundedSignificant(_ x: Double, _ digits: Int = 4) -> Double {
+    guard x.isFinite, x != 0 else { return x }
+    let scale = pow(10, Double(digits) - (log10(abs(x))).rounded(.down) - 1)
+    return (x * scale).rounded() / scale
+}
+
+/// `x` to `digits` significant digits in plain decimal notation, without exponent, float noise
+/// or trailing zeros: 1.9380000000000002 -> "1.938", 2283412.7 -> "2283000", 128.0 -> "128".
+func plainSignificant(_ x: Double, _ digits: Int = 4) -> String {
+    guard x.isFinite else { return "" }
+    let r = roundedSignificant(x, digits)
+    if r == 0 { return "0" }
+    let decimals = Swift.max(0, digits - 1 - Int((log10(abs(r))).rounded(.down)))
+    var text = String(format: "%.\(decimals)f", r)
+    if text.contains(".") {
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+    }
+    return text
 }

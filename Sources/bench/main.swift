@@ -9,76 +9,6 @@ let backendNames = backendRegistry.map(\.name)
 let scenarioNames = scenarioRegistry.map(\.name)
 let usageText = usage(backends: backendNames, scenarios: scenarioRegistry.map { ($0.name, $0.summary) })
 
-func runBenchmark(_ options: Options) -> Int32 {
-    let started = monotonicNanos()
-    let machine = MachineInfo.current()
-    Progress.note("machine: \(machine.summary)")
-    let backends = options.backends.compactMap { name in backendRegistry.first { $0.name == name } }
-    // Seconds per case per backend: the whole run stays near 90 s (--quick: 15 s) however many
-    // backends are selected and however slow they are.
-    let budget = (options.quick ? 0.6 : 5.0) / Double(max(1, backends.count))
-    let plan = Plan(quick: options.quick, cores: machine.cores, budget: budget)
-    let context = ScenarioContext(backends: backends, plan: plan)
-    var results: [Measurement] = []
-    for scenario in scenarioRegistry where options.scenarios.contains(scenario.name) {
-        let start = monotonicNanos()
-        results += scenario.run(context)
-        Progress.note(String(format: "%@ done in %.1f s", scenario.name, Double(monotonicNanos() - start) / 1e9))
-    }
-    attachRatios(&results)
-    let report = Report(
-        schema: "bench-report/1",
-        date: ISO8601DateFormatter().string(from: Date()),
-        machine: machine,
-        quick: options.quick,
-        backends: options.backends,
-        scenarios: options.scenarios,
-        durationSeconds: Double(monotonicNanos() - started) / 1e9,
-        results: results,
-        aims: evaluateAims(results, backends: options.backends)
-    )
-    let text = render(report, as: options.format)
-    if let path = options.output {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            Progress.note("report written to \(path)")
-        } catch {
-            printError("bench: cannot write \(path): \(error.localizedDescription)")
-            return 1
-        }
-    } else {
-        print(text, terminator: "")
-    }
-    if let path = options.svg {
-        do {
-            try Data(renderSVG(report).utf8).write(to: URL(fileURLWithPath: path))
-            Progress.note("chart written to \(path)")
-        } catch {
-            printError("bench: cannot write \(path): \(error.localizedDescription)")
-            return 1
-        }
-    }
-    return 0
-}
-
-func runCompare(old: String, new: String) -> Int32 {
-    guard let before = readReport(old), let after = readReport(new) else { return 1 }
-    print(compareReports(old: before, new: after), terminator: "")
-    return 0
-}
-
-/// A saved JSON report, or `nil` after saying on standard error why it could not be read.
-func readReport(_ path: String) -> Report? {
-    do {
-        return try loadReport(path)
-    } catch let error as DecodingError {
-        printError("bench: \(path) is not a bench JSON report (\(error))")
-    } catch {
-        printError("bench: cannot read \(path): \(error.localizedDescription)")
-    }
-    return nil
-}
-
 let status: Int32
 do {
     switch try parseCommand(Array(CommandLine.arguments.dropFirst()), backends: backendNames, scenarios: scenarioNames) {
@@ -89,12 +19,17 @@ do {
         status = StackProbe.main(arguments)
     case .allocProbe(let arguments):
         status = AllocProbe.main(arguments)
+    case .chainProbe(let arguments):
+        status = ChainProbe.main(arguments)
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
-    case .show(let path, let format):
-        if let report = readReport(path) {
+    case .show(let path, let format, let svg):
+        if let problem = svg.flatMap(outputPathProblem) {
+            printError("bench: \(problem)")
+            status = 2
+        } else if let report = readReport(path) {
             print(render(report, as: format), terminator: "")
-            status = 0
+            status = svg.map { writeChart(report, to: $0) } ?? 0
         } else {
             status = 1
         }

@@ -18,21 +18,19 @@ func renderJSON(_ report: Report) -> String {
     return String(decoding: data, as: UTF8.self) + "\n"
 }
 
-/// A number for people: SI suffixes for large values, enough digits for small ones.
+/// A number for people: 4 significant digits, with an SI suffix from 10,000 up (12.35k, 2.283M).
 func formatNumber(_ x: Double?) -> String {
     guard let x, x.isFinite else { return "n/a" }
-    let a = abs(x)
-    if a >= 1e9 { return String(format: "%.2fG", x / 1e9) }
-    if a >= 1e6 { return String(format: "%.2fM", x / 1e6) }
-    if a >= 1e4 { return String(format: "%.1fk", x / 1e3) }
-    if a >= 100 { return String(format: "%.0f", x) }
-    if a >= 10 { return String(format: "%.1f", x) }
-    return String(format: "%.2f", x)
+    let a = abs(roundedSignificant(x))
+    if a >= 1e9 { return plainSignificant(x / 1e9) + "G" }
+    if a >= 1e6 { return plainSignificant(x / 1e6) + "M" }
+    if a >= 1e4 { return plainSignificant(x / 1e3) + "k" }
+    return plainSignificant(x)
 }
 
 func formatRatio(_ m: Measurement) -> String {
     guard let ratio = m.ratio else { return m.isBackend ? "n/a" : "baseline" }
-    return String(format: "%.2fx", ratio) + " vs \(m.baseline ?? "?")"
+    return formatNumber(ratio) + "x vs \(m.baseline ?? "?")"
 }
 
 func formatSpread(_ m: Measurement) -> String {
@@ -68,7 +66,7 @@ func renderTable(_ report: Report) -> String {
         }
     }
     if !report.aims.isEmpty {
-        out += "\n== aims (issue #7)\n"
+        out += "\n== aims\n"
         for aim in report.aims {
             let verdict = aim.met.map { $0 ? "met    " : "NOT met" } ?? "n/a    "
             out += "\(verdict)  \(aim.subject): \(aim.aim) - \(aim.detail)\n"
@@ -103,7 +101,7 @@ func renderCSV(_ report: Report) -> String {
     }
     func number(_ x: Double?) -> String {
         guard let x, x.isFinite else { return "" }
-        return String(x)
+        return plainSignificant(x)
     }
     var out = "scenario,case,subject,kind,unit,better,median,min,max,repetitions,samples,p50,p90,p99,pmax,"
     out += "baseline,ratio,ratio_min,ratio_max,note\n"
@@ -137,6 +135,7 @@ extension Report {
             m.ratio = clean(m.ratio)
             m.ratioMin = clean(m.ratioMin)
             m.ratioMax = clean(m.ratioMax)
+            m.values = m.values?.map(clean)
             return m
         }
         return copy

@@ -12,53 +12,44 @@ enum AwaitScenario {
     )
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        let n = context.plan.size(20_000, quick: 5_000)
-        let reps = context.plan.repetitions(3, quick: 2)
-        let caseName = "await.run-value@" + sizeLabel(n)
-        func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ seconds: [Double?])
-            -> Measurement {
-            let ok = seconds.allSatisfy { $0 != nil }
-            return Measurement(scenario: "await", caseName: caseName, subject: subject, kind: kind, unit: "us",
-                               better: .lower, values: seconds.compactMap { $0 }.map { $0 * 1e6 / Double(n) },
-                               baseline: baseline, note: ok ? nil : "an await threw or returned a wrong value")
-        }
-        var results: [Measurement] = []
-
-        Progress.note("await: baseline (withCheckedContinuation + Dispatch), \(n) round trips")
-        let raw = repeated(reps) {
-            blockOn {
-                let start = monotonicNanos()
-                var sum = 0
-                for _ in 0..<n {
-                    sum += await withCheckedContinuation { continuation in
-                        DispatchQueue.global().async { continuation.resume(returning: 1) }
-                    }
-                }
-                return sum == n ? Double(monotonicNanos() - start) / 1e9 : nil
-            } ?? nil
-        }
-        results.append(figure("swift", .baseline, nil, raw))
-
-        for backend in context.backends {
-            Progress.note("await: \(backend.name)")
-            let measured = repeated(reps) {
-                blockOn {
+        let n = context.plan.size(12_000, quick: 3_000)
+        let reps = context.plan.testableRepetitions
+        /// One subject: `size` round trips in a detached Swift task; NaN seconds if one went wrong.
+        func subject(_ name: String, _ kind: Measurement.Kind, _ baseline: String?,
+                     _ roundTrip: @escaping @Sendable () async -> Int?) -> RoundRobin.Subject {
+            RoundRobin.Subject(name: name, kind: kind, baseline: baseline) { size in
+                let seconds: Double? = blockOn { () async -> Double? in
                     let start = monotonicNanos()
                     var sum = 0
-                    for _ in 0..<n {
-                        guard let value = try? await backend.run({ _ in 1 }).value else { return nil }
+                    for _ in 0..<size {
+                        guard let value = await roundTrip() else { return nil }
                         sum += value
                     }
-                    return sum == n ? Double(monotonicNanos() - start) / 1e9 : nil
+                    return sum == size ? Double(monotonicNanos() - start) / 1e9 : nil
                 } ?? nil
+                return (seconds ?? .nan, seconds != nil)
             }
-            results.append(figure(backend.name, .backend, "swift", measured))
         }
-        return results
-    }
-
-    private static func repeated(_ count: Int, _ body: () -> Double?) -> [Double?] {
-        _ = body()
-        return (0..<count).map { _ in body() }
+        var subjects = [subject("swift", .baseline, nil) {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: 1) }
+            }
+        }]
+        for backend in context.backends {
+            subjects.append(subject(backend.name, .backend, "swift") { try? await backend.run({ _ in 1 }).value })
+        }
+        Progress.note("await: \(subjects.map(\.name).joined(separator: ", ")), \(n) round trips, in rounds")
+        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 8, warmSize: n / 8,
+                                                              repetitions: reps)
+        return outcomes.map { outcome in
+            var m = Measurement(
+                scenario: "await", caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
+                kind: outcome.subject.kind, unit: "us", better: .lower,
+                values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(outcome.size) },
+                baseline: outcome.subject.baseline)
+            m.annotate(size: outcome.size, nominal: n, items: "round trips",
+                       [outcome.ok ? nil : "an await threw or returned a wrong value"])
+            return m
+        }
     }
 }

@@ -9,70 +9,100 @@ enum ChainScenario {
         run: run
     )
 
-    /// One run of a case: seconds for `n` links, and whether the chain's value was right.
-    typealias Body = (_ n: Int) -> (seconds: Double, ok: Bool)
-
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let plan = context.plan
         let n = plan.size(1_000_000, quick: 100_000)
-        let reps = plan.repetitions(3, quick: 2)
+        let reps = plan.testableRepetitions
         var results: [Measurement] = []
-        /// A warm-up at a tenth of the size, then as many runs (and as large) as the budget allows.
-        func measure(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?,
-                     _ body: Body) {
-            let warm = body(n / 10)
-            let (size, count) = plan.fit(nominal: n, floor: n / 10, repetitions: reps,
-                                         secondsPerItem: warm.seconds / Double(n / 10))
-            let runs = (0..<count).map { _ in body(size) }
-            var m = Measurement(scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(n))", subject: subject,
-                                kind: kind, unit: "ns/link", better: .lower,
-                                values: runs.map { $0.seconds * 1e9 / Double(size) }, baseline: baseline)
-            var notes: [String] = []
-            if size != n {
-                m.size = size
-                notes.append("measured at \(size) links to fit the time budget")
+        /// Each subject at the size the budget allows, named by that size, in rounds.
+        func measure(_ name: String, _ subjects: [RoundRobin.Subject]) {
+            Progress.note("chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links")
+            let outcomes = RoundRobin(plan: plan).measure(subjects, nominal: n, floor: n / 40, warmSize: n / 10,
+                                                          repetitions: reps)
+            for outcome in outcomes {
+                let size = outcome.size
+                var m = Measurement(scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
+                                    subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
+                                    better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
+                                    baseline: outcome.subject.baseline)
+                m.annotate(size: size, nominal: n, items: "links", [
+                    plan.slowdown?.backend == m.subject ? "slowed down on purpose (\(Slowdown.variable))" : nil,
+                    outcome.ok ? nil : "a chain gave a wrong value",
+                ])
+                results.append(m)
             }
-            if !(runs + [warm]).allSatisfy(\.ok) { notes.append("a chain gave a wrong value") }
-            m.note = notes.isEmpty ? nil : notes.joined(separator: "; ")
-            results.append(m)
         }
-
-        Progress.note("chain: baselines (closure loop, raw Dispatch chain), \(n) links")
-        measure("completed-inline", "closure", .baseline, nil) { (closureChainSeconds($0), true) }
-        measure("pending-inline", "closure", .baseline, nil) { (closureChainSeconds($0), true) }
-        measure("completed-default", "dispatch", .baseline, nil) { (dispatchChainSeconds($0), true) }
-
-        for backend in context.backends {
-            let inline = backend.inlineExecutor
-            let pool = backend.defaultExecutor
-            Progress.note("chain: \(backend.name) completed, inline")
-            measure("completed-inline", backend.name, .backend, "closure") { completedChain(backend, inline, $0) }
-            Progress.note("chain: \(backend.name) completed, default executor")
-            measure("completed-default", backend.name, .backend, "dispatch") { completedChain(backend, pool, $0) }
-            Progress.note("chain: \(backend.name) pending then fired, inline")
-            measure("pending-inline", backend.name, .backend, "closure") { pendingChain(backend, inline, $0) }
+        /// A backend's chain body, slowed down when `BENCH_SLOWDOWN` names it: each link also
+        /// spins for the given fraction of the per-link time a first unslowed run measured.
+        func backendBody(_ backend: any TaskBackend, _ chain: @escaping (Int, UInt64) -> (seconds: Double, ok: Bool))
+            -> (Int) -> (seconds: Double, ok: Bool) {
+            guard let slowdown = plan.slowdown, slowdown.backend == backend.name else { return { chain($0, 0) } }
+            var extra: UInt64?
+            return { size in
+                if let extra { return chain(size, extra) }
+                let first = chain(size, 0)
+                extra = UInt64(slowdown.fraction * first.seconds * 1e9 / Double(size))
+                return first
+            }
         }
+        func subjects(_ baseline: RoundRobin.Subject, _ baselineName: String,
+                      _ chain: @escaping (any TaskBackend, Int, UInt64) -> (seconds: Double, ok: Bool))
+            -> [RoundRobin.Subject] {
+            [baseline] + context.backends.map { backend in
+                RoundRobin.Subject(name: backend.name, kind: .backend, baseline: baselineName,
+                                   run: backendBody(backend) { chain(backend, $0, $1) })
+            }
+        }
+        let closure = RoundRobin.Subject(name: "closure", kind: .baseline, baseline: nil) { (closureChainSeconds($0), true) }
+        let dispatch = RoundRobin.Subject(name: "dispatch", kind: .baseline, baseline: nil) {
+            (dispatchChainSeconds($0), true)
+        }
+        measure("completed-inline", subjects(closure, "closure") {
+            completedChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+        })
+        measure("completed-default", subjects(dispatch, "dispatch") {
+            completedChain($0, $0.defaultExecutor, $1, extraNanos: $2)
+        })
+        measure("pending-inline", subjects(closure, "closure") {
+            pendingChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+        })
         return results
     }
 
+    /// The body of every link: adds one, after `extraNanos` of busy work when a slowdown is
+    /// injected (a separate closure, so that the normal path captures nothing).
+    static func link(_ extraNanos: UInt64) -> @Sendable (Int) -> Int {
+        guard extraNanos > 0 else { return { $0 &+ 1 } }
+        return { value in
+            spin(nanos: extraNanos)
+            return value &+ 1
+        }
+    }
+
     /// Builds and runs `n` maps on an already-completed task, and waits for the last.
-    static func completedChain(_ backend: any TaskBackend, _ executor: any Executor, _ n: Int) -> (Double, Bool) {
+    static func completedChain(
+        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
+    ) -> (seconds: Double, ok: Bool) {
         var result: Int?
+        let body = link(extraNanos)
         let seconds = timed {
             var task: any AsyncTask<Int> = backend.succeeded(0)
-            for _ in 0..<n { task = task.map(on: executor) { $0 &+ 1 } }
+            for _ in 0..<n { task = task.map(on: executor, body) }
             result = task.wait().value
         }
         return (seconds, result == n)
     }
 
     /// Builds `n` maps on a pending source, completes it, and waits for the last.
-    static func pendingChain(_ backend: any TaskBackend, _ executor: any Executor, _ n: Int) -> (Double, Bool) {
+    static func pendingChain(
+        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
+    ) -> (seconds: Double, ok: Bool) {
         var result: Int?
+        let body = link(extraNanos)
         let seconds = timed {
             let source = backend.makeSource(of: Int.self)
             var task: any AsyncTask<Int> = source.task
-            for _ in 0..<n { task = task.map(on: executor) { $0 &+ 1 } }
+            for _ in 0..<n { task = task.map(on: executor, body) }
             source.trySucceed(0)
             result = task.wait().value
         }

@@ -14,7 +14,7 @@ enum ContentionScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let threads = Swift.max(2, context.plan.cores)
         let m = context.plan.size(20_000, quick: 5_000)
-        let reps = context.plan.repetitions(5, quick: 2)
+        let reps = context.plan.testableRepetitions
         let caseName = "contention.register-race@\(threads)x\(sizeLabel(m))"
         let ops = Double(threads * m * 2)
         func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ runs: [(Double, Bool)])
@@ -24,34 +24,25 @@ enum ContentionScenario {
                                unit: "ops/s", better: .higher, values: runs.map { ops / $0.0 }, baseline: baseline,
                                note: bad ? "a round lost or repeated a continuation or a winner" : nil)
         }
-        var results: [Measurement] = []
-
-        Progress.note("contention: baseline (Mutex-guarded promise), \(threads) threads x \(m) sources")
-        let raw = runs(reps) {
+        var subjects = [RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { _ in
             let promises = (0..<m).map { _ in RawPromise() }
             return race(threads: threads, count: m,
                         register: { j, callback in promises[j].onComplete { _ in callback() } },
                         trySet: { j, value in promises[j].trySet(value) })
-        }
-        results.append(figure("pthreads", .baseline, nil, raw))
-
+        }]
         for backend in context.backends {
-            Progress.note("contention: \(backend.name)")
             let inline = backend.inlineExecutor
-            let measured = runs(reps) {
+            subjects.append(RoundRobin.Subject(name: backend.name, kind: .backend, baseline: "pthreads") { _ in
                 let sources = (0..<m).map { _ in backend.makeSource(of: Int.self) }
                 return race(threads: threads, count: m,
                             register: { j, callback in sources[j].task.whenComplete(on: inline) { _ in callback() } },
                             trySet: { j, value in sources[j].trySucceed(value) })
-            }
-            results.append(figure(backend.name, .backend, "pthreads", measured))
+            })
         }
-        return results
-    }
-
-    private static func runs(_ count: Int, _ body: () -> (Double, Bool)) -> [(Double, Bool)] {
-        _ = body()
-        return (0..<count).map { _ in body() }
+        Progress.note("contention: \(subjects.map(\.name).joined(separator: ", ")), \(threads) threads x \(m) sources, in rounds")
+        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: m, floor: m, warmSize: m,
+                                                              repetitions: reps)
+        return outcomes.map { figure($0.subject.name, $0.subject.kind, $0.subject.baseline, $0.runs) }
     }
 
     /// Starts `threads` threads together; each walks all `count` cells, registering a callback

@@ -12,39 +12,37 @@ enum FanoutScenario {
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(100_000, quick: 20_000)
-        let reps = context.plan.repetitions(5, quick: 2)
-        let caseName = "fanout.whenAll@" + sizeLabel(n)
-        func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ seconds: [Double],
-                    note: String? = nil) -> Measurement {
-            Measurement(scenario: "fanout", caseName: caseName, subject: subject, kind: kind, unit: "tasks/s",
-                        better: .higher, values: seconds.map { Double(n) / $0 }, baseline: baseline, note: note)
-        }
-        var results: [Measurement] = []
-        let plan = context.plan
-
-        Progress.note("fanout: baselines, \(n) bodies")
-        results.append(figure("dispatch", .baseline, nil, plan.repeatedWithinBudget(reps) { dispatchFanout(n) }))
-        results.append(figure("swift", .baseline, nil, plan.repeatedWithinBudget(reps) { swiftFanout(n) }))
+        let reps = context.plan.testableRepetitions
         let pool = RawThreadPool(threads: context.plan.cores)
-        results.append(figure("pthreads", .baseline, nil, plan.repeatedWithinBudget(reps) { threadsFanout(n, pool) }))
-        pool.stop()
-
+        defer { pool.stop() }
+        func timedOK(_ seconds: Double) -> (seconds: Double, ok: Bool) { (seconds, true) }
+        var subjects = [
+            RoundRobin.Subject(name: "dispatch", kind: .baseline, baseline: nil) { timedOK(dispatchFanout($0)) },
+            RoundRobin.Subject(name: "swift", kind: .baseline, baseline: nil) { timedOK(swiftFanout($0)) },
+            RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { timedOK(threadsFanout($0, pool)) },
+        ]
         for backend in context.backends {
-            Progress.note("fanout: \(backend.name)")
-            var ok = true
-            let seconds = plan.repeatedWithinBudget(reps) {
+            subjects.append(RoundRobin.Subject(name: backend.name, kind: .backend,
+                                               baseline: matchingBaseline(for: backend)) { size in
                 var sum = 0
-                let t = timed {
-                    let tasks: [any AsyncTask<Int>] = (0..<n).map { i in backend.run { _ in i & 1 } }
+                let seconds = timed {
+                    let tasks: [any AsyncTask<Int>] = (0..<size).map { i in backend.run { _ in i & 1 } }
                     sum = (try? backend.whenAll(tasks).get())?.reduce(0, +) ?? -1
                 }
-                if sum != n / 2 { ok = false }
-                return t
-            }
-            results.append(figure(backend.name, .backend, matchingBaseline(for: backend), seconds,
-                                  note: ok ? nil : "whenAll gave a wrong sum"))
+                return (seconds, sum == size / 2)
+            })
         }
-        return results
+        Progress.note("fanout: \(subjects.map(\.name).joined(separator: ", ")), up to \(n) bodies, in rounds")
+        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 10, warmSize: n / 10,
+                                                              repetitions: reps)
+        return outcomes.map { outcome in
+            var m = Measurement(scenario: "fanout", caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
+                                subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
+                                better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },
+                                baseline: outcome.subject.baseline)
+            m.annotate(size: outcome.size, nominal: n, items: "bodies", [outcome.ok ? nil : "whenAll gave a wrong sum"])
+            return m
+        }
     }
 
     /// Raw Dispatch: `n` blocks on the global queue, joined with a group.

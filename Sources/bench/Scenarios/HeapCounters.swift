@@ -72,9 +72,10 @@ enum HeapCounters {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
+        do { try Children.launch(process) } catch { return nil }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        Children.finished(process)
         let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard process.terminationStatus == 0, output.hasPrefix("ok "), let total = Int(output.dropFirst(3)) else {
             return nil

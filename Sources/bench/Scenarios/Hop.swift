@@ -11,41 +11,40 @@ enum HopScenario {
     )
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
-        let reps = context.plan.repetitions(3, quick: 2)
-        let samples = context.plan.size(10_000, quick: 5_000)
+        // 5 repetitions: what `bench compare` needs to test a figure (see `testableRepetitions`).
+        let reps = context.plan.testableRepetitions
+        let samples = context.plan.size(6_000, quick: 2_000)
         let sampler = Sampler(repetitions: reps, samples: samples)
         let size = "@" + sizeLabel(samples * reps)
-        var results: [Measurement] = []
-
-        Progress.note("hop: baselines")
-        results.append(sampler.measure("hop.default" + size, subject: "dispatch", kind: .baseline) {
-            dispatchHop(DispatchQueue.global())
-        })
         let serialQueue = DispatchQueue(label: "bench.hop.serial")
-        results.append(sampler.measure("hop.serial" + size, subject: "dispatch", kind: .baseline) {
-            dispatchHop(serialQueue)
-        })
         let handoff = CondvarHandoff()
-        results.append(sampler.measure("hop.default" + size, subject: "pthreads", kind: .baseline) {
-            handoff.hop()
-        })
-        handoff.stop()
-        results.append(swiftHop(sampler, caseName: "hop.default" + size))
-
+        defer { handoff.stop() }
+        var specs = [
+            Sampler.Spec(caseName: "hop.default" + size, subject: "dispatch", kind: .baseline, baseline: nil) {
+                dispatchHop(DispatchQueue.global())
+            },
+            Sampler.Spec(caseName: "hop.serial" + size, subject: "dispatch", kind: .baseline, baseline: nil) {
+                dispatchHop(serialQueue)
+            },
+            Sampler.Spec(caseName: "hop.default" + size, subject: "pthreads", kind: .baseline, baseline: nil) {
+                handoff.hop()
+            },
+            Sampler.Spec(caseName: "hop.default" + size, subject: "swift", kind: .baseline, baseline: nil,
+                         sample: swiftHop(total: sampler.warmup + reps * samples)),
+        ]
         for backend in context.backends {
-            Progress.note("hop: \(backend.name)")
             for kind in [ExecutorKind.default, .serial] {
                 let executor = kind.make(for: backend)
                 // Serial hops have one baseline, a serial Dispatch queue; default hops the matching one.
                 let baseline = kind == .serial ? "dispatch" : matchingBaseline(for: backend)
-                results.append(sampler.measure(
-                    "hop.\(kind.rawValue)" + size, subject: backend.name, kind: .backend, baseline: baseline
-                ) {
+                specs.append(Sampler.Spec(caseName: "hop.\(kind.rawValue)" + size, subject: backend.name,
+                                          kind: .backend, baseline: baseline) {
                     backendHop(backend, executor)
                 })
             }
         }
-        return results
+        Progress.note("hop: \(specs.count) subjects, \(reps) rounds of \(samples) samples each")
+        return sampler.measure(specs)
     }
 
     private static let stamp = Stamp()
@@ -74,9 +73,8 @@ enum HopScenario {
     }
 
     /// Raw Swift concurrency: a detached task suspended in `withCheckedContinuation`, resumed
-    /// from this thread.
-    private static func swiftHop(_ sampler: Sampler, caseName: String) -> Measurement {
-        let total = sampler.warmup + sampler.repetitions * sampler.samples
+    /// from this thread; the sampler calls the returned closure exactly `total` times.
+    private static func swiftHop(total: Int) -> () -> UInt64 {
         let slot = LockedBox<CheckedContinuation<Void, Never>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let stamp = Stamp()
@@ -91,7 +89,7 @@ enum HopScenario {
                 resumed.signal()
             }
         }
-        return sampler.measure(caseName, subject: "swift", kind: .baseline) {
+        return {
             ready.wait()
             let continuation = slot.withLock { slot in
                 defer { slot = nil }
@@ -105,38 +103,51 @@ enum HopScenario {
     }
 }
 
-/// Collects latency samples in repetitions and summarizes them: the figure is the p50 of each
-/// repetition (median, min, max over repetitions); percentiles pool every sample.
+/// Collects latency samples in rounds (see `RoundRobin`): each round takes `samples` samples of
+/// every subject in turn. A figure is the p50 of each repetition (median, min, max over
+/// repetitions); its percentiles pool every sample.
 struct Sampler {
     let repetitions: Int
     let samples: Int
     let warmup = 200
 
-    func measure(
-        _ caseName: String, subject: String, kind: Measurement.Kind, baseline: String? = nil,
-        _ sample: () -> UInt64
-    ) -> Measurement {
-        for _ in 0..<warmup { _ = sample() }
-        var all: [Double] = []
-        all.reserveCapacity(repetitions * samples)
-        var p50s: [Double] = []
-        for _ in 0..<repetitions {
-            var rep: [Double] = []
-            rep.reserveCapacity(samples)
-            for _ in 0..<samples { rep.append(Double(sample()) / 1000) }
-            rep.sort()
-            p50s.append(percentile(rep, 50))
-            all.append(contentsOf: rep)
+    struct Spec {
+        let caseName: String
+        let subject: String
+        let kind: Measurement.Kind
+        let baseline: String?
+        let sample: () -> UInt64
+    }
+
+    func measure(_ specs: [Spec]) -> [Measurement] {
+        for spec in specs {
+            for _ in 0..<warmup { _ = spec.sample() }
         }
-        all.sort()
-        var m = Measurement(
-            scenario: "hop", caseName: caseName, subject: subject, kind: kind, unit: "us",
-            better: .lower, values: p50s, baseline: baseline
-        )
-        m.samples = all.count
-        m.percentiles = Percentiles(
-            p50: percentile(all, 50), p90: percentile(all, 90), p99: percentile(all, 99), max: all.last ?? .nan
-        )
-        return m
+        var all = [[Double]](repeating: [], count: specs.count)
+        var p50s = [[Double]](repeating: [], count: specs.count)
+        for _ in 0..<repetitions {
+            for (index, spec) in specs.enumerated() {
+                var rep: [Double] = []
+                rep.reserveCapacity(samples)
+                for _ in 0..<samples { rep.append(Double(spec.sample()) / 1000) }
+                rep.sort()
+                p50s[index].append(percentile(rep, 50))
+                all[index].append(contentsOf: rep)
+            }
+        }
+        return specs.indices.map { index in
+            let spec = specs[index]
+            let pooled = all[index].sorted()
+            var m = Measurement(
+                scenario: "hop", caseName: spec.caseName, subject: spec.subject, kind: spec.kind, unit: "us",
+                better: .lower, values: p50s[index], baseline: spec.baseline
+            )
+            m.samples = pooled.count
+            m.percentiles = Percentiles(
+                p50: percentile(pooled, 50), p90: percentile(pooled, 90), p99: percentile(pooled, 99),
+                max: pooled.last ?? .nan
+            )
+            return m
+        }
     }
 }

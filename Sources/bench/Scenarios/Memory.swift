@@ -33,10 +33,14 @@ enum MemoryScenario {
         func add(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ unit: String,
                  _ values: [Double?], note: String? = nil) {
             let known = values.compactMap { $0 }
-            results.append(Measurement(
+            var m = Measurement(
                 scenario: "memory", caseName: name, subject: subject, kind: kind, unit: unit, better: .lower,
                 values: known.isEmpty ? [.nan] : known, baseline: baseline,
-                note: known.isEmpty ? "could not be measured here" : note))
+                note: known.isEmpty ? "could not be measured here" : note)
+            // Counts, not times: `bench compare` calls them equal within 5% (allocator
+            // bookkeeping and Dispatch's lazily made objects move them slightly between runs).
+            m.tolerance = 0.05
+            results.append(m)
         }
         let subjects = context.backends.map(\.name)
         // Allocation counts come from child processes, which only wait: run them side by side.

@@ -106,7 +106,8 @@ enum StackScenario {
         process.standardError = FileHandle.nullDevice
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        do { try process.run() } catch { return .failed("could not start the probe: \(error)") }
+        do { try Children.launch(process) } catch { return .failed("could not start the probe: \(error)") }
+        defer { Children.finished(process) }
         if exited.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()  // SIGTERM to this probe's own pid, a child this function started
             process.waitUntilExit()

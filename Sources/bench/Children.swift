@@ -1,0 +1,52 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The child processes a run starts (stack probes, allocation probes, valgrind), so that SIGINT
+/// or SIGTERM to the benchmark stops them too instead of leaving them running.
+enum Children {
+    private struct State {
+        var running: Set<Int32> = []
+        /// Set once a signal arrived: a child started after that is stopped at once.
+        var stopping = false
+    }
+
+    private static let state = Mutex(State())
+
+    /// Starts `process` and records its pid until `finished` is called. Starting and recording
+    /// happen under one lock, which the signal handler also takes: no child slips between them.
+    static func launch(_ process: Process) throws {
+        try state.withLock { state in
+            try process.run()
+            state.running.insert(process.processIdentifier)
+            if state.stopping { kill(process.processIdentifier, SIGTERM) }
+        }
+    }
+
+    /// Forgets a child that has exited.
+    static func finished(_ process: Process) {
+        _ = state.withLock { $0.running.remove(process.processIdentifier) }
+    }
+
+    /// From now on SIGINT and SIGTERM send SIGTERM to every running child, then end the
+    /// benchmark with the conventional status 128 + signal.
+    static func stopOnSignals() {
+        for signo in [SIGINT, SIGTERM] {
+            // The default action would end the benchmark before it stops its children: ignore the
+            // signal and handle it on a Dispatch queue instead.
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            source.setEventHandler {
+                state.withLock { state in
+                    state.stopping = true
+                    for pid in state.running { kill(pid, SIGTERM) }
+                }
+                printError("bench: stopped by signal \(signo)")
+                exit(128 + signo)
+            }
+            source.resume()
+            // The sources live as long as the process: one deliberate reference, never released.
+            _ = Unmanaged.passRetained(source as AnyObject)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// `--instructions`: instructions executed per chain link, counted by valgrind's callgrind. Each
+/// count runs this binary's `__chain-probe` child mode under callgrind at two sizes; the
+/// difference divided by the extra links cancels start-up and set-up, leaving the cost of one
+/// link. Unlike a time, the count does not move with the machine's load: the figure to quote
+/// and to gate on.
+enum InstructionCounts {
+    static let small = 2_000
+    static let large = 4_000
+    static let scenario = "instructions"
+
+    /// The valgrind executable, or `nil` when none is installed.
+    static func valgrind() -> String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return paths.map { "\($0)/valgrind" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// What `--instructions` was measured with, e.g. `valgrind-3.19.0`.
+    static func toolVersion(_ valgrind: String) -> String {
+        runCommand(valgrind, ["--version"])?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "valgrind"
+    }
+
+    /// The chain cases and the baseline of each: the closure loop inline, raw Dispatch on the pool.
+    static let cases: [(name: String, baseline: String)] = [
+        ("completed-inline", "closure"),
+        ("completed-default", "dispatch"),
+        ("pending-inline", "closure"),
+    ]
+
+    /// Counts every case for the baselines and `backends`, `width` valgrind runs at a time.
+    static func measure(backends: [String], valgrind: String, width: Int) -> [Measurement] {
+        // valgrind refuses the DWARF that Swift emits: it runs a copy without debug information.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-callgrind-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stripped = directory.appendingPathComponent("bench").path
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            return [failed("could not create \(directory.path): \(error.localizedDescription)")]
+        }
+        guard runCommand("/usr/bin/env", ["objcopy", "--strip-debug", StackScenario.selfPath(), stripped]) != nil else {
+            return [failed("objcopy --strip-debug failed (is binutils installed?)")]
+        }
+        var jobs: [(subject: String, kind: Measurement.Kind, baseline: String?, caseName: String)] = []
+        for entry in cases {
+            jobs.append((entry.baseline, .baseline, nil, entry.name))
+            for backend in backends { jobs.append((backend, .backend, entry.baseline, entry.name)) }
+        }
+        Progress.note("instructions: \(jobs.count) figures, callgrind at \(small) and \(large) links, \(width) at a time")
+        let counts = runConcurrently(jobs.map { job in
+            { @Sendable () -> Double? in
+                perLink(case: job.caseName, subject: job.subject, valgrind: valgrind, binary: stripped,
+                        directory: directory.path)
+            }
+        }, width: width)
+        return zip(jobs, counts).map { job, count in
+            var m = Measurement(
+                scenario: scenario, caseName: "\(scenario).chain-\(job.caseName)@\(sizeLabel(small))-\(sizeLabel(large))",
+                subject: job.subject, kind: job.kind, unit: "instr/link", better: .lower,
+                values: [count ?? .nan], baseline: job.baseline,
+                note: count == nil ? "callgrind failed" : nil)
+            // Inline chains run on one thread and count the same every time, up to the rounding
+            // of the difference; on a pool, how long idle workers spin depends on scheduling.
+            m.tolerance = job.caseName.hasSuffix("inline") ? 0.001 : 0.03
+            Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(count))")
+            return m
+        }
+    }
+
+    private static func failed(_ why: String) -> Measurement {
+        printError("bench: --instructions: \(why)")
+        return Measurement(scenario: scenario, caseName: "\(scenario).unavailable", subject: "closure",
+                           kind: .baseline, unit: "instr/link", better: .lower, values: [.nan], note: why)
+    }
+
+    /// Instructions per link: (count at `large` - count at `small`) / (`large` - `small`).
+    static func perLink(case name: String, subject: String, valgrind: String, binary: String,
+                        directory: String) -> Double? {
+        guard let low = total(name, subject, small, valgrind, binary, directory),
+              let high = total(name, subject, large, valgrind, binary, directory) else { return nil }
+        return ((Double(high) - Double(low)) / Double(large - small)).rounded()
+    }
+
+    /// Instructions callgrind counted for one probe run (every thread together).
+    private static func total(_ name: String, _ subject: String, _ links: Int, _ valgrind: String,
+                              _ binary: String, _ directory: String) -> Int? {
+        let output = "\(directory)/callgrind-\(name)-\(subject)-\(links).out"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: valgrind)
+        process.arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", binary,
+                             ChainProbe.command, name, subject, String(links)]
+        var environment = ProcessInfo.processInfo.environment
+        // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try Children.launch(process) } catch { return nil }
+        process.waitUntilExit()
+        Children.finished(process)
+        guard process.terminationStatus == 0,
+              let text = try? String(contentsOfFile: output, encoding: .utf8) else { return nil }
+        // The profile ends with "summary: N" (older versions: "totals: N"), N the instructions.
+        for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
+            if let count = line.split(separator: " ").last.flatMap({ Int($0) }) { return count }
+        }
+        return nil
+    }
+}
+
+/// The child side of `--instructions`: `bench __chain-probe CASE SUBJECT N` builds and runs one
+/// chain of N links, synchronously on the main thread (callgrind cannot run an async entry
+/// point), and prints `ok` if its value is right.
+enum ChainProbe {
+    static let command = "__chain-probe"
+
+    static func main(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 3, let n = Int(arguments[2]), n > 0,
+              InstructionCounts.cases.contains(where: { $0.name == arguments[0] }) else {
+            printError("usage: bench \(command) CASE SUBJECT N")
+            return 2
+        }
+        let ok: Bool
+        switch (arguments[0], arguments[1]) {
+        case (_, "closure"): ok = closureChainSeconds(n, prefault: false) >= 0
+        case (_, "dispatch"): ok = dispatchChainSeconds(n) >= 0
+        case (let name, let subject):
+            guard let backend = backendRegistry.first(where: { $0.name == subject }) else {
+                printError("bench \(command): unknown subject '\(subject)'")
+                return 2
+            }
+            switch name {
+            case "completed-inline": ok = ChainScenario.completedChain(backend, backend.inlineExecutor, n).ok
+            case "completed-default": ok = ChainScenario.completedChain(backend, backend.defaultExecutor, n).ok
+            default: ok = ChainScenario.pendingChain(backend, backend.inlineExecutor, n).ok
+            }
+        }
+        print(ok ? "ok" : "wrong")
+        return ok ? 0 : 1
+    }
+}

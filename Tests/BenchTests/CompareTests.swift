@@ -1,0 +1,101 @@
+import Testing
+@testable import bench
+
+@Suite struct CompareTests {
+    @Test func identicalRunsReportNothing() {
+        let comparison = Comparison(old: Fixture.chainReport(), new: Fixture.chainReport())
+        #expect(comparison.changes.isEmpty)
+        #expect(comparison.unchanged == 1)
+        #expect(comparison.baselines == 1)
+    }
+
+    @Test func aWholeMachineSlowdownIsNotAChange() {
+        // Baseline and backend both 1.5x slower: the ratio holds.
+        let comparison = Comparison(old: Fixture.chainReport(), new: Fixture.chainReport(scale: 1.5))
+        #expect(comparison.changes.isEmpty)
+        #expect(comparison.text.contains("baselines (the yardstick, not tested) cost 1.5x"))
+    }
+
+    @Test func aTwentyPercentSlowdownIsWorse() {
+        let comparison = Comparison(old: Fixture.chainReport(), new: Fixture.chainReport(gcdFactor: 1.2))
+        #expect(comparison.worse.map(\.subject) == ["gcd"])
+        #expect(comparison.better.isEmpty)
+        #expect(comparison.text.contains("chain.completed-inline gcd: 20x -> 24x vs closure (1.2x worse"))
+    }
+
+    @Test func aFivePercentShiftIsBelowTheMinimumEffect() {
+        let comparison = Comparison(old: Fixture.chainReport(), new: Fixture.chainReport(gcdFactor: 0.95))
+        #expect(comparison.changes.isEmpty)
+    }
+
+    @Test func tooFewRepetitionsAreNotTested() {
+        var old = Fixture.chainReport()
+        old.results[1].values = [400, 410]
+        let comparison = Comparison(old: old, new: Fixture.chainReport(gcdFactor: 2))
+        #expect(comparison.changes.isEmpty)
+        #expect(comparison.untestable == ["chain.completed-inline gcd"])
+    }
+
+    @Test func differentSizesStillMatchAndSaySo() {
+        let comparison = Comparison(old: Fixture.chainReport(), new: Fixture.chainReport(gcdCase: "chain.completed-inline@250k"))
+        #expect(comparison.resized == 1)
+        #expect(comparison.unmatched == 0)
+        #expect(comparison.text.contains("1 figures were measured at different sizes"))
+    }
+
+    @Test func printsMachinesAndWarnsAboutLoad() {
+        let busy = Fixture.machine(cores: 2, cpu: "Other CPU", load: 6.7)
+        let text = Comparison(old: Fixture.chainReport(), new: Fixture.chainReport(machine: busy)).text
+        #expect(text.contains("load average 0.5 at start"))
+        #expect(text.contains("warning: the new run's load average (6.7) exceeded its 2 cores"))
+        #expect(!text.contains("warning: the old run"))
+        #expect(text.contains("note: the runs come from different machines (cpu Test CPU vs Other CPU)"))
+    }
+
+    @Test func exactFiguresCompareExactlyWithinTheirTolerance() {
+        func counts(_ gcd: Double) -> [Measurement] {
+            var closure = Fixture.figure("instructions.chain-pending-inline@2k-4k", "closure", [75],
+                                         unit: "instr/link", scenario: "instructions")
+            var backend = Fixture.figure("instructions.chain-pending-inline@2k-4k", "gcd", [gcd], baseline: "closure",
+                                         unit: "instr/link", scenario: "instructions")
+            closure.tolerance = 0.001
+            backend.tolerance = 0.001
+            return [closure, backend]
+        }
+        let old = Fixture.chainReport(extra: counts(6156))
+        #expect(Comparison(old: old, new: Fixture.chainReport(extra: counts(6157))).changes.isEmpty)
+        let worse = Comparison(old: old, new: Fixture.chainReport(extra: counts(6200)))
+        #expect(worse.worse.map(\.text) == ["instructions.chain-pending-inline gcd: 6156 -> 6200 instr/link (exact)"])
+    }
+
+    @Test func depthsCutByTheTimeLimitAreUndecided() {
+        func depth(_ links: Double, note: String?) -> Measurement {
+            var m = Fixture.figure("stack.deepest-inline@512KiB", "gcd", [links], baseline: "closure", unit: "links",
+                                   better: .higher, scenario: "stack")
+            m.note = note
+            return m
+        }
+        let old = Fixture.chainReport(extra: [depth(1_000_000, note: nil)])
+        let cut = Fixture.chainReport(extra: [depth(100_000, note: "1000000 links \(StackScenario.timeoutMarker) 30 s")])
+        let failed = Fixture.chainReport(extra: [depth(5_000, note: "1000000 links: killed by signal 11")])
+        #expect(Comparison(old: old, new: cut).undecided == ["stack.deepest-inline gcd"])
+        #expect(Comparison(old: old, new: failed).worse.count == 1)
+    }
+
+    @Test func aSwingOfTheBaselineAloneIsNotAChange() {
+        let jitter = [1.0, 1.03, 0.98, 1.05, 0.99]
+        func report(dispatch: Double, gcd: Double) -> Report {
+            var results = [
+                Fixture.figure("chain.completed-default@1M", "dispatch", jitter.map { dispatch * $0 }),
+                Fixture.figure("chain.completed-default@1M", "gcd", jitter.map { gcd * $0 }, baseline: "dispatch"),
+            ]
+            attachRatios(&results)
+            return Fixture.report(results)
+        }
+        let old = report(dispatch: 500, gcd: 1500)
+        // Only the baseline moved: the ratio doubles, the backend's own figure does not.
+        #expect(Comparison(old: old, new: report(dispatch: 250, gcd: 1500)).changes.isEmpty)
+        // The backend moved: both agree.
+        #expect(Comparison(old: old, new: report(dispatch: 500, gcd: 1800)).worse.map(\.subject) == ["gcd"])
+    }
+}
