@@ -83,7 +83,32 @@ enum MemoryScenario {
             add(retainedCase, backend.name, .backend, "dispatch", "bytes", [retained],
                 note: verdict.map { "\($0): \(formatNumber((retained ?? 0) / Double(count))) bytes/task (limit 4)" })
         }
+
+        // Timed-out waits leave nothing behind: heap growth over many waits that time out on one
+        // task that stays pending throughout.
+        let waits = context.plan.size(200_000, quick: 20_000)
+        let waitCase = "memory.timed-out-waits@\(sizeLabel(waits))"
+        for backend in context.backends {
+            Progress.note("memory: \(waits) timed-out waits, \(backend.name)")
+            let grown = timedOutWaitsGrowth(backend, waits)
+            // The aim: 200,000 timed-out waits grow the heap by under 8 MB (40 bytes per wait).
+            let verdict = grown.map { $0 / Double(waits) < 40 ? "back at baseline" : "NOT back at baseline" }
+            add(waitCase, backend.name, .backend, nil, "bytes", [grown],
+                note: verdict.map { "\($0): \(formatNumber((grown ?? 0) / Double(waits))) bytes/wait (limit 40)" })
+        }
         return results
+    }
+
+    /// Heap growth over `n` `wait(timeout:)` calls that time out on one pending task, measured
+    /// while the task is still pending (its source kept), after a warm-up round.
+    static func timedOutWaitsGrowth(_ backend: any TaskBackend, _ n: Int) -> Double? {
+        let source = backend.makeSource(of: Int.self)
+        for _ in 0..<1_000 { blackHole(source.task.wait(timeout: .nanoseconds(1))) }
+        guard let before = HeapCounters.bytesInUse() else { return nil }
+        for _ in 0..<n { blackHole(source.task.wait(timeout: .nanoseconds(1))) }
+        guard let after = HeapCounters.bytesInUse() else { return nil }
+        source.trySucceed(0)
+        return Double(after) - Double(before)
     }
 
     /// The code of one case for one subject: sets up, runs the measured part of `n` units inside
