@@ -47,6 +47,8 @@ struct DeterminismTests {
         #expect(configuration.programs == 1)
         #expect(configuration.generator.program(seed: configuration.baseSeed) == fifth)
         #expect(Conformance.replayLine(seed: 5, filter: "X/y") == "CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
+        #expect(Conformance.replayLine(seed: 5, filter: #"M\.S/t\(\)"#, backend: "gcd")
+                == #"CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 CONFORMANCE_REPLAY=gcd swift test --filter 'M\.S/t\(\)'"#)
         #expect(ConformanceConfiguration.parseSeed("0x10") == 16)
     }
 
