@@ -11,6 +11,7 @@ import Foundation
 /// - `CONFORMANCE_EVENTS=1`: failures print the run's event log.
 /// - `CONFORMANCE_MODE`: `mixed` (default), `stress`, `controlled` (random walk), `pct3`, ...
 /// - `CONFORMANCE_SHRINK`: seconds to shrink a failing program (default 10; 0: do not shrink).
+/// - `CONFORMANCE_STACK_LINKS`: links of the resource checks (default 1,000,000; 0 skips them).
 /// - `CONFORMANCE_SHARD=k/n`: run shard `k` of `n`, a disjoint part of the seed space of
 ///   `CONFORMANCE_PROGRAMS` programs (see `Shard`); needs `CONFORMANCE_SEED`, the same on every shard.
 /// - `CONFORMANCE_REPLAY=<backend>`: set by replay lines. Runs exactly the program of
@@ -44,9 +45,12 @@ public struct ConformanceConfiguration: Sendable {
     public var mode: ScheduleMode = .mixed
     /// How long to shrink a failing program (zero: not at all).
     public var shrinkTimeBudget: Duration = .seconds(10)
-    /// The length of the chain of inline continuations of the stack-safety check (C2.7), run
-    /// once per `check` before the programs; 0 skips it.
-    public var stackSafetyDepth = 20_000
+    /// The links of each resource check (`Conformance.checkResources`: C2.7's chains on every
+    /// kind of executor and C8.2's dropped chain, on a 512 KiB stack), run in-process once per
+    /// `check` before the programs; 0 skips them (then run them in a child process of your own:
+    /// docs/WRITING_A_BACKEND.md). `CONFORMANCE_STACK_LINKS` scales it down where each link
+    /// costs more (the thread sanitizer).
+    public var resourceLinks = ResourceCheck.contractLinks
     /// This run's part of the seed space (`CONFORMANCE_SHARD`); nil: indices `0..<programs`.
     public var shard: Shard?
     /// The backend a replay line names (`CONFORMANCE_REPLAY`): only its check runs, exactly one
@@ -117,6 +121,9 @@ public struct ConformanceConfiguration: Sendable {
         }
         if let steps = read("CONFORMANCE_MAX_STEPS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.generator.maxSteps = steps
+        }
+        if let links = read("CONFORMANCE_STACK_LINKS", "a count >= 0", { Int($0).flatMap { $0 >= 0 ? $0 : nil } }) {
+            configuration.resourceLinks = links
         }
         configuration.shard = read("CONFORMANCE_SHARD", "k/n with 1 <= k <= n", Shard.init)
         configuration.replaying = read("CONFORMANCE_REPLAY", "a backend name", { $0.isEmpty ? nil : $0 })

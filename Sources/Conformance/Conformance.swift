@@ -52,18 +52,26 @@ public enum Conformance {
         var controlledRun = 0
         var stepsRun = 0
         var abandoned = false
-        if configuration.stackSafetyDepth > 0,
-           let finding = StackSafety.check(backend, depth: configuration.stackSafetyDepth, limit: configuration.hangLimit) {
-            let result = ProgramResult(findings: [finding], exercised: [.c2_7], abandoned: false)
+        if configuration.resourceLinks > 0, configuration.replaying == nil {
+            // A crash here kills the process: say first what runs, so the last line names it.
+            FileHandle.standardError.write(Data(("conformance [\(backend.name)] resource checks (C2.7, C8.2): "
+                + "\(configuration.resourceLinks) links each, on a 512 KiB stack\n").utf8))
+            let findings = checkResources(backend, links: configuration.resourceLinks, limit: max(configuration.hangLimit, .seconds(120)))
+            exercised[.c2_7, default: 0] += 1
+            exercised[.c8_2, default: 0] += 1
             let empty = Program(seed: configuration.baseSeed, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [])
-            if configuration.knownIssues[.c2_7] != nil {
-                known.append(failure(finding, seed: configuration.baseSeed, program: empty, result: result))
-            } else {
-                failures.append(failure(finding, seed: configuration.baseSeed, program: empty, result: result))
-                failingPrograms += 1
+            for finding in findings {
+                let result = ProgramResult(findings: [finding], exercised: [finding.rule], abandoned: false)
+                var reported = failure(finding, seed: configuration.baseSeed, program: empty, result: result)
+                reported.replay = "CONFORMANCE_PROGRAMS=0 swift test --filter \(Shell.quoted(configuration.testFilter))"
+                if configuration.knownIssues[finding.rule] != nil {
+                    known.append(reported)
+                } else {
+                    failures.append(reported)
+                    failingPrograms = 1
+                }
             }
         }
-        if configuration.stackSafetyDepth > 0 { exercised[.c2_7, default: 0] += 1 }
         for index in indices {
             if clock.now - start > configuration.timeBudget { break }
             if failingPrograms >= configuration.maxFailingPrograms { break }

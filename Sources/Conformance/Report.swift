@@ -25,7 +25,7 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// The program, one step a line.
     public let program: String
     /// A shell line that runs exactly this program again.
-    public let replay: String
+    public internal(set) var replay: String
     public let callSite: CallSite
     /// The run's event log, one event a line (`#seq driver thread event`).
     public let events: String

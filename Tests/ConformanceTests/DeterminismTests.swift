@@ -157,7 +157,7 @@ struct ShrinkingTests {
     @Test func aShrunkCounterexampleIsSmallAndWellFormed() async {
         var configuration = ConformanceConfiguration(programs: 200, output: { _ in })
         configuration.mode = .controlled(.randomWalk)
-        configuration.stackSafetyDepth = 0
+        configuration.resourceLinks = 0
         let report = await Conformance.check(ReferenceBackend(.errorReplaced), configuration: configuration)
         let failure = report.failures.first { $0.shrunkSize != nil }
         #expect(failure?.rule == .c3_1)

@@ -40,6 +40,9 @@ struct MutantTests {
         var configuration = ConformanceConfiguration.forCurrentTest()
         // Awaits need a thread of Swift's cooperative pool, which other tests may hold for a while.
         configuration.hangLimit = .seconds(5)
+        // The resource checks at the contract's size take seconds per backend; the mutant they
+        // catch runs them in a child process below (stackOverflowIsReported).
+        configuration.resourceLinks = 0
         configuration.shrinkTimeBudget = .seconds(5)
         // Mutants get the default budget even when CI lowers CONFORMANCE_PROGRAMS (a run stops
         // at its first failure, so a caught mutant costs a few programs only).
@@ -116,7 +119,7 @@ struct MutantTests {
         let start = clock.now
         let result = await #expect(processExitsWith: .exitCode(70), observing: [\.standardErrorContent]) {
             var configuration = ConformanceConfiguration(programs: 0, output: { _ in })
-            configuration.stackSafetyDepth = 20_000
+            configuration.resourceLinks = 20_000
             _ = Conformance.check(ReferenceBackend(.recursionInsteadOfTrampoline), configuration: configuration)
         }
         guard let result else { return nil }

@@ -91,7 +91,7 @@ import Testing
             "CONFORMANCE_SHARD": "2/3", "CONFORMANCE_SEED": "1000", "CONFORMANCE_PROGRAMS": "100",
             "CONFORMANCE_MODE": "controlled", "CONFORMANCE_SHRINK": "0",
         ])
-        configuration.stackSafetyDepth = 0
+        configuration.resourceLinks = 0
         configuration.output = { line in lines.withLock { $0.append(line) } }
         let report = Conformance.check(ReferenceBackend(.lifoContinuations), configuration: configuration)
         #expect(lines.withLock { $0 }.first?.contains("shard 2/3") == true)
@@ -101,7 +101,7 @@ import Testing
         let environment = Self.environment(of: failure.replay)
         #expect(environment["CONFORMANCE_SHARD"] == nil)
         var replay = ConformanceConfiguration.fromEnvironment(environment: environment)
-        replay.stackSafetyDepth = 0
+        replay.resourceLinks = 0
         replay.shrinkTimeBudget = .zero
         replay.output = { _ in }
         let again = Conformance.check(ReferenceBackend(.lifoContinuations), configuration: replay)
