@@ -9,7 +9,7 @@ import Darwin
 /// The checks generated programs are too short for, at the contract's sizes: chains of
 /// 1,000,000 continuations on every kind of executor (C2.7) and a dropped pending chain of as
 /// many links (C8.2), each on a thread created with a 512 KiB stack.
-public enum ResourceCheck: String, CaseIterable, Sendable, CustomStringConvertible {
+public enum ResourceCheck: String, CaseIterable, Codable, Sendable, CustomStringConvertible {
     /// A chain registered link by link on a pending source, set off by completing it, on the
     /// backend's inline executor (C2.7).
     case inlineChain = "inline"
@@ -32,6 +32,11 @@ public enum ResourceCheck: String, CaseIterable, Sendable, CustomStringConvertib
 
     /// The contract's size (C2.7, C8.2).
     public static let contractLinks = 1_000_000
+    /// `CONFORMANCE_STACK_LINKS` if set (lower it where each link costs more: the thread
+    /// sanitizer), else the contract's size.
+    public static var configuredLinks: Int {
+        ProcessInfo.processInfo.environment["CONFORMANCE_STACK_LINKS"].flatMap { Int($0) }.map { max($0, 0) } ?? contractLinks
+    }
     /// The stack the checks run on (C2.7: "on a 512 KiB stack").
     public static let stackSize = 512 * 1024
 }
@@ -43,7 +48,7 @@ extension Conformance {
     /// 70 (`resourceCheckCrashStatus`). Run this in a child process (an exit test) to keep the
     /// test process alive; `check` runs it in-process unless `configuration.resourceLinks` is 0.
     public static func checkResources(
-        _ backend: any TaskBackend, links: Int = ResourceCheck.contractLinks,
+        _ backend: any TaskBackend, links: Int = ResourceCheck.configuredLinks,
         checks: [ResourceCheck] = ResourceCheck.allCases, limit: Duration = .seconds(120)
     ) -> [Finding] {
         let findings = Locked<[Finding]>([])
