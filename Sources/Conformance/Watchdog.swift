@@ -34,6 +34,7 @@ struct HangDiagnosis {
     private let actual: [Bool?]
     private let ended: Set<Int>
     private let creator: [Int: Int]
+    private let tokenCreator: [Int: Int]
     private let setters: [Int: [Int]]
     private let heldCompleted: Bool
 
@@ -55,12 +56,15 @@ struct HangDiagnosis {
         for event in execution.log.events { if case .stepEnd(let step) = event.kind { ended.insert(step) } }
         self.ended = ended
         var creator: [Int: Int] = [:]
+        var tokenCreator: [Int: Int] = [:]
         var setters: [Int: [Int]] = [:]
         for (index, step) in program.steps.enumerated() {
             if let t = step.operation.createdTask { creator[t] = index }
+            if case .makeToken(let k, _) = step.operation { tokenCreator[k] = index }
             if case .complete(let s, _, _) = step.operation { setters[s, default: []].append(index) }
         }
         self.creator = creator
+        self.tokenCreator = tokenCreator
         self.setters = setters
         self.heldCompleted = heldCompleted
     }
@@ -103,9 +107,19 @@ struct HangDiagnosis {
         for step in stuckSteps {
             let operation = program.steps[step].operation
             let driver = "driver d\(program.steps[step].driver) in step \(step) (\(operation))"
-            let missing = operation.usedTasks.compactMap { creator[$0] }.filter { !ended.contains($0) && $0 != step }
+            let inputs = operation.usedTasks.compactMap { creator[$0] } + operation.usedTokens.compactMap { tokenCreator[$0] }
+            let missing = inputs.filter { !ended.contains($0) && $0 != step }
             if !missing.isEmpty {
                 waiting.append("\(driver) waits for step \(missing.map(String.init).joined(separator: ", ")) to make its input")
+                continue
+            }
+            if case .drop = operation {
+                waiting.append("\(driver) waits for the earlier steps that use the task")
+                continue
+            }
+            if case .waitTimeout = operation {
+                stuck.append(driver)
+                culprits.append((.c6_2, "\(driver): wait(timeout:) never returned"))
                 continue
             }
             guard case .wait(let t) = operation else {
