@@ -47,6 +47,21 @@ import Testing
         #expect(skipped.skippedForReplay == "gcd" && skipped.programsRun == 0 && skipped.passed)
     }
 
+    /// A replay whose backend no check of the process has: the process fails at exit, loudly.
+    @Test func aReplayThatReachesNoCheckOfItsBackendFailsTheProcess() async {
+        let result = await #expect(processExitsWith: .exitCode(1), observing: [\.standardErrorContent]) {
+            setenv("CONFORMANCE_REPLAY", "no-such-backend", 1)
+            var configuration = ConformanceConfiguration.fromEnvironment(environment: [
+                "CONFORMANCE_REPLAY": "no-such-backend", "CONFORMANCE_SEED": "5",
+            ])
+            configuration.output = { _ in }
+            let report = Conformance.check(ReferenceBackend(), configuration: configuration)
+            exit(report.skippedForReplay == "no-such-backend" ? 0 : 2)
+        }
+        let stderr = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(stderr.contains("CONFORMANCE_REPLAY=no-such-backend but no check of a backend named"), "\(stderr)")
+    }
+
     @Test func environmentValuesThatDoNotParseAreErrors() {
         for (name, value) in [("CONFORMANCE_SEED", "abc"), ("CONFORMANCE_PROGRAMS", "-3"), ("CONFORMANCE_MODE", "fast"),
                               ("CONFORMANCE_SHARD", "3/2"), ("CONFORMANCE_SHARD", "0/4"), ("CONFORMANCE_TIME_BUDGET", "x")] {
