@@ -54,7 +54,9 @@ import Testing
                                           "Sources/MyBackend/Trampoline.swift", "Tests/MyBackendTests/ConformanceAdapters.swift",
                                           "Tests/MyBackendTests/MyBackendTests.swift"])
         let fileManager = FileManager.default
-        let root = fileManager.temporaryDirectory.appendingPathComponent("taskcontract-guide-\(getuid())")
+        // One folder per user and checkout: two clones testing at once must not share a build.
+        let checkout = Self.repository.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        let root = fileManager.temporaryDirectory.appendingPathComponent("taskcontract-guide-\(getuid())-\(String(checkout, radix: 16))")
         let package = root.appendingPathComponent("MyBackend")
         let link = root.appendingPathComponent("TaskContract")
         try fileManager.createDirectory(at: package, withIntermediateDirectories: true)
