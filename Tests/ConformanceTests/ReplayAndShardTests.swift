@@ -125,3 +125,16 @@ import Testing
         #expect(again.failures.first?.rule == failure.rule)
     }
 }
+
+#if canImport(XCTest)
+import XCTest
+
+/// The XCTest adapter's replay filter selects the running XCTest method (issue #15.2).
+final class XCTestReplayFilterTests: XCTestCase {
+    func testReplayFilterSelectsThisTest() throws {
+        let filter = conformanceConfiguration.testFilter
+        XCTAssertTrue("ConformanceTests.XCTestReplayFilterTests/testReplayFilterSelectsThisTest".contains(try Regex(filter)), filter)
+        XCTAssertFalse("ConformanceTests.XCTestReplayFilterTests/testReplayFilterSelectsThis".contains(try Regex(filter)), filter)
+    }
+}
+#endif
