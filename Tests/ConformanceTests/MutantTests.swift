@@ -103,7 +103,8 @@ struct MutantTests {
         }
         print("| mutant | rule | mode | programs | seconds | original steps | shrunk steps |\n| --- | --- | --- | --- | --- | --- | --- |\n"
               + rows.joined(separator: "\n"))
-        print("mutants: killed \(killed) of \(mutants.count) (kill rate \(killed * 100 / max(1, mutants.count)) %)")
+        print("mutants: killed \(killed) of \(mutants.count - skipped) (kill rate \(killed * 100 / max(1, mutants.count - skipped)) %)"
+              + (skipped > 0 ? ", \(skipped) skipped by CONFORMANCE_REPLAY" : ""))
         #expect(killed + skipped == mutants.count)
         // Counterexamples are typically a few steps; stress-only schedules may stay longer.
         if shrunkSizes.count >= 3 {
