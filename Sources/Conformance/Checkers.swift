@@ -312,6 +312,13 @@ struct Checkers {
 
     /// A body never starts after its token's cancel() returned (C4.3); checkpoint() throws
     /// exactly when cancellation was requested (C4.4).
+    ///
+    /// "Cancelled" starts when the first `cancel()` step on the token or on a source it is linked
+    /// to returned, whichever call ran the handlers: by C4.1 every `cancel()` returns only after
+    /// the handlers registered before the first one ran (a `cancel(after:)` timer's included), so
+    /// the linked token is cancelled by then too. The exception of C4.1, a `cancel()` from inside
+    /// a handler on the thread running them, never happens in a program: steps run on drivers,
+    /// never inside handlers.
     private mutating func checkCancellation() {
         var cancelSteps: [Int: [Int]] = [:]
         var delayed: Set<Int> = []

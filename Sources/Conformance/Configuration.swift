@@ -11,6 +11,14 @@ import Foundation
 /// - `CONFORMANCE_EVENTS=1`: failures print the run's event log.
 /// - `CONFORMANCE_MODE`: `mixed` (default), `stress`, `controlled` (random walk), `pct3`, ...
 /// - `CONFORMANCE_SHRINK`: seconds to shrink a failing program (default 10; 0: do not shrink).
+/// - `CONFORMANCE_STACK_LINKS`: links of the resource checks (default 1,000,000; 0 skips them).
+/// - `CONFORMANCE_SHARD=k/n`: run shard `k` of `n`, a disjoint part of the seed space of
+///   `CONFORMANCE_PROGRAMS` programs (see `Shard`); needs `CONFORMANCE_SEED`, the same on every shard.
+/// - `CONFORMANCE_REPLAY=<backend>`: set by replay lines. Runs exactly the program of
+///   `CONFORMANCE_SEED` on the backend of that name (other backends' checks are skipped), and
+///   fails if it runs none.
+///
+/// A value that does not parse is an error in the report (`environmentErrors`), never ignored.
 public struct ConformanceConfiguration: Sendable {
     public var baseSeed: UInt64
     public var programs: Int
@@ -37,9 +45,26 @@ public struct ConformanceConfiguration: Sendable {
     public var mode: ScheduleMode = .mixed
     /// How long to shrink a failing program (zero: not at all).
     public var shrinkTimeBudget: Duration = .seconds(10)
-    /// The length of the chain of inline continuations of the stack-safety check (C2.7), run
-    /// once per `check` before the programs; 0 skips it.
-    public var stackSafetyDepth = 20_000
+    /// The links of each resource check (`Conformance.checkResources`: C2.7's chains on every
+    /// kind of executor and C8.2's dropped chain, on a 512 KiB stack), run in-process once per
+    /// `check` before the programs; 0 skips them (then run them in a child process of your own:
+    /// docs/WRITING_A_BACKEND.md). `CONFORMANCE_STACK_LINKS` scales it down where each link
+    /// costs more (the thread sanitizer).
+    public var resourceLinks = ResourceCheck.contractLinks
+    /// This run's part of the seed space (`CONFORMANCE_SHARD`); nil: indices `0..<programs`.
+    public var shard: Shard?
+    /// The backend a replay line names (`CONFORMANCE_REPLAY`): only its check runs, exactly one
+    /// program, and running none is an error.
+    public var replaying: String?
+    /// `CONFORMANCE_*` variables that did not parse or do not fit together: the check reports
+    /// them as errors and runs nothing.
+    public var environmentErrors: [String] = []
+
+    /// The indices of the programs to run: program `i` has seed `baseSeed &+ i`.
+    public var programIndices: Range<Int> {
+        if replaying != nil { return 0..<min(programs, 1) }
+        return shard?.indices(programs: programs) ?? 0..<programs
+    }
 
     public init(
         baseSeed: UInt64? = nil,
@@ -71,21 +96,45 @@ public struct ConformanceConfiguration: Sendable {
         testFilter: String = "ConformanceTests", environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> ConformanceConfiguration {
         var configuration = ConformanceConfiguration(testFilter: testFilter)
-        if let seed = environment["CONFORMANCE_SEED"].flatMap(parseSeed) { configuration.baseSeed = seed }
-        if let programs = environment["CONFORMANCE_PROGRAMS"].flatMap({ Int($0) }), programs >= 0 {
+        var errors: [String] = []
+        /// The parsed value of `name` if set; an error if set but `parse` rejects it.
+        func read<T>(_ name: String, _ expected: String, _ parse: (String) -> T?) -> T? {
+            guard let text = environment[name] else { return nil }
+            if let value = parse(text) { return value }
+            errors.append("\(name)=\(text) is not \(expected)")
+            return nil
+        }
+        let seed = read("CONFORMANCE_SEED", "a seed (decimal or 0x-hex)", parseSeed)
+        if let seed { configuration.baseSeed = seed }
+        if let programs = read("CONFORMANCE_PROGRAMS", "a count >= 0", { Int($0).flatMap { $0 >= 0 ? $0 : nil } }) {
             configuration.programs = programs
         }
-        if let seconds = environment["CONFORMANCE_TIME_BUDGET"].flatMap({ Double($0) }), seconds > 0 {
+        if let seconds = read("CONFORMANCE_TIME_BUDGET", "seconds > 0", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.timeBudget = .milliseconds(Int64(seconds * 1000))
         }
         configuration.showsEvents = environment["CONFORMANCE_EVENTS"] == "1"
-        if let mode = environment["CONFORMANCE_MODE"].flatMap(ScheduleMode.init) { configuration.mode = mode }
-        if let seconds = environment["CONFORMANCE_SHRINK"].flatMap({ Double($0) }), seconds >= 0 {
+        if let mode = read("CONFORMANCE_MODE", "a mode (mixed, stress, controlled, pct3, ...)", ScheduleMode.init) {
+            configuration.mode = mode
+        }
+        if let seconds = read("CONFORMANCE_SHRINK", "seconds >= 0", { Double($0).flatMap { $0 >= 0 ? $0 : nil } }) {
             configuration.shrinkTimeBudget = .milliseconds(Int64(seconds * 1000))
         }
-        if let steps = environment["CONFORMANCE_MAX_STEPS"].flatMap({ Int($0) }), steps > 0 {
+        if let steps = read("CONFORMANCE_MAX_STEPS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.generator.maxSteps = steps
         }
+        if let links = read("CONFORMANCE_STACK_LINKS", "a count >= 0", { Int($0).flatMap { $0 >= 0 ? $0 : nil } }) {
+            configuration.resourceLinks = links
+        }
+        configuration.shard = read("CONFORMANCE_SHARD", "k/n with 1 <= k <= n", Shard.init)
+        configuration.replaying = read("CONFORMANCE_REPLAY", "a backend name", { $0.isEmpty ? nil : $0 })
+        if configuration.shard != nil, seed == nil {
+            errors.append("CONFORMANCE_SHARD needs CONFORMANCE_SEED, the same on every shard (e.g. the CI run's number), "
+                          + "or the shards would not be disjoint")
+        }
+        if configuration.replaying != nil, seed == nil {
+            errors.append("CONFORMANCE_REPLAY needs CONFORMANCE_SEED: without it the replay would run a random program")
+        }
+        configuration.environmentErrors = errors
         return configuration
     }
 

@@ -18,9 +18,16 @@ public enum Conformance {
         let clock = ContinuousClock()
         let start = clock.now
         let out = configuration.output
-        out("conformance [\(backend.name)] base seed \(configuration.baseSeed) "
-            + "(replay: CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(configuration.testFilter)); "
-            + "up to \(configuration.programs) programs, \(configuration.timeBudget), mode \(configuration.mode)")
+        if let early = earlyReport(backend, configuration: configuration) {
+            out(early.description)
+            return early
+        }
+        let indices = configuration.programIndices
+        let shardText = configuration.shard.map { "shard \($0) (programs \(indices.lowerBound)..<\(indices.upperBound)), " } ?? ""
+        let rerun = (configuration.shard.map { "CONFORMANCE_SHARD=\($0) CONFORMANCE_PROGRAMS=\(configuration.programs) " } ?? "")
+            + "CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(Shell.quoted(configuration.testFilter))"
+        out("conformance [\(backend.name)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
+            + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode)")
         let harness = Harness(
             backend: backend, executors: configuration.executors,
             hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
@@ -29,7 +36,8 @@ public enum Conformance {
             ConformanceFailure(
                 backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
                 expected: finding.expected, observed: finding.observed, program: program.description,
-                replay: replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode), callSite: callSite,
+                replay: replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend.name),
+                callSite: callSite,
                 events: result.events, showsEvents: configuration.showsEvents, mode: result.mode,
                 notReproducible: result.notReproducible, originalSize: program.steps.count,
                 shrunkProgram: shrunk.map { "\($0.program)" }, shrunkSize: shrunk?.program.steps.count,
@@ -44,19 +52,27 @@ public enum Conformance {
         var controlledRun = 0
         var stepsRun = 0
         var abandoned = false
-        if configuration.stackSafetyDepth > 0,
-           let finding = StackSafety.check(backend, depth: configuration.stackSafetyDepth, limit: configuration.hangLimit) {
-            let result = ProgramResult(findings: [finding], exercised: [.c2_7], abandoned: false)
+        if configuration.resourceLinks > 0, configuration.replaying == nil {
+            // A crash here kills the process: say first what runs, so the last line names it.
+            FileHandle.standardError.write(Data(("conformance [\(backend.name)] resource checks (C2.7, C8.2): "
+                + "\(configuration.resourceLinks) links each, on a 512 KiB stack\n").utf8))
+            let findings = checkResources(backend, links: configuration.resourceLinks, limit: max(configuration.hangLimit, .seconds(120)))
+            exercised[.c2_7, default: 0] += 1
+            exercised[.c8_2, default: 0] += 1
             let empty = Program(seed: configuration.baseSeed, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [])
-            if configuration.knownIssues[.c2_7] != nil {
-                known.append(failure(finding, seed: configuration.baseSeed, program: empty, result: result))
-            } else {
-                failures.append(failure(finding, seed: configuration.baseSeed, program: empty, result: result))
-                failingPrograms += 1
+            for finding in findings {
+                let result = ProgramResult(findings: [finding], exercised: [finding.rule], abandoned: false)
+                var reported = failure(finding, seed: configuration.baseSeed, program: empty, result: result)
+                reported.replay = "CONFORMANCE_PROGRAMS=0 swift test --filter \(Shell.quoted(configuration.testFilter))"
+                if configuration.knownIssues[finding.rule] != nil {
+                    known.append(reported)
+                } else {
+                    failures.append(reported)
+                    failingPrograms = 1
+                }
             }
         }
-        if configuration.stackSafetyDepth > 0 { exercised[.c2_7, default: 0] += 1 }
-        for index in 0..<configuration.programs {
+        for index in indices {
             if clock.now - start > configuration.timeBudget { break }
             if failingPrograms >= configuration.maxFailingPrograms { break }
             let seed = configuration.baseSeed &+ UInt64(index)
@@ -97,7 +113,10 @@ public enum Conformance {
         let report = ConformanceReport(
             backend: backend.name, baseSeed: configuration.baseSeed, programsRun: programsRun, stepsRun: stepsRun,
             duration: clock.now - start, rulesExercised: exercised, failures: failures, knownIssues: known,
-            abandoned: abandoned, controlledPrograms: controlledRun, notReproducible: notReproducible)
+            abandoned: abandoned, controlledPrograms: controlledRun, notReproducible: notReproducible,
+            shard: configuration.shard,
+            errors: configuration.replaying != nil && programsRun == 0
+                ? ["CONFORMANCE_REPLAY=\(backend.name): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : [])
         out(report.description)
         return report
     }
@@ -176,9 +195,26 @@ public enum Conformance {
         }
     }
 
-    /// The shell line that runs exactly the program of `seed` again.
-    public static func replayLine(seed: UInt64, filter: String, mode: ScheduleMode? = nil) -> String {
-        (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "") + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 swift test --filter \(filter)"
+    /// The shell line that runs exactly the program of `seed` again, on any machine (it names no
+    /// shard). With `backend`, it sets `CONFORMANCE_REPLAY`: only that backend's check runs, and
+    /// a run that reaches no program of it fails.
+    public static func replayLine(seed: UInt64, filter: String, mode: ScheduleMode? = nil, backend: String? = nil) -> String {
+        (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "") + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 "
+            + (backend.map { "CONFORMANCE_REPLAY=\(Shell.quoted($0)) " } ?? "") + "swift test --filter \(Shell.quoted(filter))"
+    }
+
+    /// The report of a check that runs nothing: another backend is being replayed, or the
+    /// environment did not parse (an error, reported). `nil`: run.
+    private static func earlyReport(_ backend: any TaskBackend, configuration: ConformanceConfiguration) -> ConformanceReport? {
+        if let replaying = configuration.replaying {
+            ReplayGuard.noteCheck(replaying: replaying, backend: backend.name)
+        }
+        let skipped = configuration.replaying.map { $0 != backend.name } ?? false
+        guard skipped || !configuration.environmentErrors.isEmpty else { return nil }
+        return ConformanceReport(
+            backend: backend.name, baseSeed: configuration.baseSeed, programsRun: 0, stepsRun: 0, duration: .zero,
+            rulesExercised: [:], failures: [], knownIssues: [], abandoned: false, controlledPrograms: 0, notReproducible: [],
+            shard: configuration.shard, errors: configuration.environmentErrors, skippedForReplay: skipped ? configuration.replaying : nil)
     }
 }
 

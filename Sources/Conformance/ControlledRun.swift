@@ -28,10 +28,8 @@ extension Harness {
         let limit = Watchdog(limit: controlledHangLimit ?? hangLimit * 2).deadline
         guard finished.wait(timeout: .now() + limit.timeIntervalSinceNow) == .success, let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
-            let completed = execution.log.completedTasks
-            let pending = (0..<program.taskCount).filter { !completed[$0] }
-            let finding = Watchdog.hang(phase: "the controlled run (its one thread is blocked)", program: program, stuckSteps: stuck,
-                                        pendingTasks: pending, completed: completed, limit: hangLimit)
+            let finding = Watchdog.hang(phase: "the controlled run (its one thread is blocked)", execution: execution,
+                                        stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
             return ProgramResult(findings: [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
         }
         var foreign = scheduler.foreignActivity
@@ -41,10 +39,8 @@ extension Harness {
         }
         var findings: [Finding] = []
         if !result.stuckSteps.isEmpty || !result.quiescent {
-            let completed = execution.log.completedTasks
-            let pending = (0..<program.taskCount).filter { !completed[$0] }
-            let hang = Watchdog.hang(
-                phase: "", program: program, stuckSteps: result.stuckSteps, pendingTasks: pending, completed: completed, limit: hangLimit)
+            let hang = Watchdog.hang(phase: "", execution: execution, stuckSteps: result.stuckSteps,
+                                     heldCompleted: result.stuckSteps.isEmpty, limit: hangLimit)
             let what = result.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
             findings.append(Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
                                     expected: hang.expected, observed: hang.observed))

@@ -50,6 +50,13 @@ final class ProgramExecution: Sendable {
         currentStep.withLock { $0[driver] = -1 }
     }
 
+    /// Task `t`'s real status, not what the harness's observer logged: `nil` once freed.
+    func isCompleted(task t: Int) -> Bool? {
+        if let slot = slots.peekTask(t) { return slot.isCompleted }
+        let object = tasks.withLock { $0.first { $0.id == t }?.reference }?.object
+        return object.flatMap(TaskSlot.isCompleted)
+    }
+
     /// Whether step `index` can run now without blocking (controlled mode): every id it uses
     /// exists, a drop's earlier users are done, and a blocking `wait()`'s task has completed.
     func canRunWithoutBlocking(_ index: Int) -> Bool {

@@ -51,10 +51,8 @@ struct Harness {
         let driversDone = group.wait(timeout: .now() + .milliseconds(Int(hangLimit.components.seconds * 1000) + 1)) == .success
         if !driversDone {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
-            let completed = execution.log.completedTasks
-            let pending = (0..<program.taskCount).filter { !completed[$0] }
-            let finding = Watchdog.hang(phase: "the drivers' steps", program: program, stuckSteps: stuck,
-                                        pendingTasks: pending, completed: completed, limit: hangLimit)
+            let finding = Watchdog.hang(phase: "the drivers' steps", execution: execution, stuckSteps: stuck,
+                                        heldCompleted: false, limit: hangLimit)
             return ProgramResult(findings: [finding], exercised: [], abandoned: true)
         }
 
@@ -74,10 +72,8 @@ struct Harness {
         // Phase two.
         execution.completeHeldSources()
         if !execution.log.waitForQuiescence(deadline: watchdog.deadline) {
-            let completed = execution.log.completedTasks
-            let pending = (0..<program.taskCount).filter { !completed[$0] }
-            var finding = Watchdog.hang(phase: "completion of every task, body and await", program: program,
-                                        stuckSteps: [], pendingTasks: pending, completed: completed, limit: hangLimit)
+            var finding = Watchdog.hang(phase: "completion of every task, body and await", execution: execution,
+                                        stuckSteps: [], heldCompleted: true, limit: hangLimit)
             finding = Finding(finding.rule, finding.message, expected: finding.expected,
                               observed: [finding.observed, execution.log.runningSummary].filter { !$0.isEmpty }.joined(separator: "; "))
             findings.append(finding)

@@ -1,5 +1,7 @@
 /// A finding: one rule broken, with what the contract expects and what was observed.
-public struct Finding: Sendable, Hashable {
+public struct Finding: Sendable, Hashable, CustomStringConvertible {
+    public var description: String { "\(rule) broken: \(message) (expected: \(expected); observed: \(observed))" }
+
     public let rule: Rule
     public let message: String
     public let expected: String

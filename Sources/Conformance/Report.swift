@@ -25,7 +25,7 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// The program, one step a line.
     public let program: String
     /// A shell line that runs exactly this program again.
-    public let replay: String
+    public internal(set) var replay: String
     public let callSite: CallSite
     /// The run's event log, one event a line (`#seq driver thread event`).
     public let events: String
@@ -91,14 +91,28 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// Controlled runs that saw work from outside the harness (a backend's thread, a timer):
     /// not failures, but their schedules may not replay.
     public let notReproducible: [String]
+    /// The shard this run covered (`CONFORMANCE_SHARD`).
+    public internal(set) var shard: Shard?
+    /// Errors that are not a rule broken but stop the check from meaning anything: a
+    /// `CONFORMANCE_*` variable that does not parse, a replay that ran no program. Adapters must
+    /// record them as failures.
+    public internal(set) var errors: [String] = []
+    /// Set when this check ran nothing because a replay names another backend (not a failure).
+    public internal(set) var skippedForReplay: String?
 
-    public var passed: Bool { failures.isEmpty }
+    public var passed: Bool { failures.isEmpty && errors.isEmpty }
 
     public var description: String {
+        if let skippedForReplay {
+            return "conformance [\(backend)] skipped: this run replays backend \(skippedForReplay) (CONFORMANCE_REPLAY)"
+        }
+        if !errors.isEmpty, programsRun == 0 {
+            return (["conformance [\(backend)] did not run:"] + errors.map { "  error: \($0)" }).joined(separator: "\n")
+        }
         let rules = rulesExercised.keys.sorted().map { "\($0)×\(rulesExercised[$0] ?? 0)" }.joined(separator: " ")
         let unexercised = Rule.allCases.filter { rulesExercised[$0] == nil }.map(\.rawValue).joined(separator: " ")
         var lines = [
-            "conformance [\(backend)] base seed \(baseSeed): \(programsRun) programs, \(stepsRun) steps in \(duration), "
+            "conformance [\(backend)] base seed \(baseSeed)\(shard.map { ", shard \($0)" } ?? ""): \(programsRun) programs, \(stepsRun) steps in \(duration), "
                 + "(\(controlledPrograms) controlled, \(programsRun - controlledPrograms) stress), "
                 + (passed ? "passed" : "\(failures.count) failures") + (abandoned ? " (abandoned after a hang)" : ""),
             "  rules exercised: \(rules)",
@@ -107,6 +121,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         if !notReproducible.isEmpty {
             lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) controlled programs, e.g. \(notReproducible[0])")
         }
+        lines += errors.map { "  error: \($0)" }
         lines += knownIssues.map { "  known issue: \($0.rule) (seed \($0.seed)): \($0.message)" }
         lines += failures.map(\.description)
         return lines.joined(separator: "\n")

@@ -49,6 +49,15 @@ enum TaskSlot: Sendable {
         }
     }
 
+    /// Whether `object`, one of the four kinds of task above, has completed (`nil`: another kind).
+    static func isCompleted(_ object: AnyObject) -> Bool? {
+        if let t = object as? any AsyncTask<Int> { return t.isCompleted }
+        if let t = object as? any AsyncTask<[Int]> { return t.isCompleted }
+        if let t = object as? any AsyncTask<[Completion<Int>]> { return t.isCompleted }
+        if let t = object as? any AsyncTask<Void> { return t.isCompleted }
+        return nil
+    }
+
     var status: String {
         switch self {
         case .int(let t): return t.status.description

@@ -6,68 +6,151 @@ import Glibc
 import Darwin
 #endif
 
-/// C2.7, which generated programs are too short to test: a chain of `depth` continuations on the
-/// inline executor, completed at its root, on a thread with a small stack. A backend that
-/// recurses instead of trampolining overflows that stack. That cannot be caught in-process: while
-/// the check runs, a SIGSEGV handler on an alternate stack prints a C2.7 failure line to stderr
-/// and exits the process with status 70, so a test running the check in a child process (an exit
-/// test) sees the rule. Outside the check the previous handler is back.
-enum StackSafety {
-    /// The exit status of a process that overflowed its stack in the check.
-    static let overflowExitStatus: Int32 = 70
+/// The checks generated programs are too short for, at the contract's sizes: chains of
+/// 1,000,000 continuations on every kind of executor (C2.7) and a dropped pending chain of as
+/// many links (C8.2), each on a thread created with a 512 KiB stack.
+public enum ResourceCheck: String, CaseIterable, Codable, Sendable, CustomStringConvertible {
+    /// A chain registered link by link on a pending source, set off by completing it, on the
+    /// backend's inline executor (C2.7).
+    case inlineChain = "inline"
+    /// The same on the backend's default executor.
+    case defaultChain = "default"
+    /// The same on a serial executor of the backend.
+    case serialChain = "serial"
+    /// The same on a user's executor that runs every job at once, inside `execute`: a backend
+    /// must trampoline its hand-offs to users' executors too.
+    case synchronousUserChain = "synchronous user"
+    /// A pending chain (map, continueWith, flatMap) never completed and dropped whole: freeing it
+    /// must not recurse one task's deinit inside the previous one's (C8.2).
+    case droppedPendingChain = "dropped"
 
-    static func check(_ backend: any TaskBackend, depth: Int, limit: Duration) -> Finding? {
-        let result = Locked<Completion<Int>?>(nil)
+    public var rule: Rule { self == .droppedPendingChain ? .c8_2 : .c2_7 }
+
+    public var description: String {
+        self == .droppedPendingChain ? "a dropped pending chain" : "a chain on the \(rawValue) executor"
+    }
+
+    /// The contract's size (C2.7, C8.2).
+    public static let contractLinks = 1_000_000
+    /// `CONFORMANCE_STACK_LINKS` if set (lower it where each link costs more: the thread
+    /// sanitizer), else the contract's size.
+    public static var configuredLinks: Int {
+        ProcessInfo.processInfo.environment["CONFORMANCE_STACK_LINKS"].flatMap { Int($0) }.map { max($0, 0) } ?? contractLinks
+    }
+    /// The stack the checks run on (C2.7: "on a 512 KiB stack").
+    public static let stackSize = 512 * 1024
+}
+
+extension Conformance {
+    /// Runs `checks` against `backend` on a thread with a 512 KiB stack and returns what they
+    /// found (empty: passed). An overflow cannot be caught: while a check runs on that thread, a
+    /// SIGSEGV handler prints the rule and the check to stderr and exits the process with status
+    /// 70 (`resourceCheckCrashStatus`). Run this in a child process (an exit test) to keep the
+    /// test process alive; `check` runs it in-process unless `configuration.resourceLinks` is 0.
+    public static func checkResources(
+        _ backend: any TaskBackend, links: Int = ResourceCheck.configuredLinks,
+        checks: [ResourceCheck] = ResourceCheck.allCases, limit: Duration = .seconds(120)
+    ) -> [Finding] {
+        let findings = Locked<[Finding]>([])
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             // One check at a time in the process: the handler and its message are process-wide.
             SegfaultReporter.serial.lock()
             defer { SegfaultReporter.serial.unlock() }
-            SegfaultReporter.install(message: "\(backend.name): C2.7 broken: stack overflow in the stack-safety check, "
-                                     + "a chain of \(depth) continuations on the inline executor (recursion instead of a trampoline?)\n")
-            // Every task stays referenced here until the end, then is released root first: a
-            // backend that wrongly keeps continuations (C8.1) would otherwise free the chain
-            // recursively, one task's deinit inside the previous one's.
-            var source: (any CompletionSource<Int>)? = backend.makeSource(of: Int.self)
-            var tasks: [any AsyncTask<Int>] = source.map { [$0.task] } ?? []
-            tasks.reserveCapacity(depth + 1)
-            for _ in 0..<depth {
-                tasks.append(tasks[tasks.count - 1].continueWith(on: backend.inlineExecutor, token: .none) { try $0.get() + 1 })
+            for check in checks {
+                SegfaultReporter.install(message: "\(backend.name): \(check.rule) broken: stack overflow in the resource check "
+                                         + "\(check) of \(links) links on a 512 KiB stack (recursion instead of a trampoline?)\n")
+                let finding = ResourceChecks(backend: backend, links: links, limit: limit).run(check)
+                SegfaultReporter.uninstall()
+                if let finding { findings.withLock { $0.append(finding) } }
             }
-            tasks[tasks.count - 1].whenComplete(on: backend.inlineExecutor) { completion in result.withLock { $0 = completion } }
-            source?.trySucceed(0)
-            source = nil
-            SegfaultReporter.uninstall()
-            tasks.reverse()
-            while tasks.popLast() != nil {}
             done.signal()
         }
-        thread.stackSize = 1 << 20
+        thread.stackSize = ResourceCheck.stackSize
         thread.start()
-        // Only a hang detector: generous, since under the thread sanitizer and with other checks
-        // waiting for `serial` the chain may take seconds.
-        let limit = max(limit, .seconds(60))
-        let (seconds, attoseconds) = limit.components
-        let nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard done.wait(timeout: .now() + .nanoseconds(nanos)) == .success else {
-            return Finding(.c2_7, "stack-safety check: a chain of \(depth) inline continuations did not complete within \(limit)",
-                           expected: "success(\(depth))", observed: "still pending")
+        done.wait()
+        return findings.withLock { $0 }
+    }
+
+    /// The exit status of a process whose stack overflowed in `checkResources`.
+    public static let resourceCheckCrashStatus: Int32 = 70
+}
+
+/// The workloads of `ResourceCheck`, on the calling thread.
+private struct ResourceChecks {
+    let backend: any TaskBackend
+    let links: Int
+    let limit: Duration
+
+    func run(_ check: ResourceCheck) -> Finding? {
+        switch check {
+        case .inlineChain: return chain(on: backend.inlineExecutor, check)
+        case .defaultChain: return chain(on: backend.defaultExecutor, check)
+        case .serialChain: return chain(on: backend.makeSerialExecutor(label: "conformance.c2.7"), check)
+        case .synchronousUserChain: return chain(on: SynchronousUserExecutor(), check)
+        case .droppedPendingChain: return droppedChain()
         }
-        let observed = result.withLock { $0 }
-        guard case .success(depth) = observed else {
-            return Finding(.c2_7, "stack-safety check: a chain of \(depth) inline continuations completed wrongly",
-                           expected: "success(\(depth)) before the completing call returned",
-                           observed: observed.map { "\(Outcome($0))" } ?? "not completed when trySucceed returned")
+    }
+
+    /// A chain registered on a pending source, then set off by completing it: the last task must
+    /// hold `links`.
+    private func chain(on executor: any Executor, _ check: ResourceCheck) -> Finding? {
+        // Every task stays referenced until the end, then is released root first: a backend
+        // that wrongly keeps continuations (C8.1) would otherwise free the chain recursively.
+        var source: (any CompletionSource<Int>)? = backend.makeSource(of: Int.self)
+        var tasks: [any AsyncTask<Int>] = source.map { [$0.task] } ?? []
+        tasks.reserveCapacity(links + 1)
+        for _ in 0..<links {
+            tasks.append(tasks[tasks.count - 1].map(on: executor) { $0 + 1 })
+        }
+        source?.trySucceed(0)
+        source = nil
+        let observed = tasks[tasks.count - 1].wait(timeout: limit)
+        tasks.reverse()
+        while tasks.popLast() != nil {}
+        guard case .success(links) = observed else {
+            return Finding(.c2_7, "resource check: \(check) of \(links) links "
+                           + (observed == nil ? "did not complete within \(limit)" : "completed wrongly"),
+                           expected: "success(\(links))", observed: observed.map { "\(Outcome($0))" } ?? "still pending")
         }
         return nil
     }
+
+    /// A pending chain of every kind of link, dropped whole: root and leaf must be freed.
+    private func droppedChain() -> Finding? {
+        let backend = self.backend
+        weak var root: (any AsyncTask<Int>)?
+        weak var leaf: (any AsyncTask<Int>)?
+        do {
+            let source = backend.makeSource(of: Int.self)
+            root = source.task
+            var last: any AsyncTask<Int> = source.task
+            for index in 0..<links {
+                switch index % 3 {
+                case 0: last = last.map(on: backend.inlineExecutor) { $0 + 1 }
+                case 1: last = last.continueWith(on: backend.inlineExecutor, token: .none) { try $0.get() + 1 }
+                default: last = last.flatMap(on: backend.inlineExecutor) { backend.succeeded($0 + 1) }
+                }
+            }
+            leaf = last
+        }
+        guard root != nil || leaf != nil else { return nil }
+        return Finding(.c8_2, "resource check: a pending chain of \(links) links was not freed when dropped",
+                       expected: "root and leaf freed", observed: [root.map { _ in "root alive" }, leaf.map { _ in "leaf alive" }]
+                        .compactMap { $0 }.joined(separator: ", "))
+    }
 }
 
-/// The SIGSEGV handler of the stack-safety check.
+/// A user's executor that runs each job at once, on the calling thread (C2.7's "any executor").
+final class SynchronousUserExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) { job() }
+}
+
+/// The SIGSEGV handler of the resource checks.
 private enum SegfaultReporter {
     static let serial = NSLock()
     // nonisolated(unsafe): written only by `install`/`uninstall`, which the checking thread calls
-    // before and after the check while holding `serial`; the signal handler only reads them in
+    // before and after each check while holding `serial`; the signal handler only reads them in
     // between.
     nonisolated(unsafe) static var message: UnsafeMutablePointer<CChar>?
     nonisolated(unsafe) static var messageLength = 0
@@ -112,10 +195,12 @@ private enum SegfaultReporter {
     }
 }
 
-/// Async-signal-safe: only `write` and `_exit`.
+/// Async-signal-safe: only `write` and `_exit`. The alternate stack is the checking thread's;
+/// an overflow on another thread (an executor's) reaches the handler only if the kernel can
+/// push its frame, else the process dies of SIGSEGV: a crash either way, never a pass.
 private func segfaultHandler(_ signal: Int32) {
     if let message = SegfaultReporter.message {
         _ = write(2, message, SegfaultReporter.messageLength)
     }
-    _exit(StackSafety.overflowExitStatus)
+    _exit(Conformance.resourceCheckCrashStatus)
 }

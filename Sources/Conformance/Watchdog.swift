@@ -1,7 +1,9 @@
 import Foundation
 
-/// Turns a hang into a finding that names what is stuck: the drivers' current steps and the
-/// tasks the model expected to complete that never did.
+/// Turns a hang into a finding a user can act on: it names the likely culprit first, then the
+/// drivers truly stuck inside the backend, the drivers merely waiting for another driver's
+/// steps, and the program's tasks still pending (by their real status, never the harness's own
+/// observers).
 struct Watchdog {
     /// How long one phase of one program may take before it counts as a hang.
     let limit: Duration
@@ -11,25 +13,167 @@ struct Watchdog {
         return Date().addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
     }
 
-    /// A finding for a hang in `phase`: `stuckSteps` are the steps drivers are blocked in.
+    /// A finding for a hang in `phase` of `execution`: `stuckSteps` are the steps drivers are
+    /// in; `heldCompleted` says whether the harness has completed the held sources yet.
     static func hang(
-        phase: String, program: Program, stuckSteps: [Int], pendingTasks: [Int], completed: [Bool], limit: Duration
+        phase: String, execution: ProgramExecution, stuckSteps: [Int], heldCompleted: Bool, limit: Duration
     ) -> Finding {
-        var rule = Rule.c2_1
-        var lines: [String] = []
+        var diagnosis = HangDiagnosis(execution: execution, heldCompleted: heldCompleted)
+        let (rule, observed) = diagnosis.explain(stuckSteps: stuckSteps)
+        return Finding(rule, "watchdog: \(phase.isEmpty ? "the run" : phase) did not finish within \(limit)",
+                       expected: "every task completes and every waiter wakes", observed: observed)
+    }
+}
+
+/// Why a run hangs, from the program, the event log and each task's real status.
+struct HangDiagnosis {
+    private let program: Program
+    /// Whether the harness's observer saw each task complete.
+    private let observed: [Bool]
+    /// Each task's real status (`nil`: freed, unknown).
+    private let actual: [Bool?]
+    private let ended: Set<Int>
+    private let creator: [Int: Int]
+    private let tokenCreator: [Int: Int]
+    private let setters: [Int: [Int]]
+    private let heldCompleted: Bool
+
+    /// What keeps a task from completing.
+    enum Blocker: Hashable {
+        /// A driver step that has not finished (it would make or complete a task).
+        case step(Int)
+        /// A held source: the harness completes it after the drivers.
+        case held(Int)
+        /// A task that should have completed by now: everything it depends on is done.
+        case stuck(Int)
+    }
+
+    init(execution: ProgramExecution, heldCompleted: Bool) {
+        program = execution.program
+        observed = execution.log.completedTasks
+        actual = (0..<program.taskCount).map { execution.isCompleted(task: $0) }
+        var ended: Set<Int> = []
+        for event in execution.log.events { if case .stepEnd(let step) = event.kind { ended.insert(step) } }
+        self.ended = ended
+        var creator: [Int: Int] = [:]
+        var tokenCreator: [Int: Int] = [:]
+        var setters: [Int: [Int]] = [:]
+        for (index, step) in program.steps.enumerated() {
+            if let t = step.operation.createdTask { creator[t] = index }
+            if case .makeToken(let k, _) = step.operation { tokenCreator[k] = index }
+            if case .complete(let s, _, _) = step.operation { setters[s, default: []].append(index) }
+        }
+        self.creator = creator
+        self.tokenCreator = tokenCreator
+        self.setters = setters
+        self.heldCompleted = heldCompleted
+    }
+
+    private func isDone(_ t: Int) -> Bool { actual[t] == true || observed[t] }
+
+    /// What `t` waits for, followed back to driver steps, held sources or stuck tasks.
+    func blockers(of t: Int, seen: inout Set<Int>) -> Set<Blocker> {
+        guard t < program.taskCount, !isDone(t), seen.insert(t).inserted else { return [] }
+        guard let made = creator[t] else { return [] }
+        if !ended.contains(made) { return [.step(made)] }
+        var inputs: [Int] = []
+        switch program.steps[made].operation {
+        case .makeSource(_, let held):
+            if held != nil, !heldCompleted { return [.held(t)] }
+            let open = (setters[t] ?? []).filter { !ended.contains($0) }
+            return open.isEmpty ? [.stuck(t)] : Set(open.map(Blocker.step))
+        case .chain(_, let kind, let antecedent, _, _, _):
+            inputs = [antecedent]
+            if case .flatMapExisting(let inner) = kind { inputs.append(inner) }
+        case .combine(_, _, let list):
+            inputs = list
+        default:
+            return [.stuck(t)]
+        }
+        let upstream = inputs.reduce(into: Set<Blocker>()) { $0.formUnion(blockers(of: $1, seen: &seen)) }
+        return upstream.isEmpty ? [.stuck(t)] : upstream
+    }
+
+    /// The rule and the text of the finding.
+    mutating func explain(stuckSteps: [Int]) -> (Rule, String) {
+        var culprits: [(Rule, String)] = []
+        var stuck: [String] = []
+        var waiting: [String] = []
+        // A task that completed although the harness's observer never ran: a lost continuation.
+        for t in 0..<program.taskCount where actual[t] == true && !observed[t] {
+            culprits.append((.c2_1, "t\(t) completed, but the continuation the harness registered on it (whenComplete on the "
+                             + "inline executor) never ran: a lost continuation"))
+        }
         for step in stuckSteps {
             let operation = program.steps[step].operation
-            lines.append("driver d\(program.steps[step].driver) stuck in step \(step): \(operation)")
-            if case .wait(let t) = operation, t < completed.count, completed[t] { rule = .c6_3 }
+            let driver = "driver d\(program.steps[step].driver) in step \(step) (\(operation))"
+            let inputs = operation.usedTasks.compactMap { creator[$0] } + operation.usedTokens.compactMap { tokenCreator[$0] }
+            let missing = inputs.filter { !ended.contains($0) && $0 != step }
+            if !missing.isEmpty {
+                waiting.append("\(driver) waits for step \(missing.map(String.init).joined(separator: ", ")) to make its input")
+                continue
+            }
+            if case .drop = operation {
+                waiting.append("\(driver) waits for the earlier steps that use the task")
+                continue
+            }
+            if case .waitTimeout = operation {
+                stuck.append(driver)
+                culprits.append((.c6_2, "\(driver): wait(timeout:) never returned"))
+                continue
+            }
+            guard case .wait(let t) = operation else {
+                stuck.append(driver)
+                culprits.append((.c2_1, "\(driver) never returned from the backend (a deadlock or a lost wake-up inside the call?)"))
+                continue
+            }
+            if actual[t] == true {
+                stuck.append(driver)
+                culprits.append((.c6_3, "\(driver): t\(t) completed but wait() never woke"))
+                continue
+            }
+            var seen: Set<Int> = []
+            let blockers = self.blockers(of: t, seen: &seen)
+            let stuckTasks = blockers.compactMap { if case .stuck(let u) = $0 { return u } else { return nil } }.sorted()
+            let steps = blockers.compactMap { if case .step(let s) = $0 { return s } else { return nil } }.sorted()
+            if stuckTasks.isEmpty, !steps.isEmpty {
+                waiting.append("\(driver) waits for step " + steps.map { "\($0) (driver d\(program.steps[$0].driver))" }
+                    .joined(separator: ", "))
+                continue
+            }
+            stuck.append(driver)
+            for u in stuckTasks {
+                culprits.append((.c2_1, "t\(u) never completed although every step and task it depends on did: \(describe(u))"
+                                 + (u == t ? "" : "; t\(t) waits on it")))
+            }
         }
-        if !pendingTasks.isEmpty {
-            lines.append("pending tasks: " + pendingTasks.prefix(20).map { "t\($0)" }.joined(separator: ", ")
-                         + (pendingTasks.count > 20 ? ", ..." : ""))
+        // No driver explains it (phase two, or a run without waits): the most upstream stuck tasks.
+        if culprits.isEmpty {
+            var seen: Set<Int> = []
+            for t in 0..<program.taskCount where !isDone(t) {
+                for case .stuck(let u) in blockers(of: t, seen: &seen) {
+                    culprits.append((.c2_1, "t\(u) never completed although every step and task it depends on did: \(describe(u))"))
+                }
+            }
         }
-        return Finding(
-            rule, "watchdog: \(phase) did not finish within \(limit)",
-            expected: "every task completes and every waiter wakes",
-            observed: lines.joined(separator: "; ")
-        )
+        var lines: [String] = []
+        if let first = culprits.first {
+            lines.append("likely culprit: \(first.1)")
+            if culprits.count > 1 {
+                lines.append("also: " + culprits.dropFirst().prefix(4).map(\.1).joined(separator: "; "))
+            }
+        }
+        if !stuck.isEmpty { lines.append("stuck: " + stuck.joined(separator: "; ")) }
+        if !waiting.isEmpty { lines.append("waiting on other drivers (not stuck themselves): " + waiting.joined(separator: "; ")) }
+        let pending = (0..<program.taskCount).filter { actual[$0] != nil && !isDone($0) }
+        if !pending.isEmpty {
+            lines.append("pending tasks: " + pending.prefix(20).map { "t\($0)" }.joined(separator: ", ")
+                         + (pending.count > 20 ? ", ..." : ""))
+        }
+        return (culprits.first?.0 ?? .c2_1, lines.joined(separator: "; "))
+    }
+
+    private func describe(_ t: Int) -> String {
+        creator[t].map { "step \($0): \(program.steps[$0].operation)" } ?? "t\(t)"
     }
 }

@@ -1,5 +1,11 @@
 /// The state of one cancellation source as a small value (C4.1, C4.2): a backend keeps it under
 /// its own lock and runs the handlers it returns after releasing the lock.
+///
+/// It records what was requested, not who is still running handlers: C4.1 also asks that a
+/// `cancel()` racing the first one return only after the first one's handlers ran (a linked
+/// source is then cancelled too). `StandardCancellationSource` adds that; a backend using this
+/// type directly must make its later `cancel()` calls wait the same way, except a call from
+/// inside a handler on the thread running them, which returns at once.
 public struct CancellationState<Handler> {
     public private(set) var isCancellationRequested = false
     private var handlers: [UInt64: Handler] = [:]
@@ -24,7 +30,8 @@ public struct CancellationState<Handler> {
     }
 
     /// Requests cancellation. Returns the handlers to run, in registration order, the first time;
-    /// `nil` afterwards (C4.1: idempotent).
+    /// `nil` afterwards (C4.1: idempotent; the caller that got `nil` must still wait until the
+    /// first caller's handlers ran before returning, see above).
     public mutating func cancel() -> [Handler]? {
         guard !isCancellationRequested else { return nil }
         isCancellationRequested = true

@@ -1,10 +1,22 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A complete cancellation source over `CancellationState`, needing only the backend's timer:
 /// what every backend of this package hands out, and any backend may (C4.1, C4.2, C4.6).
 ///
 /// - Handlers run on the thread that calls the first `cancel()`, inside that call, in
 ///   registration order; a handler registered after cancellation runs before `register` returns.
+/// - Every `cancel()` returns only once the handlers registered before the first one have all
+///   run (C4.1): a second call on another thread waits for the first call's handlers, so after
+///   any `cancel()` returns, linked sources are cancelled too. A `cancel()` made from inside one
+///   of this source's handlers, on the thread running them, returns at once (waiting there
+///   would wait for itself).
 /// - `isCancellationRequested` and `checkpoint()` read an atomic and never take the lock.
 /// - `cancel(after:)` runs `cancel()` on the timer's thread; its timers are disposed once the
 ///   source is cancelled or freed, so a dropped source keeps no timer closure alive.
@@ -15,7 +27,14 @@ public final class StandardCancellationSource: CancellationSource {
 
     private let timer: Timer
     private let state = Locked(CancellationState<Handler>())
+    /// Held by the call running the handlers for as long as they run: every other `cancel()`
+    /// takes it before looking at `state`, so it returns only after they finished.
+    private let running = Locked(())
+    /// The thread running the handlers (`nil` when none), for the call from inside a handler.
+    private let runner = Locked<ThreadIdentity?>(nil)
     private let requested = Atomic(false)
+    /// Set once every handler of the first `cancel()` ran: later calls return at once.
+    private let handlersDone = Atomic(false)
     private let timers = Locked<[any Disposable]>([])
 
     public init(timer: @escaping Timer) {
@@ -29,13 +48,23 @@ public final class StandardCancellationSource: CancellationSource {
     public var isCancellationRequested: Bool { requested.load(ordering: .acquiring) }
 
     public func cancel() {
-        let handlers: [Handler]? = state.withLock { state in
-            guard let handlers = state.cancel() else { return nil }
-            requested.store(true, ordering: .releasing)
-            return handlers
+        if handlersDone.load(ordering: .acquiring) { return }
+        let me = ThreadIdentity.current
+        if runner.withLock({ $0 == me }) { return }
+        let ranHandlers: Bool = running.withLock { _ in
+            let handlers: [Handler]? = state.withLock { state in
+                guard let handlers = state.cancel() else { return nil }
+                requested.store(true, ordering: .releasing)
+                return handlers
+            }
+            guard let handlers else { return false }
+            runner.withLock { $0 = me }
+            for handler in handlers { handler() }
+            runner.withLock { $0 = nil }
+            handlersDone.store(true, ordering: .releasing)
+            return true
         }
-        guard let handlers else { return }
-        for handler in handlers { handler() }
+        guard ranHandlers else { return }
         let pending = timers.withLock { timers in
             defer { timers = [] }
             return timers
@@ -66,5 +95,20 @@ public final class StandardCancellationSource: CancellationSource {
         func dispose() {
             source?.state.withLock { $0.dispose(id) }
         }
+    }
+}
+
+/// The identity of the calling thread, comparable across threads.
+struct ThreadIdentity: Equatable, Sendable {
+    // pthread_t is an integer on Linux and a pointer on Darwin: only compared, never used to
+    // reach the thread, and a thread's id is unique while it runs (all that `runner` needs).
+    private let raw: UInt
+
+    static var current: ThreadIdentity {
+        #if canImport(Darwin)
+        ThreadIdentity(raw: UInt(bitPattern: pthread_self()))
+        #else
+        ThreadIdentity(raw: UInt(pthread_self()))
+        #endif
     }
 }

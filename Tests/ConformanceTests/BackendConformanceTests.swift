@@ -9,27 +9,32 @@ import Testing
 /// (or the CONFORMANCE_* environment variables).
 @Suite(.serialized)
 struct BackendConformanceTests {
-    static func configuration(_ test: String, knownIssues: [Rule: String] = [:]) -> ConformanceConfiguration {
-        var configuration = ConformanceConfiguration.fromEnvironment(testFilter: "BackendConformanceTests/\(test)")
+    static func configuration(knownIssues: [Rule: String] = [:]) -> ConformanceConfiguration {
+        var configuration = ConformanceConfiguration.forCurrentTest()
+        // The resource checks (C2.7, C8.2 at 1,000,000 links) run per backend in child processes
+        // in RuleTests (C2ContinuationTests.stackSafety, C8ResourceTests.droppedPendingChain),
+        // through the same `Conformance.checkResources`; running them here again would double
+        // the longest part of `swift test`.
+        configuration.resourceLinks = 0
         configuration.knownIssues = knownIssues
         return configuration
     }
 
     @Test func gcd() async {
-        let report = await Conformance.check(GCDBackend(), configuration: Self.configuration("gcd"))
+        let report = await Conformance.check(GCDBackend(), configuration: Self.configuration())
         report.recordIssues()
-        #expect(report.programsRun > 0)
+        #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 
     @Test func threads() async {
-        let report = await Conformance.check(ThreadsBackend(), configuration: Self.configuration("threads"))
+        let report = await Conformance.check(ThreadsBackend(), configuration: Self.configuration())
         report.recordIssues()
-        #expect(report.programsRun > 0)
+        #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 
     @Test func actors() async {
-        let report = await Conformance.check(ActorsBackend(), configuration: Self.configuration("actors"))
+        let report = await Conformance.check(ActorsBackend(), configuration: Self.configuration())
         report.recordIssues()
-        #expect(report.programsRun > 0)
+        #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 }

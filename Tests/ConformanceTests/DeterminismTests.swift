@@ -47,6 +47,8 @@ struct DeterminismTests {
         #expect(configuration.programs == 1)
         #expect(configuration.generator.program(seed: configuration.baseSeed) == fifth)
         #expect(Conformance.replayLine(seed: 5, filter: "X/y") == "CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
+        #expect(Conformance.replayLine(seed: 5, filter: #"M\.S/t\(\)"#, backend: "gcd")
+                == #"CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 CONFORMANCE_REPLAY=gcd swift test --filter 'M\.S/t\(\)'"#)
         #expect(ConformanceConfiguration.parseSeed("0x10") == 16)
     }
 
@@ -155,7 +157,7 @@ struct ShrinkingTests {
     @Test func aShrunkCounterexampleIsSmallAndWellFormed() async {
         var configuration = ConformanceConfiguration(programs: 200, output: { _ in })
         configuration.mode = .controlled(.randomWalk)
-        configuration.stackSafetyDepth = 0
+        configuration.resourceLinks = 0
         let report = await Conformance.check(ReferenceBackend(.errorReplaced), configuration: configuration)
         let failure = report.failures.first { $0.shrunkSize != nil }
         #expect(failure?.rule == .c3_1)

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Conformance
 import Testing
 import TaskAPI
@@ -18,6 +20,39 @@ struct C4CancellationTests {
         #expect(source.isCancellationRequested)
         #expect(token.isCancellationRequested)
         #expect(handlerRuns.count == 1)
+    }
+
+    @Test("C4.1 a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
+          .timeLimit(.minutes(1)), arguments: Backends.all)
+    func secondCancelWaitsForHandlers(_ c: BackendCase) {
+        let backend = c.backend
+        let parent = backend.makeCancellationSource()
+        let entered = DispatchSemaphore(value: 0)
+        let secondReturned = DispatchSemaphore(value: 0)
+        let secondReturnedEarly = Counter()
+        let innerCancelReturned = Counter()
+        // A slow handler, registered before the link: the first cancel() runs it before it
+        // reaches the handler that cancels the child.
+        _ = parent.token.register {
+            entered.signal()
+            // From inside a handler, on the thread running them: returns at once (no deadlock).
+            parent.cancel()
+            innerCancelReturned.increment()
+            // The second cancel() below must not return while this handler runs. Give it 100 ms
+            // to return wrongly; a correct source keeps it waiting, so the wait times out.
+            if secondReturned.wait(timeout: .now() + .milliseconds(100)) == .success { secondReturnedEarly.increment() }
+        }
+        let child = backend.makeCancellationSource(linkedTo: [parent.token])
+        let first = Thread { parent.cancel() }
+        first.start()
+        entered.wait()
+        // The first cancel() is inside the slow handler now; the second one races it.
+        parent.cancel()
+        let childCancelled = child.isCancellationRequested
+        secondReturned.signal()
+        #expect(childCancelled, "after a cancel() returns, a linked source is cancelled")
+        #expect(secondReturnedEarly.count == 0, "the second cancel() returned while the first was running handlers")
+        #expect(innerCancelReturned.count == 1)
     }
 
     @Test("C4.2 handlers run once, in order, promptly if late; disposed ones never run and are released", arguments: Backends.all)

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// docs/WRITING_A_BACKEND.md works verbatim (issue #15.1): its code blocks marked
+/// `<!-- file: PATH -->` are written into a fresh package next to a folder named `TaskContract`
+/// (a link to this repository, the identity the guide's `.package(path:)` line gives), which is
+/// built and tested with a small budget. No network: the package depends on this repository only.
+///
+/// Takes a minute or two on a fresh clone (it builds TaskAPI and Conformance again, in the
+/// package's own `.build`, kept between runs under the temporary directory). Set
+/// `SKIP_GUIDE_PACKAGE=1` to skip it; it is never skipped otherwise.
+@Suite struct GuidePackageTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The `<!-- file: PATH -->` blocks of the guide, by path.
+    static func files(of markdown: String) -> [(path: String, text: String)] {
+        var files: [(String, String)] = []
+        var lines = markdown.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        while let line = lines.popFirst() {
+            guard line.hasPrefix("<!-- file: "), line.hasSuffix(" -->") else { continue }
+            let path = String(line.dropFirst("<!-- file: ".count).dropLast(" -->".count))
+            guard lines.first?.hasPrefix("```") == true else { continue }
+            lines.removeFirst()
+            var body: [Substring] = []
+            while let next = lines.popFirst(), next != "```" { body.append(next) }
+            files.append((path, body.joined(separator: "\n") + "\n"))
+        }
+        return files
+    }
+
+    /// Runs `swift arguments` in `directory`; the exit status and the output (both streams).
+    static func swift(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift"] + arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SKIP_GUIDE_PACKAGE"] != "1", "SKIP_GUIDE_PACKAGE=1"),
+          .timeLimit(.minutes(10)))
+    func theGuidesPackageBuildsAndPasses() throws {
+        let guide = try String(contentsOf: Self.repository.appendingPathComponent("docs/WRITING_A_BACKEND.md"), encoding: .utf8)
+        let files = Self.files(of: guide)
+        #expect(Set(files.map(\.path)) == ["Package.swift", "Sources/MyBackend/MyBackend.swift", "Sources/MyBackend/MyTask.swift",
+                                          "Sources/MyBackend/Trampoline.swift", "Tests/MyBackendTests/ConformanceAdapters.swift",
+                                          "Tests/MyBackendTests/MyBackendTests.swift"])
+        let fileManager = FileManager.default
+        // One folder per user and checkout: two clones testing at once must not share a build.
+        let checkout = Self.repository.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        let root = fileManager.temporaryDirectory.appendingPathComponent("taskcontract-guide-\(getuid())-\(String(checkout, radix: 16))")
+        let package = root.appendingPathComponent("MyBackend")
+        let link = root.appendingPathComponent("TaskContract")
+        try fileManager.createDirectory(at: package, withIntermediateDirectories: true)
+        try? fileManager.removeItem(at: link)
+        try fileManager.createSymbolicLink(at: link, withDestinationURL: Self.repository)
+        for file in files {
+            let url = package.appendingPathComponent(file.path)
+            try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            // Unchanged files keep their dates, so that a second run builds incrementally.
+            if (try? String(contentsOf: url, encoding: .utf8)) != file.text { try file.text.write(to: url, atomically: true, encoding: .utf8) }
+        }
+        // A small budget, and nothing of the outer run's CONFORMANCE_* settings.
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CONFORMANCE_") }
+        environment["CONFORMANCE_PROGRAMS"] = "40"
+        environment["CONFORMANCE_TIME_BUDGET"] = "20"
+        environment["CONFORMANCE_STACK_LINKS"] = "20000"
+        let (built, buildOutput) = try Self.swift(["build", "--build-tests"], in: package, environment: environment)
+        try #require(built == 0, "the guide's package does not build:\n\(buildOutput.suffix(6000))")
+        #expect(!buildOutput.contains("warning:"), "the guide's package builds with warnings:\n\(buildOutput.suffix(6000))")
+        let (tested, testOutput) = try Self.swift(["test", "--skip-build"], in: package, environment: environment)
+        #expect(tested == 0, "the guide's package fails its tests:\n\(testOutput.suffix(6000))")
+        #expect(testOutput.contains("conformance [mine] base seed") && testOutput.contains("40 programs"), "\(testOutput.suffix(3000))")
+        // The printed rerun line selects the test that ran.
+        #expect(testOutput.contains(#"swift test --filter 'MyBackendTests\.conforms\(\)'"#), "\(testOutput.suffix(3000))")
+    }
+}
