@@ -22,15 +22,20 @@ struct C4CancellationTests {
         #expect(handlerRuns.count == 1)
     }
 
+    /// Every wait is bounded and the racing calls run on threads of their own: the test holds no
+    /// thread of Swift's cooperative pool for long, and a source that deadlocks fails it instead
+    /// of hanging the run.
     @Test("C4.1 a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
-          .timeLimit(.minutes(1)), arguments: Backends.all)
+          arguments: Backends.all)
     func secondCancelWaitsForHandlers(_ c: BackendCase) {
         let backend = c.backend
         let parent = backend.makeCancellationSource()
         let entered = DispatchSemaphore(value: 0)
         let secondReturned = DispatchSemaphore(value: 0)
+        let secondDone = DispatchSemaphore(value: 0)
         let secondReturnedEarly = Counter()
         let innerCancelReturned = Counter()
+        let childCancelled = Counter()
         // A slow handler, registered before the link: the first cancel() runs it before it
         // reaches the handler that cancels the child.
         _ = parent.token.register {
@@ -38,19 +43,24 @@ struct C4CancellationTests {
             // From inside a handler, on the thread running them: returns at once (no deadlock).
             parent.cancel()
             innerCancelReturned.increment()
-            // The second cancel() below must not return while this handler runs. Give it 100 ms
-            // to return wrongly; a correct source keeps it waiting, so the wait times out.
+            // The second cancel() must not return while this handler runs. Give it 100 ms to
+            // return wrongly; a correct source keeps it waiting, so the wait times out.
             if secondReturned.wait(timeout: .now() + .milliseconds(100)) == .success { secondReturnedEarly.increment() }
         }
         let child = backend.makeCancellationSource(linkedTo: [parent.token])
         let first = Thread { parent.cancel() }
         first.start()
-        entered.wait()
+        #expect(entered.wait(timeout: .now() + 30) == .success, "the first cancel() never ran its handlers")
         // The first cancel() is inside the slow handler now; the second one races it.
-        parent.cancel()
-        let childCancelled = child.isCancellationRequested
-        secondReturned.signal()
-        #expect(childCancelled, "after a cancel() returns, a linked source is cancelled")
+        let second = Thread {
+            parent.cancel()
+            if child.isCancellationRequested { childCancelled.increment() }
+            secondReturned.signal()
+            secondDone.signal()
+        }
+        second.start()
+        #expect(secondDone.wait(timeout: .now() + 30) == .success, "the second cancel() never returned")
+        #expect(childCancelled.count == 1, "after a cancel() returns, a linked source is cancelled")
         #expect(secondReturnedEarly.count == 0, "the second cancel() returned while the first was running handlers")
         #expect(innerCancelReturned.count == 1)
     }
