@@ -25,7 +25,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["TaskAPI", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"]
+            dependencies: ["TaskAPI", "BackendKit", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"]
         ),
         .executableTarget(
             name: "main-executor-example",

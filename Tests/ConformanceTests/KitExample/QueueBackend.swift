@@ -1,0 +1,85 @@
+import BackendKit
+import Dispatch
+import Foundation
+import TaskAPI
+
+/// A backend built on BackendKit, as docs/WRITING_A_BACKEND.md shows it: the kit's tasks, sources
+/// and inline executor; its own executors and timer. A thread per default-executor job keeps it
+/// short and keeps C6.4 (a blocked body never holds up others); a real backend pools threads.
+public final class QueueBackend: KitBackend {
+    public let name = "queues"
+    private let threads = ThreadPerJobExecutor()
+
+    public init() {}
+
+    public var defaultExecutor: any Executor { threads }
+    public var inlineExecutor: any Executor { InlineExecutor.shared }
+
+    public func makeSerialExecutor(label: String) -> any Executor {
+        QueueExecutor(DispatchQueue(label: label))
+    }
+
+    public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+        KitSource<T>(owner: self)   // fails its task with TaskError.abandoned if dropped (C8.3)
+    }
+
+    public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
+        KitTask<T>(owner: self, completed: completion)
+    }
+
+    public func makeCancellationSource() -> any CancellationSource {
+        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+    }
+
+    public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
+        let item = DispatchWorkItem(block: job)
+        let nanoseconds = Int(min(MonotonicClock.nanoseconds(delay), UInt64(Int.max)))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
+        return CancelOnDispose(item)
+    }
+
+    /// Both executors only queue (C2.3), so the kit may hand jobs to them directly; anything
+    /// else (a user's executor) it calls from its trampoline (C2.7).
+    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
+        switch executor {
+        case let executor as ThreadPerJobExecutor: executor.execute(job)
+        case let executor as QueueExecutor: executor.execute(job)
+        default: return false
+        }
+        return true
+    }
+}
+
+/// The default executor: every job on a new thread.
+final class ThreadPerJobExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        Thread(block: job).start()
+    }
+}
+
+/// A serial executor: a serial Dispatch queue.
+final class QueueExecutor: Executor {
+    let queue: DispatchQueue
+
+    init(_ queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        queue.async(execute: job)
+    }
+}
+
+/// A timer's handle: disposing cancels the work item, which releases the job (C8.1).
+struct CancelOnDispose: Disposable {
+    // DispatchWorkItem is thread-safe (cancel from any thread) but not annotated Sendable.
+    nonisolated(unsafe) let item: DispatchWorkItem
+
+    init(_ item: DispatchWorkItem) {
+        self.item = item
+    }
+
+    func dispose() {
+        item.cancel()
+    }
+}
