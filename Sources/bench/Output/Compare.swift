@@ -194,7 +194,7 @@ extension Comparison {
         out += "method: per-repetition cost ratios to the same run's baseline, Mann-Whitney U, two-sided "
         out += "p < \(formatNumber(Comparison.alpha)) and a change of \(Int(Comparison.minimumEffect * 100))% or more, "
         out += "for the ratio and for the figure itself, in the same direction; "
-        out += "exact figures must be equal within their tolerance (instruction counts 0.1% inline, 3% on a "
+        out += "exact figures must be equal within their tolerance (instruction counts 0.5% inline, 3% on a "
         out += "thread pool; memory counts 5%)\n"
         out += "better beyond the noise (\(better.count)):\n" + list(better.map(\.text))
         out += "worse beyond the noise (\(worse.count)):\n" + list(worse.map(\.text))

@@ -83,8 +83,14 @@ enum ChainScenario {
     static func completedChain(
         _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
+        completedChain(backend, executor, n, body: link(extraNanos))
+    }
+
+    /// `completedChain` with `body` as every link.
+    static func completedChain(
+        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, body: @escaping @Sendable (Int) -> Int
+    ) -> (seconds: Double, ok: Bool) {
         var result: Int?
-        let body = link(extraNanos)
         let seconds = timed {
             var task: any AsyncTask<Int> = backend.succeeded(0)
             for _ in 0..<n { task = task.map(on: executor, body) }
@@ -97,8 +103,14 @@ enum ChainScenario {
     static func pendingChain(
         _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
+        pendingChain(backend, executor, n, body: link(extraNanos))
+    }
+
+    /// `pendingChain` with `body` as every link.
+    static func pendingChain(
+        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, body: @escaping @Sendable (Int) -> Int
+    ) -> (seconds: Double, ok: Bool) {
         var result: Int?
-        let body = link(extraNanos)
         let seconds = timed {
             let source = backend.makeSource(of: Int.self)
             var task: any AsyncTask<Int> = source.task
