@@ -32,9 +32,11 @@ public final class ThreadRuntime {
 
     /// Work queued while this thread was already running trampoline work; run in FIFO order.
     /// A slot is cleared as its work runs, so nothing run stays referenced (C8.1).
-    private var queue: [Work] = []
-    private var head = 0
-    private var draining = false
+    // @exclusivity(unchecked) here and below: only this thread touches the runtime, and no access
+    // to these fields overlaps another (work runs between accesses, never inside one).
+    @exclusivity(unchecked) private var queue: [Work] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var draining = false
     /// A drained queue keeps this much capacity for reuse and gives back the rest.
     private static let keptCapacity = 1_024
 
@@ -64,6 +66,12 @@ public final class ThreadRuntime {
             let next = queue[head]
             queue[head] = .taken
             head += 1
+            // Caught up with the queue: start again at its front, so that a chain whose every
+            // link queues the next reuses one slot instead of growing the queue to its length.
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
             next.run()
         }
         if queue.capacity > Self.keptCapacity {
@@ -82,8 +90,8 @@ public final class ThreadRuntime {
 
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
     /// `release(_:)` on this thread.
-    private var graveyard: [Job] = []
-    private var releasing = false
+    @exclusivity(unchecked) private var graveyard: [Job] = []
+    @exclusivity(unchecked) private var releasing = false
 
     /// Releases the continuations of a task freed while pending, in a loop instead of a
     /// recursion: a released continuation may hold a derived task whose own deinit lands here
