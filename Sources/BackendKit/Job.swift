@@ -11,6 +11,12 @@ public protocol KitBackend: TaskBackend, AnyObject {
     func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool
 }
 
+/// A kit task's outcome without its value: `.success(())` means the value is in the
+/// `KitTask<T>`'s slot (stored before the outcome is published), failure and cancellation are
+/// complete as they are. Non-generic, so the core's state never boxes a value or looks up
+/// generic metadata.
+typealias Outcome = Completion<Void>
+
 /// One registration on a kit task, in a non-generic shape: where to run, and what to call.
 public struct Job: Sendable {
     /// `nil` for a waker of `wait()` or `value`: called directly at completion, never through an
@@ -18,7 +24,9 @@ public struct Job: Sendable {
     let executor: (any Executor)?
     let body: JobBody
 
-    init(executor: (any Executor)?, _ body: @escaping @Sendable (AnyCompletion) -> Void) {
+    /// `body` gets the outcome and the task it completed (a `KitTask<T>` of the registering
+    /// task's `T`), whose slot holds the value on a success.
+    init(executor: (any Executor)?, _ body: @escaping @Sendable (Outcome, TaskCore) -> Void) {
         self.executor = executor
         self.body = .closure(body)
     }
@@ -38,22 +46,24 @@ public struct Job: Sendable {
 /// What a job runs: a closure, or a node that is itself the task the continuation completes,
 /// which saves the closure's allocation (`map`, `continueWith`).
 enum JobBody: Sendable {
-    case closure(@Sendable (AnyCompletion) -> Void)
+    case closure(@Sendable (Outcome, TaskCore) -> Void)
     case node(any ContinuationNode)
 
     @inline(__always)
-    func callAsFunction(_ outcome: AnyCompletion) {
+    func callAsFunction(_ outcome: Outcome, _ antecedent: TaskCore) {
         switch self {
-        case .closure(let body): body(outcome)
-        case .node(let node): node.run(outcome)
+        case .closure(let body): body(outcome, antecedent)
+        case .node(let node): node.run(outcome, from: antecedent)
         }
     }
 }
 
 /// A derived task that runs its own continuation body when its antecedent completes.
 protocol ContinuationNode: AnyObject, Sendable {
-    /// Runs once, with the antecedent's outcome, on the executor the continuation was registered with.
-    func run(_ outcome: AnyCompletion)
+    /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
+    /// with. `antecedent` is the task the node was registered on: a `KitTask<T>` of the `T` the
+    /// node was made for, whose slot holds the value when `outcome` is a success.
+    func run(_ outcome: Outcome, from antecedent: TaskCore)
 }
 
 /// Hands one job to its executor (C2.3, C2.5), from a delivery running on the thread's
@@ -63,13 +73,13 @@ protocol ContinuationNode: AnyObject, Sendable {
 /// synchronously adds one level, no more.
 enum HandOff {
     @inline(__always)
-    static func run(_ job: Job, _ completion: AnyCompletion, owner: any KitBackend) {
+    static func run(_ job: Job, _ outcome: Outcome, _ antecedent: TaskCore, owner: any KitBackend) {
         let body = job.body
         guard let executor = job.executor, executor !== InlineExecutor.shared else {
-            body(completion)
+            body(outcome, antecedent)
             return
         }
-        let bound: @Sendable () -> Void = { body(completion) }
+        let bound: @Sendable () -> Void = { body(outcome, antecedent) }
         if owner.enqueueDirectly(bound, on: executor) { return }
         executor.execute(bound)
     }

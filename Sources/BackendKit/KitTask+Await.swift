@@ -12,8 +12,8 @@ extension KitTask {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
                     guard resumer.install(continuation) else { return }
-                    if let completion = registerWaker(Job(waker: resumer)) {
-                        resumer.run(completion)
+                    if let outcome = registerWaker(Job(waker: resumer)) {
+                        resumer.run(outcome, from: self)
                     }
                 }
             } onCancel: {
@@ -51,9 +51,10 @@ final class ValueResumer<T: Sendable>: ContinuationNode, @unchecked Sendable {
     }
 
     /// The task completed: resume with its outcome, unless cancellation came first.
-    func run(_ outcome: AnyCompletion) {
+    func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let continuation = take() else { return }
-        switch outcome.typed(as: T.self) {
+        // Registered on a KitTask<T> (see `ContinuationNode`).
+        switch unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome) {
         case .success(let value): continuation.resume(returning: value)
         case .failure(let error): continuation.resume(throwing: error)
         case .cancelled: continuation.resume(throwing: CancellationError())

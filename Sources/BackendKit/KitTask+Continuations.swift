@@ -1,9 +1,9 @@
 import TaskAPI
 
 /// The kit's continuation algorithms: the same semantics as TaskAPI's defaults (C2.6, C3.1–C3.3,
-/// C4.3), with the derived task's job registered directly on the erased core. One allocation for
-/// the derived task and one for the job, instead of four, and no `Completion<T>` conversion on the
-/// pass-through paths.
+/// C4.3), with the derived task's job registered directly on the non-generic core. `map` and
+/// `continueWith` cost one allocation, the derived task; no `Completion<T>` conversion on the
+/// pass-through paths, and the value goes from the antecedent's slot to the transform as it is.
 extension KitTask {
     public func continueWith<U: Sendable>(
         on executor: any Executor,
@@ -22,9 +22,11 @@ extension KitTask {
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
         let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
-        register(Job(executor: executor) { outcome in
+        register(Job(executor: executor) { outcome, antecedent in
             guard child.startBody(gate, token) else { return }
-            child.adopt { try body(outcome.typed()) }
+            // Registered on this task, a KitTask<T> (see `ContinuationNode`).
+            let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
+            child.adopt { try body(completion) }
         })
         return child
     }
@@ -46,31 +48,33 @@ extension KitTask {
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
         let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
-        register(Job(executor: executor) { outcome in
+        register(Job(executor: executor) { outcome, antecedent in
             guard child.startBody(gate, token) else { return }
-            guard case .success(let value) = outcome else {
+            guard case .success = outcome else {
                 _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
                 return
             }
-            child.adopt { try transform(AnyCompletion.unbox(value)) }
+            // Registered on this task, a KitTask<T> (see `ContinuationNode`).
+            let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+            child.adopt { try transform(value) }
         })
         return child
     }
 
-    /// Completes with what `body` returns or throws (C3.1, C3.2).
-    func settle(_ body: () throws -> T) {
-        _ = complete(AnyCompletion(boxing: body))
-    }
-
     /// Completes with the outcome of the task `body` returns, or with what it throws (C2.6).
     func adopt(_ body: () throws -> any AsyncTask<T>) {
-        let made = Completion(catching: body)
-        guard case .success(let inner) = made else {
-            _ = complete(made.erased)   // what the body threw: failure, or cancelled (C3.1, C3.2)
+        let inner: any AsyncTask<T>
+        do {
+            inner = try body()
+        } catch is CancellationError {
+            _ = complete(.cancelled)   // C3.2
+            return
+        } catch {
+            _ = complete(.failure(error))   // C3.1
             return
         }
-        if let core = inner as? TaskCore {
-            core.register(Job(executor: InlineExecutor.shared) { _ = self.complete($0) })
+        if let core = inner as? KitTask<T> {
+            core.register(Job(executor: InlineExecutor.shared) { _ = self.pass($0, from: $1) })
         } else {
             inner.whenComplete(on: InlineExecutor.shared) { _ = self.tryComplete($0) }
         }
@@ -94,11 +98,13 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode
         if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
-    func run(_ outcome: AnyCompletion) {
+    func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
         guard startBody(gate, token) else { return }
-        settle { try body(outcome.typed()) }
+        // Registered on a KitTask<T> (see `ContinuationNode`).
+        let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
+        settle { try body(completion) }
     }
 }
 
@@ -117,14 +123,16 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @un
         if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
-    func run(_ outcome: AnyCompletion) {
+    func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
         guard startBody(gate, token) else { return }
-        guard case .success(let value) = outcome else {
+        guard case .success = outcome else {
             _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return
         }
-        settle { try transform(AnyCompletion.unbox(value)) }
+        // Registered on a KitTask<T> (see `ContinuationNode`).
+        let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+        settle { try transform(value) }
     }
 }

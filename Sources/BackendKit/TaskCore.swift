@@ -4,17 +4,21 @@ import TaskAPI
 /// The state and logic of a kit task, free of its value type.
 ///
 /// Generic code called through `any AsyncTask<T>` runs unspecialized and pays a runtime metadata
-/// lookup for every generic type it touches; keeping the state machine (over erased outcomes),
-/// the lock and the hand-off in a non-generic class keeps those lookups off the hot paths. The
-/// state is a `TaskStateMachine` under a `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`);
-/// continuations are handed over after the lock is released, in registration order, from a loop
-/// (C2.4, C2.7). Completing and registering never block on anything but that short lock.
+/// lookup for every generic type it touches; keeping the state machine, the lock and the hand-off
+/// in a non-generic class keeps those lookups off the hot paths. The state is a
+/// `TaskStateMachine<Void, Job>` under a `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`):
+/// its outcome is the task's `Outcome` (failure and cancellation as they are, a success without
+/// its value), and the value itself sits in the typed slot of `KitTask<T>`, written under the same
+/// lock by the completion that wins, before that completion is published. So no value is ever
+/// boxed as `any Sendable` nor cast back. Continuations are handed over after the lock is
+/// released, in registration order, from a loop (C2.4, C2.7). Completing and registering never
+/// block on anything but that short lock.
 public class TaskCore: @unchecked Sendable {
     // @unchecked: the class is not final (KitTask<T> refines it), which the checker cannot
     // verify; every stored property is a `let` of a Sendable type, and all mutable state is
     // inside the mutex.
     let owner: any KitBackend
-    private let machine: Mutex<TaskStateMachine<any Sendable, Job>>
+    private let machine: Mutex<TaskStateMachine<Void, Job>>
     /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
     /// not used here: wrapping the mutex in a generic struct of another module costs two runtime
     /// metadata lookups per critical section.
@@ -25,9 +29,9 @@ public class TaskCore: @unchecked Sendable {
         machine = Mutex(TaskStateMachine())
     }
 
-    init(owner: any KitBackend, completed completion: AnyCompletion) {
+    init(owner: any KitBackend, completed outcome: Outcome) {
         self.owner = owner
-        machine = Mutex(TaskStateMachine(completed: completion))
+        machine = Mutex(TaskStateMachine(completed: outcome))
     }
 
     deinit {
@@ -38,7 +42,7 @@ public class TaskCore: @unchecked Sendable {
 
     /// Runs `body` on the state machine under the lock.
     @inline(__always)
-    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<any Sendable, Job>) -> R) -> R {
+    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<Void, Job>) -> R) -> R {
         machine.withLock { state in
             _ = edge.load(ordering: .acquiring)
             defer { edge.store(0, ordering: .releasing) }
@@ -49,7 +53,8 @@ public class TaskCore: @unchecked Sendable {
     /// Where the task is (C1.5).
     public final var status: TaskStatus { withState { $0.status } }
 
-    final var erasedCompletion: AnyCompletion? { withState { $0.completion } }
+    /// The outcome without its value, once completed.
+    final var outcome: Outcome? { withState { $0.completion } }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
     @discardableResult
@@ -70,13 +75,26 @@ public class TaskCore: @unchecked Sendable {
     }
 
     /// Completes the task, then hands over its continuations, and any registered meanwhile, in
-    /// registration order (C1.2, C2.4). The hand-over runs on the thread's trampoline: at once,
-    /// or, inside other trampoline work, queued behind it (C2.7); the task stays in its delivery
-    /// phase until then, so no registration made meanwhile on another thread can overtake it.
-    final func complete(_ completion: AnyCompletion) -> Bool {
-        guard withState({ $0.completeForDelivery(completion) }) else { return false }
+    /// registration order (C1.2, C2.4). `store` runs under the lock only if this call wins, before
+    /// the outcome is published: `KitTask<T>` stores a success's value with it. The hand-over runs
+    /// on the thread's trampoline: at once, or, inside other trampoline work, queued behind it
+    /// (C2.7); the task stays in its delivery phase until then, so no registration made meanwhile
+    /// on another thread can overtake it.
+    @inline(__always)
+    final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
+        let won = withState { state in
+            guard state.status != .completed else { return false }
+            store()
+            return state.completeForDelivery(outcome)
+        }
+        guard won else { return false }
         ThreadRuntime.current.trampoline(.delivery(self))
         return true
+    }
+
+    /// Completes the task with a failure or a cancellation; see `complete(_:storing:)`.
+    final func complete(_ outcome: Outcome) -> Bool {
+        complete(outcome, storing: {})
     }
 
     /// Stores `job`; if the task is completed and delivered, hands it over through a delivery
@@ -90,11 +108,11 @@ public class TaskCore: @unchecked Sendable {
     /// Hands over the stored continuations in batches until the state machine ends the delivery
     /// phase. Runs only from the thread's trampoline.
     final func deliver() {
-        let (first, outcome) = withState { ($0.nextDelivery(), $0.completion) }
-        guard var batch = first, let completion = outcome else { return }
+        let (first, completed) = withState { ($0.nextDelivery(), $0.completion) }
+        guard var batch = first, let outcome = completed else { return }
         let owner = self.owner
         while true {
-            for job in batch { HandOff.run(job, completion, owner: owner) }
+            for job in batch { HandOff.run(job, outcome, self, owner: owner) }
             guard let next = withState({ $0.nextDelivery() }) else { return }
             batch = next
         }
@@ -102,7 +120,7 @@ public class TaskCore: @unchecked Sendable {
 
     /// Registers `job` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
-    final func registerWaker(_ job: Job) -> AnyCompletion? {
+    final func registerWaker(_ job: Job) -> Outcome? {
         withState { $0.register(job) }
     }
 
@@ -119,22 +137,25 @@ public class TaskCore: @unchecked Sendable {
         }
     }
 
-    final func waitErased() -> AnyCompletion {
-        if let completion = erasedCompletion { return completion }
+    /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
+    final func waitOutcome() -> Outcome {
+        if let outcome { return outcome }
         let waiter = Waiter()
-        if let completion = registerWaker(waiter.job) { return completion }
-        // Without a deadline the waiter returns only once woken.
-        return waiter.wait(until: nil) ?? .cancelled
+        if let outcome = registerWaker(waiter.job) { return outcome }
+        // Without a deadline the waiter returns only once woken, when the outcome is there.
+        _ = waiter.wait(until: nil)
+        return outcome ?? .cancelled
     }
 
-    final func waitErased(timeout: Duration) -> AnyCompletion? {
-        if let completion = erasedCompletion { return completion }
+    /// Blocks until the task completes or `timeout` elapses (C6.2); `nil` if it timed out.
+    final func waitOutcome(timeout: Duration) -> Outcome? {
+        if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
         let waiter = Waiter()
-        if let completion = registerWaker(waiter.job) { return completion }
-        if let completion = waiter.wait(until: deadline) { return completion }
+        if let outcome = registerWaker(waiter.job) { return outcome }
+        if waiter.wait(until: deadline) { return outcome }
         if remove(waiter) { return nil }
         // Completed between the timeout and the removal: the outcome is there after all.
-        return erasedCompletion
+        return outcome
     }
 }
