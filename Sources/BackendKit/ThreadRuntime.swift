@@ -30,10 +30,13 @@ public final class ThreadRuntime {
         }
     }
 
-    /// Work queued while this thread was already running trampoline work; run in FIFO order.
+    /// Work queued while this thread was already running trampoline work; run in FIFO order:
+    /// `next` first, then `queue` from `head`. `next` takes a work only when both are empty, so a
+    /// chain whose every link queues the next (the common case) never touches the array.
     /// A slot is cleared as its work runs, so nothing run stays referenced (C8.1).
     // @exclusivity(unchecked) here and below: only this thread touches the runtime, and no access
     // to these fields overlaps another (work runs between accesses, never inside one).
+    @exclusivity(unchecked) private var next: Work = .taken
     @exclusivity(unchecked) private var queue: [Work] = []
     @exclusivity(unchecked) private var head = 0
     @exclusivity(unchecked) private var draining = false
@@ -55,32 +58,41 @@ public final class ThreadRuntime {
     @inline(__always)
     func trampoline(_ work: Work) {
         if draining {
-            queue.append(work)
+            if case .taken = next, head == queue.count {
+                next = work
+            } else {
+                queue.append(work)
+            }
             return
         }
         draining = true
         work.run()
-        while head < queue.count {
+        drain()
+        draining = false
+    }
+
+    /// Runs the queued work in FIFO order until none is left.
+    private func drain() {
+        while true {
             // Taken out of its slot before it runs: a finished link is freed at once, not when
             // the whole chain has drained.
-            let next = queue[head]
-            queue[head] = .taken
-            head += 1
-            // Caught up with the queue: start again at its front, so that a chain whose every
-            // link queues the next reuses one slot instead of growing the queue to its length.
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
+            let work: Work
+            if case .taken = next {
+                guard head < queue.count else { break }
+                work = queue[head]
+                queue[head] = .taken
+                head += 1
+                if head == queue.count {
+                    // Caught up with the queue: start again at its front.
+                    queue.removeAll(keepingCapacity: queue.capacity <= Self.keptCapacity)
+                    head = 0
+                }
+            } else {
+                work = next
+                next = .taken
             }
-            next.run()
+            work.run()
         }
-        if queue.capacity > Self.keptCapacity {
-            queue = []
-        } else {
-            queue.removeAll(keepingCapacity: true)
-        }
-        head = 0
-        draining = false
     }
 
     /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
