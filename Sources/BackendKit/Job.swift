@@ -17,69 +17,59 @@ public protocol KitBackend: TaskBackend, AnyObject {
 /// generic metadata.
 typealias Outcome = Completion<Void>
 
-/// One registration on a kit task, in a non-generic shape: where to run, and what to call.
-public struct Job: Sendable {
+/// One registration on a kit task (C2.1), in a non-generic shape: where to run, and what to run,
+/// in one object. A derived task (`map`, `continueWith`) is its own registration (`TaskCore` is a
+/// `KitContinuation`), so registering it allocates nothing beyond the task; the other
+/// registrations are small nodes that carry their body (`WhenComplete`, `Waiter`, ...).
+/// Storing, copying and handing over a registration is one reference, one retain.
+public class KitContinuation: @unchecked Sendable {
+    // @unchecked: the class is not final, which the checker cannot verify; its only stored
+    // property is a `let` of a Sendable type.
+
     /// `nil` for a waker of `wait()` or `value`: called directly at completion, never through an
     /// executor; it only signals a thread or resumes a continuation.
     let executor: (any Executor)?
-    let body: JobBody
 
-    /// `body` gets the outcome and the task it completed (a `KitTask<T>` of the registering
-    /// task's `T`), whose slot holds the value on a success.
-    init(executor: (any Executor)?, _ body: @escaping @Sendable (Outcome, TaskCore) -> Void) {
+    init(executor: (any Executor)?) {
         self.executor = executor
-        self.body = .closure(body)
     }
 
-    init(executor: any Executor, node: any ContinuationNode) {
-        self.executor = executor
-        body = .node(node)
-    }
-
-    /// A waker: a node run directly at completion, never through an executor.
-    init(waker node: any ContinuationNode) {
-        executor = nil
-        body = .node(node)
-    }
-}
-
-/// What a job runs: a closure, or a node that is itself the task the continuation completes,
-/// which saves the closure's allocation (`map`, `continueWith`).
-enum JobBody: Sendable {
-    case closure(@Sendable (Outcome, TaskCore) -> Void)
-    case node(any ContinuationNode)
-
-    @inline(__always)
-    func callAsFunction(_ outcome: Outcome, _ antecedent: TaskCore) {
-        switch self {
-        case .closure(let body): body(outcome, antecedent)
-        case .node(let node): node.run(outcome, from: antecedent)
-        }
-    }
-}
-
-/// A derived task that runs its own continuation body when its antecedent completes.
-protocol ContinuationNode: AnyObject, Sendable {
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
-    /// with. `antecedent` is the task the node was registered on: a `KitTask<T>` of the `T` the
-    /// node was made for, whose slot holds the value when `outcome` is a success.
-    func run(_ outcome: Outcome, from antecedent: TaskCore)
+    /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
+    /// continuation was made for, whose slot holds the value when `outcome` is a success.
+    func run(_ outcome: Outcome, from antecedent: TaskCore) {}
 }
 
-/// Hands one job to its executor (C2.3, C2.5), from a delivery running on the thread's
-/// trampoline: wakers and inline jobs run at once (the trampoline queues whatever they complete
-/// in turn, so nothing nests deeper than one job, C2.7), the backend's own queueing executors
-/// get the job directly, and any other executor is called directly too: one that runs the job
-/// synchronously adds one level, no more.
+/// `whenComplete`'s registration: the body, typed.
+final class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: restated; `body` is a `let` of a Sendable type.
+    private let body: @Sendable (Completion<T>) -> Void
+
+    init(executor: any Executor, body: @escaping @Sendable (Completion<T>) -> Void) {
+        self.body = body
+        super.init(executor: executor)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        body(unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome))
+    }
+}
+
+/// Hands one continuation to its executor (C2.3, C2.5), from a delivery running on the thread's
+/// trampoline: wakers and inline continuations run at once (the trampoline queues whatever they
+/// complete in turn, so nothing nests deeper than one, C2.7), the backend's own queueing
+/// executors get the job directly, and any other executor is called directly too: one that runs
+/// the job synchronously adds one level, no more.
 enum HandOff {
     @inline(__always)
-    static func run(_ job: Job, _ outcome: Outcome, _ antecedent: TaskCore, owner: any KitBackend) {
-        let body = job.body
-        guard let executor = job.executor, executor !== InlineExecutor.shared else {
-            body(outcome, antecedent)
+    static func run(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore,
+                    owner: any KitBackend) {
+        guard let executor = continuation.executor, executor !== InlineExecutor.shared else {
+            continuation.run(outcome, from: antecedent)
             return
         }
-        let bound: @Sendable () -> Void = { body(outcome, antecedent) }
+        let bound: @Sendable () -> Void = { continuation.run(outcome, from: antecedent) }
         if owner.enqueueDirectly(bound, on: executor) { return }
         executor.execute(bound)
     }

@@ -1,17 +1,18 @@
 import TaskAPI
 
 /// The kit's continuation algorithms: the same semantics as TaskAPI's defaults (C2.6, C3.1–C3.3,
-/// C4.3), with the derived task's job registered directly on the non-generic core. `map` and
-/// `continueWith` cost one allocation, the derived task; no `Completion<T>` conversion on the
-/// pass-through paths, and the value goes from the antecedent's slot to the transform as it is.
+/// C4.3), with the derived task registered directly on the non-generic core. `map` and
+/// `continueWith` cost one allocation, the derived task, which is its own registration; no
+/// `Completion<T>` conversion on the pass-through paths, and the value goes from the antecedent's
+/// slot to the transform as it is.
 extension KitTask {
     public func continueWith<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> U
     ) -> any AsyncTask<U> {
-        let node = ContinueTask<T, U>(owner: owner, token: token, body: body)
-        register(Job(executor: executor, node: node))
+        let node = ContinueTask<T, U>(owner: owner, executor: executor, token: token, body: body)
+        register(node)
         return node
     }
 
@@ -21,13 +22,7 @@ extension KitTask {
         _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
-        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
-        register(Job(executor: executor) { outcome, antecedent in
-            guard child.startBody(gate, token) else { return }
-            // Registered on this task, a KitTask<T> (see `ContinuationNode`).
-            let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
-            child.adopt { try body(completion) }
-        })
+        register(ContinueWithTask(executor: executor, child: child, token: token, body: body))
         return child
     }
 
@@ -36,8 +31,8 @@ extension KitTask {
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> U
     ) -> any AsyncTask<U> {
-        let node = MapTask<T, U>(owner: owner, token: token, transform: transform)
-        register(Job(executor: executor, node: node))
+        let node = MapTask<T, U>(owner: owner, executor: executor, token: token, transform: transform)
+        register(node)
         return node
     }
 
@@ -47,17 +42,7 @@ extension KitTask {
         _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
-        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
-        register(Job(executor: executor) { outcome, antecedent in
-            guard child.startBody(gate, token) else { return }
-            guard case .success = outcome else {
-                _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
-                return
-            }
-            // Registered on this task, a KitTask<T> (see `ContinuationNode`).
-            let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
-            child.adopt { try transform(value) }
-        })
+        register(FlatMap(executor: executor, child: child, token: token, transform: transform))
         return child
     }
 
@@ -74,16 +59,16 @@ extension KitTask {
             return
         }
         if let core = inner as? KitTask<T> {
-            core.register(Job(executor: InlineExecutor.shared) { _ = self.pass($0, from: $1) })
+            core.register(Adopt(self))
         } else {
             inner.whenComplete(on: InlineExecutor.shared) { _ = self.tryComplete($0) }
         }
     }
 }
 
-/// `continueWith`'s derived task: it is its own continuation node, so registering it allocates
-/// nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
-final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @unchecked Sendable {
+/// `continueWith`'s derived task: it is its own registration on its antecedent, so registering it
+/// allocates nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
+final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     // @unchecked: `body` and `gate` are written before the node is registered (the registration's
     // lock publishes them) and `body` is cleared by `run`, which the antecedent calls exactly once
     // (C2.1); nothing else touches them.
@@ -91,39 +76,41 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode
     private var gate: StartGate?
     private let token: CancellationToken
 
-    init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (Completion<T>) throws -> U) {
+    init(owner: any KitBackend, executor: any Executor, token: CancellationToken,
+         body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
         self.token = token
-        super.init(owner: owner)
+        super.init(owner: owner, executor: executor)
         if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
-    func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
         guard startBody(gate, token) else { return }
-        // Registered on a KitTask<T> (see `ContinuationNode`).
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
         let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
         settle { try body(completion) }
     }
 }
 
 /// `map`'s derived task: runs the transform on a success and passes anything else through,
-/// without converting it (C3.3). Its own continuation node, like `ContinueTask`.
-final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @unchecked Sendable {
+/// without converting it (C3.3). Its own registration, like `ContinueTask`.
+final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     // @unchecked: as for ContinueTask.
     private var transform: (@Sendable (T) throws -> U)?
     private var gate: StartGate?
     private let token: CancellationToken
 
-    init(owner: any KitBackend, token: CancellationToken, transform: @escaping @Sendable (T) throws -> U) {
+    init(owner: any KitBackend, executor: any Executor, token: CancellationToken,
+         transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
         self.token = token
-        super.init(owner: owner)
+        super.init(owner: owner, executor: executor)
         if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
     }
 
-    func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
         guard startBody(gate, token) else { return }
@@ -131,8 +118,84 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @un
             _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return
         }
-        // Registered on a KitTask<T> (see `ContinuationNode`).
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
         let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
         settle { try transform(value) }
+    }
+}
+
+/// `continueWithTask`'s registration: runs the body and completes `child` with the outcome of the
+/// task it returns (C2.6, C4.3).
+final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: `body` is written in init and cleared by `run`, which the antecedent calls
+    // exactly once (C2.1); the other properties are `let`s of Sendable types.
+    private let child: KitTask<U>
+    private let gate: StartGate?
+    private let token: CancellationToken
+    private var body: (@Sendable (Completion<T>) throws -> any AsyncTask<U>)?
+
+    init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
+         body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>) {
+        self.child = child
+        self.token = token
+        gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        self.body = body
+        super.init(executor: executor)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let body else { return }
+        self.body = nil   // C8.1
+        guard child.startBody(gate, token) else { return }
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
+        child.adopt { try body(completion) }
+    }
+}
+
+/// `flatMap`'s registration: runs the transform on a success and completes `child` with the
+/// outcome of the task it returns; anything else passes through (C2.6, C3.3, C4.3).
+final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: as for ContinueWithTask.
+    private let child: KitTask<U>
+    private let gate: StartGate?
+    private let token: CancellationToken
+    private var transform: (@Sendable (T) throws -> any AsyncTask<U>)?
+
+    init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
+         transform: @escaping @Sendable (T) throws -> any AsyncTask<U>) {
+        self.child = child
+        self.token = token
+        gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        self.transform = transform
+        super.init(executor: executor)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let transform else { return }
+        self.transform = nil   // C8.1
+        guard child.startBody(gate, token) else { return }
+        guard case .success = outcome else {
+            _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
+            return
+        }
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+        child.adopt { try transform(value) }
+    }
+}
+
+/// Completes `target` with the outcome of the kit task it is registered on (C2.6).
+final class Adopt<T: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: restated; `target` is a `let` of a Sendable type.
+    private let target: KitTask<T>
+
+    init(_ target: KitTask<T>) {
+        self.target = target
+        super.init(executor: InlineExecutor.shared)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        _ = target.pass(outcome, from: antecedent)
     }
 }

@@ -30,8 +30,14 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// A pending task (C1.1).
-    public override init(owner: any KitBackend) {
+    public init(owner: any KitBackend) {
         super.init(owner: owner)
+    }
+
+    /// A pending derived task, which is also its registration on its antecedent, run on
+    /// `executor`.
+    init(owner: any KitBackend, executor: any Executor) {
+        super.init(owner: owner, executor: executor)
     }
 
     /// An already-completed task (C1.4).
@@ -111,7 +117,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// Completes with the outcome of `antecedent`, a `KitTask<T>` (C2.6, C3.3).
     final func pass(_ outcome: Outcome, from antecedent: TaskCore) -> Bool {
         guard case .success = outcome else { return complete(outcome) }
-        // The antecedent is a KitTask<T>: every caller registered on one (see `ContinuationNode`).
+        // The antecedent is a KitTask<T>: every caller registered on one (see `KitContinuation.run`).
         return succeed(unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue())
     }
 
@@ -138,10 +144,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     public final func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
-        register(Job(executor: executor) { outcome, antecedent in
-            // Registered on this task, a KitTask<T> (see `ContinuationNode`).
-            body(unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome))
-        })
+        register(WhenComplete(executor: executor, body: body))
     }
 
     public final func wait() -> Completion<T> {

@@ -6,32 +6,36 @@ import TaskAPI
 /// Generic code called through `any AsyncTask<T>` runs unspecialized and pays a runtime metadata
 /// lookup for every generic type it touches; keeping the state machine, the lock and the hand-off
 /// in a non-generic class keeps those lookups off the hot paths. The state is a
-/// `TaskStateMachine<Void, Job>` under a `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`):
+/// `TaskStateMachine<Void, KitContinuation>` under a `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`):
 /// its outcome is the task's `Outcome` (failure and cancellation as they are, a success without
 /// its value), and the value itself sits in the typed slot of `KitTask<T>`, written under the same
 /// lock by the completion that wins, before that completion is published. So no value is ever
 /// boxed as `any Sendable` nor cast back. Continuations are handed over after the lock is
 /// released, in registration order, from a loop (C2.4, C2.7). Completing and registering never
 /// block on anything but that short lock.
-public class TaskCore: @unchecked Sendable {
+public class TaskCore: KitContinuation, @unchecked Sendable {
     // @unchecked: the class is not final (KitTask<T> refines it), which the checker cannot
     // verify; every stored property is a `let` of a Sendable type, and all mutable state is
-    // inside the mutex.
+    // inside the mutex. A derived task is also the registration on its antecedent
+    // (`KitContinuation`): its `executor` is where it runs, `nil` for any other task.
     let owner: any KitBackend
-    private let machine: Mutex<TaskStateMachine<Void, Job>>
+    private let machine: Mutex<TaskStateMachine<Void, KitContinuation>>
     /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
     /// not used here: wrapping the mutex in a generic struct of another module costs two runtime
     /// metadata lookups per critical section.
     private let edge = Atomic(0)
 
-    init(owner: any KitBackend) {
+    /// A pending task; `executor` is where it runs if it is a derived task (see above).
+    init(owner: any KitBackend, executor: (any Executor)? = nil) {
         self.owner = owner
         machine = Mutex(TaskStateMachine())
+        super.init(executor: executor)
     }
 
     init(owner: any KitBackend, completed outcome: Outcome) {
         self.owner = owner
         machine = Mutex(TaskStateMachine(completed: outcome))
+        super.init(executor: nil)
     }
 
     deinit {
@@ -42,7 +46,7 @@ public class TaskCore: @unchecked Sendable {
 
     /// Runs `body` on the state machine under the lock.
     @inline(__always)
-    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<Void, Job>) -> R) -> R {
+    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<Void, KitContinuation>) -> R) -> R {
         machine.withLock { state in
             _ = edge.load(ordering: .acquiring)
             defer { edge.store(0, ordering: .releasing) }
@@ -97,10 +101,10 @@ public class TaskCore: @unchecked Sendable {
         complete(outcome, storing: {})
     }
 
-    /// Stores `job`; if the task is completed and delivered, hands it over through a delivery
-    /// phase of its own, exactly as `complete` does (C2.1, C2.4).
-    final func register(_ job: Job) {
-        if withState({ $0.registerForDelivery(job) }) {
+    /// Stores `continuation`; if the task is completed and delivered, hands it over through a
+    /// delivery phase of its own, exactly as `complete` does (C2.1, C2.4).
+    final func register(_ continuation: KitContinuation) {
+        if withState({ $0.registerForDelivery(continuation) }) {
             ThreadRuntime.current.trampoline(.delivery(self))
         }
     }
@@ -112,36 +116,30 @@ public class TaskCore: @unchecked Sendable {
         guard var batch = first, let outcome = completed else { return }
         let owner = self.owner
         while true {
-            for job in batch { HandOff.run(job, outcome, self, owner: owner) }
+            for continuation in batch { HandOff.run(continuation, outcome, self, owner: owner) }
             guard let next = withState({ $0.nextDelivery() }) else { return }
             batch = next
         }
     }
 
-    /// Registers `job` unless the task is completed and delivered; then returns the outcome and
+    /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
-    final func registerWaker(_ job: Job) -> Outcome? {
-        withState { $0.register(job) }
+    final func registerWaker(_ waker: KitContinuation) -> Outcome? {
+        withState { $0.register(waker) }
     }
 
     /// Removes `waiter`'s waker if it has not run: a timed-out wait, or an abandoned `await`,
     /// leaves nothing behind (C6.2, C4.7). `false` if it was no longer stored: the task completed
     /// and the waker ran or is running.
-    final func remove(_ waiter: any ContinuationNode) -> Bool {
-        let id = ObjectIdentifier(waiter)
-        return withState { state in
-            state.remove { job in
-                if case .node(let node) = job.body { return ObjectIdentifier(node) == id }
-                return false
-            } != nil
-        }
+    final func remove(_ waker: KitContinuation) -> Bool {
+        withState { state in state.remove { $0 === waker } != nil }
     }
 
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
     final func waitOutcome() -> Outcome {
         if let outcome { return outcome }
         let waiter = Waiter()
-        if let outcome = registerWaker(waiter.job) { return outcome }
+        if let outcome = registerWaker(waiter) { return outcome }
         // Without a deadline the waiter returns only once woken, when the outcome is there.
         _ = waiter.wait(until: nil)
         return outcome ?? .cancelled
@@ -152,7 +150,7 @@ public class TaskCore: @unchecked Sendable {
         if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
         let waiter = Waiter()
-        if let outcome = registerWaker(waiter.job) { return outcome }
+        if let outcome = registerWaker(waiter) { return outcome }
         if waiter.wait(until: deadline) { return outcome }
         if remove(waiter) { return nil }
         // Completed between the timeout and the removal: the outcome is there after all.

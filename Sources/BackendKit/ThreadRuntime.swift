@@ -102,14 +102,14 @@ public final class ThreadRuntime {
 
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
     /// `release(_:)` on this thread.
-    @exclusivity(unchecked) private var graveyard: [Job] = []
+    @exclusivity(unchecked) private var graveyard: [KitContinuation] = []
     @exclusivity(unchecked) private var releasing = false
 
     /// Releases the continuations of a task freed while pending, in a loop instead of a
     /// recursion: a released continuation may hold a derived task whose own deinit lands here
     /// again, and is then only queued (C8.2: a long pending chain is freed in constant stack).
     /// `jobs` is emptied first, so that the graveyard holds the only references while it drains.
-    func release(_ jobs: inout Continuations<Job>) {
+    func release(_ jobs: inout Continuations<KitContinuation>) {
         graveyard.append(contentsOf: jobs)
         jobs = Continuations()
         if releasing { return }
