@@ -26,16 +26,6 @@ extension KitTask {
         return child
     }
 
-    public func map<U: Sendable>(
-        on executor: any Executor,
-        token: CancellationToken,
-        _ transform: @escaping @Sendable (T) throws -> U
-    ) -> any AsyncTask<U> {
-        let node = MapTask<T, U>(owner: owner, executor: executor, token: token, transform: transform)
-        register(node)
-        return node
-    }
-
     public func flatMap<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -108,6 +98,24 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
         self.token = token
         super.init(owner: owner, executor: executor)
         if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
+    }
+
+    /// A same-type `map` on a same-type link (`Int` to `Int` to `Int`...) needs a node of this
+    /// very class: made from `type(of: self)`, whose metadata is at hand, it skips the runtime
+    /// lookup of `MapTask<U, V>` that unspecialized code otherwise pays for every link.
+    override func map<V: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (U) throws -> V
+    ) -> any AsyncTask<V> {
+        guard T.self == U.self, U.self == V.self else {
+            return super.map(on: executor, token: token, transform)
+        }
+        // T, U and V are one type (checked just above), so these casts change no representation.
+        let same = unsafeBitCast(transform, to: (@Sendable (T) throws -> U).self)
+        let node = type(of: self).init(owner: owner, executor: executor, token: token, transform: same)
+        register(node)
+        return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {

@@ -147,6 +147,17 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         register(WhenComplete(executor: executor, body: body))
     }
 
+    /// In the class, not an extension, so that `MapTask` can refine it.
+    public func map<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (T) throws -> U
+    ) -> any AsyncTask<U> {
+        let node = MapTask<T, U>(owner: owner, executor: executor, token: token, transform: transform)
+        register(node)
+        return node
+    }
+
     public final func wait() -> Completion<T> {
         typed(waitOutcome())
     }
