@@ -11,7 +11,8 @@ extension KitTask {
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> U
     ) -> any AsyncTask<U> {
-        let node = ContinueTask<T, U>(owner: owner, executor: executor, token: token, body: body)
+        let node = ContinueTask<T, U>(owner: owner, executor: executor, body: body)
+        if token.canBeCancelled { node.guardStart(with: token) }
         register(node)
         return node
     }
@@ -59,19 +60,25 @@ extension KitTask {
 /// `continueWith`'s derived task: it is its own registration on its antecedent, so registering it
 /// allocates nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
 final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
-    // @unchecked: `body` and `gate` are written before the node is registered (the registration's
-    // lock publishes them) and `body` is cleared by `run`, which the antecedent calls exactly once
-    // (C2.1); nothing else touches them.
+    // @unchecked: `body`, `gate` and `token` are written before the node is registered (the
+    // registration's lock publishes them) and `body` is cleared by `run`, which the antecedent
+    // calls exactly once (C2.1); nothing else touches them.
     private var body: (@Sendable (Completion<T>) throws -> U)?
     private var gate: StartGate?
-    private let token: CancellationToken
+    /// `nil` when the token can never be cancelled: then there is no gate either.
+    private var token: CancellationToken?
 
-    init(owner: any KitBackend, executor: any Executor, token: CancellationToken,
-         body: @escaping @Sendable (Completion<T>) throws -> U) {
+    /// The initializer takes only what every node stores: with the token's work in it too, the
+    /// optimizer retained and released each argument once more (4 pairs per link).
+    init(owner: any KitBackend, executor: any Executor, body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
-        self.token = token
         super.init(owner: owner, executor: executor)
-        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
+    }
+
+    /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
+    func guardStart(with token: CancellationToken) {
+        self.token = token
+        gate = StartGate.make(for: self, token: token)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
@@ -90,14 +97,17 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     // @unchecked: as for ContinueTask.
     private var transform: (@Sendable (T) throws -> U)?
     private var gate: StartGate?
-    private let token: CancellationToken
+    private var token: CancellationToken?
 
-    init(owner: any KitBackend, executor: any Executor, token: CancellationToken,
-         transform: @escaping @Sendable (T) throws -> U) {
+    init(owner: any KitBackend, executor: any Executor, transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
-        self.token = token
         super.init(owner: owner, executor: executor)
-        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
+    }
+
+    /// As `ContinueTask.guardStart(with:)`.
+    func guardStart(with token: CancellationToken) {
+        self.token = token
+        gate = StartGate.make(for: self, token: token)
     }
 
     /// A same-type `map` on a same-type link (`Int` to `Int` to `Int`...) needs a node of this
@@ -113,7 +123,8 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
         }
         // T, U and V are one type (checked just above), so these casts change no representation.
         let same = unsafeBitCast(transform, to: (@Sendable (T) throws -> U).self)
-        let node = type(of: self).init(owner: owner, executor: executor, token: token, transform: same)
+        let node = type(of: self).init(owner: owner, executor: executor, transform: same)
+        if token.canBeCancelled { node.guardStart(with: token) }
         register(node)
         return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
     }

@@ -153,7 +153,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> U
     ) -> any AsyncTask<U> {
-        let node = MapTask<T, U>(owner: owner, executor: executor, token: token, transform: transform)
+        let node = MapTask<T, U>(owner: owner, executor: executor, transform: transform)
+        if token.canBeCancelled { node.guardStart(with: token) }
         register(node)
         return node
     }

@@ -69,9 +69,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Claims the start of this task's body (C4.3): `false` if the token's handler won the gate,
     /// if the token is cancelled by now (then the task is cancelled), or if the task is no longer
     /// pending. `StartGate.start` without its generic calls, for the hot path.
-    final func startBody(_ gate: StartGate?, _ token: CancellationToken) -> Bool {
+    /// A `nil` token is one that can never be cancelled.
+    final func startBody(_ gate: StartGate?, _ token: CancellationToken?) -> Bool {
         if let gate, !gate.claimForBody() { return false }
-        if token.isCancellationRequested {
+        if let token, token.isCancellationRequested {
             _ = complete(.cancelled)
             return false
         }
