@@ -55,32 +55,46 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     deinit {
         guard stored else { return }
-        withUnsafeMutablePointer(to: &storage) { words in
-            // The slot holds a `T` (in place, or boxed), stored by `store`.
-            if Self.fitsInline {
-                UnsafeMutableRawPointer(words).assumingMemoryBound(to: T.self).deinitialize(count: 1)
-            } else {
-                let box = UnsafeMutablePointer<T>(bitPattern: words.pointee.0)
-                box?.deinitialize(count: 1)
-                box?.deallocate()
-            }
+        Self.destroy(&storage)
+    }
+
+    // The slot's three operations take its address as an argument (`&storage`), which for a
+    // final stored property is the property's own storage, valid for the call: no closure, so
+    // unspecialized code does not call a generic `withUnsafeMutablePointer`. The words are raw
+    // storage: `store` binds them to `T` (in place, or to the address of a box), and only `T`'s
+    // value witnesses touch them from then on; the tuple's own type is never read.
+
+    @inline(__always)
+    private static func store(_ value: T, at words: UnsafeMutableRawPointer) {
+        if fitsInline {
+            words.initializeMemory(as: T.self, to: value)
+        } else {
+            let box = UnsafeMutablePointer<T>.allocate(capacity: 1)
+            box.initialize(to: value)
+            words.storeBytes(of: box, as: UnsafeMutablePointer<T>.self)
+        }
+    }
+
+    @inline(__always)
+    private static func load(from words: UnsafeMutableRawPointer) -> T {
+        if fitsInline { return words.assumingMemoryBound(to: T.self).pointee }
+        return words.load(as: UnsafeMutablePointer<T>.self).pointee
+    }
+
+    private static func destroy(_ words: UnsafeMutableRawPointer) {
+        if fitsInline {
+            words.assumingMemoryBound(to: T.self).deinitialize(count: 1)
+        } else {
+            let box = words.load(as: UnsafeMutablePointer<T>.self)
+            box.deinitialize(count: 1)
+            box.deallocate()
         }
     }
 
     /// Puts `value` in the empty slot. Called once: under the core's lock by the winning
     /// completion, or in `init` before the task is shared.
     private final func store(_ value: T) {
-        withUnsafeMutablePointer(to: &storage) { words in
-            // The words are raw storage that holds nothing yet; binding them to `T` is how the
-            // slot is used from now on (the tuple's own type is never read again).
-            if Self.fitsInline {
-                UnsafeMutableRawPointer(words).initializeMemory(as: T.self, to: value)
-            } else {
-                let box = UnsafeMutablePointer<T>.allocate(capacity: 1)
-                box.initialize(to: value)
-                words.pointee.0 = UInt(bitPattern: box)
-            }
-        }
+        Self.store(value, at: &storage)
         stored = true
     }
 
@@ -88,13 +102,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// the slot is filled before such an outcome is published, and never changes after.
     @inline(__always)
     final func loadValue() -> T {
-        withUnsafeMutablePointer(to: &storage) { words in
-            // Filled by `store` before the success was published (see above).
-            if Self.fitsInline {
-                return UnsafeMutableRawPointer(words).assumingMemoryBound(to: T.self).pointee
-            }
-            return UnsafeMutablePointer<T>(bitPattern: words.pointee.0).unsafelyUnwrapped.pointee
-        }
+        Self.load(from: &storage)
     }
 
     /// Completes with `value` (C1.1); `false` if the task was already completed.
