@@ -15,11 +15,15 @@ import TaskAPI
 /// block on anything but that short lock.
 public class TaskCore: KitContinuation, @unchecked Sendable {
     // @unchecked: the class is not final (KitTask<T> refines it), which the checker cannot
-    // verify; every stored property is a `let` of a Sendable type, and all mutable state is
-    // inside the mutex. A derived task is also the registration on its antecedent
+    // verify; every stored property but `machine` is a `let` of a Sendable type, and `machine` is
+    // touched only under `lock` (or in deinit, when no other reference is left). A derived task is also the registration on its antecedent
     // (`KitContinuation`): its `executor` is where it runs, `nil` for any other task.
     let owner: any KitBackend
-    private let machine: Mutex<TaskStateMachine<Void, KitContinuation>>
+    private let lock = Mutex(())
+    /// The state, guarded by `lock`. Beside the mutex rather than inside it: deinit then reads it
+    /// without locking, and destroying it needs no generic value witness of the mutex's cell.
+    // @exclusivity(unchecked): every access is under `lock`, or in deinit; none overlaps another.
+    @exclusivity(unchecked) private var machine: TaskStateMachine<Void, KitContinuation>
     /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
     /// not used here: wrapping the mutex in a generic struct of another module costs two runtime
     /// metadata lookups per critical section.
@@ -28,29 +32,30 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// A pending task; `executor` is where it runs if it is a derived task (see above).
     init(owner: any KitBackend, executor: (any Executor)? = nil) {
         self.owner = owner
-        machine = Mutex(TaskStateMachine())
+        machine = TaskStateMachine()
         super.init(executor: executor)
     }
 
     init(owner: any KitBackend, completed outcome: Outcome) {
         self.owner = owner
-        machine = Mutex(TaskStateMachine(completed: outcome))
+        machine = TaskStateMachine(completed: outcome)
         super.init(executor: nil)
     }
 
     deinit {
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
-        var orphans = withState { $0.abandon() }
+        // No other reference is left: no lock needed.
+        var orphans = machine.abandon()
         if !orphans.isEmpty { ThreadRuntime.current.release(&orphans) }
     }
 
     /// Runs `body` on the state machine under the lock.
     @inline(__always)
     private func withState<R: Sendable>(_ body: (inout TaskStateMachine<Void, KitContinuation>) -> R) -> R {
-        machine.withLock { state in
+        lock.withLock { _ in
             _ = edge.load(ordering: .acquiring)
             defer { edge.store(0, ordering: .releasing) }
-            return body(&state)
+            return body(&machine)
         }
     }
 
