@@ -63,14 +63,13 @@ final class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
 /// the job synchronously adds one level, no more.
 enum HandOff {
     @inline(__always)
-    static func run(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore,
-                    owner: any KitBackend) {
+    static func run(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore) {
         guard let executor = continuation.executor, executor !== InlineExecutor.shared else {
             continuation.run(outcome, from: antecedent)
             return
         }
         let bound: @Sendable () -> Void = { continuation.run(outcome, from: antecedent) }
-        if owner.enqueueDirectly(bound, on: executor) { return }
+        if antecedent.owner.enqueueDirectly(bound, on: executor) { return }
         executor.execute(bound)
     }
 }

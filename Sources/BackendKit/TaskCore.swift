@@ -120,9 +120,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func deliver() {
         let (first, completed) = withState { ($0.nextDelivery(), $0.completion) }
         guard var batch = first, let outcome = completed else { return }
-        let owner = self.owner
         while true {
-            for continuation in batch { HandOff.run(continuation, outcome, self, owner: owner) }
+            for continuation in batch { HandOff.run(continuation, outcome, self) }
             guard let next = withState({ $0.nextDelivery() }) else { return }
             batch = next
         }

@@ -41,7 +41,7 @@ public final class ThreadRuntime {
     @exclusivity(unchecked) private var head = 0
     @exclusivity(unchecked) private var draining = false
     /// A drained queue keeps this much capacity for reuse and gives back the rest.
-    private static let keptCapacity = 1_024
+    private static let keptCapacity = 64
 
     /// The pool whose worker this thread is, or `nil` on any other thread. A backend sets it on
     /// its worker threads; `blockingCall` reports blocking to it (C6.4).
@@ -88,8 +88,9 @@ public final class ThreadRuntime {
                     head = 0
                 }
             } else {
-                work = next
-                next = .taken
+                var taken = Work.taken
+                swap(&taken, &next)   // moved out, no copy
+                work = taken
             }
             work.run()
         }
