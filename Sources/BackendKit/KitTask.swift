@@ -7,7 +7,7 @@ import TaskAPI
 /// safe from any thread. A backend makes one with `KitTask<T>(owner: backend)` (pending) or
 /// `KitTask<T>(owner:completed:)`.
 public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
-    // @unchecked: the slot (`storage`, `stored`) is written once, under the core's lock, by the
+    // @unchecked: the slot (`storage`) is written once, under the core's lock, by the
     // completion that wins, before that lock publishes the completed status; it is read only by
     // whoever has seen the status completed with a success (under the same lock, or from the
     // delivery that lock started), and destroyed in deinit. Not final: the continuation nodes
@@ -20,8 +20,6 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// in unspecialized code, raw words are touched only through `T`'s own value witnesses.
     // @exclusivity(unchecked): accessed only as described above, never concurrently.
     @exclusivity(unchecked) private final var storage: (UInt, UInt) = (0, 0)
-    /// Whether `storage` holds a value.
-    @exclusivity(unchecked) private final var stored = false
 
     @inline(__always)
     private static var fitsInline: Bool {
@@ -54,7 +52,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     deinit {
-        guard stored else { return }
+        // The slot holds a value exactly when the task completed with a success.
+        guard holdsValue else { return }
         Self.destroy(&storage)
     }
 
@@ -95,7 +94,6 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// completion, or in `init` before the task is shared.
     private final func store(_ value: T) {
         Self.store(value, at: &storage)
-        stored = true
     }
 
     /// The value of a success. Only for a task completed with a success (its outcome said so):

@@ -59,6 +59,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
+    /// Whether the task completed with a success, read without the lock: for deinit only, when no
+    /// other reference is left. A `KitTask<T>`'s slot then holds the value.
+    final var holdsValue: Bool {
+        guard case .success = machine.completion else { return false }
+        return true
+    }
+
     /// Where the task is (C1.5).
     public final var status: TaskStatus { withState { $0.status } }
 

@@ -4,11 +4,13 @@
 ///
 /// `Continuation` is whatever the backend stores per registration (an executor and a closure).
 public struct TaskStateMachine<Success: Sendable, Continuation> {
+    // The two one-byte fields first, side by side: laid out in declaration order, they would
+    // otherwise each take a word of their own.
     @usableFromInline var _status: TaskStatus
-    @usableFromInline var _completion: Completion<Success>?
     /// `true` from completion until the completing thread has handed over every continuation,
     /// including those registered while it was doing so (C2.4).
     @usableFromInline var _delivering = false
+    @usableFromInline var _completion: Completion<Success>?
 
     /// Where the task is (C1.5).
     @inlinable public var status: TaskStatus { _status }
