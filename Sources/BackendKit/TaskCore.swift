@@ -128,7 +128,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         let (first, completed) = withState { ($0.nextDelivery(), $0.completion) }
         guard var batch = first, let outcome = completed else { return }
         while true {
-            for continuation in batch { HandOff.run(continuation, outcome, self) }
+            batch.forEachInOrder { HandOff.run($0, outcome, self) }
             guard let next = withState({ $0.nextDelivery() }) else { return }
             batch = next
         }

@@ -161,6 +161,16 @@ public struct Continuations<Element>: Sequence {
         }
     }
 
+    /// Calls `body` on each element in order, without making an iterator (which copies the
+    /// inline element and the array): the common single-element case touches no array.
+    @inlinable
+    public func forEachInOrder(_ body: (Element) throws -> Void) rethrows {
+        guard let first else { return }
+        try body(first)
+        if rest.isEmpty { return }
+        for element in rest { try body(element) }
+    }
+
     /// Removes and returns the first element that `matches`, keeping the others in order.
     @inlinable
     public mutating func remove(where matches: (Element) -> Bool) -> Element? {
