@@ -11,66 +11,65 @@ public protocol KitBackend: TaskBackend, AnyObject {
     func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool
 }
 
-/// One registration on a kit task, in a non-generic shape: where to run, and what to call.
-public struct Job: Sendable {
+/// A kit task's outcome without its value: `.success(())` means the value is in the
+/// `KitTask<T>`'s slot (stored before the outcome is published), failure and cancellation are
+/// complete as they are. Non-generic, so the core's state never boxes a value or looks up
+/// generic metadata.
+typealias Outcome = Completion<Void>
+
+/// One registration on a kit task (C2.1), in a non-generic shape: where to run, and what to run,
+/// in one object. A derived task (`map`, `continueWith`) is its own registration (`TaskCore` is a
+/// `KitContinuation`), so registering it allocates nothing beyond the task; the other
+/// registrations are small nodes that carry their body (`WhenComplete`, `Waiter`, ...).
+/// Storing, copying and handing over a registration is one reference, one retain.
+public class KitContinuation: @unchecked Sendable {
+    // @unchecked: the class is not final, which the checker cannot verify; its only stored
+    // property is a `let` of a Sendable type.
+
     /// `nil` for a waker of `wait()` or `value`: called directly at completion, never through an
     /// executor; it only signals a thread or resumes a continuation.
     let executor: (any Executor)?
-    let body: JobBody
 
-    init(executor: (any Executor)?, _ body: @escaping @Sendable (AnyCompletion) -> Void) {
+    init(executor: (any Executor)?) {
         self.executor = executor
-        self.body = .closure(body)
     }
 
-    init(executor: any Executor, node: any ContinuationNode) {
-        self.executor = executor
-        body = .node(node)
+    /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
+    /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
+    /// continuation was made for, whose slot holds the value when `outcome` is a success.
+    func run(_ outcome: Outcome, from antecedent: TaskCore) {}
+}
+
+/// `whenComplete`'s registration: the body, typed.
+final class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: restated; `body` is a `let` of a Sendable type.
+    private let body: @Sendable (Completion<T>) -> Void
+
+    init(executor: any Executor, body: @escaping @Sendable (Completion<T>) -> Void) {
+        self.body = body
+        super.init(executor: executor)
     }
 
-    /// A waker: a node run directly at completion, never through an executor.
-    init(waker node: any ContinuationNode) {
-        executor = nil
-        body = .node(node)
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        body(unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome))
     }
 }
 
-/// What a job runs: a closure, or a node that is itself the task the continuation completes,
-/// which saves the closure's allocation (`map`, `continueWith`).
-enum JobBody: Sendable {
-    case closure(@Sendable (AnyCompletion) -> Void)
-    case node(any ContinuationNode)
-
-    @inline(__always)
-    func callAsFunction(_ outcome: AnyCompletion) {
-        switch self {
-        case .closure(let body): body(outcome)
-        case .node(let node): node.run(outcome)
-        }
-    }
-}
-
-/// A derived task that runs its own continuation body when its antecedent completes.
-protocol ContinuationNode: AnyObject, Sendable {
-    /// Runs once, with the antecedent's outcome, on the executor the continuation was registered with.
-    func run(_ outcome: AnyCompletion)
-}
-
-/// Hands one job to its executor (C2.3, C2.5), from a delivery running on the thread's
-/// trampoline: wakers and inline jobs run at once (the trampoline queues whatever they complete
-/// in turn, so nothing nests deeper than one job, C2.7), the backend's own queueing executors
-/// get the job directly, and any other executor is called directly too: one that runs the job
-/// synchronously adds one level, no more.
+/// Hands one continuation to its executor (C2.3, C2.5), from a delivery running on the thread's
+/// trampoline: wakers and inline continuations run at once (the trampoline queues whatever they
+/// complete in turn, so nothing nests deeper than one, C2.7), the backend's own queueing
+/// executors get the job directly, and any other executor is called directly too: one that runs
+/// the job synchronously adds one level, no more.
 enum HandOff {
     @inline(__always)
-    static func run(_ job: Job, _ completion: AnyCompletion, owner: any KitBackend) {
-        let body = job.body
-        guard let executor = job.executor, executor !== InlineExecutor.shared else {
-            body(completion)
+    static func run(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore) {
+        guard let executor = continuation.executor, executor !== InlineExecutor.shared else {
+            continuation.run(outcome, from: antecedent)
             return
         }
-        let bound: @Sendable () -> Void = { body(completion) }
-        if owner.enqueueDirectly(bound, on: executor) { return }
+        let bound: @Sendable () -> Void = { continuation.run(outcome, from: antecedent) }
+        if antecedent.owner.enqueueDirectly(bound, on: executor) { return }
         executor.execute(bound)
     }
 }

@@ -12,8 +12,8 @@ extension KitTask {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
                     guard resumer.install(continuation) else { return }
-                    if let completion = registerWaker(Job(waker: resumer)) {
-                        resumer.run(completion)
+                    if let outcome = registerWaker(resumer) {
+                        resumer.run(outcome, from: self)
                     }
                 }
             } onCancel: {
@@ -26,7 +26,7 @@ extension KitTask {
 /// Resumes one Swift continuation exactly once: with the task's outcome, or with
 /// `CancellationError` if the awaiting Swift task is cancelled first, even before the
 /// continuation exists.
-final class ValueResumer<T: Sendable>: ContinuationNode, @unchecked Sendable {
+final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     // @unchecked Sendable: `continuation` is written by `install` before it publishes state
     // `armed` (releasing), and taken only by whoever moves the state from `armed` to `done`
     // (acquiring); exactly one thread does.
@@ -36,6 +36,10 @@ final class ValueResumer<T: Sendable>: ContinuationNode, @unchecked Sendable {
     private static var armed: UInt8 { 1 }
     private static var done: UInt8 { 2 }
     private static var cancelledEarly: UInt8 { 3 }
+
+    init() {
+        super.init(executor: nil)
+    }
 
     /// Arms the resumer; `false` (and the continuation is resumed with `CancellationError`) if
     /// the awaiting task was cancelled already.
@@ -51,9 +55,10 @@ final class ValueResumer<T: Sendable>: ContinuationNode, @unchecked Sendable {
     }
 
     /// The task completed: resume with its outcome, unless cancellation came first.
-    func run(_ outcome: AnyCompletion) {
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let continuation = take() else { return }
-        switch outcome.typed(as: T.self) {
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        switch unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome) {
         case .success(let value): continuation.resume(returning: value)
         case .failure(let error): continuation.resume(throwing: error)
         case .cancelled: continuation.resume(throwing: CancellationError())

@@ -1,17 +1,19 @@
 import TaskAPI
 
 /// The kit's continuation algorithms: the same semantics as TaskAPI's defaults (C2.6, C3.1–C3.3,
-/// C4.3), with the derived task's job registered directly on the erased core. One allocation for
-/// the derived task and one for the job, instead of four, and no `Completion<T>` conversion on the
-/// pass-through paths.
+/// C4.3), with the derived task registered directly on the non-generic core. `map` and
+/// `continueWith` cost one allocation, the derived task, which is its own registration; no
+/// `Completion<T>` conversion on the pass-through paths, and the value goes from the antecedent's
+/// slot to the transform as it is.
 extension KitTask {
     public func continueWith<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> U
     ) -> any AsyncTask<U> {
-        let node = ContinueTask<T, U>(owner: owner, token: token, body: body)
-        register(Job(executor: executor, node: node))
+        let node = ContinueTask<T, U>(owner: owner, executor: executor, body: body)
+        if token.canBeCancelled { node.guardStart(with: token) }
+        register(node)
         return node
     }
 
@@ -21,22 +23,8 @@ extension KitTask {
         _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
-        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
-        register(Job(executor: executor) { outcome in
-            guard child.startBody(gate, token) else { return }
-            child.adopt { try body(outcome.typed()) }
-        })
+        register(ContinueWithTask(executor: executor, child: child, token: token, body: body))
         return child
-    }
-
-    public func map<U: Sendable>(
-        on executor: any Executor,
-        token: CancellationToken,
-        _ transform: @escaping @Sendable (T) throws -> U
-    ) -> any AsyncTask<U> {
-        let node = MapTask<T, U>(owner: owner, token: token, transform: transform)
-        register(Job(executor: executor, node: node))
-        return node
     }
 
     public func flatMap<U: Sendable>(
@@ -45,86 +33,188 @@ extension KitTask {
         _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         let child = KitTask<U>(owner: owner)
-        let gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
-        register(Job(executor: executor) { outcome in
-            guard child.startBody(gate, token) else { return }
-            guard case .success(let value) = outcome else {
-                _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
-                return
-            }
-            child.adopt { try transform(AnyCompletion.unbox(value)) }
-        })
+        register(FlatMap(executor: executor, child: child, token: token, transform: transform))
         return child
-    }
-
-    /// Completes with what `body` returns or throws (C3.1, C3.2).
-    func settle(_ body: () throws -> T) {
-        _ = complete(AnyCompletion(boxing: body))
     }
 
     /// Completes with the outcome of the task `body` returns, or with what it throws (C2.6).
     func adopt(_ body: () throws -> any AsyncTask<T>) {
-        let made = Completion(catching: body)
-        guard case .success(let inner) = made else {
-            _ = complete(made.erased)   // what the body threw: failure, or cancelled (C3.1, C3.2)
+        let inner: any AsyncTask<T>
+        do {
+            inner = try body()
+        } catch is CancellationError {
+            _ = complete(.cancelled)   // C3.2
+            return
+        } catch {
+            _ = complete(.failure(error))   // C3.1
             return
         }
-        if let core = inner as? TaskCore {
-            core.register(Job(executor: InlineExecutor.shared) { _ = self.complete($0) })
+        if let core = inner as? KitTask<T> {
+            core.register(Adopt(self))
         } else {
             inner.whenComplete(on: InlineExecutor.shared) { _ = self.tryComplete($0) }
         }
     }
 }
 
-/// `continueWith`'s derived task: it is its own continuation node, so registering it allocates
-/// nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
-final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @unchecked Sendable {
-    // @unchecked: `body` and `gate` are written before the node is registered (the registration's
-    // lock publishes them) and `body` is cleared by `run`, which the antecedent calls exactly once
-    // (C2.1); nothing else touches them.
+/// `continueWith`'s derived task: it is its own registration on its antecedent, so registering it
+/// allocates nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
+final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
+    // @unchecked: `body`, `gate` and `token` are written before the node is registered (the
+    // registration's lock publishes them) and `body` is cleared by `run`, which the antecedent
+    // calls exactly once (C2.1); nothing else touches them.
     private var body: (@Sendable (Completion<T>) throws -> U)?
     private var gate: StartGate?
-    private let token: CancellationToken
+    /// `nil` when the token can never be cancelled: then there is no gate either.
+    private var token: CancellationToken?
 
-    init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (Completion<T>) throws -> U) {
+    /// The initializer takes only what every node stores: with the token's work in it too, the
+    /// optimizer retained and released each argument once more (4 pairs per link).
+    init(owner: any KitBackend, executor: any Executor, body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
-        self.token = token
-        super.init(owner: owner)
-        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
+        super.init(owner: owner, executor: executor)
     }
 
-    func run(_ outcome: AnyCompletion) {
+    /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
+    func guardStart(with token: CancellationToken) {
+        self.token = token
+        gate = StartGate.make(for: self, token: token)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
         guard startBody(gate, token) else { return }
-        settle { try body(outcome.typed()) }
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
+        settle { try body(completion) }
     }
 }
 
 /// `map`'s derived task: runs the transform on a success and passes anything else through,
-/// without converting it (C3.3). Its own continuation node, like `ContinueTask`.
-final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, ContinuationNode, @unchecked Sendable {
+/// without converting it (C3.3). Its own registration, like `ContinueTask`.
+final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     // @unchecked: as for ContinueTask.
     private var transform: (@Sendable (T) throws -> U)?
     private var gate: StartGate?
-    private let token: CancellationToken
+    private var token: CancellationToken?
 
-    init(owner: any KitBackend, token: CancellationToken, transform: @escaping @Sendable (T) throws -> U) {
+    init(owner: any KitBackend, executor: any Executor, transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
-        self.token = token
-        super.init(owner: owner)
-        if token.canBeCancelled { gate = StartGate.make(for: self, token: token) }
+        super.init(owner: owner, executor: executor)
     }
 
-    func run(_ outcome: AnyCompletion) {
+    /// As `ContinueTask.guardStart(with:)`.
+    func guardStart(with token: CancellationToken) {
+        self.token = token
+        gate = StartGate.make(for: self, token: token)
+    }
+
+    /// A same-type `map` on a same-type link (`Int` to `Int` to `Int`...) needs a node of this
+    /// very class: made from `type(of: self)`, whose metadata is at hand, it skips the runtime
+    /// lookup of `MapTask<U, V>` that unspecialized code otherwise pays for every link.
+    override func map<V: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (U) throws -> V
+    ) -> any AsyncTask<V> {
+        guard T.self == U.self, U.self == V.self else {
+            return super.map(on: executor, token: token, transform)
+        }
+        // T, U and V are one type (checked just above), so these casts change no representation.
+        let same = unsafeBitCast(transform, to: (@Sendable (T) throws -> U).self)
+        let node = type(of: self).init(owner: owner, executor: executor, transform: same)
+        if token.canBeCancelled { node.guardStart(with: token) }
+        register(node)
+        return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
         guard startBody(gate, token) else { return }
-        guard case .success(let value) = outcome else {
+        guard case .success = outcome else {
             _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return
         }
-        settle { try transform(AnyCompletion.unbox(value)) }
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+        settle { try transform(value) }
+    }
+}
+
+/// `continueWithTask`'s registration: runs the body and completes `child` with the outcome of the
+/// task it returns (C2.6, C4.3).
+final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: `body` is written in init and cleared by `run`, which the antecedent calls
+    // exactly once (C2.1); the other properties are `let`s of Sendable types.
+    private let child: KitTask<U>
+    private let gate: StartGate?
+    private let token: CancellationToken
+    private var body: (@Sendable (Completion<T>) throws -> any AsyncTask<U>)?
+
+    init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
+         body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>) {
+        self.child = child
+        self.token = token
+        gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        self.body = body
+        super.init(executor: executor)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let body else { return }
+        self.body = nil   // C8.1
+        guard child.startBody(gate, token) else { return }
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
+        child.adopt { try body(completion) }
+    }
+}
+
+/// `flatMap`'s registration: runs the transform on a success and completes `child` with the
+/// outcome of the task it returns; anything else passes through (C2.6, C3.3, C4.3).
+final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: as for ContinueWithTask.
+    private let child: KitTask<U>
+    private let gate: StartGate?
+    private let token: CancellationToken
+    private var transform: (@Sendable (T) throws -> any AsyncTask<U>)?
+
+    init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
+         transform: @escaping @Sendable (T) throws -> any AsyncTask<U>) {
+        self.child = child
+        self.token = token
+        gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        self.transform = transform
+        super.init(executor: executor)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let transform else { return }
+        self.transform = nil   // C8.1
+        guard child.startBody(gate, token) else { return }
+        guard case .success = outcome else {
+            _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
+            return
+        }
+        // Registered on a KitTask<T> (see `KitContinuation.run`).
+        let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+        child.adopt { try transform(value) }
+    }
+}
+
+/// Completes `target` with the outcome of the kit task it is registered on (C2.6).
+final class Adopt<T: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: restated; `target` is a `let` of a Sendable type.
+    private let target: KitTask<T>
+
+    init(_ target: KitTask<T>) {
+        self.target = target
+        super.init(executor: InlineExecutor.shared)
+    }
+
+    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        _ = target.pass(outcome, from: antecedent)
     }
 }

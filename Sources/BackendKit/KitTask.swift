@@ -2,42 +2,174 @@ import TaskAPI
 
 /// The task of every backend built on the kit, which is also its own completion source.
 ///
-/// The typed face of `TaskCore`: it converts between `Completion<T>` and the core's erased
-/// outcomes, and does nothing else. All members are safe from any thread. A backend makes one
-/// with `KitTask<T>(owner: backend)` (pending) or `KitTask<T>(owner:completed:)`.
+/// The typed face of `TaskCore`: it keeps the value of a success in a slot of its own and
+/// converts between `Completion<T>` and the core's `Outcome` at the API boundary. All members are
+/// safe from any thread. A backend makes one with `KitTask<T>(owner: backend)` (pending) or
+/// `KitTask<T>(owner:completed:)`.
 public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
-    // @unchecked: restated from TaskCore; this class adds no stored property. Not final: the
-    // continuation nodes (KitTask+Continuations.swift) are derived tasks that carry their body.
+    // @unchecked: the slot (`storage`) is written once, under the core's lock, by the
+    // completion that wins, before that lock publishes the completed status; it is read only by
+    // whoever has seen the status completed with a success (under the same lock, or from the
+    // delivery that lock started), and destroyed in deinit. Not final: the continuation nodes
+    // (KitTask+Continuations.swift) are derived tasks that carry their body.
     public typealias Success = T
 
+    /// The value of a success: in place when it fits two words (most values: integers, floats,
+    /// strings, arrays, class references), else in a heap box whose address is the first word.
+    /// Raw words rather than a `T?`: an optional of a generic type costs a runtime metadata lookup
+    /// in unspecialized code, raw words are touched only through `T`'s own value witnesses.
+    // @exclusivity(unchecked): accessed only as described above, never concurrently.
+    @exclusivity(unchecked) private final var storage: (UInt, UInt) = (0, 0)
+
+    @inline(__always)
+    private static var fitsInline: Bool {
+        MemoryLayout<T>.size <= MemoryLayout<(UInt, UInt)>.size
+            && MemoryLayout<T>.alignment <= MemoryLayout<(UInt, UInt)>.alignment
+    }
+
     /// A pending task (C1.1).
-    public override init(owner: any KitBackend) {
+    public init(owner: any KitBackend) {
         super.init(owner: owner)
+    }
+
+    /// A pending derived task, which is also its registration on its antecedent, run on
+    /// `executor`.
+    init(owner: any KitBackend, executor: any Executor) {
+        super.init(owner: owner, executor: executor)
     }
 
     /// An already-completed task (C1.4).
     public init(owner: any KitBackend, completed completion: Completion<T>) {
-        super.init(owner: owner, completed: completion.erased)
+        switch completion {
+        case .success(let value):
+            super.init(owner: owner, completed: .success(()))
+            store(value)
+        case .failure(let error):
+            super.init(owner: owner, completed: .failure(error))
+        case .cancelled:
+            super.init(owner: owner, completed: .cancelled)
+        }
+    }
+
+    deinit {
+        // The slot holds a value exactly when the task completed with a success.
+        guard holdsValue else { return }
+        Self.destroy(&storage)
+    }
+
+    // The slot's three operations take its address as an argument (`&storage`), which for a
+    // final stored property is the property's own storage, valid for the call: no closure, so
+    // unspecialized code does not call a generic `withUnsafeMutablePointer`. The words are raw
+    // storage: `store` binds them to `T` (in place, or to the address of a box), and only `T`'s
+    // value witnesses touch them from then on; the tuple's own type is never read.
+
+    @inline(__always)
+    private static func store(_ value: T, at words: UnsafeMutableRawPointer) {
+        if fitsInline {
+            words.initializeMemory(as: T.self, to: value)
+        } else {
+            let box = UnsafeMutablePointer<T>.allocate(capacity: 1)
+            box.initialize(to: value)
+            words.storeBytes(of: box, as: UnsafeMutablePointer<T>.self)
+        }
+    }
+
+    @inline(__always)
+    private static func load(from words: UnsafeMutableRawPointer) -> T {
+        if fitsInline { return words.assumingMemoryBound(to: T.self).pointee }
+        return words.load(as: UnsafeMutablePointer<T>.self).pointee
+    }
+
+    private static func destroy(_ words: UnsafeMutableRawPointer) {
+        if fitsInline {
+            words.assumingMemoryBound(to: T.self).deinitialize(count: 1)
+        } else {
+            let box = words.load(as: UnsafeMutablePointer<T>.self)
+            box.deinitialize(count: 1)
+            box.deallocate()
+        }
+    }
+
+    /// Puts `value` in the empty slot. Called once: under the core's lock by the winning
+    /// completion, or in `init` before the task is shared.
+    private final func store(_ value: T) {
+        Self.store(value, at: &storage)
+    }
+
+    /// The value of a success. Only for a task completed with a success (its outcome said so):
+    /// the slot is filled before such an outcome is published, and never changes after.
+    @inline(__always)
+    final func loadValue() -> T {
+        Self.load(from: &storage)
+    }
+
+    /// Completes with `value` (C1.1); `false` if the task was already completed.
+    @inline(__always)
+    final func succeed(_ value: T) -> Bool {
+        complete(.success(())) { store(value) }
+    }
+
+    /// Completes with what `body` returns or throws (C3.1, C3.2).
+    final func settle(_ body: () throws -> T) {
+        do {
+            _ = succeed(try body())
+        } catch is CancellationError {
+            _ = complete(.cancelled)
+        } catch {
+            _ = complete(.failure(error))
+        }
+    }
+
+    /// Completes with the outcome of `antecedent`, a `KitTask<T>` (C2.6, C3.3).
+    final func pass(_ outcome: Outcome, from antecedent: TaskCore) -> Bool {
+        guard case .success = outcome else { return complete(outcome) }
+        // The antecedent is a KitTask<T>: every caller registered on one (see `KitContinuation.run`).
+        return succeed(unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue())
+    }
+
+    /// `outcome`, this task's, with its value.
+    final func typed(_ outcome: Outcome) -> Completion<T> {
+        switch outcome {
+        case .success: return .success(loadValue())
+        case .failure(let error): return .failure(error)
+        case .cancelled: return .cancelled
+        }
     }
 
     public var backend: any TaskBackend { owner }
     public var task: any AsyncTask<T> { self }
-    public var completion: Completion<T>? { erasedCompletion?.typed() }
+    public var completion: Completion<T>? { outcome.map(typed) }
 
     @discardableResult
     public final func tryComplete(_ completion: Completion<T>) -> Bool {
-        complete(completion.erased)
+        switch completion {
+        case .success(let value): return succeed(value)
+        case .failure(let error): return complete(.failure(error))
+        case .cancelled: return complete(.cancelled)
+        }
     }
 
     public final func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
-        register(Job(executor: executor) { body($0.typed()) })
+        register(WhenComplete(executor: executor, body: body))
+    }
+
+    /// In the class, not an extension, so that `MapTask` can refine it.
+    public func map<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (T) throws -> U
+    ) -> any AsyncTask<U> {
+        let node = MapTask<T, U>(owner: owner, executor: executor, transform: transform)
+        if token.canBeCancelled { node.guardStart(with: token) }
+        register(node)
+        return node
     }
 
     public final func wait() -> Completion<T> {
-        waitErased().typed()
+        typed(waitOutcome())
     }
 
     public final func wait(timeout: Duration) -> Completion<T>? {
-        waitErased(timeout: timeout)?.typed()
+        waitOutcome(timeout: timeout).map(typed)
     }
 }

@@ -4,52 +4,73 @@ import TaskAPI
 /// The state and logic of a kit task, free of its value type.
 ///
 /// Generic code called through `any AsyncTask<T>` runs unspecialized and pays a runtime metadata
-/// lookup for every generic type it touches; keeping the state machine (over erased outcomes),
-/// the lock and the hand-off in a non-generic class keeps those lookups off the hot paths. The
-/// state is a `TaskStateMachine` under a `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`);
-/// continuations are handed over after the lock is released, in registration order, from a loop
-/// (C2.4, C2.7). Completing and registering never block on anything but that short lock.
-public class TaskCore: @unchecked Sendable {
+/// lookup for every generic type it touches; keeping the state machine, the lock and the hand-off
+/// in a non-generic class keeps those lookups off the hot paths. The state is a
+/// `TaskStateMachine<Void, KitContinuation>` under a `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`):
+/// its outcome is the task's `Outcome` (failure and cancellation as they are, a success without
+/// its value), and the value itself sits in the typed slot of `KitTask<T>`, written under the same
+/// lock by the completion that wins, before that completion is published. So no value is ever
+/// boxed as `any Sendable` nor cast back. Continuations are handed over after the lock is
+/// released, in registration order, from a loop (C2.4, C2.7). Completing and registering never
+/// block on anything but that short lock.
+public class TaskCore: KitContinuation, @unchecked Sendable {
     // @unchecked: the class is not final (KitTask<T> refines it), which the checker cannot
-    // verify; every stored property is a `let` of a Sendable type, and all mutable state is
-    // inside the mutex.
+    // verify; every stored property but `machine` is a `let` of a Sendable type, and `machine` is
+    // touched only under `lock` (or in deinit, when no other reference is left). A derived task is also the registration on its antecedent
+    // (`KitContinuation`): its `executor` is where it runs, `nil` for any other task.
     let owner: any KitBackend
-    private let machine: Mutex<TaskStateMachine<any Sendable, Job>>
+    private let lock = Mutex(())
+    /// The state, guarded by `lock`. Beside the mutex rather than inside it: deinit then reads it
+    /// without locking, and destroying it needs no generic value witness of the mutex's cell.
+    // @exclusivity(unchecked): every access is under `lock`, or in deinit; none overlaps another.
+    @exclusivity(unchecked) private var machine: TaskStateMachine<Void, KitContinuation>
     /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
     /// not used here: wrapping the mutex in a generic struct of another module costs two runtime
     /// metadata lookups per critical section.
     private let edge = Atomic(0)
 
-    init(owner: any KitBackend) {
+    /// A pending task; `executor` is where it runs if it is a derived task (see above).
+    init(owner: any KitBackend, executor: (any Executor)? = nil) {
         self.owner = owner
-        machine = Mutex(TaskStateMachine())
+        machine = TaskStateMachine()
+        super.init(executor: executor)
     }
 
-    init(owner: any KitBackend, completed completion: AnyCompletion) {
+    init(owner: any KitBackend, completed outcome: Outcome) {
         self.owner = owner
-        machine = Mutex(TaskStateMachine(completed: completion))
+        machine = TaskStateMachine(completed: outcome)
+        super.init(executor: nil)
     }
 
     deinit {
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
-        var orphans = withState { $0.abandon() }
+        // No other reference is left: no lock needed.
+        var orphans = machine.abandon()
         if !orphans.isEmpty { ThreadRuntime.current.release(&orphans) }
     }
 
     /// Runs `body` on the state machine under the lock.
     @inline(__always)
-    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<any Sendable, Job>) -> R) -> R {
-        machine.withLock { state in
+    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<Void, KitContinuation>) -> R) -> R {
+        lock.withLock { _ in
             _ = edge.load(ordering: .acquiring)
             defer { edge.store(0, ordering: .releasing) }
-            return body(&state)
+            return body(&machine)
         }
+    }
+
+    /// Whether the task completed with a success, read without the lock: for deinit only, when no
+    /// other reference is left. A `KitTask<T>`'s slot then holds the value.
+    final var holdsValue: Bool {
+        guard case .success = machine.completion else { return false }
+        return true
     }
 
     /// Where the task is (C1.5).
     public final var status: TaskStatus { withState { $0.status } }
 
-    final var erasedCompletion: AnyCompletion? { withState { $0.completion } }
+    /// The outcome without its value, once completed.
+    final var outcome: Outcome? { withState { $0.completion } }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
     @discardableResult
@@ -60,9 +81,10 @@ public class TaskCore: @unchecked Sendable {
     /// Claims the start of this task's body (C4.3): `false` if the token's handler won the gate,
     /// if the token is cancelled by now (then the task is cancelled), or if the task is no longer
     /// pending. `StartGate.start` without its generic calls, for the hot path.
-    final func startBody(_ gate: StartGate?, _ token: CancellationToken) -> Bool {
+    /// A `nil` token is one that can never be cancelled.
+    final func startBody(_ gate: StartGate?, _ token: CancellationToken?) -> Bool {
         if let gate, !gate.claimForBody() { return false }
-        if token.isCancellationRequested {
+        if let token, token.isCancellationRequested {
             _ = complete(.cancelled)
             return false
         }
@@ -70,19 +92,32 @@ public class TaskCore: @unchecked Sendable {
     }
 
     /// Completes the task, then hands over its continuations, and any registered meanwhile, in
-    /// registration order (C1.2, C2.4). The hand-over runs on the thread's trampoline: at once,
-    /// or, inside other trampoline work, queued behind it (C2.7); the task stays in its delivery
-    /// phase until then, so no registration made meanwhile on another thread can overtake it.
-    final func complete(_ completion: AnyCompletion) -> Bool {
-        guard withState({ $0.completeForDelivery(completion) }) else { return false }
+    /// registration order (C1.2, C2.4). `store` runs under the lock only if this call wins, before
+    /// the outcome is published: `KitTask<T>` stores a success's value with it. The hand-over runs
+    /// on the thread's trampoline: at once, or, inside other trampoline work, queued behind it
+    /// (C2.7); the task stays in its delivery phase until then, so no registration made meanwhile
+    /// on another thread can overtake it.
+    @inline(__always)
+    final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
+        let won = withState { state in
+            guard state.status != .completed else { return false }
+            store()
+            return state.completeForDelivery(outcome)
+        }
+        guard won else { return false }
         ThreadRuntime.current.trampoline(.delivery(self))
         return true
     }
 
-    /// Stores `job`; if the task is completed and delivered, hands it over through a delivery
-    /// phase of its own, exactly as `complete` does (C2.1, C2.4).
-    final func register(_ job: Job) {
-        if withState({ $0.registerForDelivery(job) }) {
+    /// Completes the task with a failure or a cancellation; see `complete(_:storing:)`.
+    final func complete(_ outcome: Outcome) -> Bool {
+        complete(outcome, storing: {})
+    }
+
+    /// Stores `continuation`; if the task is completed and delivered, hands it over through a
+    /// delivery phase of its own, exactly as `complete` does (C2.1, C2.4).
+    final func register(_ continuation: KitContinuation) {
+        if withState({ $0.registerForDelivery(continuation) }) {
             ThreadRuntime.current.trampoline(.delivery(self))
         }
     }
@@ -90,51 +125,47 @@ public class TaskCore: @unchecked Sendable {
     /// Hands over the stored continuations in batches until the state machine ends the delivery
     /// phase. Runs only from the thread's trampoline.
     final func deliver() {
-        let (first, outcome) = withState { ($0.nextDelivery(), $0.completion) }
-        guard var batch = first, let completion = outcome else { return }
-        let owner = self.owner
+        let (first, completed) = withState { ($0.nextDelivery(), $0.completion) }
+        guard var batch = first, let outcome = completed else { return }
         while true {
-            for job in batch { HandOff.run(job, completion, owner: owner) }
+            batch.forEachInOrder { HandOff.run($0, outcome, self) }
             guard let next = withState({ $0.nextDelivery() }) else { return }
             batch = next
         }
     }
 
-    /// Registers `job` unless the task is completed and delivered; then returns the outcome and
+    /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
-    final func registerWaker(_ job: Job) -> AnyCompletion? {
-        withState { $0.register(job) }
+    final func registerWaker(_ waker: KitContinuation) -> Outcome? {
+        withState { $0.register(waker) }
     }
 
     /// Removes `waiter`'s waker if it has not run: a timed-out wait, or an abandoned `await`,
     /// leaves nothing behind (C6.2, C4.7). `false` if it was no longer stored: the task completed
     /// and the waker ran or is running.
-    final func remove(_ waiter: any ContinuationNode) -> Bool {
-        let id = ObjectIdentifier(waiter)
-        return withState { state in
-            state.remove { job in
-                if case .node(let node) = job.body { return ObjectIdentifier(node) == id }
-                return false
-            } != nil
-        }
+    final func remove(_ waker: KitContinuation) -> Bool {
+        withState { state in state.remove { $0 === waker } != nil }
     }
 
-    final func waitErased() -> AnyCompletion {
-        if let completion = erasedCompletion { return completion }
+    /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
+    final func waitOutcome() -> Outcome {
+        if let outcome { return outcome }
         let waiter = Waiter()
-        if let completion = registerWaker(waiter.job) { return completion }
-        // Without a deadline the waiter returns only once woken.
-        return waiter.wait(until: nil) ?? .cancelled
+        if let outcome = registerWaker(waiter) { return outcome }
+        // Without a deadline the waiter returns only once woken, when the outcome is there.
+        _ = waiter.wait(until: nil)
+        return outcome ?? .cancelled
     }
 
-    final func waitErased(timeout: Duration) -> AnyCompletion? {
-        if let completion = erasedCompletion { return completion }
+    /// Blocks until the task completes or `timeout` elapses (C6.2); `nil` if it timed out.
+    final func waitOutcome(timeout: Duration) -> Outcome? {
+        if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
         let waiter = Waiter()
-        if let completion = registerWaker(waiter.job) { return completion }
-        if let completion = waiter.wait(until: deadline) { return completion }
+        if let outcome = registerWaker(waiter) { return outcome }
+        if waiter.wait(until: deadline) { return outcome }
         if remove(waiter) { return nil }
         // Completed between the timeout and the removal: the outcome is there after all.
-        return erasedCompletion
+        return outcome
     }
 }

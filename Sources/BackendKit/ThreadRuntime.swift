@@ -30,13 +30,18 @@ public final class ThreadRuntime {
         }
     }
 
-    /// Work queued while this thread was already running trampoline work; run in FIFO order.
+    /// Work queued while this thread was already running trampoline work; run in FIFO order:
+    /// `next` first, then `queue` from `head`. `next` takes a work only when both are empty, so a
+    /// chain whose every link queues the next (the common case) never touches the array.
     /// A slot is cleared as its work runs, so nothing run stays referenced (C8.1).
-    private var queue: [Work] = []
-    private var head = 0
-    private var draining = false
+    // @exclusivity(unchecked) here and below: only this thread touches the runtime, and no access
+    // to these fields overlaps another (work runs between accesses, never inside one).
+    @exclusivity(unchecked) private var next: Work = .taken
+    @exclusivity(unchecked) private var queue: [Work] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var draining = false
     /// A drained queue keeps this much capacity for reuse and gives back the rest.
-    private static let keptCapacity = 1_024
+    private static let keptCapacity = 64
 
     /// The pool whose worker this thread is, or `nil` on any other thread. A backend sets it on
     /// its worker threads; `blockingCall` reports blocking to it (C6.4).
@@ -53,26 +58,42 @@ public final class ThreadRuntime {
     @inline(__always)
     func trampoline(_ work: Work) {
         if draining {
-            queue.append(work)
+            if case .taken = next, head == queue.count {
+                next = work
+            } else {
+                queue.append(work)
+            }
             return
         }
         draining = true
         work.run()
-        while head < queue.count {
+        drain()
+        draining = false
+    }
+
+    /// Runs the queued work in FIFO order until none is left.
+    private func drain() {
+        while true {
             // Taken out of its slot before it runs: a finished link is freed at once, not when
             // the whole chain has drained.
-            let next = queue[head]
-            queue[head] = .taken
-            head += 1
-            next.run()
+            let work: Work
+            if case .taken = next {
+                guard head < queue.count else { break }
+                work = queue[head]
+                queue[head] = .taken
+                head += 1
+                if head == queue.count {
+                    // Caught up with the queue: start again at its front.
+                    queue.removeAll(keepingCapacity: queue.capacity <= Self.keptCapacity)
+                    head = 0
+                }
+            } else {
+                var taken = Work.taken
+                swap(&taken, &next)   // moved out, no copy
+                work = taken
+            }
+            work.run()
         }
-        if queue.capacity > Self.keptCapacity {
-            queue = []
-        } else {
-            queue.removeAll(keepingCapacity: true)
-        }
-        head = 0
-        draining = false
     }
 
     /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
@@ -82,14 +103,14 @@ public final class ThreadRuntime {
 
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
     /// `release(_:)` on this thread.
-    private var graveyard: [Job] = []
-    private var releasing = false
+    @exclusivity(unchecked) private var graveyard: [KitContinuation] = []
+    @exclusivity(unchecked) private var releasing = false
 
     /// Releases the continuations of a task freed while pending, in a loop instead of a
     /// recursion: a released continuation may hold a derived task whose own deinit lands here
     /// again, and is then only queued (C8.2: a long pending chain is freed in constant stack).
     /// `jobs` is emptied first, so that the graveyard holds the only references while it drains.
-    func release(_ jobs: inout Continuations<Job>) {
+    func release(_ jobs: inout Continuations<KitContinuation>) {
         graveyard.append(contentsOf: jobs)
         jobs = Continuations()
         if releasing { return }

@@ -4,11 +4,13 @@
 ///
 /// `Continuation` is whatever the backend stores per registration (an executor and a closure).
 public struct TaskStateMachine<Success: Sendable, Continuation> {
+    // The two one-byte fields first, side by side: laid out in declaration order, they would
+    // otherwise each take a word of their own.
     @usableFromInline var _status: TaskStatus
-    @usableFromInline var _completion: Completion<Success>?
     /// `true` from completion until the completing thread has handed over every continuation,
     /// including those registered while it was doing so (C2.4).
     @usableFromInline var _delivering = false
+    @usableFromInline var _completion: Completion<Success>?
 
     /// Where the task is (C1.5).
     @inlinable public var status: TaskStatus { _status }
@@ -157,6 +159,16 @@ public struct Continuations<Element>: Sequence {
         } else {
             rest.append(element)
         }
+    }
+
+    /// Calls `body` on each element in order, without making an iterator (which copies the
+    /// inline element and the array): the common single-element case touches no array.
+    @inlinable
+    public func forEachInOrder(_ body: (Element) throws -> Void) rethrows {
+        guard let first else { return }
+        try body(first)
+        if rest.isEmpty { return }
+        for element in rest { try body(element) }
     }
 
     /// Removes and returns the first element that `matches`, keeping the others in order.

@@ -117,4 +117,39 @@ struct C1OutcomeTests {
         #expect(source.task.status == .completed)
         #expect(!source.tryStart(), "a completed task cannot start")
     }
+
+    @Test("C1.1 values of every size and alignment keep their value, and go with their task", arguments: Backends.all)
+    func valuesOfEverySize(_ c: BackendCase) throws {
+        struct Big: Sendable, Equatable {
+            var a = 1, b = 2, c = 3, d = 4, e = 5
+            var s = String(repeating: "x", count: 100)
+        }
+        final class Probe: Sendable {}
+        weak var weakProbe: Probe?
+        do {
+            let probe = Probe()
+            weakProbe = probe
+            let source = c.backend.makeSource(of: Big.self)
+            let count = source.task.map { $0.s.count }
+            let kept = source.task.map { big in (probe, big) }
+            let passed = source.task.map { $0 }.recover { _ in Big() }
+            #expect(source.trySucceed(Big()))
+            #expect(!source.trySucceed(Big(a: 9)))
+            #expect(try source.task.get() == Big())
+            #expect(try count.get() == 100)
+            #expect(try kept.get().1 == Big())
+            #expect(try passed.get() == Big())
+            #expect(c.backend.completed(.success(Big(a: 7))).completion?.value == Big(a: 7))
+            let text = c.backend.makeSource(of: String.self)
+            let upper = text.task.map { $0.uppercased() }
+            text.trySucceed("abc")
+            #expect(try upper.get() == "ABC")
+            let failed = c.backend.makeSource(of: Big.self)
+            let failedMap = failed.task.map { $0.a }
+            failed.tryFail(TestError(code: 3))
+            #expect(failedMap.wait().testError == TestError(code: 3))
+        }
+        #expect(weakProbe == nil, "a stored value is released with its task")
+    }
 }
+
