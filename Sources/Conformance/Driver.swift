@@ -154,6 +154,8 @@ final class ProgramExecution: Sendable {
             if cancelled { swiftTask.cancel() }
         case .drop(let t):
             slots.drop(t)
+        case .releaseSource(let s):
+            slots.releaseSource(s)
         }
     }
 

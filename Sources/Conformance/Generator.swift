@@ -48,6 +48,8 @@ private struct Builder {
     private var liveTasks: [Int] = []
     private var openSources: [Int] = []
     private var completedSources: [Int] = []
+    /// Sources released (C8.3): their tasks are completed, as if set, from the release on.
+    private var releasedSources: [Int] = []
     private var sourcesDependedOn: [[Int]] = []
     private var dependsOnHeld: [Bool] = []
     private var tokens: [Int] = []
@@ -84,6 +86,7 @@ private struct Builder {
             liveTasks.isEmpty ? 0 : 2, // drop
             usesOutsideWork ? 2 : 0, // delay
             intTasks.isEmpty || !usesOutsideWork ? 0 : 3, // timeout
+            openSources.isEmpty && completedSources.isEmpty ? 0 : 3, // releaseSource
         ]
         switch rng.weighted(weights) {
         case 0: addSource()
@@ -97,6 +100,7 @@ private struct Builder {
         case 8: addWait()
         case 9: add(.await(task: rng.pick(liveTasks) ?? 0, cancelled: rng.chance(30)))
         case 10: addDrop()
+        case 13: addRelease()
         case 11:
             addTask(.delay(task: nextTask, microseconds: rng.int(in: 0...2000), token: token()),
                     sources: [], held: false, intValued: false)
@@ -196,7 +200,7 @@ private struct Builder {
 
     private mutating func addWait() {
         guard let task = rng.pick(liveTasks) else { return }
-        let completedEarlier = Set(completedSources)
+        let completedEarlier = Set(completedSources + releasedSources)
         let canBlock = !dependsOnHeld[task] && sourcesDependedOn[task].allSatisfy { completedEarlier.contains($0) }
         if canBlock && rng.chance(70) {
             add(.wait(task: task))
@@ -211,6 +215,17 @@ private struct Builder {
         add(.drop(task: task))
         liveTasks.removeAll { $0 == task }
         intTasks.removeAll { $0 == task }
+    }
+
+    /// Releases a source, pending (its task fails `abandoned`) or completed (nothing changes):
+    /// no setter on it follows (C8.3).
+    private mutating func addRelease() {
+        let pending = !openSources.isEmpty && (completedSources.isEmpty || rng.chance(60))
+        guard let source = rng.pick(pending ? openSources : completedSources) else { return }
+        add(.releaseSource(source: source))
+        openSources.removeAll { $0 == source }
+        completedSources.removeAll { $0 == source }
+        releasedSources.append(source)
     }
 
     // MARK: - Helpers

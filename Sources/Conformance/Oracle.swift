@@ -41,6 +41,8 @@ struct Oracle {
     private let tokenParent: [Int: Int]
     private let cancelledTokens: Set<Int>
     private let delayedTokens: Set<Int>
+    /// Sources the program releases (C8.3).
+    private let releasedSources: Set<Int>
 
     init(program: Program, observations: Observations) {
         self.program = program
@@ -49,7 +51,9 @@ struct Oracle {
         var parents: [Int: Int] = [:]
         var cancelled: Set<Int> = []
         var delayed: Set<Int> = []
+        var released: Set<Int> = []
         for (index, step) in program.steps.enumerated() {
+            if case .releaseSource(let s) = step.operation { released.insert(s) }
             if let t = step.operation.createdTask { creator[t] = (index, step.operation) }
             switch step.operation {
             case .makeToken(let k, let parent?): parents[k] = parent
@@ -62,6 +66,7 @@ struct Oracle {
         tokenParent = parents
         cancelledTokens = cancelled
         delayedTokens = delayed
+        releasedSources = released
     }
 
     /// Whether token `k` gets cancelled in the program: through a `cancel()` on it or on a
@@ -117,6 +122,7 @@ struct Oracle {
         func input(_ id: Int) -> Expectation { id < known.count ? known[id] : .unknown }
         switch operation {
         case .makeSource(_, let held):
+            if releasedSources.contains(t) { return releasedSource(t) }
             if let held {
                 if world == .phaseOne { return .pending }
                 return .outcomes([Self.outcome(held, value: ProgramValues.heldValue(step: step))], .c1_1)
@@ -173,6 +179,13 @@ struct Oracle {
         default:
             return .unknown
         }
+    }
+
+    /// A released source's task: its winning setter's outcome (every setter comes before the
+    /// release), else `abandoned`, whether or not it was held (C8.3).
+    private func releasedSource(_ t: Int) -> Expectation {
+        let winners = (observations.setters[t] ?? []).filter(\.won).compactMap { setterOutcome(step: $0.step) }
+        return .outcomes(winners.isEmpty ? [.failure(.abandoned)] : unique(winners), .c8_3)
     }
 
     /// The inner task's state for a `flatMap->t<n>`: its outcome, or pending/unknown.

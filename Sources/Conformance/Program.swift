@@ -161,6 +161,9 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     case await(task: Int, cancelled: Bool)
     /// The driver forgets its reference to `task`.
     case drop(task: Int)
+    /// The harness releases its last reference to `source`'s source (it keeps the task): a
+    /// source released pending fails its task with `abandoned`; a completed one changes nothing (C8.3).
+    case releaseSource(source: Int)
 
     /// The task this operation creates, if any.
     public var createdTask: Int? {
@@ -206,6 +209,8 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
             return "await t\(t).value" + (cancelled ? " (cancelled)" : "")
         case .drop(let t):
             return "drop t\(t)"
+        case .releaseSource(let s):
+            return "release t\(s)'s source"
         }
     }
 }

@@ -24,10 +24,12 @@ enum ProgramRepair {
             guard operation.usedTasks.allSatisfy(tasks.contains), operation.usedTokens.allSatisfy(tokens.contains) else { continue }
             if case .complete(let s, _, _) = operation, !sources.contains(s) { continue }
             if case .drop(let t) = operation, !tasks.contains(t) { continue }
+            if case .releaseSource(let s) = operation, !sources.contains(s) { continue }
             switch operation {
             case .makeSource(let t, _): sources.insert(t)
             case .makeToken(let k, _): tokens.insert(k)
             case .drop(let t): tasks.remove(t); sources.remove(t)
+            case .releaseSource(let s): sources.remove(s)
             default: break
             }
             if let t = operation.createdTask { tasks.insert(t) }
@@ -38,7 +40,11 @@ enum ProgramRepair {
 
     private static func holdingUnsetSources(_ steps: [Step]) -> [Step] {
         var set: Set<Int> = []
-        for step in steps { if case .complete(let s, _, _) = step.operation { set.insert(s) } }
+        for step in steps {
+            if case .complete(let s, _, _) = step.operation { set.insert(s) }
+            // A released source completes (abandoned) at its release (C8.3).
+            if case .releaseSource(let s) = step.operation { set.insert(s) }
+        }
         return steps.map { step in
             guard case .makeSource(let t, nil) = step.operation, !set.contains(t) else { return step }
             var changed = step
@@ -70,7 +76,7 @@ enum ProgramRepair {
             case .combine(let t, _, let inputs):
                 sourcesOf[t] = inputs.reduce(into: Set<Int>()) { $0.formUnion(sourcesOf[$1] ?? []) }
                 held[t] = inputs.contains { held[$0] ?? false }
-            case .complete(let s, _, _): setEarlier.insert(s)
+            case .complete(let s, _, _), .releaseSource(let s): setEarlier.insert(s)
             case .wait(let t):
                 if held[t] ?? false || !(sourcesOf[t] ?? []).isSubset(of: setEarlier) {
                     step.operation = .waitTimeout(task: t, microseconds: 1000)
@@ -136,6 +142,7 @@ extension Operation {
         case .waitTimeout(let task, let us): return .waitTimeout(task: t(task), microseconds: us)
         case .await(let task, let cancelled): return .await(task: t(task), cancelled: cancelled)
         case .drop(let task): return .drop(task: t(task))
+        case .releaseSource(let s): return .releaseSource(source: t(s))
         }
     }
 }

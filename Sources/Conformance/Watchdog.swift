@@ -37,6 +37,8 @@ struct HangDiagnosis {
     private let tokenCreator: [Int: Int]
     private let setters: [Int: [Int]]
     private let heldCompleted: Bool
+    /// Sources whose release step ended: their tasks must have completed (C8.3).
+    private let released: Set<Int>
 
     /// What keeps a task from completing.
     enum Blocker: Hashable {
@@ -55,6 +57,11 @@ struct HangDiagnosis {
         var ended: Set<Int> = []
         for event in execution.log.events { if case .stepEnd(let step) = event.kind { ended.insert(step) } }
         self.ended = ended
+        var released: Set<Int> = []
+        for (index, step) in execution.program.steps.enumerated() {
+            if case .releaseSource(let s) = step.operation, ended.contains(index) { released.insert(s) }
+        }
+        self.released = released
         var creator: [Int: Int] = [:]
         var tokenCreator: [Int: Int] = [:]
         var setters: [Int: [Int]] = [:]
@@ -79,6 +86,7 @@ struct HangDiagnosis {
         var inputs: [Int] = []
         switch program.steps[made].operation {
         case .makeSource(_, let held):
+            if released.contains(t) { return [.stuck(t)] }
             if held != nil, !heldCompleted { return [.held(t)] }
             let open = (setters[t] ?? []).filter { !ended.contains($0) }
             return open.isEmpty ? [.stuck(t)] : Set(open.map(Blocker.step))
@@ -143,7 +151,7 @@ struct HangDiagnosis {
             }
             stuck.append(driver)
             for u in stuckTasks {
-                culprits.append((.c2_1, "t\(u) never completed although every step and task it depends on did: \(describe(u))"
+                culprits.append((stuckRule(u), "t\(u) never completed although every step and task it depends on did: \(describe(u))"
                                  + (u == t ? "" : "; t\(t) waits on it")))
             }
         }
@@ -152,7 +160,7 @@ struct HangDiagnosis {
             var seen: Set<Int> = []
             for t in 0..<program.taskCount where !isDone(t) {
                 for case .stuck(let u) in blockers(of: t, seen: &seen) {
-                    culprits.append((.c2_1, "t\(u) never completed although every step and task it depends on did: \(describe(u))"))
+                    culprits.append((stuckRule(u), "t\(u) never completed although every step and task it depends on did: \(describe(u))"))
                 }
             }
         }
@@ -171,6 +179,11 @@ struct HangDiagnosis {
                          + (pending.count > 20 ? ", ..." : ""))
         }
         return (culprits.first?.0 ?? .c2_1, lines.joined(separator: "; "))
+    }
+
+    /// The rule a stuck task breaks: a released source's task must have failed `abandoned` (C8.3).
+    private func stuckRule(_ t: Int) -> Rule {
+        released.contains(t) ? .c8_3 : .c2_1
     }
 
     private func describe(_ t: Int) -> String {

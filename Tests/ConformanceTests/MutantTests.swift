@@ -34,6 +34,8 @@ struct MutantTests {
         .handlerLostAfterCancel: [.c4_2, .c4_3, .c4_4, .c4_6],
         // A waiter on a completed task sleeps forever (the watchdog: C6.3).
         .lostWakeupInWait: [.c6_1, .c6_3],
+        // A released source's task never completes: it must have failed `abandoned` (C8.3).
+        .sourceReleaseKeepsTaskPending: [.c8_3],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {

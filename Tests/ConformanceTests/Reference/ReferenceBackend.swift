@@ -51,6 +51,9 @@ enum Mutation: String, CaseIterable, Sendable {
     /// `wait()` registers its wake-up before announcing that it sleeps: a completion in between
     /// (or before the call) is never signalled, and the waiter sleeps forever (C6.1, C6.3).
     case lostWakeupInWait
+    /// A source released while its task is pending leaves the task pending: its waiters hang
+    /// (C8.3, the behaviour before issue #14).
+    case sourceReleaseKeepsTaskPending
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -70,7 +73,7 @@ final class ReferenceBackend: TaskBackend {
     }
 
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        ReferenceTask<T>(backend: self)
+        ReferenceSource<T>(backend: self)
     }
 
     func makeCancellationSource() -> any CancellationSource {
