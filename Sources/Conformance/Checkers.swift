@@ -32,6 +32,7 @@ struct Checkers {
         checkCancellation()
         checkWaits()
         checkTiming()
+        checkJobsRunOnce()
     }
 
     /// `delay(d)` succeeds, and `timeout(after: d)` times out, no earlier than `d` after the call
@@ -79,7 +80,13 @@ struct Checkers {
             guard case .outcomes(let allowed, let rule) = final[t], let observed = seen.first?.outcome else { continue }
             exercised.insert(rule)
             exercised.insert(.c1_1)
-            if !allowed.contains(observed) {
+            if !allowed.contains(observed), observed == .failure(.abandoned) {
+                // Nothing released a source of this task: a job holding it was dropped (C8.3 made
+                // it fail instead of hang), which an executor running each job once never does.
+                fail(.c7_3, "t\(t) failed abandoned: a job holding its source was dropped, not run (\(describe(t)))",
+                     expected: allowed.map(\.description).joined(separator: " or ") + " (each job run exactly once)",
+                     observed: observed.description)
+            } else if !allowed.contains(observed) {
                 fail(rule, "t\(t) completed with the wrong outcome (\(describe(t)))",
                      expected: allowed.map(\.description).joined(separator: " or "), observed: observed.description)
             }
@@ -254,7 +261,7 @@ struct Checkers {
 
     private func isRegistrationOrCompletion(_ step: Int) -> Bool {
         switch program.steps[step].operation {
-        case .wait, .waitTimeout, .await, .drop: return false
+        case .wait, .waitTimeout, .await, .drop, .submit: return false
         default: return true
         }
     }

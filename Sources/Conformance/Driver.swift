@@ -156,6 +156,9 @@ final class ProgramExecution: Sendable {
             slots.drop(t)
         case .releaseSource(let s):
             slots.releaseSource(s)
+        case .submit(let ref):
+            let log = self.log
+            executors[ref].execute { log.append(.jobRan(step: step)) }
         }
     }
 

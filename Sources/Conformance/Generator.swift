@@ -87,6 +87,7 @@ private struct Builder {
             usesOutsideWork ? 2 : 0, // delay
             intTasks.isEmpty || !usesOutsideWork ? 0 : 3, // timeout
             openSources.isEmpty && completedSources.isEmpty ? 0 : 3, // releaseSource
+            2, // submit
         ]
         switch rng.weighted(weights) {
         case 0: addSource()
@@ -101,6 +102,7 @@ private struct Builder {
         case 9: add(.await(task: rng.pick(liveTasks) ?? 0, cancelled: rng.chance(30)))
         case 10: addDrop()
         case 13: addRelease()
+        case 14: add(.submit(executor: executor()))
         case 11:
             addTask(.delay(task: nextTask, microseconds: rng.int(in: 0...2000), token: token()),
                     sources: [], held: false, intValued: false)

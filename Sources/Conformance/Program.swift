@@ -164,6 +164,8 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     /// The harness releases its last reference to `source`'s source (it keeps the task): a
     /// source released pending fails its task with `abandoned`; a completed one changes nothing (C8.3).
     case releaseSource(source: Int)
+    /// A job handed straight to `executor`, which logs each run: run exactly once (C7.3).
+    case submit(executor: ExecutorRef)
 
     /// The task this operation creates, if any.
     public var createdTask: Int? {
@@ -211,6 +213,8 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
             return "drop t\(t)"
         case .releaseSource(let s):
             return "release t\(s)'s source"
+        case .submit(let executor):
+            return "\(executor).execute { job }"
         }
     }
 }

@@ -143,6 +143,7 @@ extension Operation {
         case .await(let task, let cancelled): return .await(task: t(task), cancelled: cancelled)
         case .drop(let task): return .drop(task: t(task))
         case .releaseSource(let s): return .releaseSource(source: t(s))
+        case .submit: return self
         }
     }
 }

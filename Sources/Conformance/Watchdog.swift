@@ -39,6 +39,8 @@ struct HangDiagnosis {
     private let heldCompleted: Bool
     /// Sources whose release step ended: their tasks must have completed (C8.3).
     private let released: Set<Int>
+    /// Bodies that started and have not returned: (task, thread of the start).
+    private let runningBodies: [(task: Int, thread: Int)]
 
     /// What keeps a task from completing.
     enum Blocker: Hashable {
@@ -57,6 +59,20 @@ struct HangDiagnosis {
         var ended: Set<Int> = []
         for event in execution.log.events { if case .stepEnd(let step) = event.kind { ended.insert(step) } }
         self.ended = ended
+        var running: [Int: (task: Int, thread: Int)] = [:]
+        var open: [Int: Int] = [:]
+        for event in execution.log.events {
+            switch event.kind {
+            case .bodyStart(let t, false, _, _, _):
+                open[t, default: 0] += 1
+                running[t] = (t, event.thread)
+            case .bodyEnd(let t, false):
+                open[t, default: 0] -= 1
+            default:
+                break
+            }
+        }
+        runningBodies = running.values.filter { open[$0.task, default: 0] > 0 }.sorted { $0.task < $1.task }
         var released: Set<Int> = []
         for (index, step) in execution.program.steps.enumerated() {
             if case .releaseSource(let s) = step.operation, ended.contains(index) { released.insert(s) }
@@ -164,6 +180,11 @@ struct HangDiagnosis {
                 }
             }
         }
+        // A body that never returns explains everything downstream of it: it comes first.
+        culprits.insert(contentsOf: runningBodies.map { body in
+            (Rule.c2_1, "the body of t\(body.task) started on thread\(body.thread) and never returned: it blocks outside "
+             + "wait() (a sleep, lock or semaphore the backend cannot see), or its executor is stuck: \(describe(body.task))")
+        }, at: 0)
         var lines: [String] = []
         if let first = culprits.first {
             lines.append("likely culprit: \(first.1)")

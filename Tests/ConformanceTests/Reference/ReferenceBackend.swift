@@ -54,6 +54,14 @@ enum Mutation: String, CaseIterable, Sendable {
     /// A source released while its task is pending leaves the task pending: its waiters hang
     /// (C8.3, the behaviour before issue #14).
     case sourceReleaseKeepsTaskPending
+    /// Faulty serial executors (FaultySerialExecutor): each job runs twice (C7.3).
+    case serialRunsJobsTwice
+    /// Every third job on a serial executor is dropped (C7.3, surfacing through C8.3).
+    case serialDropsJobs
+    /// Serial executors run jobs synchronously inside `execute` (C2.3, C7.2).
+    case serialRunsReentrantly
+    /// A serial executor's first job blocks outside `wait()` past the watchdog (C2.1, culprit named).
+    case serialJobBlocksOutsideWait
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -69,7 +77,8 @@ final class ReferenceBackend: TaskBackend {
     }
 
     func makeSerialExecutor(label: String) -> any Executor {
-        ReferenceQueueExecutor(queue: DispatchQueue(label: label))
+        if let fault = mutation.serialFault { return FaultySerialExecutor(label: label, fault: fault) }
+        return ReferenceQueueExecutor(queue: DispatchQueue(label: label))
     }
 
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
