@@ -33,6 +33,7 @@ struct Checkers {
         checkWaits()
         checkTiming()
         checkJobsRunOnce()
+        checkStarts()
     }
 
     /// `delay(d)` succeeds, and `timeout(after: d)` times out, no earlier than `d` after the call
@@ -126,6 +127,7 @@ struct Checkers {
         case .combine(_, .whenAllSettled, _)?: return .c5_2
         case .combine?: return .c5_3
         case .chain(_, .flatMapExisting, _, _, _, _)?: return .c2_6
+        case .prepare?: return .c9_3
         default: return .c2_2
         }
     }
@@ -174,6 +176,8 @@ struct Checkers {
             switch operation {
             case .run(_, let ref, _, _):
                 executor = ref
+            case .prepare:
+                executor = startExecutor(of: t)
             case .chain(_, let kind, let antecedent, let ref, _, _):
                 executor = ref
                 exercised.formUnion([.c2_2, .c3_3])
@@ -338,6 +342,7 @@ struct Checkers {
             switch step.operation {
             case .run(let task, _, let k, _): (t, token) = (task, k)
             case .chain(let task, _, _, _, let k, _): (t, token) = (task, k)
+            case .prepare(let task, let k, _), .runAsync(let task, let k, _): (t, token) = (task, k)
             default: continue
             }
             guard let token else { continue }

@@ -132,6 +132,12 @@ struct Oracle {
             let chosen = winners.isEmpty ? setters : winners
             let allowed = chosen.compactMap { setterOutcome(step: $0.step) }
             return allowed.isEmpty ? .unknown : .outcomes(unique(allowed), .c1_2)
+        case .prepare(_, let token, let action):
+            return prepared(t, step: step, world: world, token: token, action: action)
+        case .runAsync(_, let token, let action):
+            if observations.bodies[t] != nil { return bodyResult(t, step: step, action: action) }
+            if tokenState(token) != .never { return .outcomes([.cancelled], .c9_6) }
+            return .outcomes(bodyResult(t, step: step, action: action).allowed ?? [], .c9_6)
         case .makeCompleted(_, let outcome):
             return .outcomes([Self.outcome(outcome, value: ProgramValues.value(step: step))], .c1_4)
         case .run(_, _, let token, let action):
@@ -179,6 +185,23 @@ struct Oracle {
         default:
             return .unknown
         }
+    }
+
+    /// A prepared task (C9.3): its body's result once it ran; cancelled if its token was
+    /// cancelled and the body never ran; pending in phase one while no step starts it.
+    private func prepared(_ t: Int, step: Int, world: World, token: Int?, action: BodyAction) -> Expectation {
+        // Started by the harness only after the drivers: in phase one the body cannot have run.
+        let startedByStep = program.steps.contains { if case .start(t, _) = $0.operation { return true } else { return false } }
+        let bodyRan = observations.bodies[t] != nil && (world == .final || startedByStep)
+        if bodyRan { return bodyResult(t, step: step, action: action) }
+        switch tokenState(token) {
+        case .definite: return .outcomes([.cancelled], .c9_3)
+        case .maybe: return .unknown
+        case .never: break
+        }
+        if world == .phaseOne, !startedByStep { return .pending }
+        // Not run (yet): what the body will do; checkpoint() returns, the token being uncancelled.
+        return .outcomes(bodyResult(t, step: step, action: action == .checkpoint ? .returns : action).allowed ?? [], .c9_3)
     }
 
     /// A released source's task: its winning setter's outcome (every setter comes before the

@@ -25,6 +25,7 @@ enum ProgramRepair {
             if case .complete(let s, _, _) = operation, !sources.contains(s) { continue }
             if case .drop(let t) = operation, !tasks.contains(t) { continue }
             if case .releaseSource(let s) = operation, !sources.contains(s) { continue }
+            if case .start(let t, _) = operation, !tasks.contains(t) { continue }
             switch operation {
             case .makeSource(let t, _): sources.insert(t)
             case .makeToken(let k, _): tokens.insert(k)
@@ -77,6 +78,9 @@ enum ProgramRepair {
                 sourcesOf[t] = inputs.reduce(into: Set<Int>()) { $0.formUnion(sourcesOf[$1] ?? []) }
                 held[t] = inputs.contains { held[$0] ?? false }
             case .complete(let s, _, _), .releaseSource(let s): setEarlier.insert(s)
+            // Unstarted, a prepared task waits for the harness like a held source (C9.3).
+            case .prepare(let t, _, _): sourcesOf[t] = []; held[t] = true
+            case .start(let t, _): held[t] = false
             case .wait(let t):
                 if held[t] ?? false || !(sourcesOf[t] ?? []).isSubset(of: setEarlier) {
                     step.operation = .waitTimeout(task: t, microseconds: 1000)
@@ -114,6 +118,7 @@ extension Operation {
     var usedTokens: [Int] {
         switch self {
         case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?): return [k]
+        case .prepare(_, let k?, _), .runAsync(_, let k?, _): return [k]
         case .makeToken(_, let parent?): return [parent]
         case .cancel(let k), .cancelAfter(let k, _): return [k]
         default: return []
@@ -144,6 +149,9 @@ extension Operation {
         case .drop(let task): return .drop(task: t(task))
         case .releaseSource(let s): return .releaseSource(source: t(s))
         case .submit: return self
+        case .prepare(let task, let token, let body): return .prepare(task: t(task), token: token.map(k), body: body)
+        case .start(let task, let executor): return .start(task: t(task), executor: executor)
+        case .runAsync(let task, let token, let body): return .runAsync(task: t(task), token: token.map(k), body: body)
         }
     }
 }

@@ -98,6 +98,8 @@ final class Slots: Sendable {
         var usesBeforeDrop: [Int: Int] = [:]
         /// Setters before a source's release that have not taken it yet (C8.3).
         var setterUsesBeforeRelease: [Int: Int] = [:]
+        /// Prepared tasks, by task id (C9.3).
+        var prepared: [Int: PreparedTask<Int>] = [:]
     }
 
     // NSCondition guards `state`; every access holds it.
@@ -152,6 +154,20 @@ final class Slots: Sendable {
         }
     }
 
+    func putPrepared(_ id: Int, _ prepared: PreparedTask<Int>) {
+        withState { $0.prepared[id] = prepared }
+    }
+
+    /// The prepared task `id`, once made.
+    func prepared(_ id: Int) -> PreparedTask<Int>? {
+        waitFor { $0.prepared[id] }
+    }
+
+    /// Every prepared task, for the harness's own starts after the drivers.
+    func allPrepared() -> [Int: PreparedTask<Int>] {
+        withState { $0.prepared }
+    }
+
     /// Forgets source `id` (keeping its task) once every earlier setter has taken it. The source
     /// is released here, on the calling thread, unless a setter still holds it (C8.3).
     func releaseSource(_ id: Int) {
@@ -201,7 +217,10 @@ final class Slots: Sendable {
                 return state.tokens[parent] != nil
             case .cancel(let k), .cancelAfter(let k, _):
                 return state.tokens[k] != nil
-            case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?):
+            case .start(let t, _):
+                return state.prepared[t] != nil
+            case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?),
+                 .prepare(_, let k?, _), .runAsync(_, let k?, _):
                 guard state.tokens[k] != nil else { return false }
             default:
                 break

@@ -47,6 +47,9 @@ struct MutantTests {
         // A body blocked outside wait(): the watchdog names it as the culprit (C2.1) or a waiter
         // on its task (C6.3).
         .serialJobBlocksOutsideWait: [.c2_1, .c6_3],
+        // The body starts after its token was cancelled (C4.3), or its Task.checkCancellation()
+        // does not see a token cancelled earlier (C4.4), or the task is not cancelled (C9.6).
+        .runAsyncIgnoresToken: [.c4_3, .c4_4, .c9_6],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {

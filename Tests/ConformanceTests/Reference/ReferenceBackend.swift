@@ -62,6 +62,9 @@ enum Mutation: String, CaseIterable, Sendable {
     case serialRunsReentrantly
     /// A serial executor's first job blocks outside `wait()` past the watchdog (C2.1, culprit named).
     case serialJobBlocksOutsideWait
+    /// `runAsync` runs its body although the token was cancelled before it started, and never
+    /// passes a later cancellation to the Swift task (C9.6, seen as C4.3 or C4.4).
+    case runAsyncIgnoresToken
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
