@@ -82,10 +82,12 @@ struct Checkers {
             exercised.insert(rule)
             exercised.insert(.c1_1)
             if !allowed.contains(observed), observed == .failure(.abandoned) {
-                // Nothing released a source of this task: a job holding it was dropped (C8.3 made
-                // it fail instead of hang), which an executor running each job once never does.
-                fail(.c7_3, "t\(t) failed abandoned: a job holding its source was dropped, not run (\(describe(t)))",
-                     expected: allowed.map(\.description).joined(separator: " or ") + " (each job run exactly once)",
+                // The harness released no source of this task: the closure holding it (a body's job,
+                // a continuation) was dropped unrun, by the backend or by an executor (C7.3); C8.3
+                // made that a failure instead of a hang.
+                fail(.c2_1, "t\(t) failed abandoned: its body or continuation was dropped, never run, by the backend or "
+                     + "by its executor (C7.3) (\(describe(t)))",
+                     expected: allowed.map(\.description).joined(separator: " or ") + " (run exactly once)",
                      observed: observed.description)
             } else if !allowed.contains(observed) {
                 fail(rule, "t\(t) completed with the wrong outcome (\(describe(t)))",

@@ -39,8 +39,9 @@ struct MutantTests {
         // Faulty serial executors (issue #14, point 6). A job run twice runs its body twice: the
         // harness cannot tell the executor from the backend handing it over twice (C2.1, C7.3).
         .serialRunsJobsTwice: [.c2_1, .c7_3],
-        // A dropped job releases its task's source: the task fails abandoned (C7.3).
-        .serialDropsJobs: [.c7_3],
+        // A dropped job releases its task's source: the task fails abandoned, its body never ran
+        // (C2.1; the finding names the executor, C7.3).
+        .serialDropsJobs: [.c2_1, .c7_3],
         // A job run inside `execute`: inside the registering call (C2.3), overlapping another
         // job of the same executor (C7.2), or ahead of a job queued earlier (C2.4).
         .serialRunsReentrantly: [.c2_3, .c7_2, .c2_4],
