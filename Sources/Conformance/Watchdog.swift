@@ -106,6 +106,11 @@ struct HangDiagnosis {
             if held != nil, !heldCompleted { return [.held(t)] }
             let open = (setters[t] ?? []).filter { !ended.contains($0) }
             return open.isEmpty ? [.stuck(t)] : Set(open.map(Blocker.step))
+        case .prepare:
+            // A prepared task no step starts waits for the harness's start, like a held source.
+            let startStep = program.steps.indices.first { if case .start(t, _) = program.steps[$0].operation { return true } else { return false } }
+            if let startStep, !ended.contains(startStep) { return [.step(startStep)] }
+            return startStep == nil && !heldCompleted ? [.held(t)] : [.stuck(t)]
         case .chain(_, let kind, let antecedent, _, _, _):
             inputs = [antecedent]
             if case .flatMapExisting(let inner) = kind { inputs.append(inner) }
@@ -208,6 +213,7 @@ struct HangDiagnosis {
     }
 
     private func describe(_ t: Int) -> String {
-        creator[t].map { "step \($0): \(program.steps[$0].operation)" } ?? "t\(t)"
+        let made = creator[t].map { "step \($0): \(program.steps[$0].operation)" } ?? "t\(t)"
+        return released.contains(t) ? made + " (its source was released pending: it must have failed abandoned, C8.3)" : made
     }
 }

@@ -18,9 +18,10 @@ final class FaultySerialExecutor: Executor {
         case blocksOutsideWait
     }
 
-    /// How long `blocksOutsideWait` blocks: beyond MutantTests' 5 s watchdog, and bounded, so
-    /// that the thread comes back after the run was given up.
-    static let blockTime: DispatchTimeInterval = .seconds(8)
+    /// How long `blocksOutsideWait` blocks: beyond every phase MutantTests' 5 s watchdog times
+    /// (drivers, phase one, the rest: 15 s), so that the run is given up before the job runs, and
+    /// bounded, so that the thread comes back afterwards.
+    static let blockTime: DispatchTimeInterval = .seconds(20)
 
     private let queue: DispatchQueue
     private let fault: Fault

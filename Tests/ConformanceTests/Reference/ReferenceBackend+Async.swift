@@ -1,3 +1,4 @@
+import Dispatch
 import TaskAPI
 
 extension ReferenceBackend {
@@ -10,7 +11,7 @@ extension ReferenceBackend {
     ) -> any AsyncTask<T> {
         let source = makeSource(of: T.self)
         if mutation == .runAsyncIgnoresToken {
-            Task.detached {
+            Task.detached(executorPreference: ReferenceTaskExecutor.shared) {
                 source.tryStart()
                 source.tryComplete(await Completion.capturing(body))
             }
@@ -21,7 +22,7 @@ extension ReferenceBackend {
             source.tryCancel()
             return source.task
         }
-        let swiftTask = Task.detached {
+        let swiftTask = Task.detached(executorPreference: ReferenceTaskExecutor.shared) {
             guard gate.start(source, token: token) else { return }
             source.tryComplete(await Completion.capturing(body))
         }
@@ -29,5 +30,16 @@ extension ReferenceBackend {
         let registration = token.register { swiftTask.cancel() }
         source.task.whenComplete(on: inlineExecutor) { _ in registration.dispose() }
         return source.task
+    }
+}
+
+/// The reference's default queue as a Swift `TaskExecutor`: `runAsync` bodies run on the
+/// backend's threads, not on Swift's cooperative pool, which blocking tests may hold (C9.6).
+final class ReferenceTaskExecutor: TaskExecutor {
+    static let shared = ReferenceTaskExecutor()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -198,26 +198,30 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         guard state.withLock({ $0.machine.completeForDelivery(completion) }) else {
             return owner.mutation == .twoTrySetWinners
         }
-        scheduleDelivery(completion)
+        scheduleDelivery(completion, completing: true)
         return true
     }
 
     /// Runs `deliver` on this thread's trampoline: at once, or queued behind the work it runs.
-    private func scheduleDelivery(_ completion: Completion<T>) {
+    /// `completing`: the delivery of the completion itself, not of a registration made after it.
+    private func scheduleDelivery(_ completion: Completion<T>, completing: Bool) {
         if owner.mutation == .recursionInsteadOfTrampoline {
-            deliver(completion)
+            deliver(completion, completing: completing)
             return
         }
-        ReferenceTrampoline.current.submit { self.deliver(completion) }
+        ReferenceTrampoline.current.submit { self.deliver(completion, completing: completing) }
     }
 
     /// Hands over the stored continuations in batches until none is left, which ends the
     /// delivering phase (`nextDelivery`).
-    private func deliver(_ completion: Completion<T>) {
+    private func deliver(_ completion: Completion<T>, completing: Bool) {
+        var firstBatch = completing
         while let batch = state.withLock({ $0.machine.nextDelivery() }) {
             var list = Array(batch)
             if owner.mutation == .lifoContinuations { list.reverse() }
-            if owner.mutation == .continuationRunTwice, let first = list.first { list.insert(first, at: 0) }
+            // The task's first continuation (the harness's observer), as before deliveries batched.
+            if owner.mutation == .continuationRunTwice, firstBatch, let first = list.first { list.insert(first, at: 0) }
+            firstBatch = false
             if owner.mutation == .closuresKeptAlive { kept.withLock { $0 += list } }
             for continuation in list { hand(continuation, completion) }
         }
@@ -249,7 +253,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             state.registered += 1
             return state.machine.registerForDelivery(continuation) ? state.machine.completion : nil
         }
-        if let reopened { scheduleDelivery(reopened) }
+        if let reopened { scheduleDelivery(reopened, completing: false) }
     }
 
     /// Runs on the trampoline (the delivery): inline continuations run at once (what they
