@@ -293,7 +293,7 @@ final class ProgramExecution: Sendable {
             if case .start(let t, _) = step.operation { return t } else { return nil }
         })
         for (t, prepared) in slots.allPrepared().sorted(by: { $0.key < $1.key }) where !startSteps.contains(t) {
-            let made = oracleStep(creating: t)
+            let made = creatingStep(of: t)
             log.append(.started(step: made, task: t, ok: prepared.tryStart()))
         }
         for (index, step) in program.steps.enumerated() {
@@ -307,7 +307,7 @@ final class ProgramExecution: Sendable {
 
     // MARK: - Helpers
 
-    private func oracleStep(creating t: Int) -> Int {
+    private func creatingStep(of t: Int) -> Int {
         program.steps.firstIndex { $0.operation.createdTask == t } ?? -1
     }
 
