@@ -32,6 +32,8 @@ struct Checkers {
         checkCancellation()
         checkWaits()
         checkTiming()
+        checkJobsRunOnce()
+        checkStarts()
     }
 
     /// `delay(d)` succeeds, and `timeout(after: d)` times out, no earlier than `d` after the call
@@ -79,7 +81,15 @@ struct Checkers {
             guard case .outcomes(let allowed, let rule) = final[t], let observed = seen.first?.outcome else { continue }
             exercised.insert(rule)
             exercised.insert(.c1_1)
-            if !allowed.contains(observed) {
+            if !allowed.contains(observed), observed == .failure(.abandoned) {
+                // The harness released no source of this task: the closure holding it (a body's job,
+                // a continuation) was dropped unrun, by the backend or by an executor (C7.3); C8.3
+                // made that a failure instead of a hang.
+                fail(.c2_1, "t\(t) failed abandoned: its body or continuation was dropped, never run, by the backend or "
+                     + "by its executor (C7.3) (\(describe(t)))",
+                     expected: allowed.map(\.description).joined(separator: " or ") + " (run exactly once)",
+                     observed: observed.description)
+            } else if !allowed.contains(observed) {
                 fail(rule, "t\(t) completed with the wrong outcome (\(describe(t)))",
                      expected: allowed.map(\.description).joined(separator: " or "), observed: observed.description)
             }
@@ -119,6 +129,7 @@ struct Checkers {
         case .combine(_, .whenAllSettled, _)?: return .c5_2
         case .combine?: return .c5_3
         case .chain(_, .flatMapExisting, _, _, _, _)?: return .c2_6
+        case .prepare?: return .c9_3
         default: return .c2_2
         }
     }
@@ -167,6 +178,8 @@ struct Checkers {
             switch operation {
             case .run(_, let ref, _, _):
                 executor = ref
+            case .prepare:
+                executor = startExecutor(of: t)
             case .chain(_, let kind, let antecedent, let ref, _, _):
                 executor = ref
                 exercised.formUnion([.c2_2, .c3_3])
@@ -254,7 +267,7 @@ struct Checkers {
 
     private func isRegistrationOrCompletion(_ step: Int) -> Bool {
         switch program.steps[step].operation {
-        case .wait, .waitTimeout, .await, .drop: return false
+        case .wait, .waitTimeout, .await, .drop, .submit: return false
         default: return true
         }
     }
@@ -331,6 +344,7 @@ struct Checkers {
             switch step.operation {
             case .run(let task, _, let k, _): (t, token) = (task, k)
             case .chain(let task, _, _, _, let k, _): (t, token) = (task, k)
+            case .prepare(let task, let k, _), .runAsync(let task, let k, _): (t, token) = (task, k)
             default: continue
             }
             guard let token else { continue }

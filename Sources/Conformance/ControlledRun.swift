@@ -184,7 +184,7 @@ extension Operation {
     /// (`delay`, `timeout`, `cancel(after:)`) or a Swift task (`await`).
     var needsOutsideWork: Bool {
         switch self {
-        case .delay, .timeout, .cancelAfter, .await: return true
+        case .delay, .timeout, .cancelAfter, .await, .runAsync: return true
         default: return false
         }
     }

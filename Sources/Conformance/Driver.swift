@@ -154,6 +154,27 @@ final class ProgramExecution: Sendable {
             if cancelled { swiftTask.cancel() }
         case .drop(let t):
             slots.drop(t)
+        case .releaseSource(let s):
+            slots.releaseSource(s)
+        case .submit(let ref):
+            let log = self.log
+            executors[ref].execute { log.append(.jobRan(step: step)) }
+        case .prepare(let t, let tokenID, let action):
+            let probe = makeProbe("prepared body of t\(t)")
+            let prepared = backend.prepare(on: executors.defaultExecutor, token: token(tokenID)) { [self] token in
+                try body(task: t, step: step, input: nil, action: action, token: token, probe: probe)
+            }
+            slots.putPrepared(t, prepared)
+            register(t, .int(prepared.task))
+        case .start(let t, let ref):
+            guard let prepared = slots.prepared(t) else { return }
+            log.append(.started(step: step, task: t, ok: prepared.tryStart(on: executors[ref])))
+        case .runAsync(let t, let tokenID, let action):
+            let probe = makeProbe("async body of t\(t)")
+            let task = backend.runAsync(token: token(tokenID)) { [self] in
+                try body(task: t, step: step, input: nil, action: action, token: nil, probe: probe)
+            }
+            register(t, .int(task))
         }
     }
 
@@ -210,7 +231,7 @@ final class ProgramExecution: Sendable {
     /// Every body: logs its start with the input it saw, checks its producer's payload (C2.2),
     /// spins a little so that overlaps show, then does `action`.
     private func body(
-        task t: Int, step: Int, input: Outcome?, action: BodyAction, token: CancellationToken, probe: Probe
+        task t: Int, step: Int, input: Outcome?, action: BodyAction, token: CancellationToken?, probe: Probe
     ) throws -> Int {
         withExtendedLifetime(probe) {}
         log.append(.bodyStart(task: t, inner: false, input: input, counting: ThreadInfo.countingMarker,
@@ -227,7 +248,8 @@ final class ProgramExecution: Sendable {
             throw CancellationError()
         case .checkpoint:
             do {
-                try token.checkpoint()
+                // No token: an async body, whose token reaches it as Swift task cancellation (C9.6).
+                if let token { try token.checkpoint() } else { try Task.checkCancellation() }
                 log.append(.checkpoint(task: t, threw: false))
             } catch {
                 log.append(.checkpoint(task: t, threw: true))
@@ -266,6 +288,14 @@ final class ProgramExecution: Sendable {
         let outer = ThreadInfo.driverMarker
         ThreadInfo.driverMarker = program.drivers + 1
         defer { ThreadInfo.driverMarker = outer }
+        // Prepared tasks no step started: the harness starts them, on the default executor (C9.3).
+        let startSteps = Set(program.steps.compactMap { step -> Int? in
+            if case .start(let t, _) = step.operation { return t } else { return nil }
+        })
+        for (t, prepared) in slots.allPrepared().sorted(by: { $0.key < $1.key }) where !startSteps.contains(t) {
+            let made = creatingStep(of: t)
+            log.append(.started(step: made, task: t, ok: prepared.tryStart()))
+        }
         for (index, step) in program.steps.enumerated() {
             guard case .makeSource(let t, let held?) = step.operation, let source = slots.source(ifPresent: t) else { continue }
             payloads.write(index)
@@ -276,6 +306,10 @@ final class ProgramExecution: Sendable {
     }
 
     // MARK: - Helpers
+
+    private func creatingStep(of t: Int) -> Int {
+        program.steps.firstIndex { $0.operation.createdTask == t } ?? -1
+    }
 
     private func register(_ id: Int, _ slot: TaskSlot, source: (any CompletionSource<Int>)? = nil) {
         slot.observe(id, log: log, inline: backend.inlineExecutor)

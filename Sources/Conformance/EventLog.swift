@@ -43,6 +43,11 @@ public enum EventKind: Sendable {
     case status(step: Int, task: Int, status: String)
     /// A setter of the harness itself threw or lost (bad input from the backend).
     case setterTrouble(task: Int, detail: String)
+    /// The job of a `submit` step ran (C7.3).
+    case jobRan(step: Int)
+    /// A start of prepared task `task` returned `ok` (step: the `start` step, or the `prepare`
+    /// step for the harness's own start after the drivers).
+    case started(step: Int, task: Int, ok: Bool)
 }
 
 /// The event log of one run, and the completion counts the harness waits on.

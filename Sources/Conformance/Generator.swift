@@ -48,6 +48,11 @@ private struct Builder {
     private var liveTasks: [Int] = []
     private var openSources: [Int] = []
     private var completedSources: [Int] = []
+    /// Sources released (C8.3): their tasks are completed, as if set, from the release on.
+    private var releasedSources: [Int] = []
+    /// Prepared tasks with no start yet: pending like a held source until one comes (C9.3).
+    private var unstarted: [Int] = []
+    private var started: [Int] = []
     private var sourcesDependedOn: [[Int]] = []
     private var dependsOnHeld: [Bool] = []
     private var tokens: [Int] = []
@@ -84,6 +89,11 @@ private struct Builder {
             liveTasks.isEmpty ? 0 : 2, // drop
             usesOutsideWork ? 2 : 0, // delay
             intTasks.isEmpty || !usesOutsideWork ? 0 : 3, // timeout
+            openSources.isEmpty && completedSources.isEmpty ? 0 : 3, // releaseSource
+            2, // submit
+            3, // prepare
+            unstarted.isEmpty ? 0 : 4, // start
+            usesOutsideWork ? 3 : 0, // runAsync
         ]
         switch rng.weighted(weights) {
         case 0: addSource()
@@ -97,6 +107,11 @@ private struct Builder {
         case 8: addWait()
         case 9: add(.await(task: rng.pick(liveTasks) ?? 0, cancelled: rng.chance(30)))
         case 10: addDrop()
+        case 13: addRelease()
+        case 14: add(.submit(executor: executor()))
+        case 15: addPrepare()
+        case 16: addStart()
+        case 17: addTask(.runAsync(task: nextTask, token: token(), body: body()), sources: [], held: false)
         case 11:
             addTask(.delay(task: nextTask, microseconds: rng.int(in: 0...2000), token: token()),
                     sources: [], held: false, intValued: false)
@@ -196,7 +211,7 @@ private struct Builder {
 
     private mutating func addWait() {
         guard let task = rng.pick(liveTasks) else { return }
-        let completedEarlier = Set(completedSources)
+        let completedEarlier = Set(completedSources + releasedSources + started)
         let canBlock = !dependsOnHeld[task] && sourcesDependedOn[task].allSatisfy { completedEarlier.contains($0) }
         if canBlock && rng.chance(70) {
             add(.wait(task: task))
@@ -211,6 +226,37 @@ private struct Builder {
         add(.drop(task: task))
         liveTasks.removeAll { $0 == task }
         intTasks.removeAll { $0 == task }
+    }
+
+    /// Releases a source, pending (its task fails `abandoned`) or completed (nothing changes):
+    /// no setter on it follows (C8.3).
+    private mutating func addRelease() {
+        let pending = !openSources.isEmpty && (completedSources.isEmpty || rng.chance(60))
+        guard let source = rng.pick(pending ? openSources : completedSources) else { return }
+        add(.releaseSource(source: source))
+        openSources.removeAll { $0 == source }
+        completedSources.removeAll { $0 == source }
+        releasedSources.append(source)
+    }
+
+    /// A prepared task; most get a start later, the rest are started by the harness after the
+    /// drivers, so that their continuations wait in phase one (C9.3).
+    private mutating func addPrepare() {
+        let task = nextTask
+        addTask(.prepare(task: task, token: token(), body: body()), sources: [task], held: true)
+        unstarted.append(task)
+    }
+
+    /// A start of a prepared task, sometimes a second one racing from another driver (C9.3).
+    private mutating func addStart() {
+        guard let task = rng.pick(unstarted) else { return }
+        let executor = rng.chance(20) ? ExecutorRef.inline : self.executor()
+        add(.start(task: task, executor: executor))
+        if rng.chance(30) { add(.start(task: task, executor: self.executor())) }
+        unstarted.removeAll { $0 == task }
+        started.append(task)
+        // Started: no longer waits on the harness (a body cannot block on anything held).
+        dependsOnHeld[task] = false
     }
 
     // MARK: - Helpers

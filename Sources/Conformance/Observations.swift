@@ -26,6 +26,10 @@ struct Observations {
     var awaits: [(step: Int, task: Int, result: Outcome)] = []
     var trouble: [(task: Int, detail: String)] = []
     var statuses: [(step: Int, task: Int, status: String)] = []
+    /// How often each `submit` step's job ran.
+    var jobRuns: [Int: Int] = [:]
+    /// Each prepared task's starts, in the order they returned.
+    var starts: [Int: [(step: Int, ok: Bool)]] = [:]
 
     init(_ events: [Event]) {
         for event in events {
@@ -49,6 +53,8 @@ struct Observations {
             case .awaited(let step, let task, let result): awaits.append((step, task, result))
             case .setterTrouble(let task, let detail): trouble.append((task, detail))
             case .status(let step, let task, let status): statuses.append((step, task, status))
+            case .jobRan(let step): jobRuns[step, default: 0] += 1
+            case .started(let step, let task, let ok): starts[task, default: []].append((step, ok))
             }
         }
     }

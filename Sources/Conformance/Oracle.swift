@@ -41,6 +41,8 @@ struct Oracle {
     private let tokenParent: [Int: Int]
     private let cancelledTokens: Set<Int>
     private let delayedTokens: Set<Int>
+    /// Sources the program releases (C8.3).
+    private let releasedSources: Set<Int>
 
     init(program: Program, observations: Observations) {
         self.program = program
@@ -49,7 +51,9 @@ struct Oracle {
         var parents: [Int: Int] = [:]
         var cancelled: Set<Int> = []
         var delayed: Set<Int> = []
+        var released: Set<Int> = []
         for (index, step) in program.steps.enumerated() {
+            if case .releaseSource(let s) = step.operation { released.insert(s) }
             if let t = step.operation.createdTask { creator[t] = (index, step.operation) }
             switch step.operation {
             case .makeToken(let k, let parent?): parents[k] = parent
@@ -62,6 +66,7 @@ struct Oracle {
         tokenParent = parents
         cancelledTokens = cancelled
         delayedTokens = delayed
+        releasedSources = released
     }
 
     /// Whether token `k` gets cancelled in the program: through a `cancel()` on it or on a
@@ -117,6 +122,7 @@ struct Oracle {
         func input(_ id: Int) -> Expectation { id < known.count ? known[id] : .unknown }
         switch operation {
         case .makeSource(_, let held):
+            if releasedSources.contains(t) { return releasedSource(t) }
             if let held {
                 if world == .phaseOne { return .pending }
                 return .outcomes([Self.outcome(held, value: ProgramValues.heldValue(step: step))], .c1_1)
@@ -126,6 +132,12 @@ struct Oracle {
             let chosen = winners.isEmpty ? setters : winners
             let allowed = chosen.compactMap { setterOutcome(step: $0.step) }
             return allowed.isEmpty ? .unknown : .outcomes(unique(allowed), .c1_2)
+        case .prepare(_, let token, let action):
+            return prepared(t, step: step, world: world, token: token, action: action)
+        case .runAsync(_, let token, let action):
+            if observations.bodies[t] != nil { return bodyResult(t, step: step, action: action) }
+            if tokenState(token) != .never { return .outcomes([.cancelled], .c9_6) }
+            return .outcomes(bodyResult(t, step: step, action: action).allowed ?? [], .c9_6)
         case .makeCompleted(_, let outcome):
             return .outcomes([Self.outcome(outcome, value: ProgramValues.value(step: step))], .c1_4)
         case .run(_, _, let token, let action):
@@ -173,6 +185,30 @@ struct Oracle {
         default:
             return .unknown
         }
+    }
+
+    /// A prepared task (C9.3): its body's result once it ran; cancelled if its token was
+    /// cancelled and the body never ran; pending in phase one while no step starts it.
+    private func prepared(_ t: Int, step: Int, world: World, token: Int?, action: BodyAction) -> Expectation {
+        // Started by the harness only after the drivers: in phase one the body cannot have run.
+        let startedByStep = program.steps.contains { if case .start(t, _) = $0.operation { return true } else { return false } }
+        let bodyRan = observations.bodies[t] != nil && (world == .final || startedByStep)
+        if bodyRan { return bodyResult(t, step: step, action: action) }
+        switch tokenState(token) {
+        case .definite: return .outcomes([.cancelled], .c9_3)
+        case .maybe: return .unknown
+        case .never: break
+        }
+        if world == .phaseOne, !startedByStep { return .pending }
+        // Not run (yet): what the body will do; checkpoint() returns, the token being uncancelled.
+        return .outcomes(bodyResult(t, step: step, action: action == .checkpoint ? .returns : action).allowed ?? [], .c9_3)
+    }
+
+    /// A released source's task: its winning setter's outcome (every setter comes before the
+    /// release), else `abandoned`, whether or not it was held (C8.3).
+    private func releasedSource(_ t: Int) -> Expectation {
+        let winners = (observations.setters[t] ?? []).filter(\.won).compactMap { setterOutcome(step: $0.step) }
+        return .outcomes(winners.isEmpty ? [.failure(.abandoned)] : unique(winners), .c8_3)
     }
 
     /// The inner task's state for a `flatMap->t<n>`: its outcome, or pending/unknown.

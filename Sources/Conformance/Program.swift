@@ -161,12 +161,27 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     case await(task: Int, cancelled: Bool)
     /// The driver forgets its reference to `task`.
     case drop(task: Int)
+    /// The harness releases its last reference to `source`'s source (it keeps the task): a
+    /// source released pending fails its task with `abandoned`; a completed one changes nothing (C8.3).
+    case releaseSource(source: Int)
+    /// A job handed straight to `executor`, which logs each run: run exactly once (C7.3).
+    case submit(executor: ExecutorRef)
+    /// `backend.prepare(token:) { body }`: task `t` pending until a start (C9.3). One with no
+    /// `start` step is started by the harness after the drivers, like a held source.
+    case prepare(task: Int, token: Int?, body: BodyAction)
+    /// `prepared.tryStart(on:)` on prepared task `t`: the first start runs the body, any later one
+    /// returns false and changes nothing (C9.3).
+    case start(task: Int, executor: ExecutorRef)
+    /// `backend.runAsync(token:) { body }`: an async body whose checkpoint is
+    /// `Task.checkCancellation()`, so the token's cancellation must cross into the Swift task (C9.6).
+    case runAsync(task: Int, token: Int?, body: BodyAction)
 
     /// The task this operation creates, if any.
     public var createdTask: Int? {
         switch self {
         case .makeSource(let t, _), .makeCompleted(let t, _), .run(let t, _, _, _),
-             .chain(let t, _, _, _, _, _), .combine(let t, _, _), .delay(let t, _, _), .timeout(let t, _, _):
+             .chain(let t, _, _, _, _, _), .combine(let t, _, _), .delay(let t, _, _), .timeout(let t, _, _),
+             .prepare(let t, _, _), .runAsync(let t, _, _):
             return t
         default:
             return nil
@@ -206,6 +221,16 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
             return "await t\(t).value" + (cancelled ? " (cancelled)" : "")
         case .drop(let t):
             return "drop t\(t)"
+        case .releaseSource(let s):
+            return "release t\(s)'s source"
+        case .submit(let executor):
+            return "\(executor).execute { job }"
+        case .prepare(let t, let token, let body):
+            return "t\(t) = prepare(\(token.map { "token: k\($0)" } ?? "")) { \(body.rawValue) }"
+        case .start(let t, let executor):
+            return "t\(t).start(on: \(executor))"
+        case .runAsync(let t, let token, let body):
+            return "t\(t) = runAsync(\(token.map { "token: k\($0)" } ?? "")) { \(body.rawValue) }"
         }
     }
 }

@@ -24,10 +24,13 @@ enum ProgramRepair {
             guard operation.usedTasks.allSatisfy(tasks.contains), operation.usedTokens.allSatisfy(tokens.contains) else { continue }
             if case .complete(let s, _, _) = operation, !sources.contains(s) { continue }
             if case .drop(let t) = operation, !tasks.contains(t) { continue }
+            if case .releaseSource(let s) = operation, !sources.contains(s) { continue }
+            if case .start(let t, _) = operation, !tasks.contains(t) { continue }
             switch operation {
             case .makeSource(let t, _): sources.insert(t)
             case .makeToken(let k, _): tokens.insert(k)
             case .drop(let t): tasks.remove(t); sources.remove(t)
+            case .releaseSource(let s): sources.remove(s)
             default: break
             }
             if let t = operation.createdTask { tasks.insert(t) }
@@ -38,7 +41,11 @@ enum ProgramRepair {
 
     private static func holdingUnsetSources(_ steps: [Step]) -> [Step] {
         var set: Set<Int> = []
-        for step in steps { if case .complete(let s, _, _) = step.operation { set.insert(s) } }
+        for step in steps {
+            if case .complete(let s, _, _) = step.operation { set.insert(s) }
+            // A released source completes (abandoned) at its release (C8.3).
+            if case .releaseSource(let s) = step.operation { set.insert(s) }
+        }
         return steps.map { step in
             guard case .makeSource(let t, nil) = step.operation, !set.contains(t) else { return step }
             var changed = step
@@ -70,7 +77,10 @@ enum ProgramRepair {
             case .combine(let t, _, let inputs):
                 sourcesOf[t] = inputs.reduce(into: Set<Int>()) { $0.formUnion(sourcesOf[$1] ?? []) }
                 held[t] = inputs.contains { held[$0] ?? false }
-            case .complete(let s, _, _): setEarlier.insert(s)
+            case .complete(let s, _, _), .releaseSource(let s): setEarlier.insert(s)
+            // Unstarted, a prepared task waits for the harness like a held source (C9.3).
+            case .prepare(let t, _, _): sourcesOf[t] = []; held[t] = true
+            case .start(let t, _): held[t] = false
             case .wait(let t):
                 if held[t] ?? false || !(sourcesOf[t] ?? []).isSubset(of: setEarlier) {
                     step.operation = .waitTimeout(task: t, microseconds: 1000)
@@ -108,6 +118,7 @@ extension Operation {
     var usedTokens: [Int] {
         switch self {
         case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?): return [k]
+        case .prepare(_, let k?, _), .runAsync(_, let k?, _): return [k]
         case .makeToken(_, let parent?): return [parent]
         case .cancel(let k), .cancelAfter(let k, _): return [k]
         default: return []
@@ -136,6 +147,11 @@ extension Operation {
         case .waitTimeout(let task, let us): return .waitTimeout(task: t(task), microseconds: us)
         case .await(let task, let cancelled): return .await(task: t(task), cancelled: cancelled)
         case .drop(let task): return .drop(task: t(task))
+        case .releaseSource(let s): return .releaseSource(source: t(s))
+        case .submit: return self
+        case .prepare(let task, let token, let body): return .prepare(task: t(task), token: token.map(k), body: body)
+        case .start(let task, let executor): return .start(task: t(task), executor: executor)
+        case .runAsync(let task, let token, let body): return .runAsync(task: t(task), token: token.map(k), body: body)
         }
     }
 }

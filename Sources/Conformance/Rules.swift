@@ -7,7 +7,8 @@ public enum Rule: String, Sendable, Hashable, CaseIterable, Comparable, CustomSt
     case c5_1 = "C5.1", c5_2 = "C5.2", c5_3 = "C5.3", c5_4 = "C5.4", c5_5 = "C5.5"
     case c6_1 = "C6.1", c6_2 = "C6.2", c6_3 = "C6.3", c6_4 = "C6.4", c6_5 = "C6.5"
     case c7_1 = "C7.1", c7_2 = "C7.2", c7_3 = "C7.3"
-    case c8_1 = "C8.1", c8_2 = "C8.2"
+    case c8_1 = "C8.1", c8_2 = "C8.2", c8_3 = "C8.3"
+    case c9_3 = "C9.3", c9_6 = "C9.6"
 
     public var description: String { rawValue }
 

@@ -96,6 +96,10 @@ final class Slots: Sendable {
         var sources: [Int: any CompletionSource<Int>] = [:]
         var tokens: [Int: any CancellationSource] = [:]
         var usesBeforeDrop: [Int: Int] = [:]
+        /// Setters before a source's release that have not taken it yet (C8.3).
+        var setterUsesBeforeRelease: [Int: Int] = [:]
+        /// Prepared tasks, by task id (C9.3).
+        var prepared: [Int: PreparedTask<Int>] = [:]
     }
 
     // NSCondition guards `state`; every access holds it.
@@ -107,9 +111,18 @@ final class Slots: Sendable {
         var dropped: Set<Int> = []
         for step in program.steps {
             if case .drop(let t) = step.operation { dropped.insert(t); continue }
+            // A setter takes the source, not the task (`source(_:)`): it counts towards a release.
+            if case .complete = step.operation { continue }
             for t in step.operation.usedTasks where !dropped.contains(t) { uses[t, default: 0] += 1 }
         }
         state.usesBeforeDrop = uses
+        var setters: [Int: Int] = [:]
+        var released: Set<Int> = []
+        for step in program.steps {
+            if case .releaseSource(let s) = step.operation { released.insert(s) }
+            if case .complete(let s, _, _) = step.operation, !released.contains(s) { setters[s, default: 0] += 1 }
+        }
+        state.setterUsesBeforeRelease = setters
     }
 
     func put(_ id: Int, _ slot: TaskSlot, source: (any CompletionSource<Int>)? = nil) {
@@ -132,8 +145,39 @@ final class Slots: Sendable {
         }
     }
 
+    /// The source `id`, once made; counts one use towards a later release.
     func source(_ id: Int) -> (any CompletionSource<Int>)? {
-        waitFor { $0.sources[id] }
+        waitFor { state in
+            guard let source = state.sources[id] else { return nil }
+            state.setterUsesBeforeRelease[id, default: 0] -= 1
+            return source
+        }
+    }
+
+    func putPrepared(_ id: Int, _ prepared: PreparedTask<Int>) {
+        withState { $0.prepared[id] = prepared }
+    }
+
+    /// The prepared task `id`, once made.
+    func prepared(_ id: Int) -> PreparedTask<Int>? {
+        waitFor { $0.prepared[id] }
+    }
+
+    /// Every prepared task, for the harness's own starts after the drivers.
+    func allPrepared() -> [Int: PreparedTask<Int>] {
+        withState { $0.prepared }
+    }
+
+    /// Forgets source `id` (keeping its task) once every earlier setter has taken it. The source
+    /// is released here, on the calling thread, unless a setter still holds it (C8.3).
+    func releaseSource(_ id: Int) {
+        let released = waitFor { state -> (any CompletionSource<Int>)? in
+            guard let source = state.sources[id], state.setterUsesBeforeRelease[id, default: 0] <= 0 else { return nil }
+            state.sources[id] = nil
+            return source
+        }
+        // Released outside the lock: its deinit may complete the task and run continuations.
+        withExtendedLifetime(released) {}
     }
 
     func token(_ id: Int) -> (any CancellationSource)? {
@@ -167,11 +211,16 @@ final class Slots: Sendable {
                 return state.sources[s] != nil
             case .drop(let t):
                 return state.tasks[t] != nil && state.usesBeforeDrop[t, default: 0] <= 0
+            case .releaseSource(let s):
+                return state.sources[s] != nil && state.setterUsesBeforeRelease[s, default: 0] <= 0
             case .makeToken(_, let parent?):
                 return state.tokens[parent] != nil
             case .cancel(let k), .cancelAfter(let k, _):
                 return state.tokens[k] != nil
-            case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?):
+            case .start(let t, _):
+                return state.prepared[t] != nil
+            case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?),
+                 .prepare(_, let k?, _), .runAsync(_, let k?, _):
                 guard state.tokens[k] != nil else { return false }
             default:
                 break

@@ -37,6 +37,10 @@ struct HangDiagnosis {
     private let tokenCreator: [Int: Int]
     private let setters: [Int: [Int]]
     private let heldCompleted: Bool
+    /// Sources whose release step ended: their tasks must have completed (C8.3).
+    private let released: Set<Int>
+    /// Bodies that started and have not returned: (task, thread of the start).
+    private let runningBodies: [(task: Int, thread: Int)]
 
     /// What keeps a task from completing.
     enum Blocker: Hashable {
@@ -55,6 +59,25 @@ struct HangDiagnosis {
         var ended: Set<Int> = []
         for event in execution.log.events { if case .stepEnd(let step) = event.kind { ended.insert(step) } }
         self.ended = ended
+        var running: [Int: (task: Int, thread: Int)] = [:]
+        var open: [Int: Int] = [:]
+        for event in execution.log.events {
+            switch event.kind {
+            case .bodyStart(let t, false, _, _, _):
+                open[t, default: 0] += 1
+                running[t] = (t, event.thread)
+            case .bodyEnd(let t, false):
+                open[t, default: 0] -= 1
+            default:
+                break
+            }
+        }
+        runningBodies = running.values.filter { open[$0.task, default: 0] > 0 }.sorted { $0.task < $1.task }
+        var released: Set<Int> = []
+        for (index, step) in execution.program.steps.enumerated() {
+            if case .releaseSource(let s) = step.operation, ended.contains(index) { released.insert(s) }
+        }
+        self.released = released
         var creator: [Int: Int] = [:]
         var tokenCreator: [Int: Int] = [:]
         var setters: [Int: [Int]] = [:]
@@ -79,9 +102,15 @@ struct HangDiagnosis {
         var inputs: [Int] = []
         switch program.steps[made].operation {
         case .makeSource(_, let held):
+            if released.contains(t) { return [.stuck(t)] }
             if held != nil, !heldCompleted { return [.held(t)] }
             let open = (setters[t] ?? []).filter { !ended.contains($0) }
             return open.isEmpty ? [.stuck(t)] : Set(open.map(Blocker.step))
+        case .prepare:
+            // A prepared task no step starts waits for the harness's start, like a held source.
+            let startStep = program.steps.indices.first { if case .start(t, _) = program.steps[$0].operation { return true } else { return false } }
+            if let startStep, !ended.contains(startStep) { return [.step(startStep)] }
+            return startStep == nil && !heldCompleted ? [.held(t)] : [.stuck(t)]
         case .chain(_, let kind, let antecedent, _, _, _):
             inputs = [antecedent]
             if case .flatMapExisting(let inner) = kind { inputs.append(inner) }
@@ -143,7 +172,7 @@ struct HangDiagnosis {
             }
             stuck.append(driver)
             for u in stuckTasks {
-                culprits.append((.c2_1, "t\(u) never completed although every step and task it depends on did: \(describe(u))"
+                culprits.append((stuckRule(u), "t\(u) never completed although every step and task it depends on did: \(describe(u))"
                                  + (u == t ? "" : "; t\(t) waits on it")))
             }
         }
@@ -152,10 +181,15 @@ struct HangDiagnosis {
             var seen: Set<Int> = []
             for t in 0..<program.taskCount where !isDone(t) {
                 for case .stuck(let u) in blockers(of: t, seen: &seen) {
-                    culprits.append((.c2_1, "t\(u) never completed although every step and task it depends on did: \(describe(u))"))
+                    culprits.append((stuckRule(u), "t\(u) never completed although every step and task it depends on did: \(describe(u))"))
                 }
             }
         }
+        // A body that never returns explains everything downstream of it: it comes first.
+        culprits.insert(contentsOf: runningBodies.map { body in
+            (Rule.c2_1, "the body of t\(body.task) started on thread\(body.thread) and never returned: it blocks outside "
+             + "wait() (a sleep, lock or semaphore the backend cannot see), or its executor is stuck: \(describe(body.task))")
+        }, at: 0)
         var lines: [String] = []
         if let first = culprits.first {
             lines.append("likely culprit: \(first.1)")
@@ -173,7 +207,13 @@ struct HangDiagnosis {
         return (culprits.first?.0 ?? .c2_1, lines.joined(separator: "; "))
     }
 
+    /// The rule a stuck task breaks: a released source's task must have failed `abandoned` (C8.3).
+    private func stuckRule(_ t: Int) -> Rule {
+        released.contains(t) ? .c8_3 : .c2_1
+    }
+
     private func describe(_ t: Int) -> String {
-        creator[t].map { "step \($0): \(program.steps[$0].operation)" } ?? "t\(t)"
+        let made = creator[t].map { "step \($0): \(program.steps[$0].operation)" } ?? "t\(t)"
+        return released.contains(t) ? made + " (its source was released pending: it must have failed abandoned, C8.3)" : made
     }
 }

@@ -60,7 +60,7 @@ import Testing
     func theGuidesPackageBuildsAndPasses() async throws {
         let guide = try String(contentsOf: Self.repository.appendingPathComponent("docs/WRITING_A_BACKEND.md"), encoding: .utf8)
         let files = Self.files(of: guide)
-        #expect(Set(files.map(\.path)) == ["Package.swift", "Sources/MyBackend/MyBackend.swift", "Sources/MyBackend/MyTask.swift",
+        #expect(Set(files.map(\.path)) == ["Package.swift", "Sources/MyBackend/MyBackend.swift", "Sources/MyBackend/MySource.swift", "Sources/MyBackend/MyTask.swift",
                                           "Sources/MyBackend/Trampoline.swift", "Tests/MyBackendTests/ConformanceAdapters.swift",
                                           "Tests/MyBackendTests/MyBackendTests.swift"])
         let fileManager = FileManager.default

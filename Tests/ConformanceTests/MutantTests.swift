@@ -34,6 +34,23 @@ struct MutantTests {
         .handlerLostAfterCancel: [.c4_2, .c4_3, .c4_4, .c4_6],
         // A waiter on a completed task sleeps forever (the watchdog: C6.3).
         .lostWakeupInWait: [.c6_1, .c6_3],
+        // A released source's task never completes: it must have failed `abandoned` (C8.3).
+        .sourceReleaseKeepsTaskPending: [.c8_3],
+        // Faulty serial executors (issue #14, point 6). A job run twice runs its body twice: the
+        // harness cannot tell the executor from the backend handing it over twice (C2.1, C7.3).
+        .serialRunsJobsTwice: [.c2_1, .c7_3],
+        // A dropped job releases its task's source: the task fails abandoned, its body never ran
+        // (C2.1; the finding names the executor, C7.3).
+        .serialDropsJobs: [.c2_1, .c7_3],
+        // A job run inside `execute`: inside the registering call (C2.3), overlapping another
+        // job of the same executor (C7.2), or ahead of a job queued earlier (C2.4).
+        .serialRunsReentrantly: [.c2_3, .c7_2, .c2_4],
+        // A body blocked outside wait(): the watchdog names it as the culprit (C2.1) or a waiter
+        // on its task (C6.3).
+        .serialJobBlocksOutsideWait: [.c2_1, .c6_3],
+        // The body starts after its token was cancelled (C4.3), or its Task.checkCancellation()
+        // does not see a token cancelled earlier (C4.4), or the task is not cancelled (C9.6).
+        .runAsyncIgnoresToken: [.c4_3, .c4_4, .c9_6],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
@@ -93,9 +110,14 @@ struct MutantTests {
                 #expect(report.failures.contains { $0.description.contains("shrunk counterexample: \(shrunk) steps") })
             }
             if mutation == .lostContinuation, failure.mode == .stress {
-                // A hang under stress: the watchdog names what is stuck, and the run stops testing the backend.
-                #expect(failure.message.hasPrefix("watchdog") && failure.observed.hasPrefix("likely culprit: "), "\(failure.observed)")
-                #expect(report.abandoned)
+                if failure.message.hasPrefix("watchdog") {
+                    // A hang under stress: the watchdog names what is stuck, and the run stops testing the backend.
+                    #expect(failure.observed.hasPrefix("likely culprit: "), "\(failure.observed)")
+                    #expect(report.abandoned)
+                } else {
+                    // The lost continuation held its task's source: released, it failed the task abandoned (C8.3).
+                    #expect(failure.message.contains("failed abandoned"), "\(failure.message)")
+                }
             }
             let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
             rows.append("| \(mutation) | \(failure.rule) | \(failure.mode) | \(report.programsRun) | "

@@ -51,6 +51,20 @@ enum Mutation: String, CaseIterable, Sendable {
     /// `wait()` registers its wake-up before announcing that it sleeps: a completion in between
     /// (or before the call) is never signalled, and the waiter sleeps forever (C6.1, C6.3).
     case lostWakeupInWait
+    /// A source released while its task is pending leaves the task pending: its waiters hang
+    /// (C8.3, the behaviour before issue #14).
+    case sourceReleaseKeepsTaskPending
+    /// Faulty serial executors (FaultySerialExecutor): each job runs twice (C7.3).
+    case serialRunsJobsTwice
+    /// Every third job on a serial executor is dropped (C7.3, surfacing through C8.3).
+    case serialDropsJobs
+    /// Serial executors run jobs synchronously inside `execute` (C2.3, C7.2).
+    case serialRunsReentrantly
+    /// A serial executor's first job blocks outside `wait()` past the watchdog (C2.1, culprit named).
+    case serialJobBlocksOutsideWait
+    /// `runAsync` runs its body although the token was cancelled before it started, and never
+    /// passes a later cancellation to the Swift task (C9.6, seen as C4.3 or C4.4).
+    case runAsyncIgnoresToken
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -66,11 +80,12 @@ final class ReferenceBackend: TaskBackend {
     }
 
     func makeSerialExecutor(label: String) -> any Executor {
-        ReferenceQueueExecutor(queue: DispatchQueue(label: label))
+        if let fault = mutation.serialFault { return FaultySerialExecutor(label: label, fault: fault) }
+        return ReferenceQueueExecutor(queue: DispatchQueue(label: label))
     }
 
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        ReferenceTask<T>(backend: self)
+        ReferenceSource<T>(backend: self)
     }
 
     func makeCancellationSource() -> any CancellationSource {
@@ -175,18 +190,40 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
 
     func tryStart() -> Bool { state.withLock { $0.machine.start() } }
 
+    /// Completes the task and runs its delivery on the trampoline (docs/DESIGN.md, "Delivery on
+    /// the trampoline"): the task stays in its delivering phase until the queued delivery ran, so
+    /// a registration from another thread meanwhile is stored behind the earlier continuations
+    /// instead of overtaking them (C2.4).
     func tryComplete(_ completion: Completion<T>) -> Bool {
-        guard let continuations = state.withLock({ $0.machine.complete(completion) }) else {
+        guard state.withLock({ $0.machine.completeForDelivery(completion) }) else {
             return owner.mutation == .twoTrySetWinners
         }
-        var list = Array(continuations)
-        while true {
+        scheduleDelivery(completion, completing: true)
+        return true
+    }
+
+    /// Runs `deliver` on this thread's trampoline: at once, or queued behind the work it runs.
+    /// `completing`: the delivery of the completion itself, not of a registration made after it.
+    private func scheduleDelivery(_ completion: Completion<T>, completing: Bool) {
+        if owner.mutation == .recursionInsteadOfTrampoline {
+            deliver(completion, completing: completing)
+            return
+        }
+        ReferenceTrampoline.current.submit { self.deliver(completion, completing: completing) }
+    }
+
+    /// Hands over the stored continuations in batches until none is left, which ends the
+    /// delivering phase (`nextDelivery`).
+    private func deliver(_ completion: Completion<T>, completing: Bool) {
+        var firstBatch = completing
+        while let batch = state.withLock({ $0.machine.nextDelivery() }) {
+            var list = Array(batch)
             if owner.mutation == .lifoContinuations { list.reverse() }
-            if owner.mutation == .continuationRunTwice, let first = list.first { list.insert(first, at: 0) }
+            // The task's first continuation (the harness's observer), as before deliveries batched.
+            if owner.mutation == .continuationRunTwice, firstBatch, let first = list.first { list.insert(first, at: 0) }
+            firstBatch = false
             if owner.mutation == .closuresKeptAlive { kept.withLock { $0 += list } }
             for continuation in list { hand(continuation, completion) }
-            guard let next = state.withLock({ $0.machine.nextDelivery() }) else { return true }
-            list = Array(next)
         }
     }
 
@@ -205,23 +242,23 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             _ = state.withLock { $0.machine.register(continuation) }
             return
         }
-        let completion: Completion<T>? = state.withLock { state in
-            if owner.mutation == .lostContinuation, state.machine.completion == nil, state.registered > 0 { return nil }
-            state.registered += 1
-            return state.machine.register(continuation)
-        }
-        guard let completion else { return }
-        if owner.mutation == .runInsideRegister {
-            body(completion)
+        if owner.mutation == .runInsideRegister, let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil }) {
+            body(done)
             return
         }
-        hand(continuation, completion)
+        // Stored; on a task completed and delivered, this reopens the delivering phase, and the
+        // delivery below hands it over, with anything registered meanwhile behind it (C2.4).
+        let reopened: Completion<T>? = state.withLock { state in
+            if owner.mutation == .lostContinuation, state.machine.completion == nil, state.registered > 0 { return nil }
+            state.registered += 1
+            return state.machine.registerForDelivery(continuation) ? state.machine.completion : nil
+        }
+        if let reopened { scheduleDelivery(reopened, completing: false) }
     }
 
-    /// Queue executors never run a job inside `execute`: they get it at once, so that a hand-off
-    /// is never deferred behind the trampoline while a later registration goes first (C2.4).
-    /// Inline and unknown executors (which may run the job synchronously) go through the
-    /// trampoline, so that long chains stay loops (C2.7).
+    /// Runs on the trampoline (the delivery): inline continuations run at once (what they
+    /// complete is queued on the trampoline in turn, so long chains stay loops, C2.7); every
+    /// other executor gets the job directly (one that runs it synchronously adds one level).
     private func hand(_ continuation: Continuation, _ completion: Completion<T>) {
         let body = continuation.body
         if owner.mutation == .recursionInsteadOfTrampoline {
@@ -229,10 +266,10 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             executor.execute { body(completion) }
             return
         }
-        if let queue = continuation.executor as? ReferenceQueueExecutor {
-            queue.execute { body(completion) }
+        if continuation.executor is ReferenceInlineExecutor {
+            body(completion)
         } else {
-            ReferenceTrampoline.current.submit { continuation.executor.execute { body(completion) } }
+            continuation.executor.execute { body(completion) }
         }
     }
 
