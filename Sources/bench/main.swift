@@ -27,7 +27,9 @@ do {
         if let problem = svg.flatMap(outputPathProblem) {
             printError("bench: \(problem)")
             status = 2
-        } else if let report = readReport(path) {
+        } else if var report = readReport(path) {
+            // The aims are those of this binary: a saved run is judged against today's aims.
+            report.aims = evaluateAims(report.results, backends: report.backends)
             print(render(report, as: format), terminator: "")
             status = svg.map { writeChart(report, to: $0) } ?? 0
         } else {
