@@ -37,7 +37,6 @@ public final class ActorsBackend: KitBackend {
     public static let shared = ActorsBackend()
 
     public var defaultExecutor: any Executor { pool }
-    public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     /// The default executor as a Swift `TaskExecutor`, for `Task(executorPreference:)`.
     public var taskExecutor: any TaskExecutor { pool }
@@ -46,18 +45,6 @@ public final class ActorsBackend: KitBackend {
     /// also a Swift `SerialExecutor`, so an actor can use it as its executor.
     public func makeSerialExecutor(label: String) -> any Executor {
         Mailbox(pool: pool)
-    }
-
-    public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        KitSource<T>(owner: self)
-    }
-
-    public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        KitTask<T>(owner: self, completed: completion)
-    }
-
-    public func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
     }
 
     /// The pool and the serial executors queue every job (C2.3): jobs go to them directly.

@@ -40,22 +40,9 @@ public final class GCDBackend: KitBackend {
     public static let shared = GCDBackend()
 
     public var defaultExecutor: any Executor { defaultPool }
-    public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)
-    }
-
-    public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        KitSource<T>(owner: self)
-    }
-
-    public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        KitTask<T>(owner: self, completed: completion)
-    }
-
-    public func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
     }
 
     /// The default executor and serial executors queue every job (C2.3): jobs go to them directly.

@@ -3,8 +3,9 @@ import Dispatch
 import Foundation
 import TaskAPI
 
-/// A backend built on BackendKit, as docs/WRITING_A_BACKEND.md shows it: the kit's tasks, sources
-/// and inline executor; its own executors and timer. A thread per default-executor job keeps it
+/// A backend built on BackendKit, as docs/WRITING_A_BACKEND.md shows it: `KitBackend`'s defaults
+/// give it the kit's tasks, sources, inline executor and cancellation source; it writes its own
+/// executors and timer. A thread per default-executor job keeps it
 /// short and keeps C6.4 (a blocked body never holds up others); a real backend pools threads.
 public final class QueueBackend: KitBackend {
     public let name = "queues"
@@ -13,22 +14,9 @@ public final class QueueBackend: KitBackend {
     public init() {}
 
     public var defaultExecutor: any Executor { threads }
-    public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         QueueExecutor(DispatchQueue(label: label))
-    }
-
-    public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        KitSource<T>(owner: self)   // fails its task with TaskError.abandoned if dropped (C8.3)
-    }
-
-    public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        KitTask<T>(owner: self, completed: completion)
-    }
-
-    public func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {

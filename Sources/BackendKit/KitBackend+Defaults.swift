@@ -1,0 +1,25 @@
+import TaskAPI
+
+/// What every backend on the kit hands out the same way: the kit's sources, tasks and inline
+/// executor, and TaskAPI's cancellation source on the backend's own timer. A backend may still
+/// write its own.
+extension KitBackend {
+    /// The kit's inline executor (C7.2, C2.7).
+    public var inlineExecutor: any Executor { InlineExecutor.shared }
+
+    /// A `KitSource`: a released source fails its pending task with `TaskError.abandoned` (C8.3).
+    public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+        KitSource<T>(owner: self)
+    }
+
+    /// A completed `KitTask`, with no source (C1.4).
+    public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
+        KitTask<T>(owner: self, completed: completion)
+    }
+
+    /// TaskAPI's `StandardCancellationSource`, whose `cancel(after:)` uses `schedule(after:_:)`
+    /// (C4.1, C4.2, C4.6).
+    public func makeCancellationSource() -> any CancellationSource {
+        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+    }
+}
