@@ -49,6 +49,7 @@ struct Observations {
             case .awaited(let step, let task, let result): awaits.append((step, task, result))
             case .setterTrouble(let task, let detail): trouble.append((task, detail))
             case .status(let step, let task, let status): statuses.append((step, task, status))
+            case .handlerRan, .timerFired, .swiftCancelled, .selfCheck: break
             }
         }
     }

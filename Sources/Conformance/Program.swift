@@ -161,6 +161,21 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     case await(task: Int, cancelled: Bool)
     /// The driver forgets its reference to `task`.
     case drop(task: Int)
+    /// `token.register { }` for user handler `h<handler>` on token `k<token>` (C4.2).
+    case registerHandler(handler: Int, token: Int)
+    /// Disposes handler `h<handler>`'s registration (C4.2).
+    case disposeHandler(handler: Int)
+    /// `backend.schedule(after:)` of a job that logs when it fires (C5.4).
+    case schedule(microseconds: Int)
+    /// A body on the default executor that runs and `wait()`s a body that does the same,
+    /// `depth` deep, awaited by the driver (C6.4).
+    case nestedWait(depth: Int)
+    /// A combinator over `inputs` new sources of reference-typed values, completed by the
+    /// driver in reverse order (those in `failing` fail); checks its outcome and that it keeps no
+    /// input nor unused value once complete (C5.1-C5.3, C5.5).
+    case combineProbed(kind: CombinatorKind, inputs: Int, failing: [Int])
+    /// `await task.value` in a new Swift task, which the driver cancels once it is started (C4.7).
+    case awaitThenCancel(task: Int)
 
     /// The task this operation creates, if any.
     public var createdTask: Int? {
@@ -206,6 +221,8 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
             return "await t\(t).value" + (cancelled ? " (cancelled)" : "")
         case .drop(let t):
             return "drop t\(t)"
+        default:
+            return extendedDescription
         }
     }
 }

@@ -110,6 +110,7 @@ extension Operation {
         case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?): return [k]
         case .makeToken(_, let parent?): return [parent]
         case .cancel(let k), .cancelAfter(let k, _): return [k]
+        case .registerHandler(_, let k): return [k]
         default: return []
         }
     }
@@ -136,6 +137,9 @@ extension Operation {
         case .waitTimeout(let task, let us): return .waitTimeout(task: t(task), microseconds: us)
         case .await(let task, let cancelled): return .await(task: t(task), cancelled: cancelled)
         case .drop(let task): return .drop(task: t(task))
+        case .registerHandler(let h, let token): return .registerHandler(handler: h, token: k(token))
+        case .awaitThenCancel(let task): return .awaitThenCancel(task: t(task))
+        case .disposeHandler, .schedule, .nestedWait, .combineProbed: return self
         }
     }
 }

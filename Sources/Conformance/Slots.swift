@@ -169,7 +169,7 @@ final class Slots: Sendable {
                 return state.tasks[t] != nil && state.usesBeforeDrop[t, default: 0] <= 0
             case .makeToken(_, let parent?):
                 return state.tokens[parent] != nil
-            case .cancel(let k), .cancelAfter(let k, _):
+            case .cancel(let k), .cancelAfter(let k, _), .registerHandler(_, let k):
                 return state.tokens[k] != nil
             case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?):
                 guard state.tokens[k] != nil else { return false }
@@ -213,6 +213,7 @@ extension Operation {
         case .combine(_, _, let inputs): return inputs
         case .timeout(_, let antecedent, _): return [antecedent]
         case .wait(let t), .waitTimeout(let t, _), .await(let t, _): return [t]
+        case .awaitThenCancel(let t): return [t]
         default: return []
         }
     }
