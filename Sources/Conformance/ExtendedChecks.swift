@@ -68,10 +68,10 @@ struct ExtendedChecks {
 
     private mutating func checkHandlers() {
         var registrations: [(step: Int, handler: Int, token: Int)] = []
-        var disposals: [Int: Int] = [:]
+        var disposals: [Int: [Int]] = [:]
         for (index, step) in program.steps.enumerated() {
             if case .registerHandler(let h, let k) = step.operation { registrations.append((index, h, k)) }
-            if case .disposeHandler(let h) = step.operation, disposals[h] == nil { disposals[h] = index }
+            if case .disposeHandler(let h) = step.operation { disposals[h, default: []].append(index) }
         }
         for registration in registrations {
             let h = registration.handler
@@ -87,8 +87,20 @@ struct ExtendedChecks {
             }
             guard let registered = observations.stepEnd[registration.step],
                   let registering = observations.stepStart[registration.step]?.seq else { continue }
-            if let d = disposals[h], let disposeStart = observations.stepStart[d]?.seq, let disposed = observations.stepEnd[d],
-               disposeStart > registered {
+            // The disposal that counts: the first to start after `register` returned. One that
+            // overlaps the registration may or may not find it: nothing is certain then.
+            var disposal: (step: Int, start: UInt64, end: UInt64)?
+            var overlapping = false
+            for d in disposals[h] ?? [] {
+                guard let start = observations.stepStart[d]?.seq, let end = observations.stepEnd[d] else { continue }
+                if start > registered {
+                    if disposal.map({ start < $0.start }) ?? true { disposal = (d, start, end) }
+                } else if end > registering {
+                    overlapping = true
+                }
+            }
+            if overlapping { continue }
+            if let (d, disposeStart, disposed) = disposal {
                 if !timed, firstCancelStart.map({ $0 > disposed }) ?? true {
                     if let run = runs.first {
                         fail(.c4_2, "handler h\(h) ran although it was disposed (step \(d)) before its token k\(registration.token) was cancelled",

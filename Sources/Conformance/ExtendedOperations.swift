@@ -113,25 +113,37 @@ extension ProgramExecution {
     private func nestedWait(depth: Int, step: Int) {
         let backend = self.backend
         let executor = executors.defaultExecutor
+        // Every level's task by the depth left: the body of level r + 1 waits on level r.
+        let levels = Locked<[Int: any AsyncTask<Int>]>([:])
         @Sendable func level(_ remaining: Int) -> Int {
             if remaining <= 1 { return 1 }
             let inner = backend.run(on: executor, token: .none) { _ in level(remaining - 1) }
+            levels.withLock { $0[remaining - 1] = inner }
             return (inner.wait().value ?? -1_000) + 1
         }
         let start = DispatchTime.now().uptimeNanoseconds
         let top = backend.run(on: executor, token: .none) { _ in level(depth) }
+        levels.withLock { $0[depth] = top }
         let limit = Duration.seconds(1) + TimingSlack.current
         let result = top.wait(timeout: limit)
         let elapsed = (DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
         var finding: Finding?
-        if result == nil {
+        let tasks = levels.withLock { $0 }
+        let lostWakeup = tasks.keys.sorted().first { r in
+            tasks[r]?.isCompleted == true && tasks[r + 1].map { !$0.isCompleted } == true
+        }
+        if result == nil, let lost = lostWakeup {
+            // Not a starved pool: a body's wait() on a completed task never returned.
+            finding = Finding(.c6_3, "step \(step): level \(depth - lost + 1) of \(depth) bodies nested in wait() completed, but the wait() on it never returned",
+                              expected: "wait() returns at completion", observed: "still blocked after \(elapsed) ms")
+        } else if result == nil {
             finding = Finding(.c6_4, "step \(step): \(depth) bodies nested in wait() on the default executor did not complete in \(limit)",
                               expected: "done within 1 s (plus slack)", observed: "still blocked after \(elapsed) ms")
         } else if result?.value != depth {
             finding = Finding(.c6_4, "step \(step): \(depth) bodies nested in wait() returned another result",
                               expected: "success(\(depth))", observed: "\(result.map { Outcome($0) }?.description ?? "nil")")
         }
-        log.append(.selfCheck(step: step, rule: .c6_4, finding: finding))
+        log.append(.selfCheck(step: step, rule: finding?.rule ?? .c6_4, finding: finding))
     }
 }
 

@@ -128,7 +128,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
                 + "(\(controlledPrograms) controlled, \(programsRun - controlledPrograms) stress), "
                 + (passed ? "passed" : "\(failures.count) failures") + (abandoned ? " (abandoned after a hang)" : ""),
             "  rules exercised (programs/checks): \(rules)",
-            "  not exercised by generated programs: \(unexercised)",
+            "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
         ]
         if !notReproducible.isEmpty {
             lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) controlled programs, e.g. \(notReproducible[0])")
