@@ -27,7 +27,7 @@ public enum Conformance {
         let rerun = (configuration.shard.map { "CONFORMANCE_SHARD=\($0) CONFORMANCE_PROGRAMS=\(configuration.programs) " } ?? "")
             + "CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(Shell.quoted(configuration.testFilter))"
         out("conformance [\(backend.name)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
-            + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode)")
+            + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode), timing slack \(configuration.timingSlack)")
         var harness = Harness(
             backend: backend, executors: configuration.executors,
             hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
@@ -100,10 +100,11 @@ public enum Conformance {
                 var shrunk: Shrinker.Result?
                 if configuration.shrinkTimeBudget > .zero {
                     // Candidates are smaller than the original: hangs and leaks show sooner.
-                    let shrinkHarness = Harness(backend: backend, executors: configuration.executors,
+                    var shrinkHarness = Harness(backend: backend, executors: configuration.executors,
                                                 hangLimit: min(configuration.hangLimit, .seconds(1)),
                                                 leakLimit: min(configuration.leakLimit, .milliseconds(300)),
                                                 controlledHangLimit: min(configuration.hangLimit, .milliseconds(500)))
+                    shrinkHarness.timingSlack = configuration.timingSlack
                     shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
                         .shrink(program, mode: mode)
                 }
@@ -160,8 +161,9 @@ public enum Conformance {
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
         configuration: ConformanceConfiguration = ConformanceConfiguration()
     ) -> ProgramRun {
-        let harness = Harness(backend: backend, executors: configuration.executors,
+        var harness = Harness(backend: backend, executors: configuration.executors,
                               hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
+        harness.timingSlack = configuration.timingSlack
         let result = harness.run(program, mode: mode)
         return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
                           notReproducible: result.notReproducible, abandoned: result.abandoned)

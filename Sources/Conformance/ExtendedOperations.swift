@@ -112,7 +112,9 @@ extension ProgramExecution {
     /// whole must complete within 1 s plus the timing slack (C6.4).
     private func nestedWait(depth: Int, step: Int) {
         let backend = self.backend
-        let executor = executors.defaultExecutor
+        // The backend's own default executor, even in controlled mode: the blocked bodies need
+        // real threads, which the one controlled thread cannot give them.
+        let executor = backend.defaultExecutor
         // Every level's task by the depth left: the body of level r + 1 waits on level r.
         let levels = Locked<[Int: any AsyncTask<Int>]>([:])
         @Sendable func level(_ remaining: Int) -> Int {
