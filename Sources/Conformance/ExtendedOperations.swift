@@ -13,6 +13,7 @@ extension Operation {
         case .combineProbed(let kind, let inputs, let failing):
             return "\(kind.rawValue)(\(inputs) probed sources)" + (failing.isEmpty ? "" : " failing \(failing)")
         case .awaitThenCancel(let t): return "await t\(t).value, then cancelled"
+        case .longChain(let links): return "chain of \(links) maps on inline"
         default: return "?"
         }
     }
@@ -85,6 +86,8 @@ extension ProgramExecution {
             }
         case .nestedWait(let depth):
             nestedWait(depth: depth, step: step)
+        case .longChain(let links):
+            longChain(links: links, step: step)
         case .combineProbed(let kind, let inputs, let failing):
             ProbedCombinator(kind: kind, count: inputs, failing: Set(failing), step: step, execution: self).run()
         case .awaitThenCancel(let t):
@@ -106,6 +109,39 @@ extension ProgramExecution {
         default:
             break
         }
+    }
+
+    /// `links` maps on the inline executor, run by the completing call on this thread: a loop
+    /// keeps every link at about the same stack depth; a recursion goes deeper with each link.
+    private func longChain(links: Int, step: Int) {
+        let backend = self.backend
+        let thread = ThreadInfo.number
+        let depths = Locked<[Int: UInt]>([:])
+        let source = backend.makeSource(of: Int.self)
+        var task: any AsyncTask<Int> = source.task
+        for link in 0..<links {
+            task = task.map(on: backend.inlineExecutor, token: .none) { value in
+                if link == 0 || link == links - 1, ThreadInfo.number == thread {
+                    var marker = 0
+                    let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+                    depths.withLock { $0[link] = address }
+                }
+                return value + 1
+            }
+        }
+        source.trySucceed(0)
+        let result = task.wait(timeout: TimingSlack.current)
+        let seen = depths.withLock { $0 }
+        var finding: Finding?
+        if let first = seen[0], let last = seen[links - 1], first > last, first - last > 64 * 1024 {
+            finding = Finding(.c2_7, "step \(step): a chain of \(links) maps on the inline executor recursed",
+                              expected: "a loop: every link at about the same stack depth",
+                              observed: "the last link \((first - last) / 1024) KiB deeper than the first")
+        } else if result?.value != links {
+            finding = Finding(.c2_7, "step \(step): a chain of \(links) maps on the inline executor did not complete with \(links)",
+                              expected: "success(\(links))", observed: result.map { "\(Outcome($0))" } ?? "not completed in time")
+        }
+        log.append(.selfCheck(step: step, rule: .c2_7, finding: finding))
     }
 
     /// Bodies on the default executor, each blocked in `wait()` on the next, `depth` deep: the

@@ -92,6 +92,7 @@ private struct Builder {
             usesOutsideWork ? 1 : 0, // nestedWait
             usesOutsideWork ? 1 : 0, // combineProbed
             liveTasks.isEmpty || !usesOutsideWork ? 0 : 1, // awaitThenCancel
+            1, // longChain
         ]
         switch rng.weighted(weights) {
         case 0: addSource()
@@ -116,6 +117,7 @@ private struct Builder {
         case 16: add(.nestedWait(depth: rng.chance(30) ? 16 : rng.int(in: 2...8)))
         case 17: addProbedCombinator()
         case 18: add(.awaitThenCancel(task: rng.pick(liveTasks) ?? 0))
+        case 19: add(.longChain(links: rng.int(in: 200...400)))
         default:
             guard let antecedent = rng.pick(intTasks) else { return }
             // Never held: the timer completes it whatever its antecedent does.

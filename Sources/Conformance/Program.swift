@@ -176,6 +176,10 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     case combineProbed(kind: CombinatorKind, inputs: Int, failing: [Int])
     /// `await task.value` in a new Swift task, which the driver cancels once it is started (C4.7).
     case awaitThenCancel(task: Int)
+    /// A chain of `links` `map`s on the inline executor over a new source, which the driver then
+    /// completes: the chain must run as a loop, not a recursion (C2.7, at a size that cannot
+    /// overflow: the stack's growth from the first link to the last is measured instead).
+    case longChain(links: Int)
 
     /// The task this operation creates, if any.
     public var createdTask: Int? {

@@ -139,7 +139,7 @@ extension Operation {
         case .drop(let task): return .drop(task: t(task))
         case .registerHandler(let h, let token): return .registerHandler(handler: h, token: k(token))
         case .awaitThenCancel(let task): return .awaitThenCancel(task: t(task))
-        case .disposeHandler, .schedule, .nestedWait, .combineProbed: return self
+        case .disposeHandler, .schedule, .nestedWait, .combineProbed, .longChain: return self
         }
     }
 }
