@@ -270,14 +270,15 @@ struct ExtendedChecks {
 }
 
 extension ProgramExecution {
-    /// After a hang: a `delay` (no token) or `timeout` task still pending long after its
+    /// After a hang: a `delay` (whose token nothing cancels) or `timeout` task still pending long after its
     /// deadline means its timer never fired, which names the faulty operation better than the
     /// watchdog's generic culprit (C5.4).
     func overdueTimer() -> Finding? {
+        let tokens = Oracle(program: program, observations: Observations([]))
         for (index, step) in program.steps.enumerated() {
             let t: Int, us: Int
             switch step.operation {
-            case .delay(let task, let d, nil): (t, us) = (task, d)
+            case .delay(let task, let d, let token) where tokens.tokenState(token) == .never: (t, us) = (task, d)
             case .timeout(let task, _, let d): (t, us) = (task, d)
             default: continue
             }
