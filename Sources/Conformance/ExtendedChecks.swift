@@ -31,6 +31,7 @@ struct ExtendedChecks {
     private var timerFires: [Int: [UInt64]] = [:]
     private var swiftCancelled: [Int: UInt64] = [:]
     private var awaitedUp: [Int: UInt64] = [:]
+    private var waitedUp: [Int: UInt64] = [:]
     private var selfChecks: [(rule: Rule, finding: Finding?)] = []
 
     init(program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration) {
@@ -46,6 +47,7 @@ struct ExtendedChecks {
             case .timerFired(let step): timerFires[step, default: []].append(event.uptime)
             case .swiftCancelled(let step): swiftCancelled[step] = event.uptime
             case .awaited(let step, _, _): awaitedUp[step] = event.uptime
+            case .waited(let step, _, nil): waitedUp[step] = event.uptime
             case .selfCheck(_, let rule, let finding): selfChecks.append((rule, finding))
             default: break
             }
@@ -118,9 +120,14 @@ struct ExtendedChecks {
                 continue
             }
             let run = runs[0]
-            if registered < firstCancelStart, run > cancelledBy {
+            let first = cancels.min { (observations.stepStart[$0]?.seq ?? .max) < (observations.stepStart[$1]?.seq ?? .max) }
+            let firstEnd = first.flatMap { observations.stepEnd[$0] } ?? cancelledBy
+            if registered < firstCancelStart, run > firstEnd {
                 fail(.c4_2, "handler h\(h) ran after the cancel() that should run it returned",
-                     expected: "inside the first cancel()", observed: "ran at event #\(run), after #\(cancelledBy)")
+                     expected: "inside the first cancel()", observed: "ran at event #\(run), after #\(firstEnd)")
+            } else if registered < firstCancelStart, run > cancelledBy {
+                fail(.c4_1, "a cancel() of k\(registration.token)'s lineage returned before handler h\(h), run by the first one, ran",
+                     expected: "every cancel() returns after the first one's handlers ran", observed: "h\(h) ran at event #\(run), after #\(cancelledBy)")
             } else if registering > cancelledBy, run > registered || run < registering {
                 fail(.c4_2, "handler h\(h), registered on the already cancelled k\(registration.token), did not run inside register",
                      expected: "runs before register returns", observed: "ran at event #\(run)")
@@ -240,6 +247,12 @@ struct ExtendedChecks {
 
     private mutating func checkWaitTimeouts() {
         for wait in observations.waits where wait.result == nil {
+            // Never nil before the timeout: the return is logged after it, the call began after the step's start.
+            if case .waitTimeout(_, let us) = program.steps[wait.step].operation, let start = stepStartUp[wait.step],
+               let returned = waitedUp[wait.step], returned < start + UInt64(us) * 1_000 {
+                fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil \((returned - start) / 1_000)us after the call",
+                     expected: "nil only after \(us)us", observed: "\((returned - start) / 1_000)us")
+            }
             guard case .waitTimeout(_, let us) = program.steps[wait.step].operation,
                   let start = stepStartUp[wait.step], let done = observations.completions[wait.task]?.first?.uptime else { continue }
             exercised.insert(.c6_2)

@@ -170,7 +170,10 @@ extension ProgramExecution {
         let lostWakeup = tasks.keys.sorted().first { r in
             tasks[r]?.isCompleted == true && tasks[r + 1].map { !$0.isCompleted } == true
         }
-        if result == nil, let lost = lostWakeup {
+        if result == nil, elapsed < UInt64(limit.seconds * 1_000) {
+            finding = Finding(.c6_2, "step \(step): wait(timeout: \(limit)) on \(depth) nested bodies returned nil after \(elapsed) ms",
+                              expected: "nil only after the timeout", observed: "nil after \(elapsed) ms")
+        } else if result == nil, let lost = lostWakeup {
             // Not a starved pool: a body's wait() on a completed task never returned.
             finding = Finding(.c6_3, "step \(step): level \(depth - lost + 1) of \(depth) bodies nested in wait() completed, but the wait() on it never returned",
                               expected: "wait() returns at completion", observed: "still blocked after \(elapsed) ms")
@@ -199,9 +202,14 @@ private struct ProbedCombinator {
         let (combined, inputs, values) = combine()
         let rule: Rule = kind == .whenAll ? .c5_1 : kind == .whenAllSettled ? .c5_2 : .c5_3
         let expected = expectedOutcome()
+        let start = DispatchTime.now().uptimeNanoseconds
         let observed = outcome(of: combined)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         var finding: Finding?
-        if observed != expected {
+        if observed == nil, elapsed < TimingSlack.current.seconds {
+            finding = Finding(.c6_2, "step \(step): wait(timeout: \(TimingSlack.current)) on the \(kind.rawValue) returned nil after \(Int(elapsed * 1000)) ms",
+                              expected: "nil only after the timeout", observed: "nil after \(Int(elapsed * 1000)) ms")
+        } else if observed != expected {
             finding = Finding(rule, "step \(step) (\(kind.rawValue) of \(count) inputs completed last to first) completed with the wrong outcome",
                               expected: expected.description, observed: observed?.description ?? "not completed in time")
         }

@@ -410,13 +410,24 @@ private let trampolineKey: pthread_key_t = {
 final class ReferenceCancellationSource: CancellationSource {
     private let owner: ReferenceBackend
     private let state = Locked(CancellationState<@Sendable () -> Void>())
+    /// Signalled once the first `cancel()` ran its handlers; each later waiter passes it on (C4.1).
+    private let handlersRan = DispatchSemaphore(value: 0)
+    /// The thread running the handlers: a `cancel()` from a handler returns at once.
+    private let runner = Locked<pthread_t?>(nil)
 
     init(backend: ReferenceBackend) { owner = backend }
 
     var isCancellationRequested: Bool { state.withLock { $0.isCancellationRequested } }
 
     func cancel() {
-        guard var handlers = state.withLock({ $0.cancel() }) else { return }
+        guard var handlers = state.withLock({ $0.cancel() }) else {
+            if let thread = runner.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
+            handlersRan.wait()
+            handlersRan.signal()
+            return
+        }
+        runner.withLock { $0 = pthread_self() }
+        defer { handlersRan.signal() }
         if owner.mutation == .handlersOutOfOrder { handlers.reverse() }
         if owner.mutation == .handlerRunTwice, let first = handlers.first { handlers.append(first) }
         for handler in handlers { handler() }
