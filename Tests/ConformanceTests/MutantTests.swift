@@ -64,7 +64,12 @@ struct MutantTests {
         // Mutants get the default budget even when CI lowers CONFORMANCE_PROGRAMS (a run stops
         // at its first failure, so a caught mutant costs a few programs only).
         if atLeastTheDefaultBudget { configuration.programs = max(configuration.programs, 1_000) }
-        configuration.output = { line in if line.hasPrefix("conformance") { print(String(line.prefix { $0 != "\n" })) } }
+        // The reference backend's run prints its seed and summary; a mutant's run prints nothing:
+        // everyMutantIsKilled prints one line per mutant (its base seed included).
+        let quiet = atLeastTheDefaultBudget
+        configuration.output = { line in
+            if !quiet, line.hasPrefix("conformance") { print(String(line.prefix { $0 != "\n" })) }
+        }
         return configuration
     }
 
@@ -95,12 +100,12 @@ struct MutantTests {
             // A replay line of one mutant (CONFORMANCE_REPLAY) runs that mutant only.
             if report.skippedForReplay != nil { skipped += 1; continue }
             let matching = report.failures.first { expected.contains($0.rule) }
-            #expect(matching != nil, "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs")
+            #expect(matching != nil, "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))")
             guard let failure = matching ?? report.failures.first else { rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue }
             if matching != nil { killed += 1 }
             // One line per mutant when it is killed as expected; the whole failure otherwise.
             print(matching != nil
-                  ? "mutant \(mutation): killed, \(failure.rule) in \(report.programsRun) programs (\(failure.mode), seed \(failure.seed))"
+                  ? "mutant \(mutation): killed, \(failure.rule) in \(report.programsRun) programs (\(failure.mode), seed \(failure.seed), base seed \(report.baseSeed))"
                   : failure.description)
             #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
             #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode)"))
