@@ -288,6 +288,7 @@ extension ProgramExecution {
     /// watchdog's generic culprit (C5.4).
     func overdueTimer() -> Finding? {
         let tokens = Oracle(program: program, observations: Observations([]))
+        let completed = log.completedTasks
         for (index, step) in program.steps.enumerated() {
             let t: Int, us: Int
             switch step.operation {
@@ -295,7 +296,9 @@ extension ProgramExecution {
             case .timeout(let task, _, let d): (t, us) = (task, d)
             default: continue
             }
-            guard isCompleted(task: t) == false else { continue }
+            // Not seen completing, and not completed (a lost observer is another bug); a dropped
+            // delay whose timer never fires may already be freed.
+            guard t < completed.count, !completed[t], isCompleted(task: t) != true else { continue }
             return Finding(.c5_4, "t\(t) = \(step.operation) (step \(index)) never completed: its timer never fired",
                            expected: "completed \(us)us after the call", observed: "pending when the watchdog gave up")
         }
