@@ -215,17 +215,22 @@ struct ExtendedChecks {
             switch step.operation {
             case .delay(let t, let us, let token):
                 guard let seen = observations.completions[t]?.first else { continue }
+                // Conclusive only for a cancel() done before the call, or one made after the call
+                // returned (its handler registered) and done before the timer could be due.
                 let cancels = token.map { cancelSteps(oracle.tokenLineage($0)) } ?? []
-                let cancelledAt = cancels.compactMap { stepEndUp[$0] }.min()
-                if let cancelledAt, cancelledAt < start + UInt64(us) * 1_000 {
+                let conclusive = cancels.contains { c in
+                    guard let cStart = stepStartUp[c], let cEnd = stepEndUp[c] else { return false }
+                    return cEnd < start || (cStart > end && cEnd < start + UInt64(us) * 1_000)
+                }
+                if conclusive {
                     exercised.insert(.c4_3)
                     if seen.outcome != .cancelled {
-                        fail(.c4_3, "t\(t) = \(step.operation) ignored its token, cancelled before the delay was up",
+                        fail(.c4_3, "\(step.operation) ignored its token, cancelled before the delay was up",
                              expected: "cancelled", observed: seen.outcome.description)
                     }
                 } else if seen.outcome == .success(0), oracle.tokenState(token) == .never {
                     exercised.insert(.c5_4)
-                    checkWindow(.c5_4, at: seen.uptime, start: start, end: end, us: us, what: "t\(t) = \(step.operation) succeeded")
+                    checkWindow(.c5_4, at: seen.uptime, start: start, end: end, us: us, what: "\(step.operation) succeeded")
                 }
             case .timeout(let t, let antecedent, let us):
                 guard let seen = observations.completions[t]?.first else { continue }
@@ -233,7 +238,7 @@ struct ExtendedChecks {
                 let due = end + UInt64(us) * 1_000
                 let bound = max(end, min(observations.completions[antecedent]?.first?.uptime ?? due, due)) + slack
                 if seen.uptime > bound {
-                    fail(.c5_4, "t\(t) = \(step.operation) completed \((seen.uptime - end) / 1_000_000) ms after the call returned",
+                    fail(.c5_4, "\(step.operation) completed \((seen.uptime - end) / 1_000_000) ms after the call returned",
                          expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms",
                          observed: "\((seen.uptime - end) / 1_000_000) ms")
                 }
@@ -298,8 +303,9 @@ extension ProgramExecution {
             }
             // Not seen completing, and not completed (a lost observer is another bug); a dropped
             // delay whose timer never fires may already be freed.
-            guard t < completed.count, !completed[t], isCompleted(task: t) != true else { continue }
-            return Finding(.c5_4, "t\(t) = \(step.operation) (step \(index)) never completed: its timer never fired",
+            let made = tasks.withLock { $0.contains { $0.id == t } }
+            guard made, t < completed.count, !completed[t], isCompleted(task: t) != true else { continue }
+            return Finding(.c5_4, "\(step.operation) (step \(index)) never completed: its timer never fired",
                            expected: "completed \(us)us after the call", observed: "pending when the watchdog gave up")
         }
         return nil
