@@ -10,7 +10,7 @@ struct Checkers {
     let final: [Expectation]
     /// Which tasks had completed when the drivers were done and before held sources completed.
     let snapshot: [Bool]
-    var exercised: Set<Rule> = []
+    var exercised: RuleTally = []
     var findings: [Finding] = []
 
     init(program: Program, observations: Observations, snapshot: [Bool]) {
@@ -60,8 +60,20 @@ struct Checkers {
         }
     }
 
-    private mutating func fail(_ rule: Rule, _ message: String, expected: String, observed: String) {
-        findings.append(Finding(rule, message, expected: expected, observed: observed))
+    private mutating func fail(_ rule: Rule, _ message: String, expected: String, observed: String, task: Int? = nil) {
+        let blamed = task.flatMap(timeoutBlamed) ?? rule
+        findings.append(Finding(blamed, blamed == rule ? message : "timeout(after:) completed the task it times (seen as \(rule)): " + message,
+                                expected: expected, observed: observed))
+    }
+
+    /// C5.4 when task `t` is the timed task of a `timeout(after:)` and got a `timedOut` it
+    /// cannot make itself: the faulty operation is the timeout, not the task (attribution).
+    private func timeoutBlamed(_ t: Int) -> Rule? {
+        guard case .failure(.timedOut)? = observations.outcome(t) else { return nil }
+        let timed = program.steps.contains { if case .timeout(_, t, _) = $0.operation { return true } else { return false } }
+        if !timed { return nil }
+        if case .timeout? = oracle.creator[t]?.operation { return nil }
+        return .c5_4
     }
 
     private func describe(_ t: Int) -> String {
@@ -91,7 +103,7 @@ struct Checkers {
                      observed: observed.description)
             } else if !allowed.contains(observed) {
                 fail(rule, "t\(t) completed with the wrong outcome (\(describe(t)))",
-                     expected: allowed.map(\.description).joined(separator: " or "), observed: observed.description)
+                     expected: allowed.map(\.description).joined(separator: " or "), observed: observed.description, task: t)
             }
         }
     }
@@ -107,7 +119,7 @@ struct Checkers {
                 if !snapshot[t] {
                     fail(rule, "t\(t) did not complete although nothing it needs was pending (\(describe(t)))",
                          expected: allowed.map(\.description).joined(separator: " or ") + " before the held sources completed",
-                         observed: "still pending")
+                         observed: "still pending", task: t)
                 }
             case .pending:
                 let rule = pendingRule(t)
@@ -115,7 +127,7 @@ struct Checkers {
                 if snapshot[t] {
                     fail(rule, "t\(t) completed while a task it depends on was still pending (\(describe(t)))",
                          expected: "pending until the held sources complete",
-                         observed: observations.outcome(t)?.description ?? "completed")
+                         observed: observations.outcome(t)?.description ?? "completed", task: t)
                 }
             case .unknown:
                 break
@@ -144,7 +156,7 @@ struct Checkers {
             if kinds.contains(1) && kinds.count > 1 { exercised.insert(.c4_5) }
             if winners.count != 1 {
                 fail(.c1_2, "\(winners.count) of \(setters.count) setters on t\(source) won",
-                     expected: "exactly one winner", observed: "winners at steps \(winners.map(\.step))")
+                     expected: "exactly one winner", observed: "winners at steps \(winners.map(\.step))", task: source)
             }
             for setter in setters {
                 guard case .complete(_, _, true) = program.steps[setter.step].operation else { continue }
@@ -156,7 +168,7 @@ struct Checkers {
             }
         }
         for trouble in observations.trouble {
-            fail(.c1_2, "t\(trouble.task): \(trouble.detail)", expected: "true", observed: "false")
+            fail(.c1_2, "t\(trouble.task): \(trouble.detail)", expected: "true", observed: "false", task: trouble.task)
         }
     }
 
@@ -419,7 +431,10 @@ struct Checkers {
         for awaited in observations.awaits {
             guard let outcome = observations.outcome(awaited.task) else { continue }
             let cancelled: Bool
-            if case .await(_, true) = program.steps[awaited.step].operation { cancelled = true } else { cancelled = false }
+            switch program.steps[awaited.step].operation {
+            case .await(_, true), .awaitThenCancel: cancelled = true
+            default: cancelled = false
+            }
             let expected = Self.awaitedForm(outcome)
             exercised.insert(cancelled ? .c4_7 : .c6_5)
             if awaited.result != expected && !(cancelled && awaited.result == .cancelled) {

@@ -59,6 +59,9 @@ public struct ConformanceConfiguration: Sendable {
     /// `CONFORMANCE_*` variables that did not parse or do not fit together: the check reports
     /// them as errors and runs nothing.
     public var environmentErrors: [String] = []
+    /// How late a timed operation may fire, or a cancelled await return, before the timing
+    /// checks report it (`CONFORMANCE_TIMING_SLACK` seconds; default 2 s, 10 s under TSan).
+    public var timingSlack: Duration = TimingSlack.current
 
     /// The indices of the programs to run: program `i` has seed `baseSeed &+ i`.
     public var programIndices: Range<Int> {

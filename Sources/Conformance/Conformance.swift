@@ -27,10 +27,11 @@ public enum Conformance {
         let rerun = (configuration.shard.map { "CONFORMANCE_SHARD=\($0) CONFORMANCE_PROGRAMS=\(configuration.programs) " } ?? "")
             + "CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(Shell.quoted(configuration.testFilter))"
         out("conformance [\(backend.name)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
-            + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode)")
-        let harness = Harness(
+            + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode), timing slack \(configuration.timingSlack)")
+        var harness = Harness(
             backend: backend, executors: configuration.executors,
             hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
+        harness.timingSlack = configuration.timingSlack
         func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
                      shrunk: Shrinker.Result? = nil) -> ConformanceFailure {
             ConformanceFailure(
@@ -44,6 +45,7 @@ public enum Conformance {
                 shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding, shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
         }
         var exercised: [Rule: Int] = [:]
+        var checks: [Rule: Int] = [:]
         var failures: [ConformanceFailure] = []
         var known: [ConformanceFailure] = []
         var notReproducible: [String] = []
@@ -86,6 +88,7 @@ public enum Conformance {
                 notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
             }
             for rule in result.exercised { exercised[rule, default: 0] += 1 }
+            checks.merge(result.checks, uniquingKeysWith: +)
             let isKnown = { (finding: Finding) in configuration.knownIssues[finding.rule] != nil }
             for finding in result.findings where isKnown(finding) && !known.contains(where: { $0.rule == finding.rule }) {
                 known.append(failure(finding, seed: seed, program: program, result: result))
@@ -97,10 +100,11 @@ public enum Conformance {
                 var shrunk: Shrinker.Result?
                 if configuration.shrinkTimeBudget > .zero {
                     // Candidates are smaller than the original: hangs and leaks show sooner.
-                    let shrinkHarness = Harness(backend: backend, executors: configuration.executors,
+                    var shrinkHarness = Harness(backend: backend, executors: configuration.executors,
                                                 hangLimit: min(configuration.hangLimit, .seconds(1)),
                                                 leakLimit: min(configuration.leakLimit, .milliseconds(300)),
                                                 controlledHangLimit: min(configuration.hangLimit, .milliseconds(500)))
+                    shrinkHarness.timingSlack = configuration.timingSlack
                     shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
                         .shrink(program, mode: mode)
                 }
@@ -110,13 +114,14 @@ public enum Conformance {
             }
             if result.abandoned { abandoned = true; break }
         }
-        let report = ConformanceReport(
+        var report = ConformanceReport(
             backend: backend.name, baseSeed: configuration.baseSeed, programsRun: programsRun, stepsRun: stepsRun,
             duration: clock.now - start, rulesExercised: exercised, failures: failures, knownIssues: known,
             abandoned: abandoned, controlledPrograms: controlledRun, notReproducible: notReproducible,
             shard: configuration.shard,
             errors: configuration.replaying != nil && programsRun == 0
                 ? ["CONFORMANCE_REPLAY=\(backend.name): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : [])
+        report.checksRun = checks
         out(report.description)
         return report
     }
@@ -156,8 +161,9 @@ public enum Conformance {
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
         configuration: ConformanceConfiguration = ConformanceConfiguration()
     ) -> ProgramRun {
-        let harness = Harness(backend: backend, executors: configuration.executors,
+        var harness = Harness(backend: backend, executors: configuration.executors,
                               hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
+        harness.timingSlack = configuration.timingSlack
         let result = harness.run(program, mode: mode)
         return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
                           notReproducible: result.notReproducible, abandoned: result.abandoned)

@@ -16,6 +16,8 @@ final class ProgramExecution: Sendable {
     let tasks = Locked<[(id: Int, reference: WeakReference)]>([])
     /// The step each driver is in (-1: none), for the watchdog.
     let currentStep: Locked<[Int]>
+    /// State of the operations of ExtendedOperations.swift (handlers, timers).
+    let extras = ExecutionExtras()
 
     init(program: Program, backend: any TaskBackend, executors: ProgramExecutors) {
         self.program = program
@@ -131,7 +133,9 @@ final class ProgramExecution: Sendable {
         case .cancel(let k):
             slots.token(k)?.cancel()
         case .cancelAfter(let k, let us):
-            slots.token(k)?.cancel(after: .microseconds(us))
+            guard let source = slots.token(k) else { return }
+            armTimerProbe(on: source, step: step, microseconds: us)
+            source.cancel(after: .microseconds(us))
         case .wait(let t):
             guard let slot = slots.task(t) else { return }
             log.append(.waited(step: step, task: t, result: slot.wait()))
@@ -151,7 +155,10 @@ final class ProgramExecution: Sendable {
                 log.append(.awaited(step: step, task: t, result: Outcome(awaiting: result)))
                 log.awaitFinished(cancelled: cancelled)
             }
-            if cancelled { swiftTask.cancel() }
+            if cancelled {
+                swiftTask.cancel()
+                log.append(.swiftCancelled(step: step))
+            }
         case .drop(let t):
             slots.drop(t)
         case .releaseSource(let s):
@@ -175,6 +182,8 @@ final class ProgramExecution: Sendable {
                 try body(task: t, step: step, input: nil, action: action, token: nil, probe: probe)
             }
             register(t, .int(task))
+        default:
+            performExtended(operation, at: step)
         }
     }
 
@@ -317,12 +326,12 @@ final class ProgramExecution: Sendable {
         slots.put(id, slot, source: source)
     }
 
-    private func token(_ id: Int?) -> CancellationToken {
+    func token(_ id: Int?) -> CancellationToken {
         guard let id, let source = slots.token(id) else { return .none }
         return source.token
     }
 
-    private func makeProbe(_ what: String) -> Probe {
+    func makeProbe(_ what: String) -> Probe {
         let probe = Probe()
         probes.withLock { $0.append((what, WeakReference(probe))) }
         return probe

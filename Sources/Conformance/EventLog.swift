@@ -48,6 +48,14 @@ public enum EventKind: Sendable {
     /// A start of prepared task `task` returned `ok` (step: the `start` step, or the `prepare`
     /// step for the harness's own start after the drivers).
     case started(step: Int, task: Int, ok: Bool)
+    /// User handler `h<handler>` ran (C4.2).
+    case handlerRan(handler: Int)
+    /// The timer of step `step` fired: a `schedule` job, or a `cancel(after:)` token's cancellation.
+    case timerFired(step: Int)
+    /// The driver of step `step` cancelled the Swift task awaiting (C4.7).
+    case swiftCancelled(step: Int)
+    /// A step that checks itself (`combineProbed`, `nestedWait`) tested `rule`: `finding` if broken.
+    case selfCheck(step: Int, rule: Rule, finding: Finding?)
 }
 
 /// The event log of one run, and the completion counts the harness waits on.
@@ -136,11 +144,12 @@ public final class EventLog: Sendable {
         return state.progress
     }
 
-    /// `true` if `tasks` all completed and no cancelled await runs.
-    func phaseOneDone(tasks: [Int]) -> Bool {
+    /// `true` if `tasks` all completed and no cancelled await runs (unless `ignoringAwaits`:
+    /// their time is up, and the timing checks report them, C4.7).
+    func phaseOneDone(tasks: [Int], ignoringAwaits: Bool = false) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        return state.cancelledAwaitsRunning == 0 && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
+        return (ignoringAwaits || state.cancelledAwaitsRunning == 0) && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
     }
 
     /// Waits until `progress` moves past `seen`; `false` at the deadline.

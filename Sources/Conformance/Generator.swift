@@ -56,6 +56,8 @@ private struct Builder {
     private var sourcesDependedOn: [[Int]] = []
     private var dependsOnHeld: [Bool] = []
     private var tokens: [Int] = []
+    /// User cancellation handlers registered so far (`h0..<handlers`).
+    private var handlers = 0
     /// The last continuation's antecedent and executor: often reused, for registration order (C2.4).
     private var lastChain: (antecedent: Int, executor: ExecutorRef)?
 
@@ -94,6 +96,13 @@ private struct Builder {
             3, // prepare
             unstarted.isEmpty ? 0 : 4, // start
             usesOutsideWork ? 3 : 0, // runAsync
+            tokens.isEmpty ? 0 : 4, // registerHandler
+            handlers == 0 ? 0 : 2, // disposeHandler
+            usesOutsideWork ? 1 : 0, // schedule
+            usesOutsideWork ? 1 : 0, // nestedWait
+            usesOutsideWork ? 1 : 0, // combineProbed
+            liveTasks.isEmpty || !usesOutsideWork ? 0 : 1, // awaitThenCancel
+            1, // longChain
         ]
         switch rng.weighted(weights) {
         case 0: addSource()
@@ -115,6 +124,15 @@ private struct Builder {
         case 11:
             addTask(.delay(task: nextTask, microseconds: rng.int(in: 0...2000), token: token()),
                     sources: [], held: false, intValued: false)
+        case 18:
+            add(.registerHandler(handler: handlers, token: rng.pick(tokens) ?? 0))
+            handlers += 1
+        case 19: add(.disposeHandler(handler: rng.below(handlers)))
+        case 20: add(.schedule(microseconds: rng.int(in: 0...2000)))
+        case 21: add(.nestedWait(depth: rng.chance(30) ? 16 : rng.int(in: 2...8)))
+        case 22: addProbedCombinator()
+        case 23: add(.awaitThenCancel(task: rng.pick(liveTasks) ?? 0))
+        case 24: add(.longChain(links: rng.int(in: 200...400)))
         default:
             guard let antecedent = rng.pick(intTasks) else { return }
             // Never held: the timer completes it whatever its antecedent does.
@@ -191,6 +209,14 @@ private struct Builder {
         let held = inputs.contains { dependsOnHeld[$0] }
         let intValued = kind == .race || kind == .any
         addTask(.combine(task: nextTask, kind: kind, inputs: inputs), sources: sources, held: held, intValued: intValued)
+    }
+
+    /// 0 to 32 inputs, a few of them failing now and then (C5.1-C5.3, C5.5).
+    private mutating func addProbedCombinator() {
+        let kind = [CombinatorKind.whenAll, .whenAllSettled, .race, .any][rng.below(4)]
+        let count = rng.chance(15) ? 0 : rng.chance(50) ? rng.int(in: 1...6) : rng.int(in: 7...32)
+        let failing = (0..<count).filter { _ in rng.chance(count > 1 && rng.chance(60) ? 0 : 20) }
+        add(.combineProbed(kind: kind, inputs: count, failing: failing))
     }
 
     private mutating func addToken() {

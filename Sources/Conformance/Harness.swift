@@ -5,6 +5,8 @@ import TaskAPI
 struct ProgramResult {
     var findings: [Finding]
     var exercised: Set<Rule>
+    /// How many checks of each rule ran.
+    var checks: [Rule: Int] = [:]
     /// A hang left threads blocked inside the backend: stop testing it.
     var abandoned: Bool
     /// The event log, one event a line, when the program failed.
@@ -32,6 +34,8 @@ struct Harness {
     /// How long the harness waits for a controlled run's one thread before calling it blocked
     /// (nil: twice `hangLimit`). The shrinker lowers it: its candidates are small.
     var controlledHangLimit: Duration?
+    /// How late a timer or a cancelled await may be (ExtendedChecks).
+    var timingSlack: Duration = TimingSlack.current
 
     func run(_ program: Program, mode: ScheduleMode = .stress) -> ProgramResult {
         if case .controlled(let strategy) = mode.mode(forProgram: 0) { return runControlled(program, strategy: strategy) }
@@ -60,12 +64,16 @@ struct Harness {
         // expects to complete without the held sources has (or the watchdog deadline passes).
         var findings: [Finding] = []
         let phaseOneDeadline = watchdog.deadline
+        // Cancelled awaits get the timing slack, not the watchdog's limit: one that outlives it
+        // is a C4.7 finding of the timing checks, not a stall.
+        let awaitsDeadline = Date().addingTimeInterval(timingSlack.seconds)
         while true {
             let seen = execution.log.progress
             let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
             let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
-            if execution.log.phaseOneDone(tasks: expected) { break }
-            if !execution.log.waitForProgress(after: seen, deadline: phaseOneDeadline) { break }
+            if execution.log.phaseOneDone(tasks: expected, ignoringAwaits: Date() >= awaitsDeadline) { break }
+            let deadline = Date() < awaitsDeadline ? min(phaseOneDeadline, awaitsDeadline) : phaseOneDeadline
+            if !execution.log.waitForProgress(after: seen, deadline: deadline), Date() >= phaseOneDeadline { break }
         }
         let snapshot = execution.log.completedTasks
 
@@ -88,18 +96,27 @@ struct Harness {
         let log = execution.log.events
         var checkers = Checkers(program: execution.program, observations: Observations(log), snapshot: snapshot)
         checkers.runAll()
-        var findings = findings + checkers.findings
+        execution.extras.waitForTimers(slack: timingSlack)
+        let timedLog = execution.log.events
+        var extended = ExtendedChecks(program: execution.program, observations: Observations(timedLog), oracle: checkers.oracle,
+                                      events: timedLog, slack: timingSlack)
+        extended.runAll()
+        // The timing and handler findings first: they name the faulty operation (a timer, a
+        // handler), where the outcome checks see its consequences.
+        var findings = findings + extended.findings + checkers.findings
         var exercised = checkers.exercised
+        exercised.merge(extended.exercised)
         findings += checkLeaks(execution, exercised: &exercised)
-        let events = findings.isEmpty ? "" : log.map(\.description).joined(separator: "\n")
-        return ProgramResult(findings: findings, exercised: exercised, abandoned: false, events: events,
+        execution.extras.clear()
+        let events = findings.isEmpty ? "" : timedLog.map(\.description).joined(separator: "\n")
+        return ProgramResult(findings: findings, exercised: exercised.rules, checks: exercised.counts, abandoned: false, events: events,
                              eventLines: log.map(\.replayDescription))
     }
 
     /// Once everything completed and the harness dropped its references, no body closure and no
     /// task may stay alive (C8.1, C8.2). Polls until the deadline: executors release a job's
     /// closure just after it returns.
-    private func checkLeaks(_ execution: ProgramExecution, exercised: inout Set<Rule>) -> [Finding] {
+    private func checkLeaks(_ execution: ProgramExecution, exercised: inout RuleTally) -> [Finding] {
         var findings: [Finding] = []
         // C8.1 first, while the tasks are still referenced: a completed task must not keep them.
         let probes = execution.probes.withLock { $0 }

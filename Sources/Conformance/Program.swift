@@ -175,6 +175,25 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
     /// `backend.runAsync(token:) { body }`: an async body whose checkpoint is
     /// `Task.checkCancellation()`, so the token's cancellation must cross into the Swift task (C9.6).
     case runAsync(task: Int, token: Int?, body: BodyAction)
+    /// `token.register { }` for user handler `h<handler>` on token `k<token>` (C4.2).
+    case registerHandler(handler: Int, token: Int)
+    /// Disposes handler `h<handler>`'s registration (C4.2).
+    case disposeHandler(handler: Int)
+    /// `backend.schedule(after:)` of a job that logs when it fires (C5.4).
+    case schedule(microseconds: Int)
+    /// A body on the default executor that runs and `wait()`s a body that does the same,
+    /// `depth` deep, awaited by the driver (C6.4).
+    case nestedWait(depth: Int)
+    /// A combinator over `inputs` new sources of reference-typed values, completed by the
+    /// driver in reverse order (those in `failing` fail); checks its outcome and that it keeps no
+    /// input nor unused value once complete (C5.1-C5.3, C5.5).
+    case combineProbed(kind: CombinatorKind, inputs: Int, failing: [Int])
+    /// `await task.value` in a new Swift task, which the driver cancels once it is started (C4.7).
+    case awaitThenCancel(task: Int)
+    /// A chain of `links` `map`s on the inline executor over a new source, which the driver then
+    /// completes: the chain must run as a loop, not a recursion (C2.7, at a size that cannot
+    /// overflow: the stack's growth from the first link to the last is measured instead).
+    case longChain(links: Int)
 
     /// The task this operation creates, if any.
     public var createdTask: Int? {
@@ -231,6 +250,8 @@ public enum Operation: Sendable, Hashable, CustomStringConvertible {
             return "t\(t).start(on: \(executor))"
         case .runAsync(let t, let token, let body):
             return "t\(t) = runAsync(\(token.map { "token: k\($0)" } ?? "")) { \(body.rawValue) }"
+        default:
+            return extendedDescription
         }
     }
 }

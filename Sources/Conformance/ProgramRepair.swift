@@ -121,6 +121,7 @@ extension Operation {
         case .prepare(_, let k?, _), .runAsync(_, let k?, _): return [k]
         case .makeToken(_, let parent?): return [parent]
         case .cancel(let k), .cancelAfter(let k, _): return [k]
+        case .registerHandler(_, let k): return [k]
         default: return []
         }
     }
@@ -152,6 +153,9 @@ extension Operation {
         case .prepare(let task, let token, let body): return .prepare(task: t(task), token: token.map(k), body: body)
         case .start(let task, let executor): return .start(task: t(task), executor: executor)
         case .runAsync(let task, let token, let body): return .runAsync(task: t(task), token: token.map(k), body: body)
+        case .registerHandler(let h, let token): return .registerHandler(handler: h, token: k(token))
+        case .awaitThenCancel(let task): return .awaitThenCancel(task: t(task))
+        case .disposeHandler, .schedule, .nestedWait, .combineProbed, .longChain: return self
         }
     }
 }

@@ -99,6 +99,18 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public internal(set) var errors: [String] = []
     /// Set when this check ran nothing because a replay names another backend (not a failure).
     public internal(set) var skippedForReplay: String?
+    /// How many checks of each rule ran, over every program.
+    public internal(set) var checksRun: [Rule: Int] = [:]
+
+    /// Every rule of the contract with the programs that exercised it and the checks that ran,
+    /// as a Markdown table (docs/CONFORMANCE.md).
+    public var coverageTable: String {
+        (["| rule | programs | checks |", "| --- | --- | --- |"]
+            + Rule.allCases.map { rule in
+                let programs = rulesExercised[rule].map(String.init) ?? "not exercised"
+                return "| \(rule) | \(programs) | \(checksRun[rule] ?? 0) |"
+            }).joined(separator: "\n")
+    }
 
     public var passed: Bool { failures.isEmpty && errors.isEmpty }
 
@@ -109,14 +121,14 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         if !errors.isEmpty, programsRun == 0 {
             return (["conformance [\(backend)] did not run:"] + errors.map { "  error: \($0)" }).joined(separator: "\n")
         }
-        let rules = rulesExercised.keys.sorted().map { "\($0)×\(rulesExercised[$0] ?? 0)" }.joined(separator: " ")
+        let rules = rulesExercised.keys.sorted().map { "\($0)×\(rulesExercised[$0] ?? 0)/\(checksRun[$0] ?? 0)" }.joined(separator: " ")
         let unexercised = Rule.allCases.filter { rulesExercised[$0] == nil }.map(\.rawValue).joined(separator: " ")
         var lines = [
             "conformance [\(backend)] base seed \(baseSeed)\(shard.map { ", shard \($0)" } ?? ""): \(programsRun) programs, \(stepsRun) steps in \(duration), "
                 + "(\(controlledPrograms) controlled, \(programsRun - controlledPrograms) stress), "
                 + (passed ? "passed" : "\(failures.count) failures") + (abandoned ? " (abandoned after a hang)" : ""),
-            "  rules exercised: \(rules)",
-            "  not exercised by generated programs: \(unexercised)",
+            "  rules exercised (programs/checks): \(rules)",
+            "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
         ]
         if !notReproducible.isEmpty {
             lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) controlled programs, e.g. \(notReproducible[0])")

@@ -215,7 +215,7 @@ final class Slots: Sendable {
                 return state.sources[s] != nil && state.setterUsesBeforeRelease[s, default: 0] <= 0
             case .makeToken(_, let parent?):
                 return state.tokens[parent] != nil
-            case .cancel(let k), .cancelAfter(let k, _):
+            case .cancel(let k), .cancelAfter(let k, _), .registerHandler(_, let k):
                 return state.tokens[k] != nil
             case .start(let t, _):
                 return state.prepared[t] != nil
@@ -262,6 +262,7 @@ extension Operation {
         case .combine(_, _, let inputs): return inputs
         case .timeout(_, let antecedent, _): return [antecedent]
         case .wait(let t), .waitTimeout(let t, _), .await(let t, _): return [t]
+        case .awaitThenCancel(let t): return [t]
         default: return []
         }
     }

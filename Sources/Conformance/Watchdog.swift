@@ -19,7 +19,9 @@ struct Watchdog {
         phase: String, execution: ProgramExecution, stuckSteps: [Int], heldCompleted: Bool, limit: Duration
     ) -> Finding {
         var diagnosis = HangDiagnosis(execution: execution, heldCompleted: heldCompleted)
-        let (rule, observed) = diagnosis.explain(stuckSteps: stuckSteps)
+        var (rule, observed) = diagnosis.explain(stuckSteps: stuckSteps)
+        // A timer that never fired is the faulty operation, whatever waits on its task.
+        if let overdue = execution.overdueTimer() { (rule, observed) = (overdue.rule, overdue.message + "; " + observed) }
         return Finding(rule, "watchdog: \(phase.isEmpty ? "the run" : phase) did not finish within \(limit)",
                        expected: "every task completes and every waiter wakes", observed: observed)
     }

@@ -23,18 +23,21 @@ struct BackendConformanceTests {
     @Test func gcd() async {
         let report = await Conformance.check(GCDBackend(), configuration: Self.configuration())
         report.recordIssues()
+        print(report.coverageTable)
         #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 
     @Test func threads() async {
         let report = await Conformance.check(ThreadsBackend(), configuration: Self.configuration())
         report.recordIssues()
+        print(report.coverageTable)
         #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 
     @Test func actors() async {
         let report = await Conformance.check(ActorsBackend(), configuration: Self.configuration())
         report.recordIssues()
+        print(report.coverageTable)
         #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 }

@@ -52,6 +52,23 @@ struct MutantTests {
         // The body starts after its token was cancelled (C4.3), or its Task.checkCancellation()
         // does not see a token cancelled earlier (C4.4), or the task is not cancelled (C9.6).
         .runAsyncIgnoresToken: [.c4_3, .c4_4, .c9_6],
+        .handlerRunTwice: [.c4_2],
+        .handlersOutOfOrder: [.c4_2],
+        .disposedHandlerRuns: [.c4_2],
+        // Kept inputs are what C5.5 forbids; a program without a probed combinator sees them as
+        // tasks still alive after every reference was dropped (C8.2).
+        .combinatorKeepsInputs: [.c5_5, .c8_2],
+        .timersEarly: [.c5_4, .c4_6],
+        .timerNeverFires: [.c5_4, .c4_6],
+        .waitTimeoutNilEarly: [.c6_2],
+        .awaitIgnoresCancellation: [.c4_7],
+        .timeoutWrongError: [.c5_4],
+        // Attribution: the timed task's wrong outcome is the timeout's fault.
+        .timeoutCompletesTimedTask: [.c5_4],
+        .whenAllWrongAbove5: [.c5_1],
+        .raceEmptyWrong: [.c5_3],
+        .cancelAfterImmediate: [.c4_6],
+        .delayIgnoresToken: [.c4_3],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
@@ -65,7 +82,12 @@ struct MutantTests {
         // Mutants get the default budget even when CI lowers CONFORMANCE_PROGRAMS (a run stops
         // at its first failure, so a caught mutant costs a few programs only).
         if atLeastTheDefaultBudget { configuration.programs = max(configuration.programs, 1_000) }
-        configuration.output = { line in if line.hasPrefix("conformance") { print(String(line.prefix { $0 != "\n" })) } }
+        // The reference backend's run prints its seed and summary; a mutant's run prints nothing:
+        // everyMutantIsKilled prints one line per mutant (its base seed included).
+        let quiet = atLeastTheDefaultBudget
+        configuration.output = { line in
+            if !quiet, line.hasPrefix("conformance") { print(String(line.prefix { $0 != "\n" })) }
+        }
         return configuration
     }
 
@@ -96,10 +118,13 @@ struct MutantTests {
             // A replay line of one mutant (CONFORMANCE_REPLAY) runs that mutant only.
             if report.skippedForReplay != nil { skipped += 1; continue }
             let matching = report.failures.first { expected.contains($0.rule) }
-            #expect(matching != nil, "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs")
+            #expect(matching != nil, "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))")
             guard let failure = matching ?? report.failures.first else { rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue }
             if matching != nil { killed += 1 }
-            print(failure.description)
+            // One line per mutant when it is killed as expected; the whole failure otherwise.
+            print(matching != nil
+                  ? "mutant \(mutation): killed, \(failure.rule) in \(report.programsRun) programs (\(failure.mode), seed \(failure.seed), base seed \(report.baseSeed))"
+                  : failure.description)
             #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
             #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode)"))
             #expect(failure.program.hasPrefix("program seed=\(failure.seed) "))

@@ -65,14 +65,44 @@ enum Mutation: String, CaseIterable, Sendable {
     /// `runAsync` runs its body although the token was cancelled before it started, and never
     /// passes a later cancellation to the Swift task (C9.6, seen as C4.3 or C4.4).
     case runAsyncIgnoresToken
+    /// `cancel()` runs the first registered handler a second time (C4.2).
+    case handlerRunTwice
+    /// `cancel()` runs handlers last registered first (C4.2).
+    case handlersOutOfOrder
+    /// Disposing a registration does nothing: the handler still runs at cancellation (C4.2).
+    case disposedHandlerRuns
+    /// `whenAll` keeps every input alive in the backend forever (C5.5).
+    case combinatorKeepsInputs
+    /// Timers fire after a thousandth of their delay (C5.4, C4.6).
+    case timersEarly
+    /// Timers never fire (C5.4, C4.6).
+    case timerNeverFires
+    /// `wait(timeout:)` returns nil at once when the task is not done yet (C6.2).
+    case waitTimeoutNilEarly
+    /// `await value` ignores the awaiting Swift task's cancellation (C4.7).
+    case awaitIgnoresCancellation
+    /// `timeout(after:)` fails with `CancellationError` instead of `TaskError.timedOut` (C5.4).
+    case timeoutWrongError
+    /// `timeout(after:)`'s timer also fails the timed task itself (C5.4, not the task's rules).
+    case timeoutCompletesTimedTask
+    /// `whenAll` of more than 5 inputs drops the last value (C5.1).
+    case whenAllWrongAbove5
+    /// `race([])` completes cancelled instead of failing with `emptyInput` (C5.3).
+    case raceEmptyWrong
+    /// `cancel(after:)` cancels at once (C4.6).
+    case cancelAfterImmediate
+    /// `delay(_:token:)` ignores its token and succeeds when the time is up (C4.3).
+    case delayIgnoresToken
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
 final class ReferenceBackend: TaskBackend {
     let mutation: Mutation
     let name: String
-    let defaultExecutor: any Executor = ReferenceQueueExecutor(queue: .global())
+    let defaultExecutor: any Executor = ReferenceQueueExecutor(queue: .global(), nestedOnOwnThread: true)
     let inlineExecutor: any Executor = ReferenceInlineExecutor()
+    /// Only for `.combinatorKeepsInputs`.
+    let keptInputs = Locked<[any Sendable]>([])
 
     init(_ mutation: Mutation = .none) {
         self.mutation = mutation
@@ -95,13 +125,19 @@ final class ReferenceBackend: TaskBackend {
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         let timer = ReferenceTimer(job)
         let (seconds, attoseconds) = delay.components
-        let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        var nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        if mutation == .timersEarly { nanos /= 1_000 }
+        if mutation == .timerNeverFires { return timer }
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { timer.fire() }
         return timer
     }
 
     func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]> {
         if tasks.isEmpty { return completed(.success([])) }
+        if mutation == .combinatorKeepsInputs { keptInputs.withLock { $0.append(tasks) } }
+        if mutation == .whenAllWrongAbove5, tasks.count > 5 {
+            return whenAll(Array(tasks.dropLast())).map(on: inlineExecutor) { $0 + [$0.last!] }
+        }
         let source = makeSource(of: [T].self)
         let mutation = self.mutation
         if mutation == .whenAllNotFailingFast {
@@ -174,7 +210,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         var registered = 0
     }
 
-    private let owner: ReferenceBackend
+    let owner: ReferenceBackend
     private let state = Locked(State())
     /// Only for `.closuresKeptAlive`.
     private let kept = Locked<[Continuation]>([])
@@ -322,6 +358,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
 
     func wait(timeout: Duration) -> Completion<T>? {
         if let completion { return completion }
+        if owner.mutation == .waitTimeoutNilEarly { return nil }
         let semaphore = DispatchSemaphore(value: 0)
         whenComplete(on: owner.inlineExecutor) { _ in semaphore.signal() }
         let (seconds, attoseconds) = timeout.components
@@ -334,9 +371,32 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
 /// A Dispatch queue as an executor: the global queue (default) or a serial one.
 final class ReferenceQueueExecutor: Executor {
     let queue: DispatchQueue
-    init(queue: DispatchQueue) { self.queue = queue }
-    func execute(_ job: @escaping @Sendable () -> Void) { queue.async(execute: job) }
+    /// The default executor: a job submitted from inside one of its jobs gets a queue (and
+    /// so, when the pool is blocked, a thread) of its own, so that bodies blocked in nested
+    /// `wait()`s never starve the global queue's few threads (C6.4).
+    let nestedOnOwnThread: Bool
+    init(queue: DispatchQueue, nestedOnOwnThread: Bool = false) {
+        self.queue = queue
+        self.nestedOnOwnThread = nestedOnOwnThread
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        guard nestedOnOwnThread else { return queue.async(execute: job) }
+        let target = pthread_getspecific(insideDefaultJobKey) != nil ? DispatchQueue(label: "reference.nested") : queue
+        target.async {
+            let outer = pthread_getspecific(insideDefaultJobKey)
+            pthread_setspecific(insideDefaultJobKey, UnsafeRawPointer(bitPattern: 1))
+            defer { pthread_setspecific(insideDefaultJobKey, outer) }
+            job()
+        }
+    }
 }
+
+private let insideDefaultJobKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
 
 /// Only for `.recursionInsteadOfTrampoline`: runs every job at once, nested.
 final class ReferenceRecursiveExecutor: Executor {
@@ -387,17 +447,31 @@ private let trampolineKey: pthread_key_t = {
 final class ReferenceCancellationSource: CancellationSource {
     private let owner: ReferenceBackend
     private let state = Locked(CancellationState<@Sendable () -> Void>())
+    /// Signalled once the first `cancel()` ran its handlers; each later waiter passes it on (C4.1).
+    private let handlersRan = DispatchSemaphore(value: 0)
+    /// The thread running the handlers: a `cancel()` from a handler returns at once.
+    private let runner = Locked<pthread_t?>(nil)
 
     init(backend: ReferenceBackend) { owner = backend }
 
     var isCancellationRequested: Bool { state.withLock { $0.isCancellationRequested } }
 
     func cancel() {
-        guard let handlers = state.withLock({ $0.cancel() }) else { return }
+        guard var handlers = state.withLock({ $0.cancel() }) else {
+            if let thread = runner.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
+            handlersRan.wait()
+            handlersRan.signal()
+            return
+        }
+        runner.withLock { $0 = pthread_self() }
+        defer { handlersRan.signal() }
+        if owner.mutation == .handlersOutOfOrder { handlers.reverse() }
+        if owner.mutation == .handlerRunTwice, let first = handlers.first { handlers.append(first) }
         for handler in handlers { handler() }
     }
 
     func cancel(after delay: Duration) {
+        if owner.mutation == .cancelAfterImmediate { return cancel() }
         _ = owner.schedule(after: delay) { [weak self] in self?.cancel() }
     }
 
@@ -413,7 +487,10 @@ final class ReferenceCancellationSource: CancellationSource {
     private struct Registration: Disposable {
         weak var source: ReferenceCancellationSource?
         let id: UInt64
-        func dispose() { source?.state.withLock { $0.dispose(id) } }
+        func dispose() {
+            if source?.owner.mutation == .disposedHandlerRuns { return }
+            source?.state.withLock { $0.dispose(id) }
+        }
     }
 }
 
