@@ -97,8 +97,17 @@ struct Checkers {
                 // The harness released no source of this task: the closure holding it (a body's job,
                 // a continuation) was dropped unrun, by the backend or by an executor (C7.3); C8.3
                 // made that a failure instead of a hang.
-                fail(.c2_1, "t\(t) failed abandoned: its body or continuation was dropped, never run, by the backend or "
-                     + "by its executor (C7.3) (\(describe(t)))",
+                // A timed task's job is its timer's: a timer that never fires is C5.4's fault.
+                var timed = false
+                if let (_, operation) = oracle.creator[t] {
+                    switch operation {
+                    case .delay, .timeout: timed = true
+                    default: break
+                    }
+                }
+                fail(timed ? .c5_4 : .c2_1, "t\(t) failed abandoned: its "
+                     + (timed ? "timer's job was dropped, never fired" : "body or continuation was dropped, never run")
+                     + ", by the backend or by its executor (C7.3) (\(describe(t)))",
                      expected: allowed.map(\.description).joined(separator: " or ") + " (run exactly once)",
                      observed: observed.description)
             } else if !allowed.contains(observed) {
