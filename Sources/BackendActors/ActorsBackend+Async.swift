@@ -1,4 +1,3 @@
-import BackendKit
 import TaskAPI
 
 extension ActorsBackend {
@@ -17,17 +16,6 @@ extension ActorsBackend {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () async throws -> T
     ) -> any AsyncTask<T> {
-        let source = KitTask<T>(owner: self)
-        // Claimed once, by the body's start or by the token's handler first (C4.3).
-        let gate = StartGate.make(for: source, token: token)
-        let swiftTask = Task.detached(executorPreference: pool) {
-            guard gate.start(source, token: token) else { return }
-            source.tryComplete(await Completion.capturing(body))
-        }
-        guard token.canBeCancelled else { return source }
-        // Once the body runs, the token's cancellation reaches it as Swift task cancellation.
-        let registration = token.register { swiftTask.cancel() }
-        source.whenComplete(on: InlineExecutor.shared) { _ in registration.dispose() }
-        return source
+        runAsync(token: token, preferring: pool, body)
     }
 }

@@ -11,13 +11,23 @@ extension TaskBackend {
         token: CancellationToken,
         _ body: @escaping @Sendable () async throws -> T
     ) -> any AsyncTask<T> {
+        runAsync(token: token, preferring: JobExecutor(defaultExecutor), body)
+    }
+
+    /// The bridge behind every `runAsync`, for a backend that has a `TaskExecutor` of its own:
+    /// `body` as a Swift task preferring `executor`, with cancellation crossing both ways as
+    /// `runAsync(token:_:)` describes (C9.6, C4.3).
+    public func runAsync<T: Sendable>(
+        token: CancellationToken,
+        preferring executor: any TaskExecutor,
+        _ body: @escaping @Sendable () async throws -> T
+    ) -> any AsyncTask<T> {
         let source = makeSource(of: T.self)
         let gate = StartGate.make(for: source, token: token)
         if token.isCancellationRequested {
             source.tryCancel()
             return source.task
         }
-        let executor = JobExecutor(defaultExecutor)
         let swiftTask = Task.detached(executorPreference: executor) {
             // The Swift task keeps its executor alive for as long as it may enqueue jobs on it.
             defer { withExtendedLifetime(executor) {} }
@@ -25,6 +35,7 @@ extension TaskBackend {
             source.tryComplete(await Completion.capturing(body))
         }
         guard token.canBeCancelled else { return source.task }
+        // Once the body runs, the token's cancellation reaches it as Swift task cancellation.
         let registration = token.register { swiftTask.cancel() }
         source.task.whenComplete(on: inlineExecutor) { _ in registration.dispose() }
         return source.task

@@ -9,27 +9,15 @@ extension ReferenceBackend {
         token: CancellationToken,
         _ body: @escaping @Sendable () async throws -> T
     ) -> any AsyncTask<T> {
-        let source = makeSource(of: T.self)
         if mutation == .runAsyncIgnoresToken {
+            let source = makeSource(of: T.self)
             Task.detached(executorPreference: ReferenceTaskExecutor.shared) {
                 source.tryStart()
                 source.tryComplete(await Completion.capturing(body))
             }
             return source.task
         }
-        let gate = StartGate.make(for: source, token: token)
-        if token.isCancellationRequested {
-            source.tryCancel()
-            return source.task
-        }
-        let swiftTask = Task.detached(executorPreference: ReferenceTaskExecutor.shared) {
-            guard gate.start(source, token: token) else { return }
-            source.tryComplete(await Completion.capturing(body))
-        }
-        guard token.canBeCancelled else { return source.task }
-        let registration = token.register { swiftTask.cancel() }
-        source.task.whenComplete(on: inlineExecutor) { _ in registration.dispose() }
-        return source.task
+        return runAsync(token: token, preferring: ReferenceTaskExecutor.shared, body)
     }
 }
 
