@@ -16,7 +16,9 @@ struct MutantTests {
         // inside the call (C2.3), or not inside a counting executor's job (C2.5).
         .runInsideRegister: [.c2_3, .c2_5],
         .tokenIgnoredBeforeStart: [.c4_3],
-        .wrongExecutor: [.c2_5],
+        // Jobs for a serial executor sent to the parallel default queue: run on the wrong executor
+        // (C2.5), or, first seen under stress, out of their serial order (C2.4).
+        .wrongExecutor: [.c2_5, .c2_4],
         .closuresKeptAlive: [.c8_1],
         .cancellationAsFailure: [.c3_2],
         // A lost continuation hangs a chain (C2.1) or a waiter (C6.3), whichever comes first.
