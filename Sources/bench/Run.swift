@@ -20,7 +20,7 @@ func runBenchmark(_ options: Options) -> Int32 {
     let machine = MachineInfo.current()
     Progress.note("machine: \(machine.summary)")
     let backends = options.backends.compactMap { name in backendRegistry.first { $0.name == name } }
-    // Seconds per case per backend: the whole run stays near 90 s (--quick: 15 s) however many
+    // Seconds per case per backend: the whole run stays near 100 s (--quick: 15 s) however many
     // backends are selected and however slow they are.
     let budget = (options.quick ? 0.6 : 5.0) / Double(max(1, backends.count))
     var plan = Plan(quick: options.quick, cores: machine.cores, budget: budget)

@@ -55,7 +55,7 @@ struct Plan: Sendable {
     /// Online processors: thread counts of the raw baselines and of the contention scenario.
     let cores: Int
     /// Seconds one subject's case may take (timed repetitions together), so that a default run
-    /// stays within 90 s and `--quick` within 15 s whatever the backends cost.
+    /// stays near 100 s and `--quick` near 15 s whatever the backends cost (see `sizeTolerance`).
     let budget: Double
     /// A slowdown injected on purpose (`BENCH_SLOWDOWN`), for testing `bench compare`.
     var slowdown: Slowdown?
@@ -65,31 +65,36 @@ struct Plan: Sendable {
     /// all (p = 0.029); 5 against 5 still do with two pairs out of order (p = 0.032).
     var testableRepetitions: Int { 5 }
 
+    /// How far past the budget a case's testable repetitions may run at the nominal size before
+    /// the size is cut. The size is part of what is measured (a chain of 125k links is not the
+    /// same experiment as one of 250k), so it must come out the same in two runs of one binary:
+    /// a cut decided right at the budget flipped with the warm-up's noise between back-to-back
+    /// runs, and `compare` then set two different experiments side by side. Nominal sizes are
+    /// chosen to fit the budget on a 2-core machine; only a backend several times slower than
+    /// the budget allows (a slow or broken third-party backend) gets cut.
+    static let sizeTolerance = 8.0
+
     /// Repetitions and size for a case whose one item was measured to take `secondsPerItem`:
-    /// first fewer repetitions, down to `testableRepetitions`; then a size halved down to
-    /// `floor`; only then fewer repetitions again, down to 2 (a spread, but no test).
+    /// first fewer repetitions, down to `testableRepetitions`; then, if the testable repetitions
+    /// at the nominal size would take more than `sizeTolerance` budgets, a size halved (down to
+    /// `floor`) until they fit the budget; only then fewer repetitions again, down to 2 (a
+    /// spread, but no test).
     func fit(nominal: Int, floor: Int, repetitions: Int, secondsPerItem: Double) -> (size: Int, repetitions: Int) {
         var reps = repetitions
         var n = nominal
         func cost() -> Double { secondsPerItem * Double(n) * Double(reps) }
         let testable = Swift.min(repetitions, testableRepetitions)
         while reps > testable && cost() > budget { reps -= 1 }
-        while n > floor && cost() > budget { n = Swift.max(floor, n / 2) }
-        while reps > 2 && cost() > budget { reps -= 1 }
+        if cost() > budget * Plan.sizeTolerance {
+            while n > floor && cost() > budget { n = Swift.max(floor, n / 2) }
+            while reps > 2 && cost() > budget { reps -= 1 }
+        }
         return (n, reps)
     }
 
     /// Timed repetitions (after one warm-up).
     func repetitions(_ normal: Int, quick short: Int) -> Int { quick ? short : normal }
     func size(_ normal: Int, quick short: Int) -> Int { quick ? short : normal }
-
-    /// Runs `body` once to warm up, then up to `count` times (at least twice) as the budget
-    /// allows, judging by the warm-up's seconds; returns the seconds of each timed run.
-    func repeatedWithinBudget(_ count: Int, _ body: () -> Double) -> [Double] {
-        let warm = body()
-        let reps = fit(nominal: 1, floor: 1, repetitions: count, secondsPerItem: warm).repetitions
-        return (0..<reps).map { _ in body() }
-    }
 
     /// Runs `body` once to warm up, then `count` times; returns what each timed run returned.
     func repeated(_ count: Int, warmup: Bool = true, _ body: () -> Double) -> [Double] {

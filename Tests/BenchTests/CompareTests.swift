@@ -28,6 +28,28 @@ import Testing
         #expect(comparison.changes.isEmpty)
     }
 
+    @Test func aShiftWithinOneRunsOwnSpreadIsNotAChange() {
+        // Measured on this machine between two quiet default runs: chain.pending-inline actors,
+        // 261..413 ns/link in one run (a 48% spread), 251..272 in the next. The rank test
+        // separates them, but the shift (0.8x) is smaller than the first run's own spread.
+        let noisy = [412.7, 314.6, 260.9, 334.8, 275.6]
+        let steady = [255.5, 251.2, 253.2, 252.7, 271.9]
+        func run(_ actors: [Double]) -> Report {
+            var results = [
+                Fixture.figure("chain.pending-inline@1M", "closure", [9.7, 9.8, 9.7, 9.8, 9.7]),
+                Fixture.figure("chain.pending-inline@1M", "actors", actors, baseline: "closure"),
+            ]
+            attachRatios(&results)
+            return Fixture.report(results)
+        }
+        #expect(MannWhitney(noisy, steady).p < Comparison.alpha)
+        let comparison = Comparison(old: run(noisy), new: run(steady))
+        #expect(comparison.changes.isEmpty)
+        #expect(comparison.unchanged == 1)
+        // The same runs, the second one twice as costly: beyond any spread, reported.
+        #expect(Comparison(old: run(noisy), new: run(steady.map { $0 * 2 })).worse.map(\.subject) == ["actors"])
+    }
+
     @Test func tooFewRepetitionsAreNotTested() {
         var old = Fixture.chainReport()
         old.results[1].values = [400, 410]
@@ -97,5 +119,30 @@ import Testing
         #expect(Comparison(old: old, new: report(dispatch: 250, gcd: 1500)).changes.isEmpty)
         // The backend moved: both agree.
         #expect(Comparison(old: old, new: report(dispatch: 500, gcd: 1800)).worse.map(\.subject) == ["gcd"])
+    }
+}
+
+@Suite struct SizeFitTests {
+    let plan = Plan(quick: false, cores: 2, budget: 1.0)
+
+    @Test func aCaseNearItsBudgetKeepsItsNominalSize() {
+        // 5 repetitions of 250k links at 1.4 or 2.2 us/link: 1.75 or 2.75 budgets. Both runs must
+        // measure the same experiment, so neither is cut.
+        for secondsPerLink in [1.4e-6, 2.2e-6] {
+            let fit = plan.fit(nominal: 250_000, floor: 6_250, repetitions: 5, secondsPerItem: secondsPerLink)
+            #expect(fit.size == 250_000)
+            #expect(fit.repetitions == 5)
+        }
+    }
+
+    @Test func aCaseFarBeyondItsBudgetIsCutToFitIt() {
+        // 20 us/link: 25 budgets at the nominal size; cut until 5 repetitions fit one budget.
+        let fit = plan.fit(nominal: 250_000, floor: 6_250, repetitions: 5, secondsPerItem: 20e-6)
+        #expect(fit.size == 7_812)
+        #expect(fit.repetitions == 5)
+        // At the floor and still over: fewer repetitions, never below 2.
+        let slowest = plan.fit(nominal: 250_000, floor: 6_250, repetitions: 5, secondsPerItem: 1e-3)
+        #expect(slowest.size == 6_250)
+        #expect(slowest.repetitions == 2)
     }
 }

@@ -13,7 +13,9 @@ import Foundation
 ///   must hold for the figure itself, in the same direction: on a loaded machine a baseline can
 ///   swing on its own (raw Dispatch's step chain between 140 and 750 ns/link, the closure loop
 ///   between 9 and 30 ns/link from one run to the next), moving every ratio to it while the
-///   backends' own figures stay put; a change of a backend moves both.
+///   backends' own figures stay put; a change of a backend moves both. And the median ratio
+///   must move by more than either run's own repetitions spread (`noiseOf`): repetitions taken
+///   in one process are not independent of the run.
 /// - Exact figures (instruction, allocation and heap-byte counts, stack depths) changed if they
 ///   differ by more than their stated tolerance (none for a depth); verdicts if the verdict
 ///   differs.
@@ -126,7 +128,9 @@ struct Comparison {
         let absoluteEffect = Spread(cost(m)).median / Spread(cost(o)).median
         let absoluteAgrees = absolute.p < Comparison.alpha && abs(absoluteEffect - 1) >= Comparison.minimumEffect
             && (effect > 1) == (absoluteEffect > 1)
-        guard test.p < Comparison.alpha, abs(effect - 1) >= Comparison.minimumEffect, absoluteAgrees else {
+        // The shift must also exceed the spread seen inside either run (see `noiseOf`).
+        let needed = Swift.max(Comparison.minimumEffect, Comparison.noiseOf(before), Comparison.noiseOf(after))
+        guard test.p < Comparison.alpha, abs(effect - 1) >= needed, absoluteAgrees else {
             unchanged += 1
             return
         }
@@ -137,6 +141,24 @@ struct Comparison {
         text += "median \(formatNumber(o.median)) -> \(formatNumber(m.median)) \(m.unit)"
         if o.caseName != m.caseName { text += " [measured at \(o.caseName) and \(m.caseName)]" }
         changes.append(Change(variant: String(m.variant), subject: m.subject, better: better, text: text))
+    }
+
+    /// How far one run's repetitions spread, relative to their median: (max - min) / median.
+    ///
+    /// A timed figure's repetitions are taken in one process within seconds, so they are not
+    /// independent of the run: a background job, the state of a thread pool, where the kernel put
+    /// the threads, all last longer than a repetition and move every repetition of a run
+    /// together. Two back-to-back runs of one binary then differ by about what one run's
+    /// repetitions span when such noise hits it (`chain.pending-inline` on actors went 253 ->
+    /// 314 ns/link between two quiet runs, the noisier run spanning 261..413), and the rank test
+    /// alone, which assumes independent repetitions, calls that a change. So a change must move
+    /// the median ratio by more than either run's own spread. A steady figure (the inline
+    /// chains span 1-5%) keeps the 10% floor; a figure whose run was disturbed is judged by
+    /// what the disturbance did to it.
+    static func noiseOf(_ ratios: [Double]) -> Double {
+        let spread = Spread(ratios)
+        guard spread.median > 0, spread.median.isFinite else { return 0 }
+        return (spread.max - spread.min) / spread.median
     }
 
     /// One cost ratio per repetition of `m`, to its baseline's median in the same run. The
@@ -193,6 +215,7 @@ extension Comparison {
         }
         out += "method: per-repetition cost ratios to the same run's baseline, Mann-Whitney U, two-sided "
         out += "p < \(formatNumber(Comparison.alpha)) and a change of \(Int(Comparison.minimumEffect * 100))% or more, "
+        out += "and beyond the spread of either run's repetitions, "
         out += "for the ratio and for the figure itself, in the same direction; "
         out += "exact figures must be equal within their tolerance (instruction counts 0.5% inline, 3% on a "
         out += "thread pool; memory counts 5%)\n"
