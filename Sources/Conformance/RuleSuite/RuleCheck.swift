@@ -29,6 +29,13 @@ public struct RuleCheck: Sendable, CustomStringConvertible {
         self.body = .async(body)
     }
 
+    /// Whether the check is `async` (it awaits Swift tasks); the others block the thread that
+    /// runs them.
+    public var isAsync: Bool {
+        if case .async = body { return true }
+        return false
+    }
+
     /// The chapter of the rule: 2 for "C2.4".
     public var chapter: Int { Int(rule.dropFirst().prefix { $0 != "." }) ?? 0 }
 
