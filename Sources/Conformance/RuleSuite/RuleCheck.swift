@@ -17,13 +17,15 @@ public struct RuleCheck: Sendable, CustomStringConvertible {
     public let name: String
     let body: Body
 
-    init(_ rule: String, _ name: String, _ body: @escaping @Sendable (RuleContext) throws -> Void) {
+    /// A check of `rule` (its id in docs/CONTRACT.md) whose synchronous `body` may block.
+    public init(_ rule: String, _ name: String, _ body: @escaping @Sendable (RuleContext) throws -> Void) {
         self.rule = rule
         self.name = name
         self.body = .sync(body)
     }
 
-    init(_ rule: String, _ name: String, async body: @escaping @Sendable (RuleContext) async throws -> Void) {
+    /// A check of `rule` whose `body` awaits; it must not block its thread.
+    public init(_ rule: String, _ name: String, async body: @escaping @Sendable (RuleContext) async throws -> Void) {
         self.rule = rule
         self.name = name
         self.body = .async(body)
@@ -77,9 +79,6 @@ public final class RuleContext: Sendable {
 
     /// The failures recorded so far.
     public var failures: [RuleFailure] { recorded.withLock { $0 } }
-
-    /// The backend's name, for messages.
-    public var name: String { backend.name }
 
     /// Records a failure of the check's rule at the caller's line.
     public func fail(

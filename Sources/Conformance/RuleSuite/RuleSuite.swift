@@ -29,59 +29,74 @@ public enum RuleSuite {
         checks.filter { $0.chapter == chapter }
     }
 
-    /// Runs `check` against `backend` and returns its failures (empty: the rule held). A
-    /// synchronous check runs on a thread of its own, so that its blocking waits never hold a
-    /// thread of Swift's cooperative pool.
+    /// How long one check may take before it counts as hung: a failure of its rule, and the
+    /// suite goes on (the check's thread stays blocked in the backend). A correct backend needs
+    /// a second or two for the slowest check.
+    public static let timeLimit: Duration = .seconds(60)
+
+    /// Runs `check` against `backend` and returns its failures (empty: the rule held). The check
+    /// runs on a thread of its own (an async one as a detached Swift task), so that its blocking
+    /// waits never hold a thread of Swift's cooperative pool; one that does not finish within
+    /// `timeLimit` fails.
     public static func run(
-        _ check: RuleCheck, on backend: any TaskBackend,
+        _ check: RuleCheck, on backend: any TaskBackend, timeLimit: Duration = RuleSuite.timeLimit,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> [RuleFailure] {
         let context = RuleContext(
             backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-        switch check.body {
-        case .sync(let body):
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
-                    finish(context) { try body(context) }
-                    continuation.resume()
-                }
-                thread.stackSize = 4 << 20
-                thread.start()
-            }
-        case .async(let body):
-            do {
-                try await body(context)
-            } catch {
-                recordThrown(error, context)
-            }
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let resume = Once { continuation.resume(returning: $0) }
+            start(check, context) { resume(true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds(timeLimit)) { resume(false) }
         }
-        return context.failures
+        return outcome(context, finished: finished, timeLimit: timeLimit)
     }
 
-    /// Runs `check` from synchronous code, on the calling thread (an asynchronous check runs as a
-    /// Swift task the calling thread waits for).
+    /// Runs `check` from synchronous code: the calling thread waits for it (at most `timeLimit`).
     public static func run(
-        _ check: RuleCheck, on backend: any TaskBackend,
+        _ check: RuleCheck, on backend: any TaskBackend, timeLimit: Duration = RuleSuite.timeLimit,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> [RuleFailure] {
         let context = RuleContext(
             backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        let done = DispatchSemaphore(value: 0)
+        start(check, context) { done.signal() }
+        let finished = done.wait(timeout: .now() + seconds(timeLimit)) == .success
+        return outcome(context, finished: finished, timeLimit: timeLimit)
+    }
+
+    /// Starts the check's body on a thread (or Swift task) of its own; `done` once it returned.
+    private static func start(_ check: RuleCheck, _ context: RuleContext, done: @escaping @Sendable () -> Void) {
         switch check.body {
         case .sync(let body):
-            finish(context) { try body(context) }
+            let thread = Thread {
+                finish(context) { try body(context) }
+                done()
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
         case .async(let body):
-            let done = DispatchSemaphore(value: 0)
             Task.detached {
                 do {
                     try await body(context)
                 } catch {
                     recordThrown(error, context)
                 }
-                done.signal()
+                done()
             }
-            done.wait()
+        }
+    }
+
+    /// The failures of a check, plus one for a check still running at its time limit.
+    private static func outcome(_ context: RuleContext, finished: Bool, timeLimit: Duration, line: Int = #line) -> [RuleFailure] {
+        if !finished {
+            context.fail("the check did not finish within \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
         }
         return context.failures
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Runs `checks` (all by default) against `backend`, one after the other.
@@ -89,9 +104,9 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        let start = ContinuousClock.now
+        let began = ContinuousClock.now
         let failures = checks.flatMap { run($0, on: backend, fileID: fileID, filePath: filePath, line: line, column: column) }
-        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - start)
+        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - began)
     }
 
     /// The same, from async code.
@@ -99,12 +114,12 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> RuleSuiteReport {
-        let start = ContinuousClock.now
+        let began = ContinuousClock.now
         var failures: [RuleFailure] = []
         for check in checks {
             failures += await run(check, on: backend, fileID: fileID, filePath: filePath, line: line, column: column)
         }
-        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - start)
+        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - began)
     }
 
     private static func finish(_ context: RuleContext, _ body: () throws -> Void) {
@@ -119,6 +134,15 @@ public enum RuleSuite {
     private static func recordThrown(_ error: any Error, _ context: RuleContext, line: Int = #line) {
         guard !(error is RequirementFailed) else { return }
         context.fail("the check threw \(error)", line: line)
+    }
+}
+
+/// Calls `body` the first time it is called, with that call's argument; later calls do nothing.
+private final class Once: Sendable {
+    private let body: Locked<(@Sendable (Bool) -> Void)?>
+    init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = Locked(body) }
+    func callAsFunction(_ value: Bool) {
+        body.withLock { body in defer { body = nil }; return body }?(value)
     }
 }
 
