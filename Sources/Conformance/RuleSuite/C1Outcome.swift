@@ -17,16 +17,16 @@ extension RuleSuite {
             for outcome in [Completion<Int>.success(1), .failure(TestError(code: 2)), .cancelled] {
                 let source = c.backend.makeSource(of: Int.self)
                 c.expect(source.task.completion == nil)
-                c.expect(source.task.status == .pending)
+                c.expectEqual(source.task.status, .pending)
                 c.expect(source.tryComplete(outcome))
                 for other in [Completion<Int>.success(9), .failure(TestError(code: 9)), .cancelled] {
                     c.expect(!source.tryComplete(other))
                 }
                 let seen = try c.require(source.task.completion)
-                c.expect(seen.kind == outcome.kind)
-                c.expect(seen.value == outcome.value)
-                c.expect(seen.testError == outcome.testError)
-                c.expect(source.task.wait().kind == outcome.kind)
+                c.expectEqual(seen.kind, outcome.kind)
+                c.expectEqual(seen.value, outcome.value)
+                c.expectEqual(seen.testError, outcome.testError)
+                c.expectEqual(source.task.wait().kind, outcome.kind)
             }
         }
 
@@ -62,13 +62,13 @@ extension RuleSuite {
             c.expectThrows(TaskError.alreadyCompleted) { try source.fail(TestError(code: 3)) }
             c.expectThrows(TaskError.alreadyCompleted) { try source.cancel() }
             c.expectThrows(TaskError.alreadyCompleted) { try source.complete(.success(4)) }
-            c.expect(source.task.completion?.value == 1)
+            c.expectEqual(source.task.completion?.value, 1)
             c.expect("\(TaskError.alreadyCompleted)".contains("C1.3"))
 
             let cancelled = c.backend.makeSource(of: Void.self)
             try cancelled.cancel()
             c.expectThrows(TaskError.alreadyCompleted) { try cancelled.succeed() }
-            c.expect(cancelled.task.completion?.isCancelled == true)
+            c.expectEqual(cancelled.task.completion?.isCancelled, true)
         }
 
         static func completedTasksDirectly(_ c: RuleContext) throws {
@@ -78,15 +78,15 @@ extension RuleSuite {
             let cancelled = backend.cancelled(as: Int.self)
             let made = backend.completed(Completion<Int>.success(7))
             for task in [succeeded, failed, cancelled, made] {
-                c.expect(task.status == .completed)
+                c.expectEqual(task.status, .completed)
                 c.expect(task.completion != nil)
             }
-            c.expect(succeeded.completion?.value == 5)
-            c.expect(failed.completion?.testError == TestError(code: 6))
-            c.expect(cancelled.completion?.isCancelled == true)
+            c.expectEqual(succeeded.completion?.value, 5)
+            c.expectEqual(failed.completion?.testError, TestError(code: 6))
+            c.expectEqual(cancelled.completion?.isCancelled, true)
             let next: any AsyncTask<Int> = made.map { $0 + 1 }
             let value = try next.settle()?.get()
-            c.expect(value == 8)
+            c.expectEqual(value, 8)
         }
 
         static func statusMovesForward(_ c: RuleContext) throws {
@@ -99,7 +99,7 @@ extension RuleSuite {
                 return 1
             }
             c.expect(started.task.settle() != nil)
-            c.expect(task.status == .running)
+            c.expectEqual(task.status, .running)
             let samples = Recorder<TaskStatus>()
             let sampler = backend.run(on: backend.makeSerialExecutor(label: "sampler"), token: .none) { _ in
                 while true {
@@ -110,15 +110,15 @@ extension RuleSuite {
             }
             gate.trySucceed()
             c.expect(sampler.settle() != nil)
-            c.expect(task.status == .completed)
+            c.expectEqual(task.status, .completed)
             let seen = samples.all
             c.expect(seen == seen.sorted(), "status went backwards: \(seen.map(\.description))")
-            c.expect(seen.last == .completed)
+            c.expectEqual(seen.last, .completed)
 
             let source = backend.makeSource(of: Int.self)
-            c.expect(source.task.status == .pending)
+            c.expectEqual(source.task.status, .pending)
             source.trySucceed(1)
-            c.expect(source.task.status == .completed)
+            c.expectEqual(source.task.status, .completed)
             c.expect(!source.tryStart(), "a completed task cannot start")
         }
 
@@ -142,7 +142,7 @@ extension RuleSuite {
                 c.expect(try count.get() == 100)
                 c.expect(try kept.get().1 == Big())
                 c.expect(try passed.get() == Big())
-                c.expect(c.backend.completed(.success(Big(a: 7))).completion?.value == Big(a: 7))
+                c.expectEqual(c.backend.completed(.success(Big(a: 7))).completion?.value, Big(a: 7))
                 let text = c.backend.makeSource(of: String.self)
                 let upper = text.task.map { $0.uppercased() }
                 text.trySucceed("abc")
@@ -150,7 +150,7 @@ extension RuleSuite {
                 let failed = c.backend.makeSource(of: Big.self)
                 let failedMap = failed.task.map { $0.a }
                 failed.tryFail(TestError(code: 3))
-                c.expect(failedMap.wait().testError == TestError(code: 3))
+                c.expectEqual(failedMap.wait().testError, TestError(code: 3))
             }
             c.expect(weakProbe == nil, "a stored value is released with its task")
         }

@@ -29,7 +29,7 @@ extension RuleSuite {
                     let id = thread * perThread + index
                     if thread == 0 && index == perThread / 2 { source.trySucceed(42) }
                     source.task.whenComplete(on: executors[id % executors.count]) { completion in
-                        c.expect(completion.value == 42)
+                        c.expectEqual(completion.value, 42)
                         runs[id].increment()
                         if done.increment() == runs.count { allRan.trySucceed() }
                     }
@@ -54,8 +54,8 @@ extension RuleSuite {
                 writer.start()
                 let result = try c.require(seen.settle())
                 let (array, value) = try result.get()
-                c.expect(array == Array(0..<100))
-                c.expect(value == 7)
+                c.expectEqual(array, Array(0..<100))
+                c.expectEqual(value, 7)
             }
         }
 
@@ -86,12 +86,12 @@ extension RuleSuite {
                     inCall.withLock { $0 = nil }
                 }
                 c.expect(allRan.task.settle() != nil)
-                c.expect(ranInside.count == 0)
+                c.expectEqual(ranInside.count, 0)
             }
             // The inline executor is the exception: on a completed task the body runs before the call returns.
             let ran = Counter()
             backend.succeeded(1).whenComplete(on: backend.inlineExecutor) { _ in ran.increment() }
-            c.expect(ran.count == 1)
+            c.expectEqual(ran.count, 1)
         }
 
         static func registrationOrder(_ c: RuleContext) throws {
@@ -109,7 +109,7 @@ extension RuleSuite {
                 }
                 c.expect(last.settle() != nil)
                 c.expect(eventually { order.all.count == count })
-                c.expect(order.all == Array(0..<count))
+                c.expectEqual(order.all, Array(0..<count))
             }
         }
 
@@ -124,7 +124,7 @@ extension RuleSuite {
             let completer = Thread { source.trySucceed(1) }
             completer.start()
             // The completing thread is now inside the first hand-over; register a third continuation.
-            c.expect(gate.entered.wait(timeout: .now() + 10) == .success)
+            c.expectEqual(gate.entered.wait(timeout: .now() + 10), .success)
             let third = source.task.continueWith(on: user, token: .none) { _ in order.append(3) }
             gate.release.signal()
             c.expect(second.settle() != nil)
@@ -197,7 +197,7 @@ extension RuleSuite {
             }
             source.trySucceed(1)
             let ran = try backend.whenAll(checks).settle()?.get()
-            c.expect(ran == Array(repeating: true, count: 50))
+            c.expectEqual(ran, Array(repeating: true, count: 50))
             c.expect(user.submitted.count >= 50)
             let run = backend.run(on: user, token: .none) { _ in user.isCurrent }
             c.expect(try run.settle()?.get() == true)
@@ -217,9 +217,9 @@ extension RuleSuite {
                 inner.tryComplete(outcome)
                 for task in [outer, flat, then] {
                     let result = try c.require(task.settle())
-                    c.expect(result.kind == outcome.kind)
-                    c.expect(result.value == outcome.value)
-                    c.expect(result.testError == outcome.testError)
+                    c.expectEqual(result.kind, outcome.kind)
+                    c.expectEqual(result.value, outcome.value)
+                    c.expectEqual(result.testError, outcome.testError)
                 }
             }
         }

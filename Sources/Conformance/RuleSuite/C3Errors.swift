@@ -13,22 +13,22 @@ extension RuleSuite {
         static func thrownErrorsFail(_ c: RuleContext) throws {
             let backend = c.backend
             let run = backend.run { _ -> Int in throw TestError(code: 1) }
-            c.expect(run.settle()?.testError == TestError(code: 1))
+            c.expectEqual(run.settle()?.testError, TestError(code: 1))
             let continued = backend.succeeded(1).continueWith { _ -> Int in throw TestError(code: 2) }
-            c.expect(continued.settle()?.testError == TestError(code: 2))
+            c.expectEqual(continued.settle()?.testError, TestError(code: 2))
             let mapped = backend.succeeded(1).map(on: backend.inlineExecutor) { _ -> Int in throw TestError(code: 3) }
-            c.expect(mapped.settle()?.testError == TestError(code: 3))
+            c.expectEqual(mapped.settle()?.testError, TestError(code: 3))
             let flat = backend.succeeded(1).flatMap { _ -> any AsyncTask<Int> in throw TestError(code: 4) }
-            c.expect(flat.settle()?.testError == TestError(code: 4))
+            c.expectEqual(flat.settle()?.testError, TestError(code: 4))
             c.expectThrows(TestError(code: 1)) { try run.get() }
         }
 
         static func cancellationErrorCancels(_ c: RuleContext) throws {
             let backend = c.backend
             let run = backend.run { _ -> Int in throw CancellationError() }
-            c.expect(run.settle()?.isCancelled == true)
+            c.expectEqual(run.settle()?.isCancelled, true)
             let continued = backend.succeeded(1).continueWith { _ -> Int in throw CancellationError() }
-            c.expect(continued.settle()?.isCancelled == true)
+            c.expectEqual(continued.settle()?.isCancelled, true)
             let source = backend.makeCancellationSource()
             let started = backend.makeSource(of: Void.self)
             let loop = backend.run(token: source.token) { token -> Int in
@@ -37,7 +37,7 @@ extension RuleSuite {
             }
             c.expect(started.task.settle() != nil)
             source.cancel()
-            c.expect(loop.settle()?.isCancelled == true)
+            c.expectEqual(loop.settle()?.isCancelled, true)
         }
 
         static func passThrough(_ c: RuleContext) throws {
@@ -51,11 +51,11 @@ extension RuleSuite {
                 let then = input.then { v -> Int in bodies.increment(); return v }
                 for task in [mapped, flat, then] {
                     let result = try c.require(task.settle())
-                    c.expect(result.kind == input.completion?.kind)
-                    c.expect(result.testError == input.completion?.testError)
+                    c.expectEqual(result.kind, input.completion?.kind)
+                    c.expectEqual(result.testError, input.completion?.testError)
                 }
             }
-            c.expect(bodies.count == 0)
+            c.expectEqual(bodies.count, 0)
 
             let recovered = failed.recover { error in (error as? TestError)?.code ?? -1 }
             c.expect(try recovered.settle()?.get() == 7)
@@ -66,10 +66,10 @@ extension RuleSuite {
             let notOnSuccess = backend.succeeded(1).recover { _ in bodies.increment(); return 0 }
             c.expect(try notOnSuccess.settle()?.get() == 1)
             let notOnCancel = cancelled.recover { _ in bodies.increment(); return 0 }
-            c.expect(notOnCancel.settle()?.isCancelled == true)
+            c.expectEqual(notOnCancel.settle()?.isCancelled, true)
             let rethrown = failed.recover { _ -> Int in throw TestError(code: 10) }
-            c.expect(rethrown.settle()?.testError == TestError(code: 10))
-            c.expect(bodies.count == 0)
+            c.expectEqual(rethrown.settle()?.testError, TestError(code: 10))
+            c.expectEqual(bodies.count, 0)
         }
 
         static func finallyPassesOutcome(_ c: RuleContext) throws {
@@ -81,19 +81,19 @@ extension RuleSuite {
                 let ran = Counter()
                 let passed = input.finally { _ in ran.increment() }
                 let result = try c.require(passed.settle())
-                c.expect(ran.count == 1)
-                c.expect(result.kind == input.completion?.kind)
-                c.expect(result.value == input.completion?.value)
-                c.expect(result.testError == input.completion?.testError)
+                c.expectEqual(ran.count, 1)
+                c.expectEqual(result.kind, input.completion?.kind)
+                c.expectEqual(result.value, input.completion?.value)
+                c.expectEqual(result.testError, input.completion?.testError)
 
                 let replaced = input.finally { _ in throw TestError(code: 99) }
-                c.expect(replaced.settle()?.testError == TestError(code: 99))
+                c.expectEqual(replaced.settle()?.testError, TestError(code: 99))
 
                 let gate = backend.makeSource(of: Void.self)
                 let waited = input.finallyTask { _ in gate.task }
                 c.expect(waited.wait(timeout: .milliseconds(20)) == nil, "finally must wait for its task")
                 gate.trySucceed()
-                c.expect(waited.settle()?.kind == input.completion?.kind)
+                c.expectEqual(waited.settle()?.kind, input.completion?.kind)
             }
         }
     }

@@ -28,7 +28,7 @@ extension RuleSuite {
             source.cancel()
             c.expect(source.isCancellationRequested)
             c.expect(token.isCancellationRequested)
-            c.expect(handlerRuns.count == 1)
+            c.expectEqual(handlerRuns.count, 1)
         }
 
         /// Every wait is bounded and the racing calls run on threads of their own: the test holds no
@@ -69,7 +69,7 @@ extension RuleSuite {
             c.expect(secondDone.wait(timeout: .now() + 30) == .success, "the second cancel() never returned")
             c.expect(childCancelled.count == 1, "after a cancel() returns, a linked source is cancelled")
             c.expect(secondReturnedEarly.count == 0, "the second cancel() returned while the first was running handlers")
-            c.expect(innerCancelReturned.count == 1)
+            c.expectEqual(innerCancelReturned.count, 1)
         }
 
         static func handlers(_ c: RuleContext) throws {
@@ -86,12 +86,12 @@ extension RuleSuite {
             c.expect(weakProbe == nil, "a disposed handler must be released")
             source.cancel()
             source.cancel()
-            c.expect(order.all == Array(0..<10))
+            c.expectEqual(order.all, Array(0..<10))
             let late = Counter()
             _ = source.token.register { late.increment() }
             c.expect(late.count == 1, "a handler registered after cancel runs before register returns")
             _ = CancellationToken.none.register { late.increment() }
-            c.expect(late.count == 1)
+            c.expectEqual(late.count, 1)
         }
 
         static func cancelledBeforeStart(_ c: RuleContext) throws {
@@ -100,7 +100,7 @@ extension RuleSuite {
             let early = backend.makeCancellationSource()
             early.cancel()
             let run = backend.run(token: early.token) { _ in ran.increment() }
-            c.expect(run.settle()?.isCancelled == true)
+            c.expectEqual(run.settle()?.isCancelled, true)
 
             // A continuation completes cancelled as soon as its token is, not when its antecedent does.
             let antecedent = backend.makeSource(of: Int.self)
@@ -115,7 +115,7 @@ extension RuleSuite {
             antecedent.trySucceed(1)
             let after = antecedent.task.map { $0 }
             c.expect(after.settle() != nil)
-            c.expect(ran.count == 0)
+            c.expectEqual(ran.count, 0)
 
             // On a busy serial executor: queued behind a blocked job, cancelled, never starts.
             let serial = backend.makeSerialExecutor(label: "c4.3")
@@ -124,11 +124,11 @@ extension RuleSuite {
             let queued = backend.makeCancellationSource()
             let waiting = backend.run(on: serial, token: queued.token) { _ in ran.increment() }
             queued.cancel()
-            c.expect(waiting.settle()?.isCancelled == true)
+            c.expectEqual(waiting.settle()?.isCancelled, true)
             gate.trySucceed()
             c.expect(blocker.settle() != nil)
             c.expect(backend.run(on: serial, token: .none) { _ in }.settle() != nil)
-            c.expect(ran.count == 0)
+            c.expectEqual(ran.count, 0)
         }
 
         static func checkpoint(_ c: RuleContext) throws {
@@ -152,14 +152,14 @@ extension RuleSuite {
             let all = try c.require(try outcomes.settle()?.get())
             let successes = all.filter(\.isSuccess).count
             let cancels = all.filter(\.isCancelled).count
-            c.expect(successes + cancels == all.count)
+            c.expectEqual(successes + cancels, all.count)
             c.expect(successes == bodies.count, "a body that ran must give the task its outcome")
 
             let done = backend.makeCancellationSource()
             let finished = backend.run(token: done.token) { _ in 5 }
             c.expect(try finished.settle()?.get() == 5)
             done.cancel()
-            c.expect(finished.completion?.value == 5)
+            c.expectEqual(finished.completion?.value, 5)
         }
 
         static func delayedAndLinked(_ c: RuleContext) throws {

@@ -24,13 +24,13 @@ extension RuleSuite {
                 let joined = backend.whenAll([backend.succeeded(1), pending.task, failing.task])
                 failing.tryComplete(failure)
                 let result = try c.require(joined.settle(), "fail-fast: must not wait for the pending input")
-                c.expect(result.kind == failure.kind)
-                c.expect(result.testError == failure.testError)
-                c.expect(pending.task.status == .pending)
+                c.expectEqual(result.kind, failure.kind)
+                c.expectEqual(result.testError, failure.testError)
+                c.expectEqual(pending.task.status, .pending)
             }
 
             let empty = backend.whenAll([any AsyncTask<Int>]())
-            c.expect(empty.completion?.value == [])
+            c.expectEqual(empty.completion?.value, [])
             c.expect(try backend.whenAll(voids: [backend.succeeded(1).asVoid(), backend.succeeded("a").asVoid()]).settle()?.get() != nil)
         }
 
@@ -43,10 +43,10 @@ extension RuleSuite {
             c.expect(settled.wait(timeout: .milliseconds(20)) == nil, "must wait for every input")
             late.trySucceed(2)
             let outcomes = try c.require(try settled.settle()?.get())
-            c.expect(outcomes.map(\.kind) == [.failure, .success, .cancelled, .success])
-            c.expect(outcomes[0].testError == TestError(code: 1))
-            c.expect(outcomes[1].value == 2)
-            c.expect(outcomes[3].value == 4)
+            c.expectEqual(outcomes.map(\.kind), [.failure, .success, .cancelled, .success])
+            c.expectEqual(outcomes[0].testError, TestError(code: 1))
+            c.expectEqual(outcomes[1].value, 2)
+            c.expectEqual(outcomes[3].value, 4)
             c.expect(backend.whenAllSettled([any AsyncTask<Int>]()).completion?.value?.isEmpty == true)
         }
 
@@ -56,9 +56,9 @@ extension RuleSuite {
             let fast = backend.makeSource(of: Int.self)
             let raced = backend.race([slow.task, fast.task])
             fast.tryFail(TestError(code: 1))
-            c.expect(raced.settle()?.testError == TestError(code: 1))
+            c.expectEqual(raced.settle()?.testError, TestError(code: 1))
             slow.trySucceed(2)
-            c.expect(raced.completion?.testError == TestError(code: 1))
+            c.expectEqual(raced.completion?.testError, TestError(code: 1))
 
             let a = backend.makeSource(of: Int.self)
             let b = backend.makeSource(of: Int.self)
@@ -70,10 +70,10 @@ extension RuleSuite {
 
             let none = backend.any([backend.failed(TestError(code: 5), as: Int.self), backend.cancelled(), backend.failed(TestError(code: 6))])
             let error = try c.require(none.settle()?.error as? AggregateError)
-            c.expect(error.errors.count == 3)
-            c.expect(error.errors[0] as? TestError == TestError(code: 5))
+            c.expectEqual(error.errors.count, 3)
+            c.expectEqual(error.errors[0] as? TestError, TestError(code: 5))
             c.expect(error.errors[1] is CancellationError)
-            c.expect(error.errors[2] as? TestError == TestError(code: 6))
+            c.expectEqual(error.errors[2] as? TestError, TestError(code: 6))
 
             c.expect(backend.race([any AsyncTask<Int>]()).completion?.error as? TaskError == .emptyInput("race"))
             c.expect(backend.any([any AsyncTask<Int>]()).completion?.error as? TaskError == .emptyInput("any"))
@@ -83,12 +83,12 @@ extension RuleSuite {
             let backend = c.backend
             let start = ContinuousClock.now
             let delayed = backend.delay(.milliseconds(40))
-            c.expect(delayed.settle()?.isSuccess == true)
+            c.expectEqual(delayed.settle()?.isSuccess, true)
             c.expect(ContinuousClock.now - start >= .milliseconds(40))
 
             let pending = backend.makeSource(of: Int.self)
             let timedOut = pending.task.timeout(after: .milliseconds(20))
-            c.expect(timedOut.settle()?.error as? TaskError == .timedOut(.milliseconds(20)))
+            c.expectEqual(timedOut.settle()?.error as? TaskError, .timedOut(.milliseconds(20)))
             c.expect(pending.task.status == .pending, "the timed task is left alone")
 
             let quick = backend.succeeded(3).timeout(after: .seconds(30))
@@ -97,7 +97,7 @@ extension RuleSuite {
             let token = backend.makeCancellationSource()
             let cancelledDelay = backend.delay(.seconds(30), token: token.token)
             token.cancel()
-            c.expect(cancelledDelay.settle()?.isCancelled == true)
+            c.expectEqual(cancelledDelay.settle()?.isCancelled, true)
         }
 
         static func noReferencesKept(_ c: RuleContext) throws {
@@ -128,7 +128,7 @@ extension RuleSuite {
                 failing.tryFail(TestError(code: 1))
                 return all
             }()
-            c.expect(held.settle()?.isFailure == true)
+            c.expectEqual(held.settle()?.isFailure, true)
             c.expect(weakValue == nil, "a failed whenAll must drop the values it collected")
         }
     }

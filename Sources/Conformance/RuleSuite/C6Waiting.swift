@@ -17,7 +17,7 @@ extension RuleSuite {
             let source = backend.makeSource(of: Int.self)
             let setter = Thread { source.trySucceed(5) }
             setter.start()
-            c.expect(source.task.wait().value == 5)
+            c.expectEqual(source.task.wait().value, 5)
             c.expect(try source.task.get() == 5)
             c.expectThrows(TestError(code: 1)) { try backend.failed(TestError(code: 1), as: Int.self).get() }
             c.expectThrows(CancellationError.self) { try backend.cancelled(as: Int.self).get() }
@@ -30,8 +30,8 @@ extension RuleSuite {
             c.expect(source.task.wait(timeout: .milliseconds(30)) == nil)
             c.expect(ContinuousClock.now - start >= .milliseconds(30))
             source.trySucceed(1)
-            c.expect(source.task.wait(timeout: .milliseconds(30))?.value == 1)
-            c.expect(source.task.wait(timeout: .zero)?.value == 1)
+            c.expectEqual(source.task.wait(timeout: .milliseconds(30))?.value, 1)
+            c.expectEqual(source.task.wait(timeout: .zero)?.value, 1)
         }
 
         static func allWaitersWake(_ c: RuleContext) throws {
@@ -46,7 +46,7 @@ extension RuleSuite {
                         woken.increment()
                     }
                 }
-                c.expect(woken.count == 8)
+                c.expectEqual(woken.count, 8)
             }
         }
 
@@ -61,7 +61,7 @@ extension RuleSuite {
                 let start = ContinuousClock.now
                 let outcome = nest(16).wait(timeout: patience)
                 let elapsed = ContinuousClock.now - start
-                c.expect(outcome?.value == 16)
+                c.expectEqual(outcome?.value, 16)
                 c.expect(elapsed < .seconds(1), "round \(round): 16 nested waits took \(elapsed)")
             }
             // Also when every level waits on a continuation, not on a body it could run itself.
@@ -71,7 +71,7 @@ extension RuleSuite {
                 }
             }
             let start = ContinuousClock.now
-            c.expect(chained(16).wait(timeout: patience)?.value == 16)
+            c.expectEqual(chained(16).wait(timeout: patience)?.value, 16)
             c.expect(ContinuousClock.now - start < .seconds(1))
         }
 
@@ -94,7 +94,7 @@ extension RuleSuite {
                 }
                 return try await group.reduce(0, +)
             }
-            c.expect(total == (0..<count).reduce(0, +))
+            c.expectEqual(total, (0..<count).reduce(0, +))
             c.expect(try await backend.succeeded(7).value == 7)
             await c.expectThrowsAsync(TestError(code: 2)) { _ = try await backend.failed(TestError(code: 2), as: Int.self).value }
         }

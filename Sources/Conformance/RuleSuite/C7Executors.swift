@@ -24,7 +24,7 @@ extension RuleSuite {
             for task in [run, continued, mapped, recovered, finals] {
                 c.expect(try task.settle()?.get() == true)
             }
-            c.expect(user.ran.count == 5)
+            c.expectEqual(user.ran.count, 5)
         }
 
         static func executorKinds(_ c: RuleContext) throws {
@@ -57,7 +57,7 @@ extension RuleSuite {
                 submitters.withLock { $0 += 1 }
             }
             c.expect(done.task.settle() != nil)
-            c.expect(overlaps.count == 0)
+            c.expectEqual(overlaps.count, 0)
             let all = order.all
             for thread in 0..<2 {
                 let mine = all.filter { $0 / jobs == thread }
@@ -67,7 +67,7 @@ extension RuleSuite {
             // Inline: the job has run when execute returns.
             let ran = Counter()
             backend.inlineExecutor.execute { ran.increment() }
-            c.expect(ran.count == 1)
+            c.expectEqual(ran.count, 1)
         }
 
         static func exactlyOnce(_ c: RuleContext) throws {

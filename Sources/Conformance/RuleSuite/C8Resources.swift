@@ -36,7 +36,7 @@ extension RuleSuite {
                 tasks.append(source.task.timeout(after: .seconds(60)))
             }
             source.trySucceed(1)
-            c.expect(backend.whenAll(tasks).settle()?.isSuccess == true)
+            c.expectEqual(backend.whenAll(tasks).settle()?.isSuccess, true)
             c.expect(tasks.allSatisfy { $0.status == .completed })
             c.expect(eventually { weakProbes.allSatisfy { $0() == nil } }, "a completed continuation's captures are still alive")
         }
@@ -84,14 +84,14 @@ extension RuleSuite {
                     woke.signal()
                 }
                 waiter?.start()
-                c.expect(waiting.wait(timeout: .now() + 10) == .success)
+                c.expectEqual(waiting.wait(timeout: .now() + 10), .success)
             }
             // The source is gone: its task fails, the blocked waiter wakes, the continuation runs.
             c.expect(woke.wait(timeout: .now() + 10) == .success, "a waiter on an abandoned source still hangs")
-            c.expect(waited.withLock { $0 }?.error as? TaskError == .abandoned)
-            c.expect(task?.completion?.error as? TaskError == .abandoned)
+            c.expectEqual(waited.withLock { $0 }?.error as? TaskError, .abandoned)
+            c.expectEqual(task?.completion?.error as? TaskError, .abandoned)
             c.expect(eventually { seen.all.count == 1 })
-            c.expect(seen.all.first?.contains("abandoned") == true)
+            c.expectEqual(seen.all.first?.contains("abandoned"), true)
 
             // A completed source released later changes nothing (C1.1).
             let done: any AsyncTask<Int> = {
@@ -103,7 +103,7 @@ extension RuleSuite {
 
             // A body whose job an executor drops can never run: its task fails instead of hanging.
             let dropped = backend.run(on: DroppingJobsExecutor(), token: .none) { _ in 1 }
-            c.expect(dropped.wait(timeout: .seconds(10))?.error as? TaskError == .abandoned)
+            c.expectEqual(dropped.wait(timeout: .seconds(10))?.error as? TaskError, .abandoned)
         }
     }
 }

@@ -47,7 +47,7 @@ extension RuleSuite {
             c.expect(try chained.settle()?.get() == 42)
             c.expect(try plain.settle()?.get() == 43)
             c.expect(try plainTask.settle()?.get() == 44)
-            c.expect(user.ran.count == 3)
+            c.expectEqual(user.ran.count, 3)
         }
 
         static func defaultedFormsHonourToken(_ c: RuleContext) throws {
@@ -60,10 +60,10 @@ extension RuleSuite {
             let continued = gate.task.continueWith(on: backend.makeSerialExecutor(label: "c9.1"), token: cancelled.token) { _ in
                 ran.increment()
             }
-            c.expect(run.settle()?.isCancelled == true)
+            c.expectEqual(run.settle()?.isCancelled, true)
             c.expect(continued.settle()?.isCancelled == true, "C4.3: cancelled at once, not when the antecedent completes")
             gate.trySucceed(1)
-            c.expect(ran.count == 0)
+            c.expectEqual(ran.count, 0)
         }
 
         static func typedWhenAll(_ c: RuleContext) throws {
@@ -85,9 +85,9 @@ extension RuleSuite {
                 let all = backend.whenAll(pending.task, failing.task)
                 failing.tryComplete(failure)
                 let outcome = try c.require(all.settle(), "fail-fast: must not wait for the pending input")
-                c.expect(outcome.kind == failure.kind)
-                c.expect(outcome.testError == failure.testError)
-                c.expect(pending.task.status == .pending)
+                c.expectEqual(outcome.kind, failure.kind)
+                c.expectEqual(outcome.testError, failure.testError)
+                c.expectEqual(pending.task.status, .pending)
             }
         }
 
@@ -95,12 +95,12 @@ extension RuleSuite {
             let backend = c.backend
             let task = backend.run { 1 }
             task.wait()
-            c.expect(task.status == .completed)
+            c.expectEqual(task.status, .completed)
             try backend.succeeded(2).get()
             let failed: any AsyncTask<Int> = backend.failed(TestError(code: 3))
             let cancelled: any AsyncTask<String> = backend.cancelled()
-            c.expect(failed.completion?.testError == TestError(code: 3))
-            c.expect(cancelled.completion?.isCancelled == true)
+            c.expectEqual(failed.completion?.testError, TestError(code: 3))
+            c.expectEqual(cancelled.completion?.isCancelled, true)
             let (n, s) = try backend.whenAll(backend.succeeded(1), backend.succeeded("x")).get()
             c.expect(n == 1 && s == "x")
         }
@@ -128,7 +128,7 @@ extension RuleSuite {
             for task in [ran, withToken, unwrapped, continued, chained, prepared.task] {
                 c.expect(try task.settle()?.get() == true)
             }
-            c.expect(user.ran.count == 6)
+            c.expectEqual(user.ran.count, 6)
 
             let cancellation = backend.makeCancellationSource()
             cancellation.cancel()
@@ -136,9 +136,9 @@ extension RuleSuite {
             let bodies = Counter()
             let never = cancelledFactory.run { bodies.increment() }
             let neverContinued = cancelledFactory.continueWith(backend.makeSource(of: Int.self).task) { _ in bodies.increment() }
-            c.expect(never.settle()?.isCancelled == true)
-            c.expect(neverContinued.settle()?.isCancelled == true)
-            c.expect(bodies.count == 0)
+            c.expectEqual(never.settle()?.isCancelled, true)
+            c.expectEqual(neverContinued.settle()?.isCancelled, true)
+            c.expectEqual(bodies.count, 0)
             c.expect(try cancelledFactory.with(token: .none).run { 1 }.settle()?.get() == 1, "with(token:) replaces the token")
         }
 
@@ -179,7 +179,7 @@ extension RuleSuite {
             }
             let early = prepared.task.map { !$0 }
             c.expect(prepared.task.wait(timeout: .milliseconds(20)) == nil, "must not start before start()")
-            c.expect(prepared.task.status == .pending)
+            c.expectEqual(prepared.task.status, .pending)
             c.expect(!prepared.isStarted)
             try prepared.start(on: user)
             c.expect(try prepared.task.settle()?.get() == true)
@@ -187,7 +187,7 @@ extension RuleSuite {
             c.expectThrows(StartError.alreadyStarted) { try prepared.start() }
             c.expect(!prepared.tryStart())
             c.expect(prepared.isStarted)
-            c.expect(bodies.count == 1)
+            c.expectEqual(bodies.count, 1)
         }
 
         static func racingStarts(_ c: RuleContext) throws {
@@ -198,8 +198,8 @@ extension RuleSuite {
                 let prepared = backend.prepare { bodies.increment() }
                 race(4) { _ in if prepared.tryStart() { winners.increment() } }
                 c.expect(try prepared.task.settle()?.get() == 1)
-                c.expect(winners.count == 1)
-                c.expect(bodies.count == 1)
+                c.expectEqual(winners.count, 1)
+                c.expectEqual(bodies.count, 1)
             }
         }
 
@@ -208,17 +208,17 @@ extension RuleSuite {
             let bodies = Counter()
             let prepared = backend.prepare { bodies.increment() }
             prepared.cancel()
-            c.expect(prepared.task.completion?.isCancelled == true)
+            c.expectEqual(prepared.task.completion?.isCancelled, true)
             try prepared.start()
             c.expectThrows(StartError.alreadyStarted) { try prepared.start() }
 
             let source = backend.makeCancellationSource()
             let viaToken = backend.prepare(token: source.token) { bodies.increment() }
             source.cancel()
-            c.expect(viaToken.task.completion?.isCancelled == true)
+            c.expectEqual(viaToken.task.completion?.isCancelled, true)
             c.expect(viaToken.tryStart())
-            c.expect(viaToken.task.settle()?.isCancelled == true)
-            c.expect(bodies.count == 0)
+            c.expectEqual(viaToken.task.settle()?.isCancelled, true)
+            c.expectEqual(bodies.count, 0)
         }
 
         static func droppedBeforeStart(_ c: RuleContext) throws {
@@ -228,9 +228,9 @@ extension RuleSuite {
             let task = prepared?.task
             let continued = task?.map { $0 + 1 }
             prepared = nil
-            c.expect(task?.completion?.isCancelled == true)
-            c.expect(continued?.settle()?.isCancelled == true)
-            c.expect(bodies.count == 0)
+            c.expectEqual(task?.completion?.isCancelled, true)
+            c.expectEqual(continued?.settle()?.isCancelled, true)
+            c.expectEqual(bodies.count, 0)
         }
 
         static func cancelAfterStart(_ c: RuleContext) throws {
@@ -248,7 +248,7 @@ extension RuleSuite {
             prepared.cancel()
             c.expect(prepared.task.status == .running, "a started body is not cut short")
             proceed.trySucceed()
-            c.expect(prepared.task.settle()?.isCancelled == true)
+            c.expectEqual(prepared.task.settle()?.isCancelled, true)
         }
     }
 
@@ -268,20 +268,20 @@ extension RuleSuite {
                 return attempt
             }
             c.expect(try third.settle()?.get() == 3)
-            c.expect(tries.count == 3)
+            c.expectEqual(tries.count, 3)
 
             let failures = Counter()
             let exhausted = backend.retry(attempts: 3) { _ in
                 backend.failed(TestError(code: failures.increment()), as: Int.self)
             }
             c.expect(exhausted.settle()?.testError == TestError(code: 3), "the last attempt's error")
-            c.expect(failures.count == 3)
+            c.expectEqual(failures.count, 3)
 
             let declined = Counter()
             let stopped = backend.retry(attempts: 5, while: { attempt, error in (error as? TestError)?.code != 1 }) { _ -> Int in
                 throw TestError(code: declined.increment())
             }
-            c.expect(stopped.settle()?.testError == TestError(code: 1))
+            c.expectEqual(stopped.settle()?.testError, TestError(code: 1))
             c.expect(declined.count == 1, "shouldRetry said no")
 
             let cancelledAttempts = Counter()
@@ -289,7 +289,7 @@ extension RuleSuite {
                 cancelledAttempts.increment()
                 throw CancellationError()
             }
-            c.expect(cancelledAttempt.settle()?.isCancelled == true)
+            c.expectEqual(cancelledAttempt.settle()?.isCancelled, true)
             c.expect(cancelledAttempts.count == 1, "a cancelled attempt is not retried")
 
             let once = Counter()
@@ -304,7 +304,7 @@ extension RuleSuite {
             let slow = backend.retry(attempts: 3, backoff: .fixed(.milliseconds(30))) { _ -> Int in
                 throw TestError(code: tries.increment())
             }
-            c.expect(slow.settle()?.testError == TestError(code: 3))
+            c.expectEqual(slow.settle()?.testError, TestError(code: 3))
             c.expect(ContinuousClock.now - start >= .milliseconds(60), "two waits of 30 ms")
 
             let cancellation = backend.makeCancellationSource()
@@ -339,7 +339,7 @@ extension RuleSuite {
             let failing = backend.run(on: backend.makeSerialExecutor(label: "c9.5"), token: .none) { _ in
                 backend.failed(TestError(code: 1), as: Int.self)
             }
-            c.expect(failing.settle()?.testError == TestError(code: 1))
+            c.expectEqual(failing.settle()?.testError, TestError(code: 1))
             let cancellation = backend.makeCancellationSource()
             cancellation.cancel()
             let bodies = Counter()
@@ -347,8 +347,8 @@ extension RuleSuite {
                 bodies.increment()
                 return backend.succeeded(1)
             }
-            c.expect(never.settle()?.isCancelled == true)
-            c.expect(bodies.count == 0)
+            c.expectEqual(never.settle()?.isCancelled, true)
+            c.expectEqual(bodies.count, 0)
         }
 
         static func runAsyncValue(_ c: RuleContext) throws {
@@ -393,7 +393,7 @@ extension RuleSuite {
             c.expect(entered.task.settle() != nil)
             cancellation.cancel()
             c.expect(sleeping.settle()?.isCancelled == true, "token cancel cancels the Swift task; its CancellationError is .cancelled")
-            c.expect(bodies.count == 1)
+            c.expectEqual(bodies.count, 1)
         }
     }
 

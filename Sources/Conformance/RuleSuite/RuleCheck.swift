@@ -104,6 +104,19 @@ public final class RuleContext: Sendable {
         return condition
     }
 
+    /// Records "expected `expected`, got `actual`" unless they are equal; returns whether they are.
+    @discardableResult
+    public func expectEqual<T: Equatable>(
+        _ actual: T, _ expected: T, _ message: @autoclosure () -> String = "",
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> Bool {
+        guard actual != expected else { return true }
+        let text = message()
+        fail((text.isEmpty ? "" : text + ": ") + "expected \(expected), got \(actual)",
+             fileID: fileID, filePath: filePath, line: line, column: column)
+        return false
+    }
+
     /// Records a failure and stops the check unless `condition` holds.
     public func require(
         _ condition: Bool, _ message: @autoclosure () -> String = "",

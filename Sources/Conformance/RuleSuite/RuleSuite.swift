@@ -35,9 +35,9 @@ public enum RuleSuite {
     public static let timeLimit: Duration = .seconds(60)
 
     /// Runs `check` against `backend` and returns its failures (empty: the rule held). The check
-    /// runs on a thread of its own (an async one as a detached Swift task), so that its blocking
-    /// waits never hold a thread of Swift's cooperative pool; one that does not finish within
-    /// `timeLimit` fails.
+    /// runs on a thread of its own (an async one as a Swift task on `AwaitExecutor.shared`), so
+    /// that its blocking waits never hold a thread of Swift's cooperative pool, nor wait for one;
+    /// one that does not finish within `timeLimit` fails.
     public static func run(
         _ check: RuleCheck, on backend: any TaskBackend, timeLimit: Duration = RuleSuite.timeLimit,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -76,7 +76,9 @@ public enum RuleSuite {
             thread.stackSize = 4 << 20
             thread.start()
         case .async(let body):
-            Task.detached {
+            // On the harness's await thread, not Swift's cooperative pool: tests that block pool
+            // threads (synchronous tests, a synchronous check's caller) cannot starve the check.
+            Task.detached(executorPreference: AwaitExecutor.shared) {
                 do {
                     try await body(context)
                 } catch {
