@@ -33,6 +33,8 @@ let package = Package(
             path: "Examples/MainExecutor"
         ),
         .testTarget(name: "BenchTests", dependencies: ["bench"]),
+        // The plug-in proof: a backend of its own, seeing the package as a user's would.
+        .testTarget(name: "PluginTests", dependencies: ["TaskAPI", "Conformance"]),
         .testTarget(
             name: "RuleTests",
             dependencies: [

@@ -12,7 +12,7 @@ struct BackendConformanceTests {
     static func configuration(knownIssues: [Rule: String] = [:]) -> ConformanceConfiguration {
         var configuration = ConformanceConfiguration.forCurrentTest()
         // The resource checks (C2.7, C8.2 at 1,000,000 links) run per backend in child processes
-        // in RuleTests (C2ContinuationTests.stackSafety, C8ResourceTests.droppedPendingChain),
+        // in RuleTests (StackDepthTests: stackSafety, droppedPendingChain),
         // through the same `Conformance.checkResources`; running them here again would double
         // the longest part of `swift test`.
         configuration.resourceLinks = 0

@@ -1,3 +1,4 @@
+import Conformance
 import Foundation
 import Testing
 
@@ -89,6 +90,9 @@ import Testing
         let (tested, testOutput) = try await Self.swift(["test", "--skip-build"], in: package, environment: environment)
         #expect(tested == 0, "the guide's package fails its tests:\n\(testOutput.suffix(6000))")
         #expect(testOutput.contains("conformance [mine] base seed") && testOutput.contains("40 programs"), "\(testOutput.suffix(3000))")
+        // The one call ran the whole rule suite too.
+        #expect(testOutput.contains("rule suite [mine]: \(RuleSuite.checks.count) checks of \(RuleSuite.rules.count) rules in"),
+                "\(testOutput.suffix(3000))")
         // The printed rerun line selects the test that ran.
         #expect(testOutput.contains(#"swift test --filter 'MyBackendTests\.conforms\(\)'"#), "\(testOutput.suffix(3000))")
     }

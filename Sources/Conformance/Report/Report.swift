@@ -101,6 +101,8 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public internal(set) var skippedForReplay: String?
     /// How many checks of each rule ran, over every program.
     public internal(set) var checksRun: [Rule: Int] = [:]
+    /// The rule suite's results, when the check ran it (`Conformance.checkAll`).
+    public internal(set) var ruleSuite: RuleSuiteReport?
 
     /// Every rule of the contract with the programs that exercised it and the checks that ran,
     /// as a Markdown table (docs/CONFORMANCE.md).
@@ -112,7 +114,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
             }).joined(separator: "\n")
     }
 
-    public var passed: Bool { failures.isEmpty && errors.isEmpty }
+    public var passed: Bool { failures.isEmpty && errors.isEmpty && ruleSuite?.passed != false }
 
     public var description: String {
         if let skippedForReplay {
@@ -136,6 +138,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         lines += errors.map { "  error: \($0)" }
         lines += knownIssues.map { "  known issue: \($0.rule) (seed \($0.seed)): \($0.message)" }
         lines += failures.map(\.description)
+        if let ruleSuite { lines.append(ruleSuite.description) }
         return lines.joined(separator: "\n")
     }
 }

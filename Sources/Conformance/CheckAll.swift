@@ -1,0 +1,76 @@
+import Foundation
+import TaskAPI
+
+extension Conformance {
+    /// The one call that checks a backend against the whole contract: the rule suite
+    /// (`RuleSuite.checks`, hand-written checks of each rule), then `check`'s resource checks
+    /// (C2.7, C8.2) and generated programs. The report's `passed` covers all three; its `issues`
+    /// are what a test framework adapter records.
+    ///
+    ///     let report = Conformance.checkAll(MyBackend(), configuration: .fromEnvironment())
+    ///     for issue in report.issues { ... record issue.message at issue.location ... }
+    ///
+    /// A replay (`CONFORMANCE_REPLAY`, a seed) runs programs only: the rule suite has no seed.
+    public static func checkAll(
+        _ backend: any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        rules: [RuleCheck] = RuleSuite.checks,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> ConformanceReport {
+        let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
+            ? RuleSuite.run(backend, checks: rules, fileID: fileID, filePath: filePath, line: line, column: column) : nil
+        if let suite { configuration.output(suite.description) }
+        var report = check(backend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
+        report.ruleSuite = suite
+        return report
+    }
+
+    /// The same, from async code: synchronous work runs on threads of its own, never blocking a
+    /// thread of Swift's cooperative pool. Use this one from async tests.
+    public static func checkAll(
+        _ backend: any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        rules: [RuleCheck] = RuleSuite.checks,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async -> ConformanceReport {
+        let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
+            ? await RuleSuite.run(backend, checks: rules, fileID: fileID, filePath: filePath, line: line, column: column) : nil
+        if let suite { configuration.output(suite.description) }
+        var report: ConformanceReport = await check(
+            backend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
+        report.ruleSuite = suite
+        return report
+    }
+}
+
+/// One thing a test framework adapter records as a failure: a message, the rule it breaks (nil
+/// for an error of the run itself), and where to point (nil: the adapter's own call site).
+public struct ConformanceIssue: Sendable, CustomStringConvertible {
+    public let rule: String?
+    public let message: String
+    public let location: CallSite?
+
+    public var description: String { message }
+}
+
+extension ConformanceReport {
+    /// Every failure and error of the report as issues, for an adapter to record: errors of the
+    /// run (at the adapter's call site), failing programs (at the line that called the check),
+    /// failing rule checks (at the failing expectation inside the suite). Known issues are not
+    /// included (`knownIssues`).
+    public var issues: [ConformanceIssue] {
+        errors.map { ConformanceIssue(rule: nil, message: "conformance [\(backend)]: \($0)", location: nil) }
+            + failures.map { ConformanceIssue(rule: $0.rule.rawValue, message: $0.description, location: $0.callSite) }
+            + (ruleSuite?.issues ?? [])
+    }
+}
+
+extension RuleSuiteReport {
+    /// The failures as issues, at the failing expectation inside the suite.
+    public var issues: [ConformanceIssue] { failures.map(\.issue) }
+}
+
+extension RuleFailure {
+    /// This failure as an issue, at the failing expectation inside the suite.
+    public var issue: ConformanceIssue { ConformanceIssue(rule: rule, message: description, location: location) }
+}

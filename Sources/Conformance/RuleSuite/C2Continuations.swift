@@ -1,0 +1,227 @@
+import Foundation
+import Synchronization
+import TaskAPI
+
+extension RuleSuite {
+    /// C2 Continuations.
+    enum C2Continuations {
+        static let checks: [RuleCheck] = [
+            RuleCheck("C2.1", "continuations from many threads, before and after completion, each run once", manyContinuationsRunOnce),
+            RuleCheck("C2.2", "a continuation sees the outcome and every write made before completion", happensBefore),
+            RuleCheck("C2.3", "neither registering nor completing runs the body in the call, except inline", notRunInsideCalls),
+            RuleCheck("C2.4", "continuations are handed over in registration order; serial runs them in order", registrationOrder),
+            RuleCheck("C2.4", "a continuation registered during the completing hand-over does not overtake it", lateRegistrationKeepsOrder),
+            RuleCheck("C2.4", "a hand-off deferred to a trampoline is not overtaken by a later registration", deferredHandOffKeepsOrder),
+            RuleCheck("C2.5", "a continuation runs on the executor it was registered with", runsOnItsExecutor),
+            RuleCheck("C2.6", "a continuation returning a task is unwrapped", unwrapping),
+        ]
+
+        static func manyContinuationsRunOnce(_ c: RuleContext) throws {
+            let backend = c.backend
+            let source = backend.makeSource(of: Int.self)
+            let perThread = 250
+            let runs = (0..<(4 * perThread)).map { _ in Counter() }
+            let done = Counter()
+            let allRan = backend.makeSource(of: Void.self)
+            let executors = [backend.defaultExecutor, backend.inlineExecutor, backend.makeSerialExecutor(label: "c2.1")]
+            race(4) { thread in
+                for index in 0..<perThread {
+                    let id = thread * perThread + index
+                    if thread == 0 && index == perThread / 2 { source.trySucceed(42) }
+                    source.task.whenComplete(on: executors[id % executors.count]) { completion in
+                        c.expectEqual(completion.value, 42)
+                        runs[id].increment()
+                        if done.increment() == runs.count { allRan.trySucceed() }
+                    }
+                }
+            }
+            c.expect(allRan.task.settle() != nil)
+            c.expect(runs.allSatisfy { $0.count == 1 })
+        }
+
+        static func happensBefore(_ c: RuleContext) throws {
+            let backend = c.backend
+            for executor in [backend.defaultExecutor, backend.inlineExecutor, backend.makeSerialExecutor(label: "c2.2")] {
+                let shared = Unsynchronized([Int]())
+                let source = backend.makeSource(of: Int.self)
+                let seen = source.task.continueWith(on: executor, token: .none) { completion in
+                    (shared.value, try completion.get())
+                }
+                let writer = Thread {
+                    shared.value = Array(0..<100)
+                    source.trySucceed(7)
+                }
+                writer.start()
+                let result = try c.require(seen.settle())
+                let (array, value) = try result.get()
+                c.expectEqual(array, Array(0..<100))
+                c.expectEqual(value, 7)
+            }
+        }
+
+        static func notRunInsideCalls(_ c: RuleContext) throws {
+            let backend = c.backend
+            for executor in [backend.defaultExecutor, backend.makeSerialExecutor(label: "c2.3")] {
+                let inCall = Locked<ObjectIdentifier?>(nil)
+                let ranInside = Counter()
+                let allRan = backend.makeSource(of: Void.self)
+                let done = Counter()
+                let body: @Sendable (Completion<Int>) -> Void = { _ in
+                    if inCall.withLock({ $0 }) == ObjectIdentifier(Thread.current) { ranInside.increment() }
+                    if done.increment() == 200 { allRan.trySucceed() }
+                }
+                let pending = backend.makeSource(of: Int.self)
+                for _ in 0..<100 {
+                    inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
+                    pending.task.whenComplete(on: executor, body)
+                    inCall.withLock { $0 = nil }
+                }
+                inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
+                pending.trySucceed(1)
+                inCall.withLock { $0 = nil }
+                let completed = backend.succeeded(1)
+                for _ in 0..<100 {
+                    inCall.withLock { $0 = ObjectIdentifier(Thread.current) }
+                    completed.whenComplete(on: executor, body)
+                    inCall.withLock { $0 = nil }
+                }
+                c.expect(allRan.task.settle() != nil)
+                c.expectEqual(ranInside.count, 0)
+            }
+            // The inline executor is the exception: on a completed task the body runs before the call returns.
+            let ran = Counter()
+            backend.succeeded(1).whenComplete(on: backend.inlineExecutor) { _ in ran.increment() }
+            c.expectEqual(ran.count, 1)
+        }
+
+        static func registrationOrder(_ c: RuleContext) throws {
+            let backend = c.backend
+            let user = UserExecutor()
+            let serial = backend.makeSerialExecutor(label: "c2.4")
+            for executor in [serial, backend.inlineExecutor, user as any Executor] {
+                let source = backend.makeSource(of: Int.self)
+                let order = Recorder<Int>()
+                let count = 500
+                var last: any AsyncTask<Void> = backend.succeeded(())
+                for index in 0..<count {
+                    if index == count / 2 { source.trySucceed(0) }
+                    last = source.task.continueWith(on: executor, token: .none) { _ in order.append(index) }
+                }
+                c.expect(last.settle() != nil)
+                c.expect(eventually { order.all.count == count })
+                c.expectEqual(order.all, Array(0..<count))
+            }
+        }
+
+        static func lateRegistrationKeepsOrder(_ c: RuleContext) throws {
+            let backend = c.backend
+            let gate = GateExecutor()
+            let user = UserExecutor()
+            let order = Recorder<Int>()
+            let source = backend.makeSource(of: Int.self)
+            source.task.whenComplete(on: gate) { _ in }
+            let second = source.task.continueWith(on: user, token: .none) { _ in order.append(2) }
+            let completer = Thread { source.trySucceed(1) }
+            completer.start()
+            // The completing thread is now inside the first hand-over; register a third continuation.
+            c.expectEqual(gate.entered.wait(timeout: .now() + 10), .success)
+            let third = source.task.continueWith(on: user, token: .none) { _ in order.append(3) }
+            gate.release.signal()
+            c.expect(second.settle() != nil)
+            c.expect(third.settle() != nil)
+            c.expect(order.all == [2, 3], "the late registration overtook an earlier one")
+        }
+
+        /// When a task completes inside inline work, its hand-overs are queued on the thread's
+        /// trampoline (C2.7); a registration made on another thread before they ran must still be
+        /// handed over after them, also on an executor that runs jobs synchronously.
+        static func deferredHandOffKeepsOrder(_ c: RuleContext) throws {
+            let b = c.backend
+            final class Synchronous: Executor {
+                func execute(_ job: @escaping @Sendable () -> Void) { job() }
+            }
+            for _ in 0..<20 {
+                let user = Synchronous()
+                let order = Recorder<Int>()
+                let first: any CompletionSource<Int> = b.makeSource()
+                let second: any CompletionSource<Int> = b.makeSource()
+                second.task.whenComplete(on: user) { _ in order.append(1) }
+                let registerNow = DispatchSemaphore(value: 0)
+                let registered = DispatchSemaphore(value: 0)
+                let registrar = b.run { [second] _ in
+                    registerNow.wait()
+                    second.task.whenComplete(on: user) { _ in order.append(2) }
+                    registered.signal()
+                }
+                first.task.whenComplete(on: b.inlineExecutor) { _ in
+                    second.trySucceed(1)  // hand-off to `user` queued behind this inline job
+                    registerNow.signal()
+                    registered.wait()
+                }
+                first.trySucceed(0)
+                _ = registrar.wait()
+                c.expect(order.all == [1, 2], "a registration overtook a hand-off queued on a trampoline")
+            }
+            // The same for a registration on a task that completed long ago: made inside inline work,
+            // its hand-off is queued, and one made on another thread meanwhile must wait behind it.
+            for _ in 0..<20 {
+                let user = Synchronous()
+                let order = Recorder<Int>()
+                let done = b.succeeded(0)
+                let registerNow = DispatchSemaphore(value: 0)
+                let registered = DispatchSemaphore(value: 0)
+                let registrar = b.run { _ in
+                    registerNow.wait()
+                    done.whenComplete(on: user) { _ in order.append(2) }
+                    registered.signal()
+                }
+                let outer: any CompletionSource<Int> = b.makeSource()
+                outer.task.whenComplete(on: b.inlineExecutor) { _ in
+                    done.whenComplete(on: user) { _ in order.append(1) }  // queued behind this job
+                    registerNow.signal()
+                    registered.wait()
+                }
+                outer.trySucceed(0)
+                _ = registrar.wait()
+                c.expect(order.all == [1, 2], "a registration overtook a late one queued on a trampoline")
+            }
+        }
+
+        static func runsOnItsExecutor(_ c: RuleContext) throws {
+            let backend = c.backend
+            let user = UserExecutor()
+            let source = backend.makeSource(of: Int.self)
+            let checks: [any AsyncTask<Bool>] = (0..<50).map { index in
+                (index.isMultiple(of: 2) ? source.task : backend.succeeded(1))
+                    .continueWith(on: user, token: .none) { _ in user.isCurrent }
+            }
+            source.trySucceed(1)
+            let ran = try backend.whenAll(checks).settle()?.get()
+            c.expectEqual(ran, Array(repeating: true, count: 50))
+            c.expect(user.submitted.count >= 50)
+            let run = backend.run(on: user, token: .none) { _ in user.isCurrent }
+            c.expect(try run.settle()?.get() == true)
+            let mapped = backend.succeeded(1).map(on: user) { _ in user.isCurrent }
+            c.expect(try mapped.settle()?.get() == true)
+        }
+
+        static func unwrapping(_ c: RuleContext) throws {
+            let backend = c.backend
+            for outcome in [Completion<Int>.success(3), .failure(TestError(code: 4)), .cancelled] {
+                let inner = backend.makeSource(of: Int.self)
+                let outer = backend.succeeded(1).continueWithTask(on: backend.defaultExecutor, token: .none) { _ in inner.task }
+                let flat = backend.succeeded(1).flatMap { _ in inner.task }
+                let then = backend.succeeded(1).then { _ -> any AsyncTask<Int> in inner.task }
+                // Still pending: the outer tasks wait for the inner one.
+                c.expect(outer.wait(timeout: .milliseconds(20)) == nil)
+                inner.tryComplete(outcome)
+                for task in [outer, flat, then] {
+                    let result = try c.require(task.settle())
+                    c.expectEqual(result.kind, outcome.kind)
+                    c.expectEqual(result.value, outcome.value)
+                    c.expectEqual(result.testError, outcome.testError)
+                }
+            }
+        }
+    }
+}

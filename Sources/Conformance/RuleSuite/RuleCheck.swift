@@ -1,0 +1,198 @@
+import Foundation
+import TaskAPI
+
+/// One check of the rule suite: a hand-written test of one rule of docs/CONTRACT.md, written
+/// against TaskAPI only, so that it runs against any backend. Failures are values
+/// (`RuleFailure`); no test framework is involved.
+public struct RuleCheck: Sendable, CustomStringConvertible {
+    enum Body: Sendable {
+        case sync(@Sendable (RuleContext) throws -> Void)
+        case async(@Sendable (RuleContext) async throws -> Void)
+    }
+
+    /// The rule's id in docs/CONTRACT.md ("C2.4"). `Rule(rawValue:)` gives the harness's enum for
+    /// the rules it knows.
+    public let rule: String
+    /// What the check shows, in a few words.
+    public let name: String
+    let body: Body
+
+    /// A check of `rule` (its id in docs/CONTRACT.md) whose synchronous `body` may block.
+    public init(_ rule: String, _ name: String, _ body: @escaping @Sendable (RuleContext) throws -> Void) {
+        self.rule = rule
+        self.name = name
+        self.body = .sync(body)
+    }
+
+    /// A check of `rule` whose `body` awaits; it must not block its thread.
+    public init(_ rule: String, _ name: String, async body: @escaping @Sendable (RuleContext) async throws -> Void) {
+        self.rule = rule
+        self.name = name
+        self.body = .async(body)
+    }
+
+    /// Whether the check is `async` (it awaits Swift tasks); the others block the thread that
+    /// runs them.
+    public var isAsync: Bool {
+        if case .async = body { return true }
+        return false
+    }
+
+    /// The chapter of the rule: 2 for "C2.4".
+    public var chapter: Int { Int(rule.dropFirst().prefix { $0 != "." }) ?? 0 }
+
+    /// "C2.4 continuations are handed over in registration order; ...": the rule first, so that
+    /// a test report names it.
+    public var description: String { "\(rule) \(name)" }
+}
+
+/// A failed expectation of a rule check: the rule, the check, what failed, where the failing
+/// expectation is in the suite (`location`, in Sources/Conformance/RuleSuite) and who ran the
+/// suite (`callSite`, the line of `RuleSuite.run` or `Conformance.checkAll` in the caller's test).
+public struct RuleFailure: Sendable, CustomStringConvertible {
+    public let backend: String
+    public let rule: String
+    public let check: String
+    public let message: String
+    public let location: CallSite
+    public let callSite: CallSite
+
+    public var description: String {
+        "[\(backend)] \(rule) broken: \(message)\n  check: \(rule) \(check)\n"
+            + "  at: \(location.fileID):\(location.line) (suite run from \(callSite.fileID):\(callSite.line))"
+    }
+}
+
+/// What a check body sees: the backend under test, and expectations that record failures
+/// instead of stopping (`expect`) or stop the check (`require`, which throws).
+public final class RuleContext: Sendable {
+    public let backend: any TaskBackend
+    let check: RuleCheck
+    let callSite: CallSite
+    private let recorded = Locked<[RuleFailure]>([])
+
+    init(backend: any TaskBackend, check: RuleCheck, callSite: CallSite) {
+        self.backend = backend
+        self.check = check
+        self.callSite = callSite
+    }
+
+    /// The failures recorded so far.
+    public var failures: [RuleFailure] { recorded.withLock { $0 } }
+
+    /// Records a failure of the check's rule at the caller's line.
+    public func fail(
+        _ message: String,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        let failure = RuleFailure(
+            backend: backend.name, rule: check.rule, check: check.name, message: message,
+            location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite)
+        recorded.withLock { $0.append(failure) }
+    }
+
+    /// Records a failure unless `condition` holds; returns `condition`.
+    @discardableResult
+    public func expect(
+        _ condition: Bool, _ message: @autoclosure () -> String = "",
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> Bool {
+        if !condition {
+            let text = message()
+            fail(text.isEmpty ? "expectation failed" : text, fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+        return condition
+    }
+
+    /// Records "expected `expected`, got `actual`" unless they are equal; returns whether they are.
+    @discardableResult
+    public func expectEqual<T: Equatable>(
+        _ actual: T, _ expected: T, _ message: @autoclosure () -> String = "",
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> Bool {
+        guard actual != expected else { return true }
+        let text = message()
+        fail((text.isEmpty ? "" : text + ": ") + "expected \(expected), got \(actual)",
+             fileID: fileID, filePath: filePath, line: line, column: column)
+        return false
+    }
+
+    /// Records a failure and stops the check unless `condition` holds.
+    public func require(
+        _ condition: Bool, _ message: @autoclosure () -> String = "",
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) throws {
+        guard expect(condition, message(), fileID: fileID, filePath: filePath, line: line, column: column) else {
+            throw RequirementFailed()
+        }
+    }
+
+    /// Returns `value`; records a failure and stops the check when it is `nil`.
+    public func require<T>(
+        _ value: T?, _ message: @autoclosure () -> String = "",
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) throws -> T {
+        guard let value else {
+            let text = message()
+            fail(text.isEmpty ? "required value was nil" : text, fileID: fileID, filePath: filePath, line: line, column: column)
+            throw RequirementFailed()
+        }
+        return value
+    }
+
+    /// Expects `body` to throw an error equal to `expected`.
+    public func expectThrows<E: Error & Equatable>(
+        _ expected: E, _ body: () throws -> Void,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        do {
+            try body()
+            fail("expected \(expected) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
+        } catch {
+            expect((error as? E) == expected, "expected \(expected) to be thrown, got \(error)",
+                   fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+    }
+
+    /// Expects `body` to throw an error of type `type`.
+    public func expectThrows<E: Error>(
+        _ type: E.Type, _ body: () throws -> Void,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        do {
+            try body()
+            fail("expected \(type) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
+        } catch {
+            expect(error is E, "expected \(type) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+    }
+
+    /// Expects `body` to throw an error equal to `expected`, from async code.
+    public func expectThrowsAsync<E: Error & Equatable>(
+        _ expected: E, _ body: () async throws -> Void,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async {
+        do {
+            try await body()
+            fail("expected \(expected) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
+        } catch {
+            expect((error as? E) == expected, "expected \(expected) to be thrown, got \(error)",
+                   fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+    }
+
+    /// Expects `body` not to throw.
+    public func expectNoThrow(
+        _ body: () throws -> Void,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        do {
+            try body()
+        } catch {
+            fail("expected no error, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+    }
+}
+
+/// Thrown by `RuleContext.require` to end a check; the failure is already recorded.
+struct RequirementFailed: Error {}

@@ -1,0 +1,173 @@
+import Foundation
+import TaskAPI
+
+/// The contract's hand-written rule checks, framework-free: each check exercises one rule of
+/// docs/CONTRACT.md through TaskAPI only, and reports failures as values. `Conformance.checkAll`
+/// runs them together with the generated programs; a test suite may also run them one by one
+/// (`run(_:on:)`), so that each rule gets a test of its own.
+///
+/// Not here, because a failure would kill the process running them: C2.7 (stack depth) and the
+/// dropped-chain half of C8.2, which `Conformance.checkResources` checks (run by `check` and
+/// `checkAll`; put it in a child process to see a stack overflow as a failure). Nor what only a
+/// backend's own API can set up: C6.4's limit on blocked threads, C9.8's main thread.
+public enum RuleSuite {
+    /// Every check, in the contract's order.
+    public static let checks: [RuleCheck] =
+        C1Outcome.checks + C2Continuations.checks + C3Errors.checks + C4Cancellation.checks
+        + C5Combinators.checks + C6Waiting.checks + C7Executors.checks + C8Resources.checks
+        + C9CallForm.checks + C9Factory.checks + C9PreparedTask.checks + C9Retry.checks + C9Run.checks
+        + C9Executor.checks + C9ActorExecutor.checks
+
+    /// The rule ids the checks cover, in the contract's order.
+    public static var rules: [String] {
+        var seen = Set<String>()
+        return checks.map(\.rule).filter { seen.insert($0).inserted }
+    }
+
+    /// The checks of chapter `chapter` (C`chapter`.x).
+    public static func checks(chapter: Int) -> [RuleCheck] {
+        checks.filter { $0.chapter == chapter }
+    }
+
+    /// How long one check may take before it counts as hung: a failure of its rule, and the
+    /// suite goes on (the check's thread stays blocked in the backend). A correct backend needs
+    /// a second or two for the slowest check.
+    public static let timeLimit: Duration = .seconds(60)
+
+    /// Runs `check` against `backend` and returns its failures (empty: the rule held). The check
+    /// runs on a thread of its own (an async one as a Swift task on `AwaitExecutor.shared`), so
+    /// that its blocking waits never hold a thread of Swift's cooperative pool, nor wait for one;
+    /// one that does not finish within `timeLimit` fails.
+    public static func run(
+        _ check: RuleCheck, on backend: any TaskBackend, timeLimit: Duration = RuleSuite.timeLimit,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async -> [RuleFailure] {
+        let context = RuleContext(
+            backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let resume = Once { continuation.resume(returning: $0) }
+            start(check, context) { resume(true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds(timeLimit)) { resume(false) }
+        }
+        return outcome(context, finished: finished, timeLimit: timeLimit)
+    }
+
+    /// Runs `check` from synchronous code: the calling thread waits for it (at most `timeLimit`).
+    public static func run(
+        _ check: RuleCheck, on backend: any TaskBackend, timeLimit: Duration = RuleSuite.timeLimit,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> [RuleFailure] {
+        let context = RuleContext(
+            backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+        let done = DispatchSemaphore(value: 0)
+        start(check, context) { done.signal() }
+        let finished = done.wait(timeout: .now() + seconds(timeLimit)) == .success
+        return outcome(context, finished: finished, timeLimit: timeLimit)
+    }
+
+    /// Starts the check's body on a thread (or Swift task) of its own; `done` once it returned.
+    private static func start(_ check: RuleCheck, _ context: RuleContext, done: @escaping @Sendable () -> Void) {
+        switch check.body {
+        case .sync(let body):
+            let thread = Thread {
+                finish(context) { try body(context) }
+                done()
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
+        case .async(let body):
+            // On the harness's await thread, not Swift's cooperative pool: tests that block pool
+            // threads (synchronous tests, a synchronous check's caller) cannot starve the check.
+            Task.detached(executorPreference: AwaitExecutor.shared) {
+                do {
+                    try await body(context)
+                } catch {
+                    recordThrown(error, context)
+                }
+                done()
+            }
+        }
+    }
+
+    /// The failures of a check, plus one for a check still running at its time limit.
+    private static func outcome(_ context: RuleContext, finished: Bool, timeLimit: Duration, line: Int = #line) -> [RuleFailure] {
+        if !finished {
+            context.fail("the check did not finish within \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
+        }
+        return context.failures
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Runs `checks` (all by default) against `backend`, one after the other.
+    public static func run(
+        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> RuleSuiteReport {
+        let began = ContinuousClock.now
+        let failures = checks.flatMap { run($0, on: backend, fileID: fileID, filePath: filePath, line: line, column: column) }
+        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - began)
+    }
+
+    /// The same, from async code.
+    public static func run(
+        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async -> RuleSuiteReport {
+        let began = ContinuousClock.now
+        var failures: [RuleFailure] = []
+        for check in checks {
+            failures += await run(check, on: backend, fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - began)
+    }
+
+    private static func finish(_ context: RuleContext, _ body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            recordThrown(error, context)
+        }
+    }
+
+    /// An error a check did not catch: a `require` that failed (already recorded), or a failure.
+    private static func recordThrown(_ error: any Error, _ context: RuleContext, line: Int = #line) {
+        guard !(error is RequirementFailed) else { return }
+        context.fail("the check threw \(error)", line: line)
+    }
+}
+
+/// Calls `body` the first time it is called, with that call's argument; later calls do nothing.
+private final class Once: Sendable {
+    private let body: Locked<(@Sendable (Bool) -> Void)?>
+    init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = Locked(body) }
+    func callAsFunction(_ value: Bool) {
+        body.withLock { body in defer { body = nil }; return body }?(value)
+    }
+}
+
+/// What `RuleSuite.run` found for one backend.
+public struct RuleSuiteReport: Sendable, CustomStringConvertible {
+    public let backend: String
+    /// The checks that ran.
+    public let checks: [RuleCheck]
+    public let failures: [RuleFailure]
+    public let duration: Duration
+
+    public var passed: Bool { failures.isEmpty }
+
+    /// The rule ids whose checks ran, in the contract's order.
+    public var rules: [String] {
+        var seen = Set<String>()
+        return checks.map(\.rule).filter { seen.insert($0).inserted }
+    }
+
+    public var description: String {
+        let broken = Set(failures.map(\.rule))
+        return (["rule suite [\(backend)]: \(checks.count) checks of \(rules.count) rules in \(duration), "
+            + (passed ? "passed" : "\(failures.count) failures (\(rules.filter(broken.contains).joined(separator: " ")))")]
+            + failures.map(\.description)).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,65 @@
+import Conformance
+import Dispatch
+import Testing
+import TaskAPI
+
+/// The contract's rule suite (Conformance's `RuleSuite`) against every backend of the package:
+/// one test case per check and backend, named by the check ("C2.4 continuations are handed over
+/// in registration order; ...") and the backend, so that a failure names its rule. The checks
+/// themselves live in Sources/Conformance/RuleSuite, where a backend from outside runs them too
+/// (`Conformance.checkAll`).
+@Suite("Rule suite")
+struct RuleSuiteTests {
+    @Test("Each rule check of the contract", arguments: RuleSuite.checks, Backends.all)
+    func rule(_ check: RuleCheck, _ c: BackendCase) async {
+        let failures = check.isAsync ? await RuleSuite.run(check, on: c.backend) : Self.runBlocking(check, c.backend)
+        for failure in failures {
+            let at = failure.location
+            Issue.record(
+                Comment(rawValue: failure.description),
+                sourceLocation: SourceLocation(fileID: at.fileID, filePath: at.filePath, line: at.line, column: at.column))
+        }
+    }
+
+    /// Every rule of the harness's vocabulary has a check here, or (C2.7) an exit test.
+    @Test("Every rule C1-C8 has checks in the rule suite")
+    func everyRuleChecked() {
+        let covered = Set(RuleSuite.rules).union(["C2.7"])
+        let missing = Rule.allCases.map(\.rawValue).filter { !covered.contains($0) }
+        #expect(missing.isEmpty, "rules without a check: \(missing)")
+        #expect(RuleSuite.checks.allSatisfy { $0.description.hasPrefix($0.rule + " ") })
+    }
+
+    /// A failed expectation is a value naming the check's rule, the expectation's line and the
+    /// caller's; a check that hangs fails at its time limit instead of hanging the suite.
+    @Test("Rule failures are values with the rule, the expectation's location and the call site")
+    func failuresAreValues() async throws {
+        let backend = try #require(Backends.all.first).backend
+        let failing = RuleCheck("C1.1", "an expectation that fails") { c in
+            c.expect(c.backend.succeeded(1).completion?.value == 2, "one is not two")
+        }
+        let expectationLine = #line - 2
+        let failures = await RuleSuite.run(failing, on: backend)
+        let callLine = #line - 1
+        let failure = try #require(failures.first)
+        #expect(failures.count == 1)
+        #expect(failure.rule == "C1.1" && failure.message == "one is not two" && failure.backend == backend.name)
+        #expect(failure.location.fileID == #fileID && failure.location.line == expectationLine)
+        #expect(failure.callSite.fileID == #fileID && failure.callSite.line == callLine)
+
+        let release = DispatchSemaphore(value: 0)
+        let hanging = RuleCheck("C6.1", "a wait that never returns") { _ in release.wait() }
+        let hung = await RuleSuite.run(hanging, on: backend, timeLimit: .milliseconds(200))
+        release.signal()
+        #expect(hung.map(\.rule) == ["C6.1"])
+        #expect(hung.first?.message.contains("did not finish within") == true)
+    }
+
+    /// A synchronous check blocks this test's thread while it runs, as the tests it replaces did
+    /// (Swift Testing bounds how many run at once); the async `RuleSuite.run` would free the
+    /// thread and let every check start at once. This is the synchronous `RuleSuite.run`, picked
+    /// by calling it from synchronous code.
+    private static func runBlocking(_ check: RuleCheck, _ backend: any TaskBackend) -> [RuleFailure] {
+        RuleSuite.run(check, on: backend)
+    }
+}
