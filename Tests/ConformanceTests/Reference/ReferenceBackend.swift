@@ -156,10 +156,13 @@ final class ReferenceBackend: TaskBackend {
         for (index, task) in tasks.enumerated() {
             task.whenComplete(on: inlineExecutor) { completion in
                 guard case .success(let value) = completion else {
+                    // Completed: the values collected so far go now, not when the last input ends (C5.5).
+                    slots.withLock { $0 = (values: [], arrived: [], remaining: -1) }
                     source.tryComplete(completion.isCancelled ? .cancelled : .failure(completion.error ?? CancellationError()))
                     return
                 }
                 let done: [T]? = slots.withLock { state in
+                    guard state.remaining > 0 else { return nil }
                     state.values[index] = value
                     state.arrived.append(value)
                     state.remaining -= 1
