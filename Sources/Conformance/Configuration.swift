@@ -28,9 +28,16 @@ public struct ConformanceConfiguration: Sendable {
     public var hangLimit: Duration
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     public var leakLimit: Duration
+
+    /// The one time limit of a shrink candidate (its `hangLimit`; a controlled candidate's thread
+    /// gets twice that and a margin): at most `hangLimit`, and longer than any wait inside the
+    /// run (a cancelled await is waited on for the timing slack), at least 1 s.
+    var candidateLimit: Duration {
+        min(hangLimit, max(.seconds(1), timingSlack + .milliseconds(500)))
+    }
     /// Stop after this many failing programs.
     public var maxFailingPrograms: Int
-    /// The executors programs use; issue 6's controlled mode substitutes its own.
+    /// The executors programs use; controlled mode interposes on the ones it makes.
     public var executors: any ExecutorProvider
     /// The `swift test --filter` argument of the replay line.
     public var testFilter: String

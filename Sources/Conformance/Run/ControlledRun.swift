@@ -2,18 +2,20 @@ import Foundation
 import TaskAPI
 
 /// Runs one program in controlled mode: one real thread, the controlled one, executes the
-/// drivers' steps (each driver a logical thread) and the executors' jobs one at a time, in the
-/// order `strategy` draws from the program's seed. Then the same checks as under stress.
+/// drivers' steps (each driver a logical thread) and hands the executors' jobs over to the
+/// backend's own executors one at a time (`Interposition.swift`), in the order `strategy` draws
+/// from the program's seed. Then the same checks as under stress.
 ///
 /// Every scheduling point is a driver step (a completion, a registration, a cancel...) or a
 /// job. A blocking `wait()` is enabled only once its task completed, so the one real thread
 /// never blocks; when nothing is enabled while drivers or tasks remain, the run is stuck: a
 /// lost continuation, reported at once instead of after the watchdog's limit.
 extension Harness {
-    func runControlled(_ program: Program, strategy: ScheduleStrategy) -> ProgramResult {
+    func runControlled(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> ProgramResult {
         let scheduler = Scheduler()
-        let executors = ControlledExecutorProvider(scheduler: scheduler).makeExecutors(for: program, backend: backend)
-        let execution = ProgramExecution(program: program, backend: backend, executors: executors)
+        let provider = InterposedExecutorProvider(scheduler: scheduler, base: executors)
+        let execution = ProgramExecution(program: program, backend: backend,
+                                         executors: provider.makeExecutors(for: program, backend: backend))
         let outcome = Locked<ControlledOutcome?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread { [hangLimit] in
@@ -25,26 +27,38 @@ extension Harness {
         }
         thread.stackSize = 4 << 20
         thread.start()
-        let limit = Watchdog(limit: controlledHangLimit ?? hangLimit * 2).deadline
+        // The loop's own waits end by two phase deadlines of `hangLimit` each: beyond them (and a
+        // margin) its thread is blocked inside the backend.
+        let limit = Watchdog(limit: controlledRunLimit).deadline
         guard finished.wait(timeout: .now() + limit.timeIntervalSinceNow) == .success, let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
             let finding = Watchdog.hang(phase: "the controlled run (its one thread is blocked)", execution: execution,
-                                        stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
+                                        stuckSteps: stuck, heldCompleted: false, limit: controlledRunLimit)
             return ProgramResult(findings: [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
         }
         var foreign = scheduler.foreignActivity
-        let owner = result.thread
-        if let event = execution.log.events.first(where: { $0.thread != owner }) {
-            foreign.append("\(event.kind) was logged on thread\(event.thread), not the controlled thread")
+        if let event = execution.log.events.first(where: { !$0.underControl }) {
+            foreign.append("\(event.kind) was logged on thread\(event.thread), not under the controlled run's control")
         }
-        var findings: [Finding] = []
+        // What the interposition saw the executors do wrong comes first: it names the faulty executor.
+        let findings = scheduler.violations
+        if let blocked = result.blockedJob {
+            var finding = Watchdog.hang(phase: "a job handed to the backend's executor", execution: execution,
+                                        stuckSteps: result.stuckSteps, heldCompleted: false, limit: hangLimit)
+            finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: blocked + "; " + finding.observed)
+            var given = ProgramResult(findings: findings + [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
+            given.events = execution.log.events.map(\.description).joined(separator: "\n")
+            given.notReproducible = foreign
+            return given
+        }
         if !result.stuckSteps.isEmpty || !result.quiescent {
             let hang = Watchdog.hang(phase: "", execution: execution, stuckSteps: result.stuckSteps,
                                      heldCompleted: result.stuckSteps.isEmpty, limit: hangLimit)
             let what = result.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
-            findings.append(Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
-                                    expected: hang.expected, observed: hang.observed))
-            var stuck = ProgramResult(findings: findings, exercised: [], abandoned: false, mode: .controlled(strategy))
+            var stuck = ProgramResult(
+                findings: findings + [Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
+                                              expected: hang.expected, observed: hang.observed)],
+                exercised: [], abandoned: false, mode: .controlled(strategy))
             stuck.events = execution.log.events.map(\.description).joined(separator: "\n")
             stuck.eventLines = execution.log.events.map(\.replayDescription)
             stuck.notReproducible = foreign
@@ -55,6 +69,10 @@ extension Harness {
         checked.notReproducible = foreign
         return checked
     }
+
+    /// How long the harness waits for a controlled run's loop: its two phases' deadlines, and a
+    /// margin for the step or job under way when the second one passes.
+    var controlledRunLimit: Duration { hangLimit * 2 + max(.seconds(1), hangLimit / 2) }
 }
 
 /// How the controlled thread's run ended.
@@ -67,6 +85,8 @@ struct ControlledOutcome: Sendable {
     var stuckSteps: [Int]
     /// Every task completed and every body returned.
     var quiescent: Bool
+    /// A job handed over to the backend's executor that did not come back by the deadline.
+    var blockedJob: String?
 }
 
 /// The controlled thread's loop: picks and runs one enabled driver step or job at a time.
@@ -81,6 +101,10 @@ struct ControlledLoop {
     private var introducedJobs: Set<Int> = []
     /// Whether anything outside the harness (timers, Swift tasks) may make progress.
     private let outsideWork: Bool
+    /// The current phase's deadline, which also bounds every hand-over.
+    private var deadline = Date.distantFuture
+    /// A job that did not come back from the backend's executor: the run is given up.
+    private var blockedJob: String?
 
     init(execution: ProgramExecution, scheduler: Scheduler, strategy: ScheduleStrategy, hangLimit: Duration) {
         self.execution = execution
@@ -97,10 +121,11 @@ struct ControlledLoop {
     mutating func run() -> ControlledOutcome {
         let thread = ThreadInfo.number
         let program = execution.program
-        let deadline = Watchdog(limit: hangLimit).deadline
+        deadline = Watchdog(limit: hangLimit).deadline
         // The drivers' steps, interleaved with jobs.
         while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count }) {
             if step() { continue }
+            if let blockedJob { return given(up: blockedJob, thread: thread) }
             if (outsideWork || graceForOutsideWork()) && Date() <= deadline {
                 pollOutside()
             } else {
@@ -113,6 +138,7 @@ struct ControlledLoop {
         // outside the harness can do it (a timer, or a backend that ignored our executors).
         while true {
             while step() {}
+            if let blockedJob { return given(up: blockedJob, thread: thread) }
             let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
             let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
             if execution.log.phaseOneDone(tasks: expected) || Date() > deadline { break }
@@ -125,15 +151,22 @@ struct ControlledLoop {
         let snapshot = execution.log.completedTasks
         // Phase two.
         execution.completeHeldSources()
-        let secondDeadline = Watchdog(limit: hangLimit).deadline
+        deadline = Watchdog(limit: hangLimit).deadline
         while true {
             while step() {}
+            if let blockedJob { return given(up: blockedJob, thread: thread) }
             if execution.log.waitForQuiescence(deadline: Date()) { break }
-            if !(outsideWork || graceForOutsideWork()) || Date() > secondDeadline { break }
+            if !(outsideWork || graceForOutsideWork()) || Date() > deadline { break }
             pollOutside()
         }
         let quiescent = execution.log.waitForQuiescence(deadline: Date())
         return ControlledOutcome(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
+    }
+
+    private func given(up job: String, thread: Int) -> ControlledOutcome {
+        let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
+        return ControlledOutcome(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false,
+                                 blockedJob: job)
     }
 
     /// Nothing is enabled, yet the program has work left: unless something outside the harness
@@ -153,8 +186,10 @@ struct ControlledLoop {
         _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.002))
     }
 
-    /// Runs one enabled driver step or job; `false` if none is enabled.
+    /// Runs one enabled driver step or hands over one job (a serial executor's: a batch of its
+    /// oldest); `false` if none is enabled or a job did not come back.
     private mutating func step() -> Bool {
+        guard blockedJob == nil else { return false }
         var keys: [Int] = []
         for driver in nextStep.indices where nextStep[driver] < driverSteps[driver].count {
             if execution.canRunWithoutBlocking(driverSteps[driver][nextStep[driver]]) { keys.append(driver) }
@@ -172,10 +207,15 @@ struct ControlledLoop {
             nextStep[key] += 1
             execution.runStep(index)
         } else if let job = scheduler.take(key - jobKeyBase) {
-            introducedJobs.remove(job.id)
-            job.body()
+            var batch = [job]
+            if let serial = job.serial {
+                let more = strategy.draw(scheduler.queuedCount(serial: serial) + 1)
+                batch += scheduler.takeOldest(serial: serial, count: more)
+            }
+            for taken in batch { introducedJobs.remove(taken.id) }
+            blockedJob = Interposition.handOver(batch, scheduler: scheduler, deadline: deadline)
         }
-        return true
+        return blockedJob == nil
     }
 }
 
