@@ -29,11 +29,13 @@ public struct ConformanceConfiguration: Sendable {
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     public var leakLimit: Duration
 
-    /// The one time limit of a shrink candidate (its `hangLimit`; a controlled candidate's thread
-    /// gets twice that and a margin): at most `hangLimit`, and longer than any wait inside the
-    /// run (a cancelled await is waited on for the timing slack), at least 1 s.
-    var candidateLimit: Duration {
-        min(hangLimit, max(.seconds(1), timingSlack + .milliseconds(500)))
+    /// The one time limit of a shrink candidate (its `hangLimit`: per phase, and per step of a
+    /// controlled run): 1 s, longer than any wait inside a run without work from outside the
+    /// harness; for a candidate with timers, Swift tasks or nested waits, longer than the timing
+    /// slack the run waits on them; never more than `hangLimit`.
+    func candidateLimit(for program: Program) -> Duration {
+        let outside = program.steps.contains { $0.operation.needsOutsideWork || $0.operation.runsOutsideControl }
+        return min(hangLimit, outside ? max(.seconds(1), timingSlack + .milliseconds(500)) : .seconds(1))
     }
     /// Stop after this many failing programs.
     public var maxFailingPrograms: Int

@@ -123,10 +123,11 @@ public enum Conformance {
                     // limit per candidate, longer than any wait inside its run (cancelled awaits
                     // get the timing slack), so that a slow candidate is never taken for a hang.
                     var shrinkHarness = Harness(makeBackend: makeBackend, executors: configuration.executors,
-                                                hangLimit: configuration.candidateLimit,
+                                                hangLimit: configuration.hangLimit,
                                                 leakLimit: min(configuration.leakLimit, .milliseconds(300)))
                     shrinkHarness.timingSlack = configuration.timingSlack
-                    shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
+                    shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget,
+                                      candidateLimit: configuration.candidateLimit(for:))
                         .shrink(program, mode: mode)
                 }
                 failures += unknown.map { finding in

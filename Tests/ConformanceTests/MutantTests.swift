@@ -111,6 +111,11 @@ struct MutantTests {
     @Test func everyMutantIsKilled() async throws {
         var rows: [String] = []
         var shrunkSizes: [Int] = []
+        // Issue #10, point 5's measures, by the mode that found the failure: shrunk sizes, and
+        // whether the replay line (the program's seed and mode, on a new backend) reproduces it.
+        var shrunkByMode: (stress: [Int], controlled: [Int]) = ([], [])
+        var replayed: (stress: [Bool], controlled: [Bool]) = ([], [])
+        var notReplayed: [String] = []
         var killed = 0
         var skipped = 0
         // MUTANTS=a,b runs only those (for debugging one mutant).
@@ -146,6 +151,19 @@ struct MutantTests {
                 #expect(shrunk <= failure.originalSize)
                 #expect(report.failures.contains { $0.description.contains("shrunk counterexample: \(shrunk) steps") })
             }
+            if let shrunk = matching?.shrunkSize {
+                if failure.mode.isControlled { shrunkByMode.controlled.append(shrunk) } else { shrunkByMode.stress.append(shrunk) }
+            }
+            if matching != nil, report.abandoned {
+                // Its threads are still blocked in the backend: a replay would block more.
+                notReplayed.append("\(mutation)")
+            } else if matching != nil {
+                let replay = await Conformance.runProgram(
+                    ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode,
+                    configuration: Self.configuration(atLeastTheDefaultBudget: true))
+                let reproduced = replay.findings.contains { $0.rule == failure.rule }
+                if failure.mode.isControlled { replayed.controlled.append(reproduced) } else { replayed.stress.append(reproduced) }
+            }
             if mutation == .lostContinuation, failure.mode == .stress {
                 if failure.message.hasPrefix("watchdog") {
                     // A hang under stress: the watchdog names what is stuck, and the run stops testing the backend.
@@ -165,6 +183,16 @@ struct MutantTests {
         print("mutants: killed \(killed) of \(mutants.count - skipped) (kill rate \(killed * 100 / max(1, mutants.count - skipped)) %)"
               + (skipped > 0 ? ", \(skipped) skipped by CONFORMANCE_REPLAY" : ""))
         #expect(killed + skipped == mutants.count)
+        func median(_ sizes: [Int]) -> String { sizes.isEmpty ? "-" : "\(sizes.sorted()[sizes.count / 2])" }
+        func rate(_ results: [Bool]) -> String {
+            "\(results.filter { $0 }.count) of \(results.count)" + (results.isEmpty ? "" : " (\(results.filter { $0 }.count * 100 / results.count) %)")
+        }
+        print("shrunk counterexamples: median \(median(shrunkByMode.stress)) steps for stress-found failures \(shrunkByMode.stress.sorted()), "
+              + "\(median(shrunkByMode.controlled)) for controlled-found ones \(shrunkByMode.controlled.sorted())")
+        print("replay lines reproduce: controlled failures \(rate(replayed.controlled)), stress failures \(rate(replayed.stress))"
+              + (notReplayed.isEmpty ? "" : "; not replayed (run given up, threads still blocked): \(notReplayed.joined(separator: ", "))"))
+        // A controlled schedule replays exactly, on a fresh backend.
+        #expect(!replayed.controlled.contains(false), "controlled replays: \(rate(replayed.controlled))")
         // Counterexamples are typically a few steps; stress-only schedules may stay longer.
         if shrunkSizes.count >= 3 {
             let median = shrunkSizes.sorted()[shrunkSizes.count / 2]

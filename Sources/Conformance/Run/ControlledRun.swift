@@ -18,22 +18,20 @@ extension Harness {
                                          executors: provider.makeExecutors(for: program, backend: backend))
         let outcome = Locked<ControlledOutcome?>(nil)
         let finished = DispatchSemaphore(value: 0)
-        let thread = Thread { [hangLimit] in
+        let thread = Thread { [hangLimit, timingSlack] in
             scheduler.adoptCallingThread()
-            var loop = ControlledLoop(execution: execution, scheduler: scheduler, strategy: strategy, hangLimit: hangLimit)
+            var loop = ControlledLoop(execution: execution, scheduler: scheduler, strategy: strategy, hangLimit: hangLimit,
+                                      slack: timingSlack)
             let result = loop.run()
             outcome.withLock { $0 = result }
             finished.signal()
         }
         thread.stackSize = 4 << 20
         thread.start()
-        // The loop's own waits end by two phase deadlines of `hangLimit` each: beyond them (and a
-        // margin) its thread is blocked inside the backend.
-        let limit = Watchdog(limit: controlledRunLimit).deadline
-        guard finished.wait(timeout: .now() + limit.timeIntervalSinceNow) == .success, let result = outcome.withLock({ $0 }) else {
+        guard waitForLoop(finished, execution: execution), let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
             let finding = Watchdog.hang(phase: "the controlled run (its one thread is blocked)", execution: execution,
-                                        stuckSteps: stuck, heldCompleted: false, limit: controlledRunLimit)
+                                        stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
             return ProgramResult(findings: [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
         }
         var foreign = scheduler.foreignActivity
@@ -73,6 +71,27 @@ extension Harness {
     /// How long the harness waits for a controlled run's loop: its two phases' deadlines, and a
     /// margin for the step or job under way when the second one passes.
     var controlledRunLimit: Duration { hangLimit * 2 + max(.seconds(1), hangLimit / 2) }
+
+    /// Waits for the controlled loop to finish: `false` if one driver step (a backend call, which
+    /// in controlled mode never waits for anything) has not returned within `hangLimit`, or the
+    /// whole loop within `controlledRunLimit`. The loop's own waits (hand-overs, timers, awaits)
+    /// happen between steps and end by its phase deadlines.
+    private func waitForLoop(_ finished: DispatchSemaphore, execution: ProgramExecution) -> Bool {
+        let start = Date()
+        var steps = execution.currentStep.withLock { $0 }
+        var since = start
+        while true {
+            if finished.wait(timeout: .now() + .milliseconds(20)) == .success { return true }
+            let now = Date()
+            let current = execution.currentStep.withLock { $0 }
+            if current != steps {
+                (steps, since) = (current, now)
+            } else if current.contains(where: { $0 >= 0 }), now.timeIntervalSince(since) > hangLimit.seconds {
+                return false
+            }
+            if now.timeIntervalSince(start) > controlledRunLimit.seconds { return false }
+        }
+    }
 }
 
 /// How the controlled thread's run ended.
@@ -106,16 +125,20 @@ struct ControlledLoop {
     /// A job that did not come back from the backend's executor: the run is given up.
     private var blockedJob: String?
 
-    init(execution: ProgramExecution, scheduler: Scheduler, strategy: ScheduleStrategy, hangLimit: Duration) {
+    /// How late a timer or a cancelled await may be: how long the loop waits for them.
+    let slack: Duration
+
+    init(execution: ProgramExecution, scheduler: Scheduler, strategy: ScheduleStrategy, hangLimit: Duration, slack: Duration) {
         self.execution = execution
         self.scheduler = scheduler
         self.hangLimit = hangLimit
+        self.slack = slack
         let program = execution.program
         driverSteps = (0..<program.drivers).map { d in program.steps.indices.filter { program.steps[$0].driver == d } }
         nextStep = Array(repeating: 0, count: program.drivers)
         self.strategy = StrategyState(strategy: strategy, seed: program.seed, expectedPoints: 3 * program.steps.count + 3)
         for driver in 0..<program.drivers { self.strategy.introduce(driver) }
-        outsideWork = program.steps.contains { $0.operation.needsOutsideWork }
+        outsideWork = program.steps.contains { $0.operation.needsOutsideWork || $0.operation.runsOutsideControl }
     }
 
     mutating func run() -> ControlledOutcome {
@@ -126,7 +149,7 @@ struct ControlledLoop {
         while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count }) {
             if step() { continue }
             if let blockedJob { return given(up: blockedJob, thread: thread) }
-            if (outsideWork || graceForOutsideWork()) && Date() <= deadline {
+            if (outsideInFlight() || graceForOutsideWork()) && Date() <= deadline {
                 pollOutside()
             } else {
                 let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
@@ -142,7 +165,7 @@ struct ControlledLoop {
             let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
             let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
             if execution.log.phaseOneDone(tasks: expected) || Date() > deadline { break }
-            if outsideWork {
+            if outsideInFlight() {
                 pollOutside()
             } else if !graceForOutsideWork() {
                 break
@@ -156,7 +179,7 @@ struct ControlledLoop {
             while step() {}
             if let blockedJob { return given(up: blockedJob, thread: thread) }
             if execution.log.waitForQuiescence(deadline: Date()) { break }
-            if !(outsideWork || graceForOutsideWork()) || Date() > deadline { break }
+            if !(outsideInFlight() || graceForOutsideWork()) || Date() > deadline { break }
             pollOutside()
         }
         let quiescent = execution.log.waitForQuiescence(deadline: Date())
@@ -179,6 +202,47 @@ struct ControlledLoop {
             _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.005))
         }
         return !scheduler.isIdle || execution.log.progress != seen
+    }
+
+    /// Whether work from outside the harness may still make progress: a timer of the program not
+    /// fired yet, within the slack after it was due; a `delay` or `timeout` task pending within
+    /// the slack after its deadline; a `runAsync` task, a cancelled await or one of a completed
+    /// task, pending within the slack (and a second) after its step began. (Nested waits and probed combinators are
+    /// done when their step returns.) Past those, waiting longer finds nothing
+    /// the checks would not report: the loop goes on (or calls the run stuck) at once, instead
+    /// of at the phase's deadline.
+    private func outsideInFlight() -> Bool {
+        guard outsideWork else { return false }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let slack = self.slack.nanoseconds
+        if let due = execution.extras.latestPendingTimer, now < due &+ slack { return true }
+        let completed = execution.log.completedTasks
+        var finishedAwaits: Set<Int> = []
+        var started: [(step: Int, at: UInt64)] = []
+        for event in execution.log.events {
+            switch event.kind {
+            case .stepStart(let step): started.append((step, event.uptime))
+            case .awaited(let step, _, _): finishedAwaits.insert(step)
+            default: break
+            }
+        }
+        for (step, at) in started {
+            let pending = { (t: Int) in t < completed.count && !completed[t] }
+            switch execution.program.steps[step].operation {
+            case .delay(let t, let us, _), .timeout(let t, _, let us):
+                if pending(t), now < at &+ UInt64(us) * 1_000 &+ slack { return true }
+            case .runAsync(let t, _, _):
+                if pending(t), now < at &+ slack &+ 1_000_000_000 { return true }
+            case .await(let t, let cancelled):
+                // An await of a pending task waits for the task, not for outside work.
+                if !finishedAwaits.contains(step), cancelled || !pending(t), now < at &+ slack &+ 1_000_000_000 { return true }
+            case .awaitThenCancel:
+                if !finishedAwaits.contains(step), now < at &+ slack &+ 1_000_000_000 { return true }
+            default:
+                break
+            }
+        }
+        return false
     }
 
     /// Waits a little for a timer or a Swift task to hand over a job or complete something.
@@ -225,6 +289,16 @@ extension Operation {
     var needsOutsideWork: Bool {
         switch self {
         case .delay, .timeout, .cancelAfter, .await, .runAsync: return true
+        default: return false
+        }
+    }
+
+    /// The steps controlled programs do not generate that also make work outside the controlled
+    /// thread (a shrink candidate of a stress failure may have them): timers, Swift tasks, bodies
+    /// blocked in nested waits on the backend's own executor, probed combinators.
+    var runsOutsideControl: Bool {
+        switch self {
+        case .schedule, .nestedWait, .combineProbed, .awaitThenCancel: return true
         default: return false
         }
     }

@@ -31,7 +31,7 @@ struct Harness {
     /// or the same instance every time (`Conformance.check(_:)`).
     let makeBackend: @Sendable () -> any TaskBackend
     let executors: any ExecutorProvider
-    let hangLimit: Duration
+    var hangLimit: Duration
     let leakLimit: Duration
     /// How late a timer or a cancelled await may be (ExtendedChecks).
     var timingSlack: Duration = TimingSlack.current
