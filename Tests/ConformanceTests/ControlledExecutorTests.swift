@@ -1,5 +1,6 @@
 import Conformance
 import Foundation
+import TaskAPI
 import Testing
 
 /// Controlled mode drives the backend's own executors (issue #10, point 3): a bug in a backend's
@@ -35,6 +36,20 @@ struct ControlledExecutorTests {
         print("mutant \(mutation): killed in controlled mode, \(failure.rule) in \(report.programsRun) programs, "
               + String(format: "%.1f", seconds) + " s, replayed exactly (seed \(failure.seed))"
               + (failure.shrunkSize.map { ", shrunk to \($0) steps" } ?? ""))
+    }
+
+    /// `check(makeBackend:)` makes a backend for the name, one per program and one per shrink
+    /// candidate; `check(backend)` uses the one it is given.
+    @Test func theFactoryMakesABackendPerProgram() {
+        let made = Locked(0)
+        var configuration = ConformanceConfiguration(programs: 6, output: { _ in })
+        configuration.resourceLinks = 0
+        let report = Conformance.check(makeBackend: {
+            made.withLock { $0 += 1 }
+            return ReferenceBackend()
+        }, configuration: configuration)
+        #expect(report.passed && report.programsRun == 6)
+        #expect(made.withLock { $0 } == 7)
     }
 
     /// The correct reference backend's controlled runs, now on its own executors' threads, find
