@@ -116,6 +116,7 @@ struct MutantTests {
         var shrunkByMode: (stress: [Int], controlled: [Int]) = ([], [])
         var replayed: (stress: [Bool], controlled: [Bool]) = ([], [])
         var notReplayed: [String] = []
+        var notReproduced: [String] = []
         var killed = 0
         var skipped = 0
         // MUTANTS=a,b runs only those (for debugging one mutant).
@@ -163,6 +164,7 @@ struct MutantTests {
                     configuration: Self.configuration(atLeastTheDefaultBudget: true))
                 let reproduced = replay.findings.contains { $0.rule == failure.rule }
                 if failure.mode.isControlled { replayed.controlled.append(reproduced) } else { replayed.stress.append(reproduced) }
+                if !reproduced { notReproduced.append("\(mutation) (\(failure.mode))") }
             }
             if mutation == .lostContinuation, failure.mode == .stress {
                 if failure.message.hasPrefix("watchdog") {
@@ -190,6 +192,7 @@ struct MutantTests {
         print("shrunk counterexamples: median \(median(shrunkByMode.stress)) steps for stress-found failures \(shrunkByMode.stress.sorted()), "
               + "\(median(shrunkByMode.controlled)) for controlled-found ones \(shrunkByMode.controlled.sorted())")
         print("replay lines reproduce: controlled failures \(rate(replayed.controlled)), stress failures \(rate(replayed.stress))"
+              + (notReproduced.isEmpty ? "" : "; not reproduced: \(notReproduced.joined(separator: ", "))")
               + (notReplayed.isEmpty ? "" : "; not replayed (run given up, threads still blocked): \(notReplayed.joined(separator: ", "))"))
         // A controlled schedule replays exactly, on a fresh backend.
         #expect(!replayed.controlled.contains(false), "controlled replays: \(rate(replayed.controlled))")
