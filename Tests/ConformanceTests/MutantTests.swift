@@ -163,7 +163,13 @@ struct MutantTests {
                     ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode,
                     configuration: Self.configuration(atLeastTheDefaultBudget: true))
                 let reproduced = replay.findings.contains { $0.rule == failure.rule }
-                if failure.mode.isControlled { replayed.controlled.append(reproduced) } else { replayed.stress.append(reproduced) }
+                // A controlled run that saw work from outside its control says it may not replay:
+                // it counts with the stress failures, whose replay is a chance too.
+                if failure.mode.isControlled, failure.notReproducible.isEmpty {
+                    replayed.controlled.append(reproduced)
+                } else {
+                    replayed.stress.append(reproduced)
+                }
                 if !reproduced { notReproduced.append("\(mutation) (\(failure.mode))") }
             }
             if mutation == .lostContinuation, failure.mode == .stress {
@@ -191,10 +197,11 @@ struct MutantTests {
         }
         print("shrunk counterexamples: median \(median(shrunkByMode.stress)) steps for stress-found failures \(shrunkByMode.stress.sorted()), "
               + "\(median(shrunkByMode.controlled)) for controlled-found ones \(shrunkByMode.controlled.sorted())")
-        print("replay lines reproduce: controlled failures \(rate(replayed.controlled)), stress failures \(rate(replayed.stress))"
+        print("replay lines reproduce: controlled failures \(rate(replayed.controlled)), "
+              + "stress failures (and controlled ones not reproducible) \(rate(replayed.stress))"
               + (notReproduced.isEmpty ? "" : "; not reproduced: \(notReproduced.joined(separator: ", "))")
               + (notReplayed.isEmpty ? "" : "; not replayed (run given up, threads still blocked): \(notReplayed.joined(separator: ", "))"))
-        // A controlled schedule replays exactly, on a fresh backend.
+        // A controlled schedule with no work from outside its control replays exactly, on a fresh backend.
         #expect(!replayed.controlled.contains(false), "controlled replays: \(rate(replayed.controlled))")
         // Counterexamples are typically a few steps; stress-only schedules may stay longer.
         if shrunkSizes.count >= 3 {
