@@ -7,13 +7,14 @@ import TaskAPI
 /// backend's real executor and waits until the executor ran it and let go of it; the job runs on
 /// the executor's own thread, as it would without the harness. One thing runs at a time, so the
 /// same seed is the same schedule, and a bug of the backend's default or serial executors (a job
-/// dropped, run twice, out of order, two at once) shows, and replays, in controlled mode too.
+/// dropped, run twice, run out of order) shows, and replays, in controlled mode too.
 ///
 /// A serial executor's jobs go over in a batch (its 1...n oldest, drawn from the seed): the first
 /// is held at a gate once the executor starts it, until the rest are queued behind it, so the
 /// executor really has a backlog to keep in order. The gate also watches the order and overlap of
-/// the jobs it sees start (C7.2), and every hand-over counts its runs (C7.3): these are findings
-/// of their own, whatever the jobs were for.
+/// the jobs it sees start (C7.2; an overlap shows only if the second job starts while the first
+/// is held or running, which depends on the executor's timing), and every hand-over counts its
+/// runs (C7.3): these are findings of their own, whatever the jobs were for.
 enum Interposition {
     /// How long an executor may keep a job's closure after running it before the loop goes on
     /// without waiting for its release (a second run after that is work from outside control).
