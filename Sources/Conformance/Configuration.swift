@@ -28,9 +28,18 @@ public struct ConformanceConfiguration: Sendable {
     public var hangLimit: Duration
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     public var leakLimit: Duration
+
+    /// The one time limit of a shrink candidate (its `hangLimit`: per phase, and per step of a
+    /// controlled run): 1 s, longer than any wait inside a run without work from outside the
+    /// harness; for a candidate with timers, Swift tasks or nested waits, longer than the timing
+    /// slack the run waits on them; never more than `hangLimit`.
+    func candidateLimit(for program: Program) -> Duration {
+        let outside = program.steps.contains { $0.operation.needsOutsideWork || $0.operation.runsOutsideControl }
+        return min(hangLimit, outside ? max(.seconds(1), timingSlack + .milliseconds(500)) : .seconds(1))
+    }
     /// Stop after this many failing programs.
     public var maxFailingPrograms: Int
-    /// The executors programs use; issue 6's controlled mode substitutes its own.
+    /// The executors programs use; controlled mode interposes on the ones it makes.
     public var executors: any ExecutorProvider
     /// The `swift test --filter` argument of the replay line.
     public var testFilter: String

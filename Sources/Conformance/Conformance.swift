@@ -9,11 +9,31 @@ import TaskAPI
 public enum Conformance {
     /// Runs `configuration.programs` programs (or until the time budget) against `backend`.
     /// Prints the base seed first, then a summary line; never traps on a misbehaving backend.
+    ///
+    /// Every program (and every shrink candidate) runs on this one instance: state the backend
+    /// keeps (counters, caches, its executors' queues) crosses programs, so a failure that
+    /// depends on it may not replay from its seed alone. A backend with such state is better
+    /// checked with `check(makeBackend:configuration:)`.
     public static func check(
         _ backend: any TaskBackend,
         configuration: ConformanceConfiguration = .fromEnvironment(),
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
+        check(makeBackend: { backend }, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Runs `configuration.programs` programs against a new backend each: `makeBackend` is called
+    /// once per program and once per shrink candidate (and once more for the backend's name and
+    /// the resource checks), so no state crosses programs and a replay line, which runs one
+    /// program on a new backend, sees what the failing program saw.
+    ///
+    ///     let report = Conformance.check(makeBackend: { MyBackend() }, configuration: .forCurrentTest())
+    public static func check(
+        makeBackend: @escaping @Sendable () -> any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> ConformanceReport {
+        let backend = makeBackend()
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let clock = ContinuousClock()
         let start = clock.now
@@ -29,7 +49,7 @@ public enum Conformance {
         out("conformance [\(backend.name)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
             + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode), timing slack \(configuration.timingSlack)")
         var harness = Harness(
-            backend: backend, executors: configuration.executors,
+            makeBackend: makeBackend, executors: configuration.executors,
             hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
         harness.timingSlack = configuration.timingSlack
         func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
@@ -99,13 +119,15 @@ public enum Conformance {
                 // Shrink for the first finding's rule; every finding of the program is reported.
                 var shrunk: Shrinker.Result?
                 if configuration.shrinkTimeBudget > .zero {
-                    // Candidates are smaller than the original: hangs and leaks show sooner.
-                    var shrinkHarness = Harness(backend: backend, executors: configuration.executors,
-                                                hangLimit: min(configuration.hangLimit, .seconds(1)),
-                                                leakLimit: min(configuration.leakLimit, .milliseconds(300)),
-                                                controlledHangLimit: min(configuration.hangLimit, .milliseconds(500)))
+                    // Candidates are smaller than the original: hangs and leaks show sooner. One
+                    // limit per candidate, longer than any wait inside its run (cancelled awaits
+                    // get the timing slack), so that a slow candidate is never taken for a hang.
+                    var shrinkHarness = Harness(makeBackend: makeBackend, executors: configuration.executors,
+                                                hangLimit: configuration.hangLimit,
+                                                leakLimit: min(configuration.leakLimit, .milliseconds(300)))
                     shrinkHarness.timingSlack = configuration.timingSlack
-                    shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget)
+                    shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget,
+                                      candidateLimit: configuration.candidateLimit(for:))
                         .shrink(program, mode: mode)
                 }
                 failures += unknown.map { finding in
@@ -145,6 +167,17 @@ public enum Conformance {
         }
     }
 
+    /// `check(makeBackend:configuration:)` from async code, on a thread of its own (see above).
+    public static func check(
+        makeBackend: @escaping @Sendable () -> any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async -> ConformanceReport {
+        await onOwnThread {
+            check(makeBackend: makeBackend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+    }
+
     /// Runs the single program of `seed` in `mode` (for program index 0 of `.mixed`: controlled,
     /// random walk) and returns its event log and findings: in controlled mode, running a seed
     /// twice must give the same `eventLines`, unless `notReproducible` says why not.
@@ -161,7 +194,7 @@ public enum Conformance {
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
         configuration: ConformanceConfiguration = ConformanceConfiguration()
     ) -> ProgramRun {
-        var harness = Harness(backend: backend, executors: configuration.executors,
+        var harness = Harness(makeBackend: { backend }, executors: configuration.executors,
                               hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
         harness.timingSlack = configuration.timingSlack
         let result = harness.run(program, mode: mode)

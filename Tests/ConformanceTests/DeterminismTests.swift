@@ -1,4 +1,6 @@
+import BackendActors
 import BackendGCD
+import BackendThreads
 import Conformance
 import TaskAPI
 import Testing
@@ -81,9 +83,11 @@ func fnv1a(_ text: String) -> UInt64 {
 
 /// Controlled mode: the same seed is the same interleaving and the same event log.
 struct ControlledReplayTests {
+    /// Controlled runs hand every job to the backend's own executors (each backend's threads and
+    /// queues), and still replay line by line.
     @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3))])
     func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) async {
-        let backends: [any TaskBackend] = [ReferenceBackend(), GCDBackend()]
+        let backends: [any TaskBackend] = [ReferenceBackend(), GCDBackend(), ThreadsBackend(), ActorsBackend()]
         for backend in backends {
             for seed in UInt64(1)...12 {
                 let first = await Conformance.runProgram(backend, seed: seed, mode: mode)

@@ -71,6 +71,13 @@ struct MutantTests {
         .raceEmptyWrong: [.c5_3],
         .cancelAfterImmediate: [.c4_6],
         .delayIgnoresToken: [.c4_3],
+        // Executor bugs (issue #10, point 3), which controlled mode now sees: a serial executor
+        // out of FIFO order (C7.2, from the interposition; C2.4, continuations of one task), a
+        // default job run twice or dropped (C7.3, from the interposition; C2.1, a continuation run
+        // twice or a task failed abandoned).
+        .serialReordersBacklog: [.c7_2, .c2_4],
+        .defaultRunsJobTwice: [.c7_3, .c2_1],
+        .defaultDropsJob: [.c7_3, .c2_1],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
@@ -94,7 +101,7 @@ struct MutantTests {
     }
 
     @Test func referenceBackendPasses() async {
-        let report = await Conformance.check(ReferenceBackend(), configuration: Self.configuration())
+        let report = await Conformance.check(makeBackend: { ReferenceBackend() }, configuration: Self.configuration())
         report.recordIssues()
         #expect(report.programsRun > 0)
         #expect(report.controlledPrograms > 0 && report.controlledPrograms < report.programsRun)
@@ -104,6 +111,12 @@ struct MutantTests {
     @Test func everyMutantIsKilled() async throws {
         var rows: [String] = []
         var shrunkSizes: [Int] = []
+        // Issue #10, point 5's measures, by the mode that found the failure: shrunk sizes, and
+        // whether the replay line (the program's seed and mode, on a new backend) reproduces it.
+        var shrunkByMode: (stress: [Int], controlled: [Int]) = ([], [])
+        var replayed: (stress: [Bool], controlled: [Bool]) = ([], [])
+        var notReplayed: [String] = []
+        var notReproduced: [String] = []
         var killed = 0
         var skipped = 0
         // MUTANTS=a,b runs only those (for debugging one mutant).
@@ -115,8 +128,10 @@ struct MutantTests {
                 if let row = await Self.stackOverflowIsReported() { killed += 1; rows.append(row) }
                 continue
             }
+            // A fresh backend per program: a mutant's state (its executors' counters) never
+            // crosses programs, so its replay line reproduces what the failing program saw.
             let report = await Conformance.check(
-                ReferenceBackend(mutation), configuration: Self.configuration(atLeastTheDefaultBudget: true))
+                makeBackend: { ReferenceBackend(mutation) }, configuration: Self.configuration(atLeastTheDefaultBudget: true))
             // A replay line of one mutant (CONFORMANCE_REPLAY) runs that mutant only.
             if report.skippedForReplay != nil { skipped += 1; continue }
             let matching = report.failures.first { expected.contains($0.rule) }
@@ -137,6 +152,26 @@ struct MutantTests {
                 #expect(shrunk <= failure.originalSize)
                 #expect(report.failures.contains { $0.description.contains("shrunk counterexample: \(shrunk) steps") })
             }
+            if let shrunk = matching?.shrunkSize {
+                if failure.mode.isControlled { shrunkByMode.controlled.append(shrunk) } else { shrunkByMode.stress.append(shrunk) }
+            }
+            if matching != nil, report.abandoned {
+                // Its threads are still blocked in the backend: a replay would block more.
+                notReplayed.append("\(mutation)")
+            } else if matching != nil {
+                let replay = await Conformance.runProgram(
+                    ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode,
+                    configuration: Self.configuration(atLeastTheDefaultBudget: true))
+                let reproduced = replay.findings.contains { $0.rule == failure.rule }
+                // A controlled run that saw work from outside its control says it may not replay:
+                // it counts with the stress failures, whose replay is a chance too.
+                if failure.mode.isControlled, failure.notReproducible.isEmpty {
+                    replayed.controlled.append(reproduced)
+                } else {
+                    replayed.stress.append(reproduced)
+                }
+                if !reproduced { notReproduced.append("\(mutation) (\(failure.mode))") }
+            }
             if mutation == .lostContinuation, failure.mode == .stress {
                 if failure.message.hasPrefix("watchdog") {
                     // A hang under stress: the watchdog names what is stuck, and the run stops testing the backend.
@@ -156,6 +191,18 @@ struct MutantTests {
         print("mutants: killed \(killed) of \(mutants.count - skipped) (kill rate \(killed * 100 / max(1, mutants.count - skipped)) %)"
               + (skipped > 0 ? ", \(skipped) skipped by CONFORMANCE_REPLAY" : ""))
         #expect(killed + skipped == mutants.count)
+        func median(_ sizes: [Int]) -> String { sizes.isEmpty ? "-" : "\(sizes.sorted()[sizes.count / 2])" }
+        func rate(_ results: [Bool]) -> String {
+            "\(results.filter { $0 }.count) of \(results.count)" + (results.isEmpty ? "" : " (\(results.filter { $0 }.count * 100 / results.count) %)")
+        }
+        print("shrunk counterexamples: median \(median(shrunkByMode.stress)) steps for stress-found failures \(shrunkByMode.stress.sorted()), "
+              + "\(median(shrunkByMode.controlled)) for controlled-found ones \(shrunkByMode.controlled.sorted())")
+        print("replay lines reproduce: controlled failures \(rate(replayed.controlled)), "
+              + "stress failures (and controlled ones not reproducible) \(rate(replayed.stress))"
+              + (notReproduced.isEmpty ? "" : "; not reproduced: \(notReproduced.joined(separator: ", "))")
+              + (notReplayed.isEmpty ? "" : "; not replayed (run given up, threads still blocked): \(notReplayed.joined(separator: ", "))"))
+        // A controlled schedule with no work from outside its control replays exactly, on a fresh backend.
+        #expect(!replayed.controlled.contains(false), "controlled replays: \(rate(replayed.controlled))")
         // Counterexamples are typically a few steps; stress-only schedules may stay longer.
         if shrunkSizes.count >= 3 {
             let median = shrunkSizes.sorted()[shrunkSizes.count / 2]

@@ -2,49 +2,61 @@ import Foundation
 import TaskAPI
 
 /// Runs one program in controlled mode: one real thread, the controlled one, executes the
-/// drivers' steps (each driver a logical thread) and the executors' jobs one at a time, in the
-/// order `strategy` draws from the program's seed. Then the same checks as under stress.
+/// drivers' steps (each driver a logical thread) and hands the executors' jobs over to the
+/// backend's own executors one at a time (`Interposition.swift`), in the order `strategy` draws
+/// from the program's seed. Then the same checks as under stress.
 ///
 /// Every scheduling point is a driver step (a completion, a registration, a cancel...) or a
 /// job. A blocking `wait()` is enabled only once its task completed, so the one real thread
 /// never blocks; when nothing is enabled while drivers or tasks remain, the run is stuck: a
 /// lost continuation, reported at once instead of after the watchdog's limit.
 extension Harness {
-    func runControlled(_ program: Program, strategy: ScheduleStrategy) -> ProgramResult {
+    func runControlled(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> ProgramResult {
         let scheduler = Scheduler()
-        let executors = ControlledExecutorProvider(scheduler: scheduler).makeExecutors(for: program, backend: backend)
-        let execution = ProgramExecution(program: program, backend: backend, executors: executors)
+        let provider = InterposedExecutorProvider(scheduler: scheduler, base: executors)
+        let execution = ProgramExecution(program: program, backend: backend,
+                                         executors: provider.makeExecutors(for: program, backend: backend))
         let outcome = Locked<ControlledOutcome?>(nil)
         let finished = DispatchSemaphore(value: 0)
-        let thread = Thread { [hangLimit] in
+        let thread = Thread { [hangLimit, timingSlack] in
             scheduler.adoptCallingThread()
-            var loop = ControlledLoop(execution: execution, scheduler: scheduler, strategy: strategy, hangLimit: hangLimit)
+            var loop = ControlledLoop(execution: execution, scheduler: scheduler, strategy: strategy, hangLimit: hangLimit,
+                                      slack: timingSlack)
             let result = loop.run()
             outcome.withLock { $0 = result }
             finished.signal()
         }
         thread.stackSize = 4 << 20
         thread.start()
-        let limit = Watchdog(limit: controlledHangLimit ?? hangLimit * 2).deadline
-        guard finished.wait(timeout: .now() + limit.timeIntervalSinceNow) == .success, let result = outcome.withLock({ $0 }) else {
+        guard waitForLoop(finished, execution: execution), let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
             let finding = Watchdog.hang(phase: "the controlled run (its one thread is blocked)", execution: execution,
                                         stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
             return ProgramResult(findings: [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
         }
         var foreign = scheduler.foreignActivity
-        let owner = result.thread
-        if let event = execution.log.events.first(where: { $0.thread != owner }) {
-            foreign.append("\(event.kind) was logged on thread\(event.thread), not the controlled thread")
+        if let event = execution.log.events.first(where: { !$0.underControl }) {
+            foreign.append("\(event.kind) was logged on thread\(event.thread), not under the controlled run's control")
         }
-        var findings: [Finding] = []
+        // What the interposition saw the executors do wrong comes first: it names the faulty executor.
+        let findings = scheduler.violations
+        if let blocked = result.blockedJob {
+            var finding = Watchdog.hang(phase: "a job handed to the backend's executor", execution: execution,
+                                        stuckSteps: result.stuckSteps, heldCompleted: false, limit: hangLimit)
+            finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: blocked + "; " + finding.observed)
+            var given = ProgramResult(findings: findings + [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
+            given.events = execution.log.events.map(\.description).joined(separator: "\n")
+            given.notReproducible = foreign
+            return given
+        }
         if !result.stuckSteps.isEmpty || !result.quiescent {
             let hang = Watchdog.hang(phase: "", execution: execution, stuckSteps: result.stuckSteps,
                                      heldCompleted: result.stuckSteps.isEmpty, limit: hangLimit)
             let what = result.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
-            findings.append(Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
-                                    expected: hang.expected, observed: hang.observed))
-            var stuck = ProgramResult(findings: findings, exercised: [], abandoned: false, mode: .controlled(strategy))
+            var stuck = ProgramResult(
+                findings: findings + [Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
+                                              expected: hang.expected, observed: hang.observed)],
+                exercised: [], abandoned: false, mode: .controlled(strategy))
             stuck.events = execution.log.events.map(\.description).joined(separator: "\n")
             stuck.eventLines = execution.log.events.map(\.replayDescription)
             stuck.notReproducible = foreign
@@ -54,6 +66,31 @@ extension Harness {
         checked.mode = .controlled(strategy)
         checked.notReproducible = foreign
         return checked
+    }
+
+    /// How long the harness waits for a controlled run's loop: its two phases' deadlines, and a
+    /// margin for the step or job under way when the second one passes.
+    var controlledRunLimit: Duration { hangLimit * 2 + max(.seconds(1), hangLimit / 2) }
+
+    /// Waits for the controlled loop to finish: `false` if one driver step (a backend call, which
+    /// in controlled mode never waits for anything) has not returned within `hangLimit`, or the
+    /// whole loop within `controlledRunLimit`. The loop's own waits (hand-overs, timers, awaits)
+    /// happen between steps and end by its phase deadlines.
+    private func waitForLoop(_ finished: DispatchSemaphore, execution: ProgramExecution) -> Bool {
+        let start = Date()
+        var steps = execution.currentStep.withLock { $0 }
+        var since = start
+        while true {
+            if finished.wait(timeout: .now() + .milliseconds(20)) == .success { return true }
+            let now = Date()
+            let current = execution.currentStep.withLock { $0 }
+            if current != steps {
+                (steps, since) = (current, now)
+            } else if current.contains(where: { $0 >= 0 }), now.timeIntervalSince(since) > hangLimit.seconds {
+                return false
+            }
+            if now.timeIntervalSince(start) > controlledRunLimit.seconds { return false }
+        }
     }
 }
 
@@ -67,6 +104,8 @@ struct ControlledOutcome: Sendable {
     var stuckSteps: [Int]
     /// Every task completed and every body returned.
     var quiescent: Bool
+    /// A job handed over to the backend's executor that did not come back by the deadline.
+    var blockedJob: String?
 }
 
 /// The controlled thread's loop: picks and runs one enabled driver step or job at a time.
@@ -81,27 +120,36 @@ struct ControlledLoop {
     private var introducedJobs: Set<Int> = []
     /// Whether anything outside the harness (timers, Swift tasks) may make progress.
     private let outsideWork: Bool
+    /// The current phase's deadline, which also bounds every hand-over.
+    private var deadline = Date.distantFuture
+    /// A job that did not come back from the backend's executor: the run is given up.
+    private var blockedJob: String?
 
-    init(execution: ProgramExecution, scheduler: Scheduler, strategy: ScheduleStrategy, hangLimit: Duration) {
+    /// How late a timer or a cancelled await may be: how long the loop waits for them.
+    let slack: Duration
+
+    init(execution: ProgramExecution, scheduler: Scheduler, strategy: ScheduleStrategy, hangLimit: Duration, slack: Duration) {
         self.execution = execution
         self.scheduler = scheduler
         self.hangLimit = hangLimit
+        self.slack = slack
         let program = execution.program
         driverSteps = (0..<program.drivers).map { d in program.steps.indices.filter { program.steps[$0].driver == d } }
         nextStep = Array(repeating: 0, count: program.drivers)
         self.strategy = StrategyState(strategy: strategy, seed: program.seed, expectedPoints: 3 * program.steps.count + 3)
         for driver in 0..<program.drivers { self.strategy.introduce(driver) }
-        outsideWork = program.steps.contains { $0.operation.needsOutsideWork }
+        outsideWork = program.steps.contains { $0.operation.needsOutsideWork || $0.operation.runsOutsideControl }
     }
 
     mutating func run() -> ControlledOutcome {
         let thread = ThreadInfo.number
         let program = execution.program
-        let deadline = Watchdog(limit: hangLimit).deadline
+        deadline = Watchdog(limit: hangLimit).deadline
         // The drivers' steps, interleaved with jobs.
         while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count }) {
             if step() { continue }
-            if (outsideWork || graceForOutsideWork()) && Date() <= deadline {
+            if let blockedJob { return given(up: blockedJob, thread: thread) }
+            if (outsideInFlight() || graceForOutsideWork()) && Date() <= deadline {
                 pollOutside()
             } else {
                 let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
@@ -113,10 +161,11 @@ struct ControlledLoop {
         // outside the harness can do it (a timer, or a backend that ignored our executors).
         while true {
             while step() {}
+            if let blockedJob { return given(up: blockedJob, thread: thread) }
             let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
             let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
             if execution.log.phaseOneDone(tasks: expected) || Date() > deadline { break }
-            if outsideWork {
+            if outsideInFlight() {
                 pollOutside()
             } else if !graceForOutsideWork() {
                 break
@@ -125,15 +174,22 @@ struct ControlledLoop {
         let snapshot = execution.log.completedTasks
         // Phase two.
         execution.completeHeldSources()
-        let secondDeadline = Watchdog(limit: hangLimit).deadline
+        deadline = Watchdog(limit: hangLimit).deadline
         while true {
             while step() {}
+            if let blockedJob { return given(up: blockedJob, thread: thread) }
             if execution.log.waitForQuiescence(deadline: Date()) { break }
-            if !(outsideWork || graceForOutsideWork()) || Date() > secondDeadline { break }
+            if !(outsideInFlight() || graceForOutsideWork()) || Date() > deadline { break }
             pollOutside()
         }
         let quiescent = execution.log.waitForQuiescence(deadline: Date())
         return ControlledOutcome(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
+    }
+
+    private func given(up job: String, thread: Int) -> ControlledOutcome {
+        let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
+        return ControlledOutcome(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false,
+                                 blockedJob: job)
     }
 
     /// Nothing is enabled, yet the program has work left: unless something outside the harness
@@ -148,13 +204,56 @@ struct ControlledLoop {
         return !scheduler.isIdle || execution.log.progress != seen
     }
 
+    /// Whether work from outside the harness may still make progress: a timer of the program not
+    /// fired yet, within the slack after it was due; a `delay` or `timeout` task pending within
+    /// the slack after its deadline; a `runAsync` task, a cancelled await or one of a completed
+    /// task, pending within the slack (and a second) after its step began. (Nested waits and probed combinators are
+    /// done when their step returns.) Past those, waiting longer finds nothing
+    /// the checks would not report: the loop goes on (or calls the run stuck) at once, instead
+    /// of at the phase's deadline.
+    private func outsideInFlight() -> Bool {
+        guard outsideWork else { return false }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let slack = self.slack.nanoseconds
+        if let due = execution.extras.latestPendingTimer, now < due &+ slack { return true }
+        let completed = execution.log.completedTasks
+        var finishedAwaits: Set<Int> = []
+        var started: [(step: Int, at: UInt64)] = []
+        for event in execution.log.events {
+            switch event.kind {
+            case .stepStart(let step): started.append((step, event.uptime))
+            case .awaited(let step, _, _): finishedAwaits.insert(step)
+            default: break
+            }
+        }
+        for (step, at) in started {
+            let pending = { (t: Int) in t < completed.count && !completed[t] }
+            switch execution.program.steps[step].operation {
+            case .delay(let t, let us, _), .timeout(let t, _, let us):
+                if pending(t), now < at &+ UInt64(us) * 1_000 &+ slack { return true }
+            case .runAsync(let t, _, _):
+                if pending(t), now < at &+ slack &+ 1_000_000_000 { return true }
+            case .await(let t, let cancelled):
+                // An await of a pending task waits for the task, not for outside work.
+                if !finishedAwaits.contains(step), cancelled || !pending(t), now < at &+ slack &+ 1_000_000_000 { return true }
+            case .awaitThenCancel:
+                if !finishedAwaits.contains(step), now < at &+ slack &+ 1_000_000_000 { return true }
+            default:
+                break
+            }
+        }
+        return false
+    }
+
     /// Waits a little for a timer or a Swift task to hand over a job or complete something.
     private func pollOutside() {
         _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.002))
     }
 
-    /// Runs one enabled driver step or job; `false` if none is enabled.
+    /// Runs one enabled driver step or hands over one job (a serial executor's: a batch of its
+    /// oldest); `false` if none is enabled or a job did not come back.
     private mutating func step() -> Bool {
+        guard blockedJob == nil else { return false }
         var keys: [Int] = []
         for driver in nextStep.indices where nextStep[driver] < driverSteps[driver].count {
             if execution.canRunWithoutBlocking(driverSteps[driver][nextStep[driver]]) { keys.append(driver) }
@@ -172,10 +271,15 @@ struct ControlledLoop {
             nextStep[key] += 1
             execution.runStep(index)
         } else if let job = scheduler.take(key - jobKeyBase) {
-            introducedJobs.remove(job.id)
-            job.body()
+            var batch = [job]
+            if let serial = job.serial {
+                let more = strategy.draw(scheduler.queuedCount(serial: serial) + 1)
+                batch += scheduler.takeOldest(serial: serial, count: more)
+            }
+            for taken in batch { introducedJobs.remove(taken.id) }
+            blockedJob = Interposition.handOver(batch, scheduler: scheduler, deadline: deadline)
         }
-        return true
+        return blockedJob == nil
     }
 }
 
@@ -185,6 +289,16 @@ extension Operation {
     var needsOutsideWork: Bool {
         switch self {
         case .delay, .timeout, .cancelAfter, .await, .runAsync: return true
+        default: return false
+        }
+    }
+
+    /// The steps controlled programs do not generate that also make work outside the controlled
+    /// thread (a shrink candidate of a stress failure may have them): timers, Swift tasks, bodies
+    /// blocked in nested waits on the backend's own executor, probed combinators.
+    var runsOutsideControl: Bool {
+        switch self {
+        case .schedule, .nestedWait, .combineProbed, .awaitThenCancel: return true
         default: return false
         }
     }

@@ -11,6 +11,8 @@ public struct Event: Sendable {
     /// Monotonic time in nanoseconds, for the timing rules (C5.4).
     public let uptime: UInt64
     public let kind: EventKind
+    /// Logged by a thread under a controlled run's control (`ThreadInfo.underControl`).
+    let underControl: Bool
 }
 
 extension Event: CustomStringConvertible {
@@ -83,7 +85,8 @@ public final class EventLog: Sendable {
     func append(_ kind: EventKind) {
         let seq = counter.add(1, ordering: .sequentiallyConsistent).oldValue
         let event = Event(seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
-                          uptime: DispatchTime.now().uptimeNanoseconds, kind: kind)
+                          uptime: DispatchTime.now().uptimeNanoseconds, kind: kind,
+                          underControl: ThreadInfo.underControl)
         condition.lock()
         state.events.append(event)
         var notify = false

@@ -40,6 +40,8 @@ final class ExecutionExtras: Sendable {
     func registration(_ handler: Int) -> (any Disposable)? { locked { $0.registrations[handler] } }
     func timerArmed(step: Int, dueBy: UInt64) { locked { $0.pendingTimers[step] = dueBy } }
     func timerFired(step: Int) { locked { $0.pendingTimers[step] = nil } }
+    /// When the last timer not fired yet is due (uptime, ns).
+    var latestPendingTimer: UInt64? { locked { $0.pendingTimers.values.max() } }
 
     /// Waits until every timer fired, or `slack` after the last one was due.
     func waitForTimers(slack: Duration) {

@@ -27,18 +27,20 @@ struct ProgramResult {
 /// harness completes the held sources and waits until everything completed and every body and
 /// await returned. Then it drops every reference and checks that bodies and tasks are freed.
 struct Harness {
-    let backend: any TaskBackend
+    /// The backend of each program run: a new one from a factory (`Conformance.check(makeBackend:)`),
+    /// or the same instance every time (`Conformance.check(_:)`).
+    let makeBackend: @Sendable () -> any TaskBackend
     let executors: any ExecutorProvider
-    let hangLimit: Duration
+    var hangLimit: Duration
     let leakLimit: Duration
-    /// How long the harness waits for a controlled run's one thread before calling it blocked
-    /// (nil: twice `hangLimit`). The shrinker lowers it: its candidates are small.
-    var controlledHangLimit: Duration?
     /// How late a timer or a cancelled await may be (ExtendedChecks).
     var timingSlack: Duration = TimingSlack.current
 
     func run(_ program: Program, mode: ScheduleMode = .stress) -> ProgramResult {
-        if case .controlled(let strategy) = mode.mode(forProgram: 0) { return runControlled(program, strategy: strategy) }
+        let backend = makeBackend()
+        if case .controlled(let strategy) = mode.mode(forProgram: 0) {
+            return runControlled(program, strategy: strategy, backend: backend)
+        }
         let execution = ProgramExecution(
             program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend))
         let watchdog = Watchdog(limit: hangLimit)

@@ -98,6 +98,10 @@ struct StrategyState {
         priorities[key] = depth + 1 + rng.below(1 << 30)
     }
 
+    /// A number in `0..<count`, drawn from the seed (how many of a serial executor's queued jobs
+    /// go over with its oldest).
+    mutating func draw(_ count: Int) -> Int { rng.below(max(1, count)) }
+
     /// Picks one of `keys` (non-empty, in a stable order); returns its index.
     mutating func pick(_ keys: [Int]) -> Int {
         point += 1

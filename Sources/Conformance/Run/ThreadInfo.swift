@@ -12,6 +12,7 @@ enum ThreadInfo {
     private static let threadKey = makeKey()
     private static let driverKey = makeKey()
     private static let countingKey = makeKey()
+    private static let controlKey = makeKey()
     private static let nextThread = Atomic(1)
 
     /// A number unique to the calling thread, assigned on first use.
@@ -33,6 +34,15 @@ enum ThreadInfo {
     static var countingMarker: Int {
         get { get(countingKey) }
         set { set(countingKey, newValue) }
+    }
+
+    /// Whether the calling thread acts for a controlled run's schedule: the controlled thread
+    /// itself, or a backend's thread while it runs a job the controlled loop handed over
+    /// (`Interposition.swift`). What a thread not under control logs or hands over is work from
+    /// outside the schedule (a timer, a Swift task), which makes the run not reproducible.
+    static var underControl: Bool {
+        get { get(controlKey) != 0 }
+        set { set(controlKey, newValue ? 1 : 0) }
     }
 
     private static func makeKey() -> pthread_key_t {

@@ -11,6 +11,8 @@ struct Shrinker {
     let harness: Harness
     let rule: Rule
     let timeBudget: Duration
+    /// Each candidate's one time limit (the harness's `hangLimit` while it runs).
+    let candidateLimit: @Sendable (Program) -> Duration
     var stressAttempts = 3
 
     struct Result {
@@ -54,6 +56,8 @@ struct Shrinker {
     /// The finding of `rule` if `program` still breaks it.
     private func failure(_ program: Program, mode: ScheduleMode) -> Finding? {
         let attempts = mode.isControlled ? 1 : stressAttempts
+        var harness = self.harness
+        harness.hangLimit = candidateLimit(program)
         for _ in 0..<attempts {
             let result = harness.run(program, mode: mode)
             if let finding = result.findings.first(where: { $0.rule == rule }) { return finding }

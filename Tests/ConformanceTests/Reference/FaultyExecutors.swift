@@ -62,3 +62,78 @@ extension Mutation {
         }
     }
 }
+
+/// `.serialReordersBacklog`: a serial executor on a Dispatch queue that keeps its own backlog and,
+/// when two or more jobs wait, runs the newest first. One job at a time, each exactly once: only
+/// the order is wrong, and only with a backlog.
+final class BacklogReorderingExecutor: Executor {
+    private let queue: DispatchQueue
+    private let state = Locked((jobs: [@Sendable () -> Void](), draining: false))
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        let start = state.withLock { state -> Bool in
+            state.jobs.append(job)
+            if state.draining { return false }
+            state.draining = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while let job = state.withLock({ state -> (@Sendable () -> Void)? in
+            if state.jobs.isEmpty { state.draining = false; return nil }
+            return state.jobs.count >= 2 ? state.jobs.removeLast() : state.jobs.removeFirst()
+        }) {
+            job()
+        }
+    }
+}
+
+/// A default executor with a rare fault, counted over the jobs handed to it: the state a backend
+/// keeps across programs, which only a fresh backend per program (`check(makeBackend:)`) lets a
+/// replay line reproduce.
+final class FaultyDefaultExecutor: Executor {
+    enum Fault: Sendable {
+        /// Every 16th job runs twice.
+        case runsEvery16thTwice
+        /// Every 24th job is dropped.
+        case dropsEvery24th
+    }
+
+    private let base: ReferenceQueueExecutor
+    private let fault: Fault
+    private let count = Atomic(0)
+
+    init(base: ReferenceQueueExecutor, fault: Fault) {
+        self.base = base
+        self.fault = fault
+    }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        let n = count.add(1, ordering: .relaxed).newValue
+        switch fault {
+        case .runsEvery16thTwice where n % 16 == 0:
+            base.execute { job(); job() }
+        case .dropsEvery24th where n % 24 == 0:
+            return
+        default:
+            base.execute(job)
+        }
+    }
+}
+
+extension Mutation {
+    /// The faulty default executor this mutation has, if any.
+    var defaultFault: FaultyDefaultExecutor.Fault? {
+        switch self {
+        case .defaultRunsJobTwice: return .runsEvery16thTwice
+        case .defaultDropsJob: return .dropsEvery24th
+        default: return nil
+        }
+    }
+}

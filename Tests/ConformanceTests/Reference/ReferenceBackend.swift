@@ -93,24 +93,36 @@ enum Mutation: String, CaseIterable, Sendable {
     case cancelAfterImmediate
     /// `delay(_:token:)` ignores its token and succeeds when the time is up (C4.3).
     case delayIgnoresToken
+    /// Executor bugs that controlled mode sees since it drives the backend's own executors
+    /// (issue #10, point 3): a serial executor that, when two or more jobs wait, runs the newest
+    /// first (C7.2, seen as C2.4 by continuations of one task).
+    case serialReordersBacklog
+    /// The default executor runs every 16th job handed to it twice (C7.3, seen as C2.1).
+    case defaultRunsJobTwice
+    /// The default executor drops every 24th job handed to it (C7.3, seen as C2.1: the task fails
+    /// `abandoned`).
+    case defaultDropsJob
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
 final class ReferenceBackend: TaskBackend {
     let mutation: Mutation
     let name: String
-    let defaultExecutor: any Executor = ReferenceQueueExecutor(queue: .global(), nestedOnOwnThread: true)
+    let defaultExecutor: any Executor
     let inlineExecutor: any Executor = ReferenceInlineExecutor()
     /// Only for `.combinatorKeepsInputs`.
     let keptInputs = Locked<[any Sendable]>([])
 
     init(_ mutation: Mutation = .none) {
         self.mutation = mutation
+        let queue = ReferenceQueueExecutor(queue: .global(), nestedOnOwnThread: true)
+        defaultExecutor = mutation.defaultFault.map { FaultyDefaultExecutor(base: queue, fault: $0) } ?? queue
         name = mutation == .none ? "reference" : "mutant-\(mutation.rawValue)"
     }
 
     func makeSerialExecutor(label: String) -> any Executor {
         if let fault = mutation.serialFault { return FaultySerialExecutor(label: label, fault: fault) }
+        if mutation == .serialReordersBacklog { return BacklogReorderingExecutor(label: label) }
         return ReferenceQueueExecutor(queue: DispatchQueue(label: label))
     }
 
