@@ -17,10 +17,24 @@ extension Conformance {
         rules: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
+        checkAll(makeBackend: { backend }, configuration: configuration, rules: rules,
+                 fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// The one call with a fresh backend for the rule suite, for each generated program and for
+    /// each shrink candidate (see `check(makeBackend:configuration:)`): no state a backend keeps
+    /// crosses from one program to the next, and a replay line meets the backend as it was.
+    public static func checkAll(
+        makeBackend: @escaping @Sendable () -> any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        rules: [RuleCheck] = RuleSuite.checks,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> ConformanceReport {
         let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
-            ? RuleSuite.run(backend, checks: rules, fileID: fileID, filePath: filePath, line: line, column: column) : nil
+            ? RuleSuite.run(makeBackend(), checks: rules, fileID: fileID, filePath: filePath, line: line, column: column) : nil
         if let suite { configuration.output(suite.description) }
-        var report = check(backend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
+        var report = check(makeBackend: makeBackend, configuration: configuration,
+                           fileID: fileID, filePath: filePath, line: line, column: column)
         report.ruleSuite = suite
         return report
     }
@@ -33,11 +47,23 @@ extension Conformance {
         rules: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> ConformanceReport {
+        await checkAll(makeBackend: { backend }, configuration: configuration, rules: rules,
+                       fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// `checkAll(makeBackend:configuration:rules:)` from async code.
+    public static func checkAll(
+        makeBackend: @escaping @Sendable () -> any TaskBackend,
+        configuration: ConformanceConfiguration = .fromEnvironment(),
+        rules: [RuleCheck] = RuleSuite.checks,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async -> ConformanceReport {
         let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
-            ? await RuleSuite.run(backend, checks: rules, fileID: fileID, filePath: filePath, line: line, column: column) : nil
+            ? await RuleSuite.run(makeBackend(), checks: rules, fileID: fileID, filePath: filePath, line: line, column: column)
+            : nil
         if let suite { configuration.output(suite.description) }
         var report: ConformanceReport = await check(
-            backend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
+            makeBackend: makeBackend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
         report.ruleSuite = suite
         return report
     }

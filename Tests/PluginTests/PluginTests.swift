@@ -25,7 +25,8 @@ struct PluginTests {
 
     @Test("A backend from outside passes the rule suite, the resource checks and generated programs in one call")
     func pluginBackendConforms() async {
-        let report = await Conformance.checkAll(PluginBackend(), configuration: Self.configuration())
+        // A fresh backend for each program: no state crosses programs, and replays meet it new.
+        let report = await Conformance.checkAll(makeBackend: { PluginBackend() }, configuration: Self.configuration())
         report.recordIssues()
         if report.skippedForReplay == nil {
             #expect(report.ruleSuite?.checks.count == RuleSuite.checks.count, "the whole rule suite ran")
