@@ -22,6 +22,8 @@ import Foundation
 public struct ConformanceConfiguration: Sendable {
     public var baseSeed: UInt64
     public var programs: Int
+    /// How long the generated programs may run in all (`CONFORMANCE_TIME_BUDGET`); the next
+    /// program starts only within it. The resource checks before them are not counted.
     public var timeBudget: Duration
     public var generator: ProgramGenerator
     /// How long one phase of one program may take before the watchdog calls it a hang.

@@ -7,14 +7,13 @@ import Testing
 /// against the whole contract by the one call, as a user's package checks theirs.
 @Suite("Plug-in backend")
 struct PluginTests {
-    /// The budget of the one call here, unless CONFORMANCE_* variables say otherwise: 15 s for the
-    /// resource checks and the generated programs together (the package's own backends get 60 s
-    /// in ConformanceTests), and the resource checks at 20,000 links at most, which on a 512 KiB
-    /// stack still overflow at once if a chain recurses. The contract's 1,000,000 take a minute
-    /// here, most of it the default-executor chain handing each link to another thread (they
-    /// pass: run `Conformance.checkResources(PluginBackend())` to see); RuleTests runs them at
-    /// that size for the package's own backends. A larger CONFORMANCE_STACK_LINKS (CI's
-    /// sanitizer run sets 100,000) would leave the programs no time of the budget.
+    /// The budget of the one call here, unless CONFORMANCE_* variables say otherwise: 15 s of
+    /// generated programs (the package's own backends get 60 s in ConformanceTests), after the
+    /// resource checks at 20,000 links at most, which on a 512 KiB stack still overflow at once if
+    /// a chain recurses. The contract's 1,000,000 take a minute here, most of it the
+    /// default-executor chain handing each link to another thread (they pass: run
+    /// `Conformance.checkResources(PluginBackend())` to see); RuleTests runs them at that size for
+    /// the package's own backends.
     static func configuration() -> ConformanceConfiguration {
         let environment = ProcessInfo.processInfo.environment
         var configuration = ConformanceConfiguration.fromEnvironment(testFilter: "PluginTests")
