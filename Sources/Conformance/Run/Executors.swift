@@ -1,8 +1,9 @@
 import Synchronization
 import TaskAPI
 
-/// Supplies the executors a program names: the seam where issue 6's controlled mode plugs in
-/// executors the harness owns. Called once per program, before any driver starts.
+/// Supplies the executors a program names: the seam where controlled mode wraps the backend's
+/// executors in `InterposedExecutor`s (the scheduler decides when a job is handed over, the
+/// backend's executor runs it). Called once per program, before any driver starts.
 public protocol ExecutorProvider: Sendable {
     /// The executor for each `ExecutorRef` of `program`, made for `backend`.
     func makeExecutors(for program: Program, backend: any TaskBackend) -> ProgramExecutors
