@@ -110,6 +110,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// Completes with what `body` returns or throws (C3.1, C3.2).
+    @inline(__always)
     final func settle(_ body: () throws -> T) {
         do {
             _ = succeed(try body())

@@ -11,19 +11,23 @@ import Darwin
 ///
 /// Only its own thread ever touches an instance, so it needs no lock.
 public final class ThreadRuntime {
-    /// Work the trampoline runs in FIFO order: a task's delivery of its continuations, or one
-    /// job of the inline executor.
+    /// Work the trampoline runs in FIFO order: a task's delivery of its continuations (taken from
+    /// the task when it runs, or already taken by the completion that queued it, with the
+    /// outcome), or one job of the inline executor.
     enum Work {
         case delivery(TaskCore)
+        case handOver(TaskCore, Outcome, Continuations<KitContinuation>)
         case job(@Sendable () -> Void)
         /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
         /// a hundred instructions per slot).
         case taken
 
+        /// Consuming: the work's payload moves into the call, no copy of it.
         @inline(__always)
-        func run() {
+        consuming func run() {
             switch self {
             case .delivery(let core): core.deliver()
+            case .handOver(let core, let outcome, let batch): core.handOver(batch, outcome)
             case .job(let job): job()
             case .taken: break
             }
@@ -55,11 +59,12 @@ public final class ThreadRuntime {
     /// it behind that work. Either way it has run when the outermost call returns, so nested
     /// hand-offs (a continuation completing a task whose continuation is inline, a million times
     /// over) become a loop instead of a recursion (C2.7). Allocates nothing unless it must queue.
+    /// `work` is taken by reference and moved, not copied, into the queue.
     @inline(__always)
-    func trampoline(_ work: Work) {
+    func trampoline(_ work: inout Work) {
         if draining {
             if case .taken = next, head == queue.count {
-                next = work
+                swap(&next, &work)
             } else {
                 queue.append(work)
             }
@@ -74,13 +79,12 @@ public final class ThreadRuntime {
     /// Runs the queued work in FIFO order until none is left.
     private func drain() {
         while true {
-            // Taken out of its slot before it runs: a finished link is freed at once, not when
-            // the whole chain has drained.
-            let work: Work
+            // Moved out of its slot (no copy, no retain) before it runs: a finished link is
+            // freed at once, not when the whole chain has drained.
+            var work = Work.taken
             if case .taken = next {
                 guard head < queue.count else { break }
-                work = queue[head]
-                queue[head] = .taken
+                swap(&work, &queue[head])
                 head += 1
                 if head == queue.count {
                     // Caught up with the queue: start again at its front.
@@ -88,9 +92,7 @@ public final class ThreadRuntime {
                     head = 0
                 }
             } else {
-                var taken = Work.taken
-                swap(&taken, &next)   // moved out, no copy
-                work = taken
+                swap(&work, &next)
             }
             work.run()
         }
@@ -98,7 +100,8 @@ public final class ThreadRuntime {
 
     /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
     public func submit(_ job: @escaping @Sendable () -> Void) {
-        trampoline(.job(job))
+        var work = Work.job(job)
+        trampoline(&work)
     }
 
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
@@ -124,13 +127,33 @@ public final class ThreadRuntime {
 
     /// The calling thread's runtime, made on first use and freed when the thread exits.
     public static var current: ThreadRuntime {
+        unmanagedCurrent.takeUnretainedValue()
+    }
+
+    /// The calling thread's runtime without a retain. Safe to use on the calling thread for as
+    /// long as the thread runs: the thread-specific key holds a reference until the thread exits.
+    @inline(__always)
+    static var unmanagedCurrent: Unmanaged<ThreadRuntime> {
         if let pointer = pthread_getspecific(runtimeKey) {
-            return Unmanaged<ThreadRuntime>.fromOpaque(pointer).takeUnretainedValue()
+            return Unmanaged<ThreadRuntime>.fromOpaque(pointer)
         }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> Unmanaged<ThreadRuntime> {
         let runtime = ThreadRuntime()
         // The key's destructor releases this retain when the thread exits.
-        pthread_setspecific(runtimeKey, Unmanaged.passRetained(runtime).toOpaque())
-        return runtime
+        let retained = Unmanaged.passRetained(runtime)
+        pthread_setspecific(runtimeKey, retained.toOpaque())
+        return retained
+    }
+
+    /// `trampoline(_:)` on the calling thread's runtime, without retaining it (see
+    /// `unmanagedCurrent`).
+    @inline(__always)
+    static func trampolineHere(_ work: inout Work) {
+        unmanagedCurrent._withUnsafeGuaranteedRef { $0.trampoline(&work) }
     }
 }
 
@@ -173,6 +196,7 @@ public final class InlineExecutor: Executor {
     private init() {}
 
     public func execute(_ job: @escaping @Sendable () -> Void) {
-        ThreadRuntime.current.submit(job)
+        var work = ThreadRuntime.Work.job(job)
+        ThreadRuntime.trampolineHere(&work)
     }
 }

@@ -102,13 +102,30 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         return true
     }
 
+    /// Completes the task like `completeForDelivery(_:)` and moves the stored continuations into
+    /// `batch` (empty on entry) at once, saving the caller a critical section: it hands `batch`
+    /// over, then calls `nextDelivery()` until it returns `nil`, exactly as after `complete(_:)`.
+    /// With no continuation stored, no delivery phase opens: there is nothing to hand over, and
+    /// the caller does nothing more. `false`, changing nothing, if the task was already completed.
+    @inlinable
+    public mutating func complete(_ completion: Completion<Success>, taking batch: inout Continuations<Continuation>) -> Bool {
+        guard _status != .completed else { return false }
+        self._completion = completion
+        _status = .completed
+        if continuations.isEmpty { return true }
+        _delivering = true
+        swap(&batch, &continuations)
+        return true
+    }
+
     /// Takes the continuations of a task that is being freed while still pending. A backend should
     /// release them in a loop rather than let them go with the task: each may hold a derived task
     /// holding its own, and letting a long pending chain go at once recurses once per link (C8.2).
     @inlinable
     public mutating func abandon() -> Continuations<Continuation> {
-        defer { continuations = Continuations() }
-        return continuations
+        var taken = Continuations<Continuation>()
+        swap(&taken, &continuations)
+        return taken
     }
 
     /// Removes the first stored continuation that `matches`, and returns it; `nil` if none does
@@ -129,8 +146,10 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
             _delivering = false
             return nil
         }
-        defer { continuations = Continuations() }
-        return continuations
+        // Moved out, not copied: no retain and release of each stored continuation.
+        var taken = Continuations<Continuation>()
+        swap(&taken, &continuations)
+        return taken
     }
 }
 
@@ -151,6 +170,20 @@ public struct Continuations<Element>: Sequence {
 
     @inlinable
     public var isEmpty: Bool { first == nil }
+
+    /// Removes the first element and returns it, moved out rather than copied; `nil` if there is
+    /// none. The elements after it stay in `tail`: this is for handing over a batch in order, one
+    /// element at a time, without a retain of each.
+    @inlinable
+    public mutating func takeFirst() -> Element? {
+        var taken: Element? = nil
+        swap(&taken, &first)
+        return taken
+    }
+
+    /// The elements after the first, in order.
+    @inlinable
+    public var tail: [Element] { rest }
 
     @inlinable
     public mutating func append(_ element: Element) {
