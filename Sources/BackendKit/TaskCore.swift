@@ -97,17 +97,15 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// so no registration made meanwhile on another thread can overtake it.
     @inline(__always)
     final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
-        // `nil`: lost; empty: won, with nothing to hand over.
-        let taken: Continuations<KitContinuation>? = withState { state in
-            guard state.status != .completed else { return nil }
+        var batch = Continuations<KitContinuation>()
+        let won = withState { state in
+            guard state.status != .completed else { return false }
             store()
-            var batch = Continuations<KitContinuation>()
-            _ = state.complete(outcome, taking: &batch)
-            return batch
+            return state.complete(outcome, taking: &batch)
         }
-        guard let batch = taken else { return false }
+        guard won else { return false }
         if batch.isEmpty { return true }
-        var work = ThreadRuntime.Work.handOver(self, outcome, batch)
+        var work = ThreadRuntime.Work.handOver(self, outcome, consume batch)
         ThreadRuntime.trampolineHere(&work)
         return true
     }
