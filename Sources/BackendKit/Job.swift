@@ -32,6 +32,7 @@ public class KitContinuation: @unchecked Sendable {
     /// needs no identity check, and registering it no retain of the executor.
     let executor: (any Executor)?
 
+    @inline(__always)
     init(executor: (any Executor)?) {
         if let executor, executor !== InlineExecutor.shared {
             self.executor = executor

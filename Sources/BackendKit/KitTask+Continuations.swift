@@ -69,6 +69,7 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
 
     /// The initializer takes only what every node stores: with the token's work in it too, the
     /// optimizer retained and released each argument once more (4 pairs per link).
+    @inline(__always)
     init(owner: any KitBackend, executor: any Executor, body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
         super.init(owner: owner, executor: executor)
@@ -96,6 +97,7 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     private var transform: (@Sendable (T) throws -> U)?
     private var startGuard: StartGuard?
 
+    @inline(__always)
     init(owner: any KitBackend, executor: any Executor, transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
         super.init(owner: owner, executor: executor)

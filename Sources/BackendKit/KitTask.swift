@@ -34,6 +34,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     /// A pending derived task, which is also its registration on its antecedent, run on
     /// `executor`.
+    @inline(__always)
     init(owner: any KitBackend, executor: any Executor) {
         super.init(owner: owner, executor: executor)
     }

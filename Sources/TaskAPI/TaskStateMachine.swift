@@ -4,19 +4,20 @@
 ///
 /// `Continuation` is whatever the backend stores per registration (an executor and a closure).
 public struct TaskStateMachine<Success: Sendable, Continuation> {
-    // The two one-byte fields first, side by side: laid out in declaration order, they would
-    // otherwise each take a word of their own.
+    // Laid out in declaration order: the two one-byte fields last, side by side, so that they
+    // share a word and leave the rest of it as tail padding, which the fields stored after the
+    // machine in a class (a lock, say) can use.
+    @usableFromInline var _completion: Completion<Success>?
+    @usableFromInline var continuations: Continuations<Continuation>
     @usableFromInline var _status: TaskStatus
     /// `true` from completion until the completing thread has handed over every continuation,
     /// including those registered while it was doing so (C2.4).
     @usableFromInline var _delivering = false
-    @usableFromInline var _completion: Completion<Success>?
 
     /// Where the task is (C1.5).
     @inlinable public var status: TaskStatus { _status }
     /// The outcome, once completed (C1.1).
     @inlinable public var completion: Completion<Success>? { _completion }
-    @usableFromInline var continuations: Continuations<Continuation>
 
     /// A pending task with no continuation.
     @inlinable
