@@ -53,6 +53,9 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     deinit {
+        // A trivial value in place needs no destruction: one test of the type's flags instead of
+        // reading the outcome and calling the value witness.
+        if Self.fitsInline && _isPOD(T.self) { return }
         // The slot holds a value exactly when the task completed with a success.
         guard holdsValue else { return }
         Self.destroy(&storage)
