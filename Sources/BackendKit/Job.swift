@@ -34,7 +34,9 @@ public class KitContinuation: @unchecked Sendable {
 
     @inline(__always)
     init(executor: (any Executor)?) {
-        if let executor, executor !== InlineExecutor.shared {
+        // A type test rather than `!== InlineExecutor.shared`: the class has one instance (its
+        // initializer is private), and reading the static costs a once-check per node.
+        if let executor, type(of: executor) != InlineExecutor.self {
             self.executor = executor
         } else {
             self.executor = nil
