@@ -26,12 +26,21 @@ public class KitContinuation: @unchecked Sendable {
     // @unchecked: the class is not final, which the checker cannot verify; its only stored
     // property is a `let` of a Sendable type.
 
-    /// `nil` for a waker of `wait()` or `value`: called directly at completion, never through an
-    /// executor; it only signals a thread or resumes a continuation.
+    /// Where the continuation runs; `nil` when it runs directly on the delivering thread: a waker
+    /// of `wait()` or `value` (it only signals a thread or resumes a continuation), or a
+    /// continuation registered on the inline executor, stored as `nil` so that handing it over
+    /// needs no identity check, and registering it no retain of the executor.
     let executor: (any Executor)?
 
+    @inline(__always)
     init(executor: (any Executor)?) {
-        self.executor = executor
+        // A type test rather than `!== InlineExecutor.shared`: the class has one instance (its
+        // initializer is private), and reading the static costs a once-check per node.
+        if let executor, type(of: executor) != InlineExecutor.self {
+            self.executor = executor
+        } else {
+            self.executor = nil
+        }
     }
 
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
@@ -64,10 +73,17 @@ final class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
 enum HandOff {
     @inline(__always)
     static func run(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore) {
-        guard let executor = continuation.executor, executor !== InlineExecutor.shared else {
-            continuation.run(outcome, from: antecedent)
+        guard let executor = continuation.executor else {
+            continuation.run(outcome, from: antecedent)   // a waker, or the inline executor
             return
         }
+        enqueue(continuation, outcome, antecedent, on: executor)
+    }
+
+    /// The hand-off to an executor, out of line: the inline path above stays small.
+    @inline(never)
+    static func enqueue(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore,
+                        on executor: any Executor) {
         let bound: @Sendable () -> Void = { continuation.run(outcome, from: antecedent) }
         if antecedent.owner.enqueueDirectly(bound, on: executor) { return }
         executor.execute(bound)

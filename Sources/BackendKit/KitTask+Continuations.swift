@@ -60,16 +60,16 @@ extension KitTask {
 /// `continueWith`'s derived task: it is its own registration on its antecedent, so registering it
 /// allocates nothing beyond the task (C2.1, C3.1, C3.2, C4.3).
 final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
-    // @unchecked: `body`, `gate` and `token` are written before the node is registered (the
+    // @unchecked: `body` and `startGuard` are written before the node is registered (the
     // registration's lock publishes them) and `body` is cleared by `run`, which the antecedent
     // calls exactly once (C2.1); nothing else touches them.
     private var body: (@Sendable (Completion<T>) throws -> U)?
-    private var gate: StartGate?
-    /// `nil` when the token can never be cancelled: then there is no gate either.
-    private var token: CancellationToken?
+    /// `nil` when the token can never be cancelled.
+    private var startGuard: StartGuard?
 
     /// The initializer takes only what every node stores: with the token's work in it too, the
     /// optimizer retained and released each argument once more (4 pairs per link).
+    @inline(__always)
     init(owner: any KitBackend, executor: any Executor, body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
         super.init(owner: owner, executor: executor)
@@ -77,14 +77,13 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
 
     /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
     func guardStart(with token: CancellationToken) {
-        self.token = token
-        gate = StartGate.make(for: self, token: token)
+        startGuard = StartGuard(for: self, token: token)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard startBody(gate, token) else { return }
+        guard startBody(startGuard) else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
         settle { try body(completion) }
@@ -96,9 +95,9 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
 final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     // @unchecked: as for ContinueTask.
     private var transform: (@Sendable (T) throws -> U)?
-    private var gate: StartGate?
-    private var token: CancellationToken?
+    private var startGuard: StartGuard?
 
+    @inline(__always)
     init(owner: any KitBackend, executor: any Executor, transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
         super.init(owner: owner, executor: executor)
@@ -106,8 +105,7 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
 
     /// As `ContinueTask.guardStart(with:)`.
     func guardStart(with token: CancellationToken) {
-        self.token = token
-        gate = StartGate.make(for: self, token: token)
+        startGuard = StartGuard(for: self, token: token)
     }
 
     /// A same-type `map` on a same-type link (`Int` to `Int` to `Int`...) needs a node of this
@@ -132,7 +130,7 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard startBody(gate, token) else { return }
+        guard startBody(startGuard) else { return }
         guard case .success = outcome else {
             _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return
@@ -149,15 +147,13 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
     // @unchecked: `body` is written in init and cleared by `run`, which the antecedent calls
     // exactly once (C2.1); the other properties are `let`s of Sendable types.
     private let child: KitTask<U>
-    private let gate: StartGate?
-    private let token: CancellationToken
+    private let startGuard: StartGuard?
     private var body: (@Sendable (Completion<T>) throws -> any AsyncTask<U>)?
 
     init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
          body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>) {
         self.child = child
-        self.token = token
-        gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        startGuard = token.canBeCancelled ? StartGuard(for: child, token: token) : nil
         self.body = body
         super.init(executor: executor)
     }
@@ -165,7 +161,7 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let body else { return }
         self.body = nil   // C8.1
-        guard child.startBody(gate, token) else { return }
+        guard child.startBody(startGuard) else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
         child.adopt { try body(completion) }
@@ -177,15 +173,13 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
 final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Sendable {
     // @unchecked: as for ContinueWithTask.
     private let child: KitTask<U>
-    private let gate: StartGate?
-    private let token: CancellationToken
+    private let startGuard: StartGuard?
     private var transform: (@Sendable (T) throws -> any AsyncTask<U>)?
 
     init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
          transform: @escaping @Sendable (T) throws -> any AsyncTask<U>) {
         self.child = child
-        self.token = token
-        gate = token.canBeCancelled ? StartGate.make(for: child, token: token) : nil
+        startGuard = token.canBeCancelled ? StartGuard(for: child, token: token) : nil
         self.transform = transform
         super.init(executor: executor)
     }
@@ -193,7 +187,7 @@ final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Senda
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1
-        guard child.startBody(gate, token) else { return }
+        guard child.startBody(startGuard) else { return }
         guard case .success = outcome else {
             _ = child.complete(outcome)   // failure or cancellation, unchanged (C3.3)
             return

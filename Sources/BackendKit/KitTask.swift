@@ -34,6 +34,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     /// A pending derived task, which is also its registration on its antecedent, run on
     /// `executor`.
+    @inline(__always)
     init(owner: any KitBackend, executor: any Executor) {
         super.init(owner: owner, executor: executor)
     }
@@ -52,6 +53,9 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     deinit {
+        // A trivial value in place needs no destruction: one test of the type's flags instead of
+        // reading the outcome and calling the value witness.
+        if Self.fitsInline && _isPOD(T.self) { return }
         // The slot holds a value exactly when the task completed with a success.
         guard holdsValue else { return }
         Self.destroy(&storage)
@@ -110,6 +114,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// Completes with what `body` returns or throws (C3.1, C3.2).
+    @inline(__always)
     final func settle(_ body: () throws -> T) {
         do {
             _ = succeed(try body())

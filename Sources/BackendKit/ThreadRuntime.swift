@@ -11,34 +11,51 @@ import Darwin
 ///
 /// Only its own thread ever touches an instance, so it needs no lock.
 public final class ThreadRuntime {
-    /// Work the trampoline runs in FIFO order: a task's delivery of its continuations, or one
-    /// job of the inline executor.
-    enum Work {
+    /// Work the trampoline runs in FIFO order: a task's delivery of its continuations (taken from
+    /// the task when it runs, or already taken by the completion that queued it, with the
+    /// outcome), or one job of the inline executor.
+    ///
+    /// Noncopyable, so that it only ever moves: a copyable enum's payload was copied out of it to
+    /// run (a retain and a release of each reference, three per hand-over).
+    enum Work: ~Copyable {
         case delivery(TaskCore)
+        case handOver(TaskCore, Outcome, Continuations<KitContinuation>)
         case job(@Sendable () -> Void)
         /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
         /// a hundred instructions per slot).
         case taken
 
         @inline(__always)
-        func run() {
-            switch self {
+        consuming func run() {
+            switch consume self {
             case .delivery(let core): core.deliver()
+            case .handOver(let core, let outcome, let batch): core.handOver(batch, outcome)
             case .job(let job): job()
             case .taken: break
+            }
+        }
+
+        var isTaken: Bool {
+            switch self {
+            case .taken: return true
+            default: return false
             }
         }
     }
 
     /// Work queued while this thread was already running trampoline work; run in FIFO order:
-    /// `next` first, then `queue` from `head`. `next` takes a work only when both are empty, so a
-    /// chain whose every link queues the next (the common case) never touches the array.
-    /// A slot is cleared as its work runs, so nothing run stays referenced (C8.1).
+    /// `next` first, then the queue from `head` to `tail`. `next` takes a work only when both are
+    /// empty, so a chain whose every link queues the next (the common case) never touches the
+    /// queue. A work is moved out of its slot before it runs, so nothing run stays referenced
+    /// (C8.1). The queue is a plain buffer rather than an array, which cannot hold noncopyable
+    /// elements; slots `head..<tail` are initialized, all others not.
     // @exclusivity(unchecked) here and below: only this thread touches the runtime, and no access
     // to these fields overlaps another (work runs between accesses, never inside one).
     @exclusivity(unchecked) private var next: Work = .taken
-    @exclusivity(unchecked) private var queue: [Work] = []
+    @exclusivity(unchecked) private var queue: UnsafeMutablePointer<Work>?
+    @exclusivity(unchecked) private var capacity = 0
     @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var tail = 0
     @exclusivity(unchecked) private var draining = false
     /// A drained queue keeps this much capacity for reuse and gives back the rest.
     private static let keptCapacity = 64
@@ -51,22 +68,32 @@ public final class ThreadRuntime {
     /// a `SerialExecutor`'s `isIsolatingCurrentContext` can answer from.
     public var isolation: AnyObject?
 
+    deinit {
+        // The trampoline drains before it returns, so the queue holds nothing by now; the
+        // deinitialization is for form.
+        if let queue {
+            (queue + head).deinitialize(count: tail - head)
+            queue.deallocate()
+        }
+    }
+
     /// Runs `work` now if this thread is not already running trampoline work; otherwise queues
     /// it behind that work. Either way it has run when the outermost call returns, so nested
     /// hand-offs (a continuation completing a task whose continuation is inline, a million times
     /// over) become a loop instead of a recursion (C2.7). Allocates nothing unless it must queue.
+    /// `work` is moved out (it is left `.taken`).
     @inline(__always)
-    func trampoline(_ work: Work) {
+    func trampoline(_ work: inout Work) {
         if draining {
-            if case .taken = next, head == queue.count {
-                next = work
+            if next.isTaken, head == tail {
+                swap(&next, &work)
             } else {
-                queue.append(work)
+                enqueue(exchange(&work, with: .taken))
             }
             return
         }
         draining = true
-        work.run()
+        exchange(&work, with: .taken).run()
         drain()
         draining = false
     }
@@ -74,31 +101,59 @@ public final class ThreadRuntime {
     /// Runs the queued work in FIFO order until none is left.
     private func drain() {
         while true {
-            // Taken out of its slot before it runs: a finished link is freed at once, not when
-            // the whole chain has drained.
-            let work: Work
-            if case .taken = next {
-                guard head < queue.count else { break }
-                work = queue[head]
-                queue[head] = .taken
+            if !next.isTaken {
+                exchange(&next, with: .taken).run()
+            } else if head < tail {
+                // Only initialized slots lie in head..<tail, and `queue` is set whenever any does.
+                let work = (queue.unsafelyUnwrapped + head).move()
                 head += 1
-                if head == queue.count {
-                    // Caught up with the queue: start again at its front.
-                    queue.removeAll(keepingCapacity: queue.capacity <= Self.keptCapacity)
-                    head = 0
-                }
+                if head == tail { resetQueue() }
+                work.run()
             } else {
-                var taken = Work.taken
-                swap(&taken, &next)   // moved out, no copy
-                work = taken
+                return
             }
-            work.run()
+        }
+    }
+
+    /// Appends `work` to the queue, growing it (or moving its live slots to the front) if full.
+    private func enqueue(_ work: consuming Work) {
+        if tail == capacity {
+            let count = tail - head
+            if let queue, count * 2 <= capacity {
+                // Overlapping ranges are allowed: the live slots move to the front.
+                queue.moveInitialize(from: queue + head, count: count)
+            } else {
+                let newCapacity = Swift.max(16, capacity * 2)
+                let fresh = UnsafeMutablePointer<Work>.allocate(capacity: newCapacity)
+                if let queue {
+                    fresh.moveInitialize(from: queue + head, count: count)
+                    queue.deallocate()
+                }
+                queue = fresh
+                capacity = newCapacity
+            }
+            head = 0
+            tail = count
+        }
+        (queue.unsafelyUnwrapped + tail).initialize(to: work)
+        tail += 1
+    }
+
+    /// The queue caught up: start again at its front, keeping a small buffer for reuse.
+    private func resetQueue() {
+        head = 0
+        tail = 0
+        if capacity > Self.keptCapacity, let queue {
+            queue.deallocate()   // holds no initialized slot: head == tail
+            self.queue = nil
+            capacity = 0
         }
     }
 
     /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
     public func submit(_ job: @escaping @Sendable () -> Void) {
-        trampoline(.job(job))
+        var work = Work.job(job)
+        trampoline(&work)
     }
 
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
@@ -124,13 +179,33 @@ public final class ThreadRuntime {
 
     /// The calling thread's runtime, made on first use and freed when the thread exits.
     public static var current: ThreadRuntime {
+        unmanagedCurrent.takeUnretainedValue()
+    }
+
+    /// The calling thread's runtime without a retain. Safe to use on the calling thread for as
+    /// long as the thread runs: the thread-specific key holds a reference until the thread exits.
+    @inline(__always)
+    static var unmanagedCurrent: Unmanaged<ThreadRuntime> {
         if let pointer = pthread_getspecific(runtimeKey) {
-            return Unmanaged<ThreadRuntime>.fromOpaque(pointer).takeUnretainedValue()
+            return Unmanaged<ThreadRuntime>.fromOpaque(pointer)
         }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> Unmanaged<ThreadRuntime> {
         let runtime = ThreadRuntime()
         // The key's destructor releases this retain when the thread exits.
-        pthread_setspecific(runtimeKey, Unmanaged.passRetained(runtime).toOpaque())
-        return runtime
+        let retained = Unmanaged.passRetained(runtime)
+        pthread_setspecific(runtimeKey, retained.toOpaque())
+        return retained
+    }
+
+    /// `trampoline(_:)` on the calling thread's runtime, without retaining it (see
+    /// `unmanagedCurrent`).
+    @inline(__always)
+    static func trampolineHere(_ work: inout Work) {
+        unmanagedCurrent._withUnsafeGuaranteedRef { $0.trampoline(&work) }
     }
 }
 
@@ -173,6 +248,7 @@ public final class InlineExecutor: Executor {
     private init() {}
 
     public func execute(_ job: @escaping @Sendable () -> Void) {
-        ThreadRuntime.current.submit(job)
+        var work = ThreadRuntime.Work.job(job)
+        ThreadRuntime.trampolineHere(&work)
     }
 }

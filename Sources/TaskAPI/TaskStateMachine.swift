@@ -4,19 +4,20 @@
 ///
 /// `Continuation` is whatever the backend stores per registration (an executor and a closure).
 public struct TaskStateMachine<Success: Sendable, Continuation> {
-    // The two one-byte fields first, side by side: laid out in declaration order, they would
-    // otherwise each take a word of their own.
+    // Laid out in declaration order: the two one-byte fields last, side by side, so that they
+    // share a word and leave the rest of it as tail padding, which the fields stored after the
+    // machine in a class (a lock, say) can use.
+    @usableFromInline var _completion: Completion<Success>?
+    @usableFromInline var continuations: Continuations<Continuation>
     @usableFromInline var _status: TaskStatus
     /// `true` from completion until the completing thread has handed over every continuation,
     /// including those registered while it was doing so (C2.4).
     @usableFromInline var _delivering = false
-    @usableFromInline var _completion: Completion<Success>?
 
     /// Where the task is (C1.5).
     @inlinable public var status: TaskStatus { _status }
     /// The outcome, once completed (C1.1).
     @inlinable public var completion: Completion<Success>? { _completion }
-    @usableFromInline var continuations: Continuations<Continuation>
 
     /// A pending task with no continuation.
     @inlinable
@@ -102,13 +103,30 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         return true
     }
 
+    /// Completes the task like `completeForDelivery(_:)` and moves the stored continuations into
+    /// `batch` (empty on entry) at once, saving the caller a critical section: it hands `batch`
+    /// over, then calls `nextDelivery()` until it returns `nil`, exactly as after `complete(_:)`.
+    /// With no continuation stored, no delivery phase opens: there is nothing to hand over, and
+    /// the caller does nothing more. `false`, changing nothing, if the task was already completed.
+    @inlinable
+    public mutating func complete(_ completion: Completion<Success>, taking batch: inout Continuations<Continuation>) -> Bool {
+        guard _status != .completed else { return false }
+        self._completion = completion
+        _status = .completed
+        if continuations.isEmpty { return true }
+        _delivering = true
+        swap(&batch, &continuations)
+        return true
+    }
+
     /// Takes the continuations of a task that is being freed while still pending. A backend should
     /// release them in a loop rather than let them go with the task: each may hold a derived task
     /// holding its own, and letting a long pending chain go at once recurses once per link (C8.2).
     @inlinable
     public mutating func abandon() -> Continuations<Continuation> {
-        defer { continuations = Continuations() }
-        return continuations
+        var taken = Continuations<Continuation>()
+        swap(&taken, &continuations)
+        return taken
     }
 
     /// Removes the first stored continuation that `matches`, and returns it; `nil` if none does
@@ -129,8 +147,10 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
             _delivering = false
             return nil
         }
-        defer { continuations = Continuations() }
-        return continuations
+        // Moved out, not copied: no retain and release of each stored continuation.
+        var taken = Continuations<Continuation>()
+        swap(&taken, &continuations)
+        return taken
     }
 }
 
@@ -151,6 +171,20 @@ public struct Continuations<Element>: Sequence {
 
     @inlinable
     public var isEmpty: Bool { first == nil }
+
+    /// Removes the first element and returns it, moved out rather than copied; `nil` if there is
+    /// none. The elements after it stay in `tail`: this is for handing over a batch in order, one
+    /// element at a time, without a retain of each.
+    @inlinable
+    public mutating func takeFirst() -> Element? {
+        var taken: Element? = nil
+        swap(&taken, &first)
+        return taken
+    }
+
+    /// The elements after the first, in order.
+    @inlinable
+    public var tail: [Element] { rest }
 
     @inlinable
     public mutating func append(_ element: Element) {
