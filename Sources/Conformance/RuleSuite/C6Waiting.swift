@@ -8,7 +8,7 @@ extension RuleSuite {
             RuleCheck("C6.1", "wait returns the outcome; get rethrows the failure", waitAndGet),
             RuleCheck("C6.2", "wait(timeout:) reports the timeout", waitTimeout),
             RuleCheck("C6.3", "every thread waiting on a task wakes", allWaitersWake),
-            RuleCheck("C6.4", "waits nested 16 deep in bodies on the default executor finish within 1 s", nestedWaits),
+            RuleCheck("C6.4", "waits nested 16 deep in bodies on the default executor finish within 1 s (5 s under the thread sanitizer)", nestedWaits),
             RuleCheck("C6.5", "await bridges to Swift concurrency without blocking a thread", async: awaitDoesNotBlock),
         ]
 
@@ -62,7 +62,7 @@ extension RuleSuite {
                 let outcome = nest(16).wait(timeout: patience)
                 let elapsed = ContinuousClock.now - start
                 c.expectEqual(outcome?.value, 16)
-                c.expect(elapsed < .seconds(1), "round \(round): 16 nested waits took \(elapsed)")
+                c.expect(elapsed < contractBound(.seconds(1)), "round \(round): 16 nested waits took \(elapsed)")
             }
             // Also when every level waits on a continuation, not on a body it could run itself.
             @Sendable func chained(_ depth: Int) -> any AsyncTask<Int> {
@@ -72,7 +72,7 @@ extension RuleSuite {
             }
             let start = ContinuousClock.now
             c.expectEqual(chained(16).wait(timeout: patience)?.value, 16)
-            c.expect(ContinuousClock.now - start < .seconds(1))
+            c.expect(ContinuousClock.now - start < contractBound(.seconds(1)))
         }
 
         static func awaitDoesNotBlock(_ c: RuleContext) async throws {
