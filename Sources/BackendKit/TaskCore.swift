@@ -99,12 +99,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// on another thread can overtake it.
     @inline(__always)
     final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
+        SchedulePoint.reach() // Points (no lock held): TaskAPI's SchedulePoint.swift.
         let won = withState { state in
             guard state.status != .completed else { return false }
             store()
             return state.completeForDelivery(outcome)
         }
         guard won else { return false }
+        SchedulePoint.reach()
         ThreadRuntime.current.trampoline(.delivery(self))
         return true
     }
@@ -117,6 +119,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Stores `continuation`; if the task is completed and delivered, hands it over through a
     /// delivery phase of its own, exactly as `complete` does (C2.1, C2.4).
     final func register(_ continuation: KitContinuation) {
+        SchedulePoint.reach()
         if withState({ $0.registerForDelivery(continuation) }) {
             ThreadRuntime.current.trampoline(.delivery(self))
         }

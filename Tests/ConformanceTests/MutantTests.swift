@@ -28,6 +28,7 @@ struct MutantTests {
         .finallyLosesError: [.c3_3],
         .flatMapNotWaiting: [.c2_6],
         .lostContinuationOnRace: [.c2_1, .c6_3],
+        .lostContinuationInRegister: [.c2_1, .c6_3],
         .recursionInsteadOfTrampoline: [.c2_7],
         .errorReplaced: [.c3_1],
         // A token cancelled before the continuation registered does not take effect: the
