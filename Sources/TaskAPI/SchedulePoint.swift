@@ -22,7 +22,13 @@ import Synchronization
 public enum SchedulePoint {
     /// Whether a handler is installed: the only thing `reach()` reads when none is.
     @usableFromInline static let active = Atomic<Bool>(false)
-    private static let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    /// In a class: a closure stored in a generic container is re-abstracted on the way in and
+    /// out, and each re-install of a handler read back would wrap it once more.
+    private final class Handler: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+    private static let handler = Mutex<Handler?>(nil)
 
     /// A schedule point: returns at once unless a handler is installed, which may park the
     /// calling thread here for a while. Must not be called holding a lock.
@@ -33,12 +39,13 @@ public enum SchedulePoint {
 
     @usableFromInline @inline(never)
     static func reached() {
-        handler.withLock { $0 }?()
+        handler.withLock { $0 }?.run()
     }
 
     /// Installs `handler`, replacing any installed one: from now on, every `reach()` calls it.
     public static func install(_ handler: @escaping @Sendable () -> Void) {
-        self.handler.withLock { $0 = handler }
+        let box = Handler(handler)
+        self.handler.withLock { $0 = box }
         active.store(true, ordering: .releasing)
     }
 

@@ -12,6 +12,10 @@ import TaskAPI
 /// key. So a backend's `complete` can be interleaved inside another thread's `register`, and the
 /// same seed still makes the same choices, hence the same interleaving.
 ///
+/// A step parks at its first `pointsPerStep` points only: the races worth finding are at the
+/// start of an operation (a check, then a store), and a step that completes a long chain on the
+/// inline executor would otherwise pay a hand-over of the baton for each of its links.
+///
 /// Points reached on any other thread (the loop's own, an executor's running a handed-over job, a
 /// timer's, a Swift task's) return at once: what they run is atomic for the schedule, as before.
 final class DriverThreads: @unchecked Sendable {
@@ -36,6 +40,10 @@ final class DriverThreads: @unchecked Sendable {
     /// Each driver's: parked at a schedule point, mid-step.
     private var parked: [Bool]
     private var started: [Bool]
+    /// Each driver's points reached in its current step.
+    private var pointsInStep: [Int]
+    /// How many points of one step may park it.
+    static let pointsPerStep = 32
     /// The run is over (or given up): points are no-ops, idle threads exit.
     private var released = false
 
@@ -45,6 +53,7 @@ final class DriverThreads: @unchecked Sendable {
         assigned = Array(repeating: nil, count: drivers)
         parked = Array(repeating: false, count: drivers)
         started = Array(repeating: false, count: drivers)
+        pointsInStep = Array(repeating: 0, count: drivers)
         Self.users.withLock { users in
             if users == 0 { SchedulePoint.install(DriverThreads.pointReached) }
             users += 1
@@ -95,6 +104,7 @@ final class DriverThreads: @unchecked Sendable {
         while true {
             while holder != driver, !released { condition.wait() }
             guard holder == driver, let step = assigned[driver] else { break }
+            pointsInStep[driver] = 0
             condition.unlock()
             execution.runStep(step)
             condition.lock()
@@ -110,7 +120,8 @@ final class DriverThreads: @unchecked Sendable {
     private func park(_ driver: Int) {
         condition.lock()
         defer { condition.unlock() }
-        guard !released, holder == driver else { return }
+        guard !released, holder == driver, pointsInStep[driver] < Self.pointsPerStep else { return }
+        pointsInStep[driver] += 1
         parked[driver] = true
         holder = -1
         condition.broadcast()
