@@ -43,7 +43,9 @@ enum Mutation: String, CaseIterable, Sendable {
     /// As `lostContinuationOnRace`, without the `sched_yield` that widens its window: the two
     /// critical sections are a few instructions apart, so stress mode rarely lands a completion
     /// between them; controlled mode parks the registering driver at the schedule point between
-    /// them and runs another driver's completion there (issue #10, point 4; C2.1, C6.3).
+    /// them and runs another driver's completion there (issue #10, point 4; C2.1, C6.3). Its fast
+    /// path (completed: hand over at once) also overtakes continuations still queued for a
+    /// delivery under way (C2.4).
     case lostContinuationInRegister
     /// Hand-offs to the inline executor recurse instead of going through the trampoline: a long
     /// chain overflows the stack (C2.7).
