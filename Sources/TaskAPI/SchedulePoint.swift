@@ -28,7 +28,7 @@ public enum SchedulePoint {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
-    private static let handler = Mutex<Handler?>(nil)
+    private static let handler = Locked<Handler?>(nil)
 
     /// A schedule point: returns at once unless a handler is installed, which may park the
     /// calling thread here for a while. Must not be called holding a lock.

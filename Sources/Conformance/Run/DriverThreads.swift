@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TaskAPI
 
 /// The drivers of a controlled run, each on a real thread of its own, of which only one runs at a
@@ -132,7 +131,7 @@ final class DriverThreads: @unchecked Sendable {
     // MARK: - The process's handler
 
     /// Controlled runs under way: the handler is installed while there is one.
-    private static let users = Mutex(0)
+    private static let users = Locked(0)
 
     /// The handler `SchedulePoint` calls: parks a driver thread of a controlled run, and returns at
     /// once on any other thread.
