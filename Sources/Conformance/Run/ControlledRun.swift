@@ -313,8 +313,8 @@ struct ControlledLoop {
 
 extension Operation {
     /// Whether the operation never waits for another thread, whatever the backend: it may run
-    /// while a driver is parked mid-step (a `wait()`, a `cancel()` waiting for another's
-    /// handlers, an await, may not).
+    /// while a driver is parked mid-step, and park at schedule points itself (a `wait()`, a
+    /// `cancel()` waiting for another's handlers, an await, may do neither).
     var neverWaits: Bool {
         switch self {
         case .makeSource, .complete, .makeCompleted, .run, .chain, .combine, .makeToken, .drop, .releaseSource,

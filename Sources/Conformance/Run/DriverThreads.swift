@@ -11,7 +11,10 @@ import TaskAPI
 /// key. So a backend's `complete` can be interleaved inside another thread's `register`, and the
 /// same seed still makes the same choices, hence the same interleaving.
 ///
-/// A step parks at its first `pointsPerStep` points only: the races worth finding are at the
+/// Only a step that never waits for another thread (`Operation.neverWaits`) parks at its points:
+/// a `wait()` parked before it registers could otherwise go on, once other drivers ran, into a
+/// delivery a parked driver holds, and block the run. A step parks at its first `pointsPerStep`
+/// points only: the races worth finding are at the
 /// start of an operation (a check, then a store), and a step that completes a long chain on the
 /// inline executor would otherwise pay a hand-over of the baton for each of its links.
 ///
@@ -41,6 +44,8 @@ final class DriverThreads: @unchecked Sendable {
     private var started: [Bool]
     /// Each driver's points reached in its current step.
     private var pointsInStep: [Int]
+    /// Each driver's: its current step may park at points.
+    private var parkable: [Bool]
     /// How many points of one step may park it.
     static let pointsPerStep = 32
     /// The run is over (or given up): points are no-ops, idle threads exit.
@@ -53,6 +58,7 @@ final class DriverThreads: @unchecked Sendable {
         parked = Array(repeating: false, count: drivers)
         started = Array(repeating: false, count: drivers)
         pointsInStep = Array(repeating: 0, count: drivers)
+        parkable = Array(repeating: false, count: drivers)
         Self.users.withLock { users in
             if users == 0 { SchedulePoint.install(DriverThreads.pointReached) }
             users += 1
@@ -104,6 +110,7 @@ final class DriverThreads: @unchecked Sendable {
             while holder != driver, !released { condition.wait() }
             guard holder == driver, let step = assigned[driver] else { break }
             pointsInStep[driver] = 0
+            parkable[driver] = execution.program.steps[step].operation.neverWaits
             condition.unlock()
             execution.runStep(step)
             condition.lock()
@@ -119,7 +126,7 @@ final class DriverThreads: @unchecked Sendable {
     private func park(_ driver: Int) {
         condition.lock()
         defer { condition.unlock() }
-        guard !released, holder == driver, pointsInStep[driver] < Self.pointsPerStep else { return }
+        guard !released, holder == driver, parkable[driver], pointsInStep[driver] < Self.pointsPerStep else { return }
         pointsInStep[driver] += 1
         parked[driver] = true
         holder = -1
