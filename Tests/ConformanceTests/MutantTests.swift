@@ -81,7 +81,9 @@ struct MutantTests {
         // twice or a task failed abandoned).
         .serialReordersBacklog: [.c7_2, .c2_4],
         .defaultRunsJobTwice: [.c7_3, .c2_1],
-        .defaultDropsJob: [.c7_3, .c2_1],
+        // Under stress, a dropped job may be a body of a nested-wait step (which runs on the
+        // backend's own default executor): the nest then returns a failure's stand-in (C6.4).
+        .defaultDropsJob: [.c7_3, .c2_1, .c6_4],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
