@@ -102,6 +102,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// so no registration made meanwhile on another thread can overtake it.
     @inline(__always)
     final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
+        SchedulePoint.reach() // Points (no lock held): TaskAPI's SchedulePoint.swift.
         var batch = Continuations<KitContinuation>()
         let won = withState { state in
             guard state.status != .completed else { return false }
@@ -110,6 +111,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
         guard won else { return false }
         if batch.isEmpty { return true }
+        // Between winning and handing over: a registration made meanwhile queues behind this
+        // delivery phase (C2.4).
+        SchedulePoint.reach()
         var work = ThreadRuntime.Work.handOver(self, outcome, consume batch)
         ThreadRuntime.trampolineHere(&work)
         return true
@@ -123,6 +127,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Stores `continuation`; if the task is completed and delivered, hands it over through a
     /// delivery phase of its own, exactly as `complete` does (C2.1, C2.4).
     final func register(_ continuation: KitContinuation) {
+        SchedulePoint.reach()
         if withState({ $0.registerForDelivery(continuation) }) {
             var work = ThreadRuntime.Work.delivery(self)
             ThreadRuntime.trampolineHere(&work)

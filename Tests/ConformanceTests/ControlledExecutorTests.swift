@@ -13,7 +13,11 @@ struct ControlledExecutorTests {
         .serialReordersBacklog, .defaultRunsJobTwice, .defaultDropsJob, .serialRunsJobsTwice, .serialDropsJobs,
     ]
 
-    @Test(arguments: executorMutants)
+    /// The mutants whose bug is a race inside a task's `register`/`complete`, which controlled
+    /// mode finds at the schedule points inside them (issue #10, point 4).
+    static let raceMutants: [Mutation] = [.lostContinuationInRegister]
+
+    @Test(arguments: executorMutants + raceMutants)
     func controlledModeKillsAndReplays(mutation: Mutation) async throws {
         let expected = try #require(MutantTests.expectedRules[mutation])
         var configuration = MutantTests.configuration(atLeastTheDefaultBudget: true)

@@ -1,15 +1,18 @@
 import Foundation
 import TaskAPI
 
-/// Runs one program in controlled mode: one real thread, the controlled one, executes the
-/// drivers' steps (each driver a logical thread) and hands the executors' jobs over to the
-/// backend's own executors one at a time (`Interposition.swift`), in the order `strategy` draws
-/// from the program's seed. Then the same checks as under stress.
+/// Runs one program in controlled mode: one real thread, the controlled one, runs the loop that
+/// gives the baton to one driver at a time (each on a thread of its own, `DriverThreads.swift`)
+/// and hands the executors' jobs over to the backend's own executors one at a time
+/// (`Interposition.swift`), in the order `strategy` draws from the program's seed. Then the same
+/// checks as under stress.
 ///
-/// Every scheduling point is a driver step (a completion, a registration, a cancel...) or a
-/// job. A blocking `wait()` is enabled only once its task completed, so the one real thread
-/// never blocks; when nothing is enabled while drivers or tasks remain, the run is stuck: a
-/// lost continuation, reported at once instead of after the watchdog's limit.
+/// Every scheduling point is a driver step (a completion, a registration, a cancel...), the rest
+/// of a step parked at a schedule point inside a backend operation (`SchedulePoint`), or a job.
+/// A blocking `wait()` is enabled only once its task completed, and no step that may wait for
+/// another thread, nor any job, runs while a driver is parked mid-step, so the thread holding
+/// the baton never blocks; when nothing is enabled while drivers or tasks remain, the run is
+/// stuck: a lost continuation, reported at once instead of after the watchdog's limit.
 extension Harness {
     func runControlled(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> ProgramResult {
         let scheduler = Scheduler()
@@ -18,10 +21,12 @@ extension Harness {
                                          executors: provider.makeExecutors(for: program, backend: backend))
         let outcome = Locked<ControlledOutcome?>(nil)
         let finished = DispatchSemaphore(value: 0)
+        let drivers = DriverThreads(execution: execution)
         let thread = Thread { [hangLimit, timingSlack] in
             scheduler.adoptCallingThread()
-            var loop = ControlledLoop(execution: execution, scheduler: scheduler, strategy: strategy, hangLimit: hangLimit,
-                                      slack: timingSlack)
+            defer { drivers.release() }
+            var loop = ControlledLoop(execution: execution, scheduler: scheduler, drivers: drivers, strategy: strategy,
+                                      hangLimit: hangLimit, slack: timingSlack)
             let result = loop.run()
             outcome.withLock { $0 = result }
             finished.signal()
@@ -108,15 +113,19 @@ struct ControlledOutcome: Sendable {
     var blockedJob: String?
 }
 
-/// The controlled thread's loop: picks and runs one enabled driver step or job at a time.
+/// The controlled thread's loop: picks and runs one enabled driver step (or rest of a step) or
+/// job at a time.
 struct ControlledLoop {
     let execution: ProgramExecution
     let scheduler: Scheduler
+    let drivers: DriverThreads
     var strategy: StrategyState
     let hangLimit: Duration
-    /// For each driver, its steps in program order, and how many it has run.
+    /// For each driver, its steps in program order, and how many it has begun.
     private var driverSteps: [[Int]]
     private var nextStep: [Int]
+    /// For each driver, whether it is parked at a schedule point in its latest step.
+    private var midStep: [Bool]
     private var introducedJobs: Set<Int> = []
     /// Whether anything outside the harness (timers, Swift tasks) may make progress.
     private let outsideWork: Bool
@@ -128,14 +137,17 @@ struct ControlledLoop {
     /// How late a timer or a cancelled await may be: how long the loop waits for them.
     let slack: Duration
 
-    init(execution: ProgramExecution, scheduler: Scheduler, strategy: ScheduleStrategy, hangLimit: Duration, slack: Duration) {
+    init(execution: ProgramExecution, scheduler: Scheduler, drivers: DriverThreads, strategy: ScheduleStrategy,
+         hangLimit: Duration, slack: Duration) {
         self.execution = execution
         self.scheduler = scheduler
+        self.drivers = drivers
         self.hangLimit = hangLimit
         self.slack = slack
         let program = execution.program
         driverSteps = (0..<program.drivers).map { d in program.steps.indices.filter { program.steps[$0].driver == d } }
         nextStep = Array(repeating: 0, count: program.drivers)
+        midStep = Array(repeating: false, count: program.drivers)
         self.strategy = StrategyState(strategy: strategy, seed: program.seed, expectedPoints: 3 * program.steps.count + 3)
         for driver in 0..<program.drivers { self.strategy.introduce(driver) }
         outsideWork = program.steps.contains { $0.operation.needsOutsideWork || $0.operation.runsOutsideControl }
@@ -146,7 +158,7 @@ struct ControlledLoop {
         let program = execution.program
         deadline = Watchdog(limit: hangLimit).deadline
         // The drivers' steps, interleaved with jobs.
-        while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count }) {
+        while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count || midStep[$0] }) {
             if step() { continue }
             if let blockedJob { return given(up: blockedJob, thread: thread) }
             if (outsideInFlight() || graceForOutsideWork()) && Date() <= deadline {
@@ -187,7 +199,9 @@ struct ControlledLoop {
     }
 
     private func given(up job: String, thread: Int) -> ControlledOutcome {
-        let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
+        let stuck = nextStep.indices.compactMap { d in
+            midStep[d] ? driverSteps[d][nextStep[d] - 1] : nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil
+        }
         return ControlledOutcome(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false,
                                  blockedJob: job)
     }
@@ -255,10 +269,20 @@ struct ControlledLoop {
     private mutating func step() -> Bool {
         guard blockedJob == nil else { return false }
         var keys: [Int] = []
-        for driver in nextStep.indices where nextStep[driver] < driverSteps[driver].count {
-            if execution.canRunWithoutBlocking(driverSteps[driver][nextStep[driver]]) { keys.append(driver) }
+        // A driver parked mid-step may hold what a waiting step or a job would wait for (a
+        // delivery under way, a cancellation's handlers): only steps that never wait go meanwhile.
+        let parked = midStep.contains(true)
+        for driver in nextStep.indices {
+            if midStep[driver] {
+                keys.append(driver)
+            } else if nextStep[driver] < driverSteps[driver].count {
+                let index = driverSteps[driver][nextStep[driver]]
+                if execution.canRunWithoutBlocking(index), !parked || execution.program.steps[index].operation.neverWaits {
+                    keys.append(driver)
+                }
+            }
         }
-        let jobs = scheduler.enabledJobs()
+        let jobs = parked ? [] : scheduler.enabledJobs()
         let jobKeyBase = execution.program.drivers
         for job in jobs {
             if introducedJobs.insert(job.id).inserted { strategy.introduce(jobKeyBase + job.id) }
@@ -267,9 +291,13 @@ struct ControlledLoop {
         guard !keys.isEmpty else { return false }
         let key = keys[strategy.pick(keys)]
         if key < jobKeyBase {
-            let index = driverSteps[key][nextStep[key]]
-            nextStep[key] += 1
-            execution.runStep(index)
+            if midStep[key] {
+                midStep[key] = drivers.resume(key, step: nil)
+            } else {
+                let index = driverSteps[key][nextStep[key]]
+                nextStep[key] += 1
+                midStep[key] = drivers.resume(key, step: index)
+            }
         } else if let job = scheduler.take(key - jobKeyBase) {
             var batch = [job]
             if let serial = job.serial {
@@ -284,6 +312,19 @@ struct ControlledLoop {
 }
 
 extension Operation {
+    /// Whether the operation never waits for another thread, whatever the backend: it may run
+    /// while a driver is parked mid-step, and park at schedule points itself (a `wait()`, a
+    /// `cancel()` waiting for another's handlers, an await, may do neither).
+    var neverWaits: Bool {
+        switch self {
+        case .makeSource, .complete, .makeCompleted, .run, .chain, .combine, .makeToken, .drop, .releaseSource,
+             .submit, .prepare, .start, .registerHandler, .disposeHandler:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Whether this operation makes work the controlled thread does not run: a timer
     /// (`delay`, `timeout`, `cancel(after:)`) or a Swift task (`await`).
     var needsOutsideWork: Bool {

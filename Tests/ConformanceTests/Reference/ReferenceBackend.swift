@@ -40,6 +40,13 @@ enum Mutation: String, CaseIterable, Sendable {
     /// `whenComplete` checks for completion and stores the continuation in two critical
     /// sections: a completion in between loses it (C2.1, or a waiter hangs: C6.3).
     case lostContinuationOnRace
+    /// As `lostContinuationOnRace`, without the `sched_yield` that widens its window: the two
+    /// critical sections are a few instructions apart, so stress mode rarely lands a completion
+    /// between them; controlled mode parks the registering driver at the schedule point between
+    /// them and runs another driver's completion there (issue #10, point 4; C2.1, C6.3). Its fast
+    /// path (completed: hand over at once) also overtakes continuations still queued for a
+    /// delivery under way (C2.4).
+    case lostContinuationInRegister
     /// Hand-offs to the inline executor recurse instead of going through the trampoline: a long
     /// chain overflows the stack (C2.7).
     case recursionInsteadOfTrampoline
@@ -246,9 +253,13 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     /// a registration from another thread meanwhile is stored behind the earlier continuations
     /// instead of overtaking them (C2.4).
     func tryComplete(_ completion: Completion<T>) -> Bool {
+        // Schedule points (TaskAPI's SchedulePoint.swift), never with the lock held: before each
+        // critical section of completing and registering, and between winning and the hand-off.
+        SchedulePoint.reach()
         guard state.withLock({ $0.machine.completeForDelivery(completion) }) else {
             return owner.mutation == .twoTrySetWinners
         }
+        SchedulePoint.reach()
         scheduleDelivery(completion, completing: true)
         return true
     }
@@ -282,14 +293,16 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         let target = owner.mutation == .wrongExecutor && !(executor is ReferenceQueueExecutor || executor is ReferenceInlineExecutor)
             ? owner.defaultExecutor : executor
         let continuation = Continuation(executor: target, body: body)
-        if owner.mutation == .lostContinuationOnRace {
+        SchedulePoint.reach()
+        if owner.mutation == .lostContinuationOnRace || owner.mutation == .lostContinuationInRegister {
             if let done = state.withLock({ $0.machine.completion }) {
                 hand(continuation, done)
                 return
             }
             // The window: a completion here hands over the stored continuations without this one,
             // and `register` then returns the outcome, which is ignored.
-            sched_yield()
+            if owner.mutation == .lostContinuationOnRace { sched_yield() }
+            SchedulePoint.reach()
             _ = state.withLock { $0.machine.register(continuation) }
             return
         }
