@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Schedule points inside backend operations (issue #10, point 4), as loom and Shuttle place
+/// Schedule points inside backend operations, as loom and Shuttle place
 /// them in their synchronization primitives.
 ///
 /// A backend calls `SchedulePoint.reach()` where a thread running one of its operations could

@@ -2,7 +2,7 @@ import Foundation
 import TaskAPI
 
 /// The drivers of a controlled run, each on a real thread of its own, of which only one runs at a
-/// time: the one holding the baton (issue #10, point 4).
+/// time: the one holding the baton.
 ///
 /// The controlled loop gives the baton to a driver to run its next step; the driver either
 /// finishes the step and gives the baton back, or reaches a schedule point inside a backend
