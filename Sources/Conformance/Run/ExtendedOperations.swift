@@ -34,6 +34,8 @@ final class ExecutionExtras: Sendable {
     }
 
     private let condition = NSCondition()
+    // nonisolated(unsafe): read and written only holding `condition`'s lock (`locked`, and
+    // `waitForTimers`, whose wait releases it only while it sleeps).
     private nonisolated(unsafe) var state = State()
 
     func keep(_ registration: any Disposable, handler: Int) { locked { $0.registrations[handler] = registration } }
