@@ -39,11 +39,8 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     private let width: Int
     /// The most threads beyond `width` started for blocked workers (`BlockingThreads`).
     let limit: Int
-    /// Workers spinning for work right now; read by `push` under the mutex, written outside it.
-    private let spinning = Atomic<Int>(0)
-    /// A copy of the queue length, written under the mutex, polled by spinning workers.
-    private let queued = Atomic<Int>(0)
-    private let spinnerLimit: Int
+    /// Idle workers polling the queue length before they park (at most half the width).
+    private let spinners: IdleSpinners
 
     /// The pool every `ActorsBackend()` shares.
     static let shared = WorkerPool(limit: BlockingThreads.defaultLimit)
@@ -51,7 +48,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     init(width: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), limit: Int) {
         self.width = width
         self.limit = limit
-        spinnerLimit = max(1, width / 2)
+        spinners = IdleSpinners(limit: width / 2)
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -66,9 +63,9 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
         let (spawn, report) = locked {
             inbox.append(work)
             let count = inbox.count + outbox.count
-            queued.store(count, ordering: .relaxed)
+            spinners.mirror(count)
             // A spinning worker takes the work before it parks: wake a sleeper only for more.
-            if count <= spinning.load(ordering: .relaxed) { return (false, false) }
+            if count <= spinners.count { return (false, false) }
             return wakeOrGrow()
         }
         if report { reportLimit() }
@@ -117,7 +114,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
             outbox = inbox.reversed()
             inbox.removeAll(keepingCapacity: true)
         }
-        defer { queued.store(outbox.count + inbox.count, ordering: .relaxed) }
+        defer { spinners.mirror(outbox.count + inbox.count) }
         return outbox.popLast()
     }
 
@@ -136,7 +133,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     /// this thread should exit.
     private func next() -> Work? {
         if let work = locked({ pop() }) { return work }
-        _ = spin()
+        _ = spinners.spin()
         // `wait` releases the mutex while it sleeps: the loop holds it with lock/unlock. The
         // queue is read again under the mutex first, so work pushed while this worker spun (with
         // no wake-up, since it counted as spinning) is taken, never slept on.
@@ -153,15 +150,6 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
                 return nil
             }
         }
-    }
-
-    /// Polls the queue length for a short while; `true` if work showed up. At most
-    /// `spinnerLimit` workers spin at once; the others go to sleep at once.
-    private func spin() -> Bool {
-        let spinners = spinning.wrappingAdd(1, ordering: .relaxed).newValue
-        defer { spinning.wrappingSubtract(1, ordering: .relaxed) }
-        guard spinners <= spinnerLimit else { return false }
-        return Spin.until { queued.load(ordering: .relaxed) > 0 }
     }
 
     /// Runs `body` holding the pool's mutex. The fields are the pool's own, not the lock's value

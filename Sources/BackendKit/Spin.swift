@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Bounded busy-waiting before a thread parks: a hand-off that arrives within a few microseconds
 /// skips the cost of sleeping on, and being woken from, a condition variable.
@@ -18,5 +19,44 @@ public enum Spin {
             index += 1
         }
         return false
+    }
+}
+
+/// The idle workers of a pool that poll for work a short while before they park, and what they
+/// poll: a pool's shared spin policy (the threads and actors backends' pools use it).
+///
+/// The pool mirrors its queue length here holding its own lock (`mirror`); an idle worker calls
+/// `spin()` before it parks, then takes the lock and looks at the queue again, so work pushed
+/// while it spun is never slept on. A push that sees at least as many spinners as queued items
+/// need wake no sleeper (`count`). At most `limit` workers spin at once.
+public struct IdleSpinners: ~Copyable, Sendable {
+    private let spinning = Atomic<Int>(0)
+    private let queued = Atomic<Int>(0)
+    private let limit: Int
+
+    /// At most `limit` (at least 1) workers spin at once.
+    public init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Records the queue length for spinning workers; call it holding the pool's lock whenever
+    /// the queue changes.
+    @inline(__always)
+    public func mirror(_ length: Int) {
+        queued.store(length, ordering: .relaxed)
+    }
+
+    /// Workers spinning right now (read by a push holding the pool's lock).
+    @inline(__always)
+    public var count: Int { spinning.load(ordering: .relaxed) }
+
+    /// Polls the mirrored queue length for a short while; `true` if work showed up. Beyond
+    /// `limit` spinners, returns `false` at once. The caller looks at the queue under its lock
+    /// afterwards either way.
+    public func spin() -> Bool {
+        let spinners = spinning.wrappingAdd(1, ordering: .relaxed).newValue
+        defer { spinning.wrappingSubtract(1, ordering: .relaxed) }
+        guard spinners <= limit else { return false }
+        return Spin.until { queued.load(ordering: .relaxed) > 0 }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 ///   replacement worker. A worker that finds more than `target` unblocked workers once it is
 ///   done with its job exits, so the pool shrinks back.
 /// - Idle workers spin briefly on an atomic mirror of the queue length before parking on the
-///   condition variable; at most `spinnerLimit` spin at once.
+///   condition variable (`IdleSpinners`); at most half of them spin at once.
 /// - Shutdown: `stop()` (called when the last handle to the pool goes away) makes workers exit
 ///   once the queue is empty; jobs already queued still run, each exactly once (C7.3).
 ///
@@ -57,19 +57,16 @@ final class PoolCore: BlockingPool {
     let target: Int
     /// The most workers beyond `target` started for blocked ones (`BlockingThreads`).
     let limit: Int
-    private let spinnerLimit: Int
     private let state: ConditionLock<State>
-    /// Workers currently spinning for work; read by `push` under the lock, written outside it.
-    private let spinning = Atomic<Int>(0)
-    /// A copy of the queue length, written under the lock, polled by spinning workers.
-    private let queued = Atomic<Int>(0)
+    /// Idle workers polling the queue length before they park (at most half the workers).
+    private let spinners: IdleSpinners
     /// Opens once the pool was stopped and its last worker has exited.
     let exited = Latch()
 
     init(workers: Int, maxBlockedThreads: Int) {
         target = workers
         limit = maxBlockedThreads
-        spinnerLimit = max(1, target / 2)
+        spinners = IdleSpinners(limit: target / 2)
         state = ConditionLock(State())
     }
 
@@ -78,12 +75,12 @@ final class PoolCore: BlockingPool {
         state.lock()
         state.guarded.queue.push(job)
         let count = state.guarded.queue.count
-        queued.store(count, ordering: .relaxed)
-        let spinners = spinning.load(ordering: .relaxed)
+        spinners.mirror(count)
+        let spinning = spinners.count
         // Spinning workers will each take a job before they park; wake a sleeper only for the
         // jobs they cannot cover.
-        if state.guarded.parked > 0 && count > spinners { state.signal() }
-        let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: spinners)
+        if state.guarded.parked > 0 && count > spinning { state.signal() }
+        let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: spinning)
         state.unlock()
         if report { reportLimit() }
         if spawn { startWorker() }
@@ -94,7 +91,7 @@ final class PoolCore: BlockingPool {
         state.lock()
         state.guarded.blocked += 1
         let (spawn, report) = state.guarded.claimWorker(
-            target: target, limit: limit, spinning: spinning.load(ordering: .relaxed))
+            target: target, limit: limit, spinning: spinners.count)
         state.unlock()
         if report { reportLimit() }
         if spawn { startWorker() }
@@ -153,7 +150,7 @@ final class PoolCore: BlockingPool {
             case .exit: return nil
             case .empty: break
             }
-            if spin() { continue }
+            if spinners.spin() { continue }
             state.lock()
             defer { state.unlock() }
             while true {
@@ -176,7 +173,7 @@ final class PoolCore: BlockingPool {
             return .exit
         }
         if let job = state.guarded.queue.pop() {
-            queued.store(state.guarded.queue.count, ordering: .relaxed)
+            spinners.mirror(state.guarded.queue.count)
             return .job(job)
         }
         if state.guarded.stopping {
@@ -185,14 +182,5 @@ final class PoolCore: BlockingPool {
             return .exit
         }
         return .empty
-    }
-
-    /// Polls the queue length for a short while; `true` if a job showed up. At most
-    /// `spinnerLimit` workers spin at once; the others park at once.
-    private func spin() -> Bool {
-        let spinners = spinning.wrappingAdd(1, ordering: .relaxed).newValue
-        defer { spinning.wrappingSubtract(1, ordering: .relaxed) }
-        guard spinners <= spinnerLimit else { return false }
-        return Spin.until { queued.load(ordering: .relaxed) > 0 }
     }
 }
