@@ -242,7 +242,7 @@ public func blockingCall<R>(_ body: () -> R) -> R {
 /// thread before `execute` returns, through the thread's trampoline, so nested hand-offs run in a
 /// loop, not a recursion (C2.7).
 public final class InlineExecutor: Executor {
-    /// The one instance: the kit recognises it by identity.
+    /// The one instance (the initializer is private): the kit recognises it by its type.
     public static let shared = InlineExecutor()
 
     private init() {}
