@@ -7,6 +7,7 @@ enum Command: Equatable {
     case stackProbe([String])
     case allocProbe([String])
     case chainProbe([String])
+    case repetition([String])
 }
 
 enum OutputFormat: String, CaseIterable {
@@ -35,6 +36,7 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
     if args.first == StackProbe.command { return .stackProbe(Array(args.dropFirst())) }
     if args.first == AllocProbe.command { return .allocProbe(Array(args.dropFirst())) }
     if args.first == ChainProbe.command { return .chainProbe(Array(args.dropFirst())) }
+    if args.first == Isolated.command { return .repetition(Array(args.dropFirst())) }
     if args.first == "compare" {
         args = args.dropFirst()
         if args.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
@@ -154,8 +156,9 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
 
     compare: matches the figures of two JSON reports by case and subject and prints what
     changed beyond the noise: a timed figure's cost ratios to its same-run baseline, one per
-    repetition, differ by a Mann-Whitney U test (two-sided p < 0.05) and by at least 10%, and
-    so does the figure itself, in the same direction; exact figures (instruction, allocation
+    repetition, differ by a Mann-Whitney U test (two-sided p < 0.05) and by at least 10% and
+    more than either run's spread and its baseline's, and so does the figure itself, in the
+    same direction; exact figures (instruction, allocation
     and byte counts, stack depths, verdicts) differ beyond their stated tolerance. It prints
     both machines and load averages and warns when a run was on a busy machine.
 

@@ -60,6 +60,12 @@ struct Plan: Sendable {
     /// A slowdown injected on purpose (`BENCH_SLOWDOWN`), for testing `bench compare`.
     var slowdown: Slowdown?
 
+    /// Whether the cross-thread cases take each timed repetition in a child process of its own
+    /// (see `Isolated`): in a default run, not with `--quick`, which keeps them in process for speed.
+    var isolates: Bool { !quick }
+    /// How an isolated case takes its repetitions, for progress lines.
+    var isolatedRounds: String { isolates ? "in rounds, a child process per repetition" : "in rounds" }
+
     /// Repetitions a figure needs for `bench compare`'s test to have the power to call a change
     /// significant: 4 against 4 reach two-sided p < 0.05 only when the runs do not overlap at
     /// all (p = 0.029); 5 against 5 still do with two pairs out of order (p = 0.032).

@@ -21,6 +21,8 @@ do {
         status = AllocProbe.main(arguments)
     case .chainProbe(let arguments):
         status = ChainProbe.main(arguments)
+    case .repetition(let arguments):
+        status = Isolated.main(arguments)
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
     case .show(let path, let format, let svg):

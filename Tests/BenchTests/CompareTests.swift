@@ -104,6 +104,28 @@ import Testing
         #expect(Comparison(old: old, new: failed).worse.count == 1)
     }
 
+    @Test func aMoveWithinTheBaselinesOwnModesIsNotAChange() {
+        // Measured: the serial hop on a loaded machine. In the new run the raw Dispatch hop took
+        // 2.4..27 us across its five processes (two modes), and gcd's five processes all landed
+        // in the slow one, as the run before had all landed in the fast one.
+        func report(dispatch: [Double], gcd: [Double]) -> Report {
+            var results = [
+                Fixture.figure("hop.serial@30k", "dispatch", dispatch, unit: "us", scenario: "hop"),
+                Fixture.figure("hop.serial@30k", "gcd", gcd, baseline: "dispatch", unit: "us", scenario: "hop"),
+            ]
+            attachRatios(&results)
+            return Fixture.report(results)
+        }
+        let old = report(dispatch: [2.09, 2.80, 2.00, 2.03, 1.99], gcd: [2.82, 2.80, 2.83, 2.81, 2.84])
+        let bimodal = report(dispatch: [3.78, 23.8, 26.8, 3.75, 2.37], gcd: [27.4, 32.2, 25.7, 17.9, 23.2])
+        #expect(Comparison(old: old, new: bimodal).changes.isEmpty)
+        #expect(Comparison.innerNoiseOf([3.78, 23.8, 26.8, 3.75, 2.37]) > 5)
+        // The same move against a baseline that stayed in one mode is a change; one preempted
+        // baseline repetition is not a mode.
+        let steady = report(dispatch: [2.1, 2.0, 9.5, 2.05, 1.98], gcd: [27.4, 32.2, 25.7, 17.9, 23.2])
+        #expect(Comparison(old: old, new: steady).worse.map(\.subject) == ["gcd"])
+    }
+
     @Test func aSwingOfTheBaselineAloneIsNotAChange() {
         let jitter = [1.0, 1.03, 0.98, 1.05, 0.99]
         func report(dispatch: Double, gcd: Double) -> Report {

@@ -14,6 +14,24 @@ enum AwaitScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(12_000, quick: 3_000)
         let reps = context.plan.testableRepetitions
+        let (subjects, _) = subjects(context)
+        Progress.note("await: \(subjects.map(\.name).joined(separator: ", ")), \(n) round trips, \(context.plan.isolatedRounds)")
+        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 8, warmSize: n / 8,
+                                                              repetitions: reps, isolated: "await.run-value")
+        return outcomes.map { outcome in
+            var m = Measurement(
+                scenario: "await", caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
+                kind: outcome.subject.kind, unit: "us", better: .lower,
+                values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(outcome.size) },
+                baseline: outcome.subject.baseline)
+            m.annotate(size: outcome.size, nominal: n, items: "round trips",
+                       [outcome.ok ? nil : "an await threw or returned a wrong value, or its process failed"])
+            return m
+        }
+    }
+
+    /// The raw baseline and one subject per backend; nothing to stop.
+    static func subjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         /// One subject: `size` round trips in a detached Swift task; NaN seconds if one went wrong.
         func subject(_ name: String, _ kind: Measurement.Kind, _ baseline: String?,
                      _ roundTrip: @escaping @Sendable () async -> Int?) -> RoundRobin.Subject {
@@ -38,18 +56,6 @@ enum AwaitScenario {
         for backend in context.backends {
             subjects.append(subject(backend.name, .backend, "swift") { try? await backend.run({ _ in 1 }).value })
         }
-        Progress.note("await: \(subjects.map(\.name).joined(separator: ", ")), \(n) round trips, in rounds")
-        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 8, warmSize: n / 8,
-                                                              repetitions: reps)
-        return outcomes.map { outcome in
-            var m = Measurement(
-                scenario: "await", caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
-                kind: outcome.subject.kind, unit: "us", better: .lower,
-                values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(outcome.size) },
-                baseline: outcome.subject.baseline)
-            m.annotate(size: outcome.size, nominal: n, items: "round trips",
-                       [outcome.ok ? nil : "an await threw or returned a wrong value"])
-            return m
-        }
+        return (subjects, {})
     }
 }

@@ -18,10 +18,11 @@ enum ChainScenario {
         let reps = plan.testableRepetitions
         var results: [Measurement] = []
         /// Each subject at `n` links, or at the size the budget allows (named by that size), in rounds.
-        func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject]) {
-            Progress.note("chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links")
+        func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject], isolated: Bool = false) {
+            Progress.note("chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links"
+                + (isolated ? ", " + plan.isolatedRounds : ""))
             let outcomes = RoundRobin(plan: plan).measure(subjects, nominal: n, floor: n / 40, warmSize: n / 10,
-                                                          repetitions: reps)
+                                                          repetitions: reps, isolated: isolated ? "chain." + name : nil)
             for outcome in outcomes {
                 let size = outcome.size
                 var m = Measurement(scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
@@ -30,46 +31,59 @@ enum ChainScenario {
                                     baseline: outcome.subject.baseline)
                 m.annotate(size: size, nominal: n, items: "links", [
                     plan.slowdown?.backend == m.subject ? "slowed down on purpose (\(Slowdown.variable))" : nil,
-                    outcome.ok ? nil : "a chain gave a wrong value",
+                    outcome.ok ? nil : "a chain gave a wrong value, or its process failed",
                 ])
                 results.append(m)
             }
         }
-        /// A backend's chain body, slowed down when `BENCH_SLOWDOWN` names it: each link also
-        /// spins for the given fraction of the per-link time a first unslowed run measured.
-        func backendBody(_ backend: any TaskBackend, _ chain: @escaping (Int, UInt64) -> (seconds: Double, ok: Bool))
-            -> (Int) -> (seconds: Double, ok: Bool) {
-            guard let slowdown = plan.slowdown, slowdown.backend == backend.name else { return { chain($0, 0) } }
-            var extra: UInt64?
-            return { size in
-                if let extra { return chain(size, extra) }
-                let first = chain(size, 0)
-                extra = UInt64(slowdown.fraction * first.seconds * 1e9 / Double(size))
-                return first
-            }
-        }
-        func subjects(_ baseline: RoundRobin.Subject, _ baselineName: String,
-                      _ chain: @escaping (any TaskBackend, Int, UInt64) -> (seconds: Double, ok: Bool))
-            -> [RoundRobin.Subject] {
-            [baseline] + context.backends.map { backend in
-                RoundRobin.Subject(name: backend.name, kind: .backend, baseline: baselineName,
-                                   run: backendBody(backend) { chain(backend, $0, $1) })
-            }
-        }
         let closure = RoundRobin.Subject(name: "closure", kind: .baseline, baseline: nil) { (closureChainSeconds($0), true) }
-        let dispatch = RoundRobin.Subject(name: "dispatch", kind: .baseline, baseline: nil) {
-            (dispatchChainSeconds($0), true)
-        }
-        measure("completed-inline", n, subjects(closure, "closure") {
+        measure("completed-inline", n, subjects(context, closure, "closure") {
             completedChain($0, $0.inlineExecutor, $1, extraNanos: $2)
         })
-        measure("completed-default", hopping, subjects(dispatch, "dispatch") {
-            completedChain($0, $0.defaultExecutor, $1, extraNanos: $2)
-        })
-        measure("pending-inline", n, subjects(closure, "closure") {
+        // Each link hops to a pool thread: a cross-thread figure, taken in child processes.
+        measure("completed-default", hopping, completedDefaultSubjects(context).subjects, isolated: true)
+        measure("pending-inline", n, subjects(context, closure, "closure") {
             pendingChain($0, $0.inlineExecutor, $1, extraNanos: $2)
         })
         return results
+    }
+
+    /// `chain.completed-default`'s subjects: raw Dispatch steps, and each backend's chain on its
+    /// default executor; nothing to stop.
+    static func completedDefaultSubjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
+        let dispatch = RoundRobin.Subject(name: "dispatch", kind: .baseline, baseline: nil) {
+            (dispatchChainSeconds($0), true)
+        }
+        let subjects = subjects(context, dispatch, "dispatch") {
+            completedChain($0, $0.defaultExecutor, $1, extraNanos: $2)
+        }
+        return (subjects, {})
+    }
+
+    /// `baseline`, then one subject per backend running `chain` (backend, links, extra
+    /// nanoseconds per link).
+    private static func subjects(_ context: ScenarioContext, _ baseline: RoundRobin.Subject, _ baselineName: String,
+                                 _ chain: @escaping (any TaskBackend, Int, UInt64) -> (seconds: Double, ok: Bool))
+        -> [RoundRobin.Subject] {
+        [baseline] + context.backends.map { backend in
+            RoundRobin.Subject(name: backend.name, kind: .backend, baseline: baselineName,
+                               run: backendBody(backend, context.plan) { chain(backend, $0, $1) })
+        }
+    }
+
+    /// A backend's chain body, slowed down when `BENCH_SLOWDOWN` names it: each link also spins
+    /// for the given fraction of the per-link time a first unslowed run measured.
+    private static func backendBody(_ backend: any TaskBackend, _ plan: Plan,
+                                    _ chain: @escaping (Int, UInt64) -> (seconds: Double, ok: Bool))
+        -> (Int) -> (seconds: Double, ok: Bool) {
+        guard let slowdown = plan.slowdown, slowdown.backend == backend.name else { return { chain($0, 0) } }
+        var extra: UInt64?
+        return { size in
+            if let extra { return chain(size, extra) }
+            let first = chain(size, 0)
+            extra = UInt64(slowdown.fraction * first.seconds * 1e9 / Double(size))
+            return first
+        }
     }
 
     /// The body of every link: adds one, after `extraNanos` of busy work when a slowdown is

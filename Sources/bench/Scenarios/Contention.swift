@@ -17,14 +17,24 @@ enum ContentionScenario {
         let reps = context.plan.testableRepetitions
         let caseName = "contention.register-race@\(threads)x\(sizeLabel(m))"
         let ops = Double(threads * m * 2)
-        func figure(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ runs: [(Double, Bool)])
-            -> Measurement {
-            let bad = runs.contains { !$0.1 }
-            return Measurement(scenario: "contention", caseName: caseName, subject: subject, kind: kind,
-                               unit: "ops/s", better: .higher, values: runs.map { ops / $0.0 }, baseline: baseline,
-                               note: bad ? "a round lost or repeated a continuation or a winner" : nil)
+        func figure(_ outcome: RoundRobin.Outcome) -> Measurement {
+            Measurement(scenario: "contention", caseName: caseName, subject: outcome.subject.name,
+                        kind: outcome.subject.kind, unit: "ops/s", better: .higher,
+                        values: outcome.runs.map { ops / $0.seconds }, baseline: outcome.subject.baseline,
+                        note: outcome.ok ? nil : "a round lost or repeated a continuation or a winner, or its process failed")
         }
-        var subjects = [RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { _ in
+        let (subjects, _) = subjects(context)
+        Progress.note("contention: \(subjects.map(\.name).joined(separator: ", ")), \(threads) threads x \(m) sources, "
+            + context.plan.isolatedRounds)
+        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: m, floor: m, warmSize: m,
+                                                              repetitions: reps, isolated: "contention.register-race")
+        return outcomes.map(figure)
+    }
+
+    /// The raw baseline and one subject per backend; nothing to stop.
+    static func subjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
+        let threads = Swift.max(2, context.plan.cores)
+        var subjects = [RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { m in
             let promises = (0..<m).map { _ in RawPromise() }
             return race(threads: threads, count: m,
                         register: { j, callback in promises[j].onComplete { _ in callback() } },
@@ -32,17 +42,14 @@ enum ContentionScenario {
         }]
         for backend in context.backends {
             let inline = backend.inlineExecutor
-            subjects.append(RoundRobin.Subject(name: backend.name, kind: .backend, baseline: "pthreads") { _ in
+            subjects.append(RoundRobin.Subject(name: backend.name, kind: .backend, baseline: "pthreads") { m in
                 let sources = (0..<m).map { _ in backend.makeSource(of: Int.self) }
                 return race(threads: threads, count: m,
                             register: { j, callback in sources[j].task.whenComplete(on: inline) { _ in callback() } },
                             trySet: { j, value in sources[j].trySucceed(value) })
             })
         }
-        Progress.note("contention: \(subjects.map(\.name).joined(separator: ", ")), \(threads) threads x \(m) sources, in rounds")
-        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: m, floor: m, warmSize: m,
-                                                              repetitions: reps)
-        return outcomes.map { figure($0.subject.name, $0.subject.kind, $0.subject.baseline, $0.runs) }
+        return (subjects, {})
     }
 
     /// Starts `threads` threads together; each walks all `count` cells, registering a callback

@@ -13,8 +13,24 @@ enum FanoutScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(100_000, quick: 20_000)
         let reps = context.plan.testableRepetitions
+        let (subjects, stop) = subjects(context)
+        defer { stop() }
+        Progress.note("fanout: \(subjects.map(\.name).joined(separator: ", ")), up to \(n) bodies, \(context.plan.isolatedRounds)")
+        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 10, warmSize: n / 10,
+                                                              repetitions: reps, isolated: "fanout.whenAll")
+        return outcomes.map { outcome in
+            var m = Measurement(scenario: "fanout", caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
+                                subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
+                                better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },
+                                baseline: outcome.subject.baseline)
+            m.annotate(size: outcome.size, nominal: n, items: "bodies", [outcome.ok ? nil : "whenAll gave a wrong sum"])
+            return m
+        }
+    }
+
+    /// The baselines and one subject per backend, and what stops the raw pool once measured.
+    static func subjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         let pool = RawThreadPool(threads: context.plan.cores)
-        defer { pool.stop() }
         func timedOK(_ seconds: Double) -> (seconds: Double, ok: Bool) { (seconds, true) }
         var subjects = [
             RoundRobin.Subject(name: "dispatch", kind: .baseline, baseline: nil) { timedOK(dispatchFanout($0)) },
@@ -32,17 +48,7 @@ enum FanoutScenario {
                 return (seconds, sum == size / 2)
             })
         }
-        Progress.note("fanout: \(subjects.map(\.name).joined(separator: ", ")), up to \(n) bodies, in rounds")
-        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 10, warmSize: n / 10,
-                                                              repetitions: reps)
-        return outcomes.map { outcome in
-            var m = Measurement(scenario: "fanout", caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
-                                subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
-                                better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },
-                                baseline: outcome.subject.baseline)
-            m.annotate(size: outcome.size, nominal: n, items: "bodies", [outcome.ok ? nil : "whenAll gave a wrong sum"])
-            return m
-        }
+        return (subjects, pool.stop)
     }
 
     /// Raw Dispatch: `n` blocks on the global queue, joined with a group.

@@ -12,13 +12,25 @@ enum HopScenario {
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
         // 5 repetitions: what `bench compare` needs to test a figure (see `testableRepetitions`).
-        let reps = context.plan.testableRepetitions
-        let samples = context.plan.size(6_000, quick: 2_000)
-        let sampler = Sampler(repetitions: reps, samples: samples)
-        let size = "@" + sizeLabel(samples * reps)
+        let sampler = Sampler(plan: context.plan, repetitions: context.plan.testableRepetitions,
+                              samples: context.plan.size(6_000, quick: 2_000))
+        // In process the swift baseline's task serves the warm-up and every repetition; isolated,
+        // each child has its own, and the parent's takes none.
+        let total = context.plan.isolates ? 0 : sampler.warmup + sampler.repetitions * sampler.samples
+        let (specs, stop) = specs(context, total: total)
+        defer { stop() }
+        Progress.note("hop: \(specs.count) subjects, \(sampler.repetitions) rounds of \(sampler.samples) samples each"
+            + (context.plan.isolates ? ", a child process per repetition" : ""))
+        return sampler.measure(specs)
+    }
+
+    /// Every subject's sampler, for `total` samples (the swift baseline's task resumes exactly that
+    /// many times), and what stops the condition-variable hand-off once measured.
+    static func specs(_ context: ScenarioContext, total: Int) -> (specs: [Sampler.Spec], stop: () -> Void) {
+        let plan = context.plan
+        let size = "@" + sizeLabel(plan.size(6_000, quick: 2_000) * plan.testableRepetitions)
         let serialQueue = DispatchQueue(label: "bench.hop.serial")
         let handoff = CondvarHandoff()
-        defer { handoff.stop() }
         var specs = [
             Sampler.Spec(caseName: "hop.default" + size, subject: "dispatch", kind: .baseline, baseline: nil) {
                 dispatchHop(DispatchQueue.global())
@@ -30,7 +42,7 @@ enum HopScenario {
                 handoff.hop()
             },
             Sampler.Spec(caseName: "hop.default" + size, subject: "swift", kind: .baseline, baseline: nil,
-                         sample: swiftHop(total: sampler.warmup + reps * samples)),
+                         sample: swiftHop(total: total)),
         ]
         for backend in context.backends {
             for kind in [ExecutorKind.default, .serial] {
@@ -43,8 +55,7 @@ enum HopScenario {
                 })
             }
         }
-        Progress.note("hop: \(specs.count) subjects, \(reps) rounds of \(samples) samples each")
-        return sampler.measure(specs)
+        return (specs, handoff.stop)
     }
 
     private static let stamp = Stamp()
@@ -104,9 +115,11 @@ enum HopScenario {
 }
 
 /// Collects latency samples in rounds (see `RoundRobin`): each round takes `samples` samples of
-/// every subject in turn. A figure is the p50 of each repetition (median, min, max over
-/// repetitions); its percentiles pool every sample.
+/// every subject in turn, after `warmup` samples of each. A figure is the p50 of each repetition
+/// (median, min, max over repetitions); its percentiles pool every sample. When the plan
+/// isolates, each repetition is a child process of its own (see `Isolated`), warmed up there.
 struct Sampler {
+    let plan: Plan
     let repetitions: Int
     let samples: Int
     let warmup = 200
@@ -120,16 +133,30 @@ struct Sampler {
     }
 
     func measure(_ specs: [Spec]) -> [Measurement] {
-        for spec in specs {
-            for _ in 0..<warmup { _ = spec.sample() }
+        if !plan.isolates {
+            for spec in specs {
+                for _ in 0..<warmup { _ = spec.sample() }
+            }
         }
         var all = [[Double]](repeating: [], count: specs.count)
         var p50s = [[Double]](repeating: [], count: specs.count)
+        var lost = [Int](repeating: 0, count: specs.count)
         for _ in 0..<repetitions {
             for (index, spec) in specs.enumerated() {
-                var rep: [Double] = []
-                rep.reserveCapacity(samples)
-                for _ in 0..<samples { rep.append(Double(spec.sample()) / 1000) }
+                var rep: [Double]
+                if plan.isolates {
+                    let variant = String(spec.caseName.prefix { $0 != "@" })
+                    let child = Isolated.repetition(variant, subject: spec.subject, size: samples, warm: warmup, plan: plan)
+                    guard child.ok, child.values.count == samples else {
+                        lost[index] += 1
+                        continue
+                    }
+                    rep = child.values.map { $0 / 1000 }
+                } else {
+                    rep = []
+                    rep.reserveCapacity(samples)
+                    for _ in 0..<samples { rep.append(Double(spec.sample()) / 1000) }
+                }
                 rep.sort()
                 p50s[index].append(percentile(rep, 50))
                 all[index].append(contentsOf: rep)
@@ -140,7 +167,8 @@ struct Sampler {
             let pooled = all[index].sorted()
             var m = Measurement(
                 scenario: "hop", caseName: spec.caseName, subject: spec.subject, kind: spec.kind, unit: "us",
-                better: .lower, values: p50s[index], baseline: spec.baseline
+                better: .lower, values: p50s[index], baseline: spec.baseline,
+                note: lost[index] > 0 ? "\(lost[index]) of \(repetitions) repetitions lost: their process failed" : nil
             )
             m.samples = pooled.count
             m.percentiles = Percentiles(

@@ -17,29 +17,53 @@ struct RoundRobin {
         let subject: Subject
         let size: Int
         let runs: [(seconds: Double, ok: Bool)]
-        var ok: Bool { runs.allSatisfy(\.ok) && warmOK }
+        var ok: Bool { runs.allSatisfy(\.ok) && warmOK && lostRepetitions == 0 }
         let warmOK: Bool
+        /// Isolated repetitions whose child process failed: not in `runs`, and the outcome not ok.
+        var lostRepetitions = 0
     }
 
     let plan: Plan
 
     /// Warms every subject up at `warmSize`, fits its size (down to `floor`) and repetitions to
     /// the budget, then runs the rounds; a subject that fits fewer repetitions drops out of the
-    /// later rounds.
-    func measure(_ subjects: [Subject], nominal: Int, floor: Int, warmSize: Int, repetitions: Int) -> [Outcome] {
-        let warm = subjects.map { $0.run(warmSize) }
-        let fits = zip(subjects, warm).map { _, w in
+    /// later rounds. With `isolated`, the case's variant, and a plan that isolates, each timed
+    /// repetition runs in a child process of its own (see `Isolated`), warmed up there first.
+    func measure(_ subjects: [Subject], nominal: Int, floor: Int, warmSize: Int, repetitions: Int,
+                 isolated variant: String? = nil) -> [Outcome] {
+        func fit(_ seconds: Double) -> (size: Int, repetitions: Int) {
             plan.fit(nominal: nominal, floor: floor, repetitions: repetitions,
-                     secondsPerItem: w.seconds / Double(Swift.max(warmSize, 1)))
+                     secondsPerItem: seconds / Double(Swift.max(warmSize, 1)))
         }
+        var warm = subjects.map { $0.run(warmSize) }
+        // A cut decided from one warm-up can be a cold start's (a pool's first threads, a first
+        // use of the backend in this process): before cutting, warm up once more and fit from
+        // the faster of the two, so that two runs of one binary keep the same sizes.
+        for index in subjects.indices where fit(warm[index].seconds).size != nominal {
+            let again = subjects[index].run(warmSize)
+            warm[index] = (Swift.min(warm[index].seconds, again.seconds), warm[index].ok && again.ok)
+        }
+        let fits = warm.map { fit($0.seconds) }
         var runs = [[(seconds: Double, ok: Bool)]](repeating: [], count: subjects.count)
+        var lost = [Int](repeating: 0, count: subjects.count)
         for round in 0..<(fits.map(\.repetitions).max() ?? 0) {
             for (index, subject) in subjects.enumerated() where fits[index].repetitions > round {
-                runs[index].append(subject.run(fits[index].size))
+                if let variant, plan.isolates {
+                    let child = Isolated.repetition(variant, subject: subject.name, size: fits[index].size,
+                                                    warm: warmSize, plan: plan)
+                    if let seconds = child.values.first {
+                        runs[index].append((seconds, child.ok))
+                    } else {
+                        lost[index] += 1
+                    }
+                } else {
+                    runs[index].append(subject.run(fits[index].size))
+                }
             }
         }
         return subjects.indices.map {
-            Outcome(subject: subjects[$0], size: fits[$0].size, runs: runs[$0], warmOK: warm[$0].ok)
+            Outcome(subject: subjects[$0], size: fits[$0].size, runs: runs[$0], warmOK: warm[$0].ok,
+                    lostRepetitions: lost[$0])
         }
     }
 }

@@ -1,0 +1,117 @@
+import Foundation
+
+/// Timed repetitions in child processes of their own, for the cases whose figures cross threads
+/// (hop, fan-out, contention, await, the default-executor chain).
+///
+/// Why: such a figure is bimodal on a shared machine (pool threads kept spinning or put to sleep,
+/// two racing threads on two cores or time-sharing one), and the mode lasts longer than a
+/// repetition: every repetition taken in one process lands in the same mode, and the next
+/// process may land in the other. `bench compare`'s rank test assumes independent repetitions;
+/// taken in one process they are not, and a mode switch between two runs looked like a change.
+/// In a process each, the repetitions sample the modes as two runs do, so the test and the spread
+/// rule (`Comparison.noiseOf`) see that variance inside each run.
+///
+/// The parent still warms every subject up in its own process to fit sizes (see `RoundRobin`);
+/// each child builds the same subjects from the same plan, warms the named one up, runs it once
+/// at the given size and prints what it measured. `--quick` keeps its repetitions in process:
+/// it trades this independence for speed (its aim allows 2 false changes per pair of runs).
+enum Isolated {
+    static let command = "__repetition"
+
+    /// What a child measured: the figures of its one timed run (seconds for a round-robin
+    /// subject, nanosecond latency samples for a hop subject), and whether its result was right.
+    struct Result {
+        var values: [Double]
+        var ok: Bool
+    }
+
+    /// How a child makes the subjects of one case: the same code the parent measures with.
+    enum Maker {
+        /// Round-robin subjects, and what to stop once measured (thread pools).
+        case rounds(@Sendable (ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void))
+        /// Latency samplers for `total` samples, and what to stop once measured.
+        case samples(@Sendable (ScenarioContext, _ total: Int) -> (specs: [Sampler.Spec], stop: () -> Void))
+    }
+
+    /// Every isolated case, by variant (the case name without its size).
+    static let makers: [String: Maker] = [
+        "hop.default": .samples(HopScenario.specs),
+        "hop.serial": .samples(HopScenario.specs),
+        "fanout.whenAll": .rounds(FanoutScenario.subjects),
+        "contention.register-race": .rounds(ContentionScenario.subjects),
+        "await.run-value": .rounds(AwaitScenario.subjects),
+        "chain.completed-default": .rounds(ChainScenario.completedDefaultSubjects),
+    ]
+
+    /// Runs one repetition of `subject` in `variant` in a child process: `warm` items to warm up,
+    /// then `size` timed. `nil` values with `ok` false if the child failed.
+    static func repetition(_ variant: String, subject: String, size: Int, warm: Int, plan: Plan) -> Result {
+        var arguments = [command, variant, subject, String(size), String(warm)]
+        if plan.quick { arguments.append("--quick") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: StackScenario.selfPath())
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try Children.launch(process) } catch { return Result(values: [], ok: false) }
+        // Read to the end before waiting: a hop child's samples can exceed the pipe's buffer.
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        Children.finished(process)
+        return parse(String(decoding: data, as: UTF8.self), exitStatus: process.terminationStatus)
+    }
+
+    /// A child's output: `ok` or `wrong`, then its values, separated by spaces.
+    static func parse(_ output: String, exitStatus: Int32) -> Result {
+        let words = output.split(whereSeparator: \.isWhitespace)
+        guard exitStatus == 0 || exitStatus == 1, let verdict = words.first, verdict == "ok" || verdict == "wrong" else {
+            return Result(values: [], ok: false)
+        }
+        let values = words.dropFirst().compactMap { Double($0) }
+        guard values.count == words.count - 1, !values.isEmpty else { return Result(values: [], ok: false) }
+        return Result(values: values, ok: verdict == "ok")
+    }
+
+    /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM [--quick]`. Prints `ok` or
+    /// `wrong` and the values; exit status 0, 1 for a wrong result, 2 for bad arguments.
+    static func main(_ arguments: [String]) -> Int32 {
+        var arguments = arguments
+        let quick = arguments.last == "--quick"
+        if quick { arguments.removeLast() }
+        guard arguments.count == 4, let maker = makers[arguments[0]], let size = Int(arguments[2]), size > 0,
+              let warm = Int(arguments[3]), warm >= 0 else {
+            printError("usage: bench \(command) VARIANT SUBJECT SIZE WARM [--quick]")
+            return 2
+        }
+        let subject = arguments[1]
+        var plan = Plan(quick: quick, cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)), budget: .infinity)
+        plan.slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
+        // Only the named backend: no other backend's threads start in the child.
+        let context = ScenarioContext(backends: backendRegistry.filter { $0.name == subject }, plan: plan)
+        let result: Result?
+        switch maker {
+        case .rounds(let make):
+            let (subjects, stop) = make(context)
+            defer { stop() }
+            result = subjects.first { $0.name == subject }.map { subject in
+                let warmed = warm > 0 ? subject.run(warm).ok : true
+                let timed = subject.run(size)
+                return Result(values: [timed.seconds], ok: warmed && timed.ok && timed.seconds.isFinite)
+            }
+        case .samples(let make):
+            let (specs, stop) = make(context, warm + size)
+            defer { stop() }
+            result = specs.first { $0.caseName.hasPrefix(arguments[0] + "@") && $0.subject == subject }.map { spec in
+                for _ in 0..<warm { _ = spec.sample() }
+                return Result(values: (0..<size).map { _ in Double(spec.sample()) }, ok: true)
+            }
+        }
+        guard let result else {
+            printError("bench \(command): no subject '\(subject)' in \(arguments[0])")
+            return 2
+        }
+        print(([result.ok ? "ok" : "wrong"] + result.values.map { String($0) }).joined(separator: " "))
+        return result.ok ? 0 : 1
+    }
+}
