@@ -1,5 +1,3 @@
-import Synchronization
-
 extension TaskBackend {
     /// Completes with the first outcome among `tasks`, of any kind (C5.3).
     /// Empty input fails at once with `TaskError.emptyInput`.
@@ -18,16 +16,15 @@ extension TaskBackend {
     public func any<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
         if tasks.isEmpty { return completed(.failure(TaskError.emptyInput("any"))) }
         let source = makeSource(of: T.self)
-        let state = Locked(CollectState<(any Error)?>(count: tasks.count, filler: nil))
-        for (index, task) in tasks.enumerated() {
-            task.whenComplete(on: inlineExecutor) { completion in
+        let errors = Collector<any Error>(count: tasks.count)
+        for index in tasks.indices {
+            tasks[index].whenComplete(on: inlineExecutor) { completion in
                 switch completion {
                 case .success(let value):
-                    if state.withLock({ $0.finish() }) { source.trySucceed(value) }
+                    if errors.finish() { source.trySucceed(value) }
                 case .failure, .cancelled:
-                    let error = completion.error ?? CancellationError()
-                    if let errors = state.withLock({ $0.record(error, at: index) }) {
-                        source.tryFail(AggregateError(errors.map { $0! }))
+                    if let all = errors.record(completion.error ?? CancellationError(), at: index) {
+                        source.tryFail(AggregateError(all))
                     }
                 }
             }

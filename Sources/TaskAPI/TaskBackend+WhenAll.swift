@@ -1,5 +1,3 @@
-import Synchronization
-
 extension TaskBackend {
     /// Succeeds with every input's value in input order, whatever the completion order (C5.1).
     /// The first failure or cancellation among the inputs completes it at once with that outcome.
@@ -7,20 +5,18 @@ extension TaskBackend {
     public func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]> {
         if tasks.isEmpty { return completed(.success([])) }
         let source = makeSource(of: [T].self)
-        let state = Locked(CollectState<T?>(count: tasks.count, filler: nil))
-        for (index, task) in tasks.enumerated() {
-            task.whenComplete(on: inlineExecutor) { completion in
-                let outcome: Completion<[T]>? = state.withLock { state in
-                    switch completion {
-                    case .success(let value):
-                        return state.record(value, at: index).map { .success($0.map { $0! }) }
-                    case .failure(let error):
-                        return state.finish() ? .failure(error) : nil
-                    case .cancelled:
-                        return state.finish() ? .cancelled : nil
-                    }
+        let collector = Collector<T>(count: tasks.count)
+        // Indices, not `enumerated()`: unspecialized, its iterator costs metadata lookups per input.
+        for index in tasks.indices {
+            tasks[index].whenComplete(on: inlineExecutor) { completion in
+                switch completion {
+                case .success(let value):
+                    if let all = collector.record(value, at: index) { source.trySucceed(all) }
+                case .failure(let error):
+                    if collector.finish() { source.tryFail(error) }
+                case .cancelled:
+                    if collector.finish() { source.tryCancel() }
                 }
-                if let outcome { source.tryComplete(outcome) }
             }
         }
         return source.task
@@ -31,12 +27,10 @@ extension TaskBackend {
     public func whenAllSettled<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[Completion<T>]> {
         if tasks.isEmpty { return completed(.success([])) }
         let source = makeSource(of: [Completion<T>].self)
-        let state = Locked(CollectState<Completion<T>>(count: tasks.count, filler: .cancelled))
-        for (index, task) in tasks.enumerated() {
-            task.whenComplete(on: inlineExecutor) { completion in
-                if let all = state.withLock({ $0.record(completion, at: index) }) {
-                    source.trySucceed(all)
-                }
+        let collector = Collector<Completion<T>>(count: tasks.count)
+        for index in tasks.indices {
+            tasks[index].whenComplete(on: inlineExecutor) { completion in
+                if let all = collector.record(completion, at: index) { source.trySucceed(all) }
             }
         }
         return source.task
@@ -83,36 +77,5 @@ extension TaskBackend {
             throw CompletionTypeMismatch(expected: "\(V.self)", found: "no value")
         }
         return try Completion<any Sendable>.unbox(value, as: V.self)
-    }
-}
-
-/// The slots of a collecting combinator: filled by index, handed out once when all are in.
-struct CollectState<Element> {
-    private var slots: [Element]
-    private var remaining: Int
-    private(set) var done = false
-
-    init(count: Int, filler: Element) {
-        slots = Array(repeating: filler, count: count)
-        remaining = count
-    }
-
-    /// Stores `element` at `index`; returns every slot when this was the last one missing.
-    mutating func record(_ element: Element, at index: Int) -> [Element]? {
-        guard !done else { return nil }
-        slots[index] = element
-        remaining -= 1
-        guard remaining == 0 else { return nil }
-        done = true
-        defer { slots = [] }
-        return slots
-    }
-
-    /// Marks the combinator finished early and drops what it held (C5.5); `true` the first time.
-    mutating func finish() -> Bool {
-        guard !done else { return false }
-        done = true
-        slots = []
-        return true
     }
 }
