@@ -7,7 +7,9 @@ extension KitTask {
     /// whichever comes first (C4.7); cancellation leaves this task alone, and removes the waker.
     public var value: T {
         get async throws {
-            if let completion { return try completion.get() }
+            // The outcome, not `completion`: a `Completion<T>` costs runtime metadata lookups in
+            // unspecialized code, and `get(_:)` reads the value straight from the slot.
+            if let outcome { return try get(outcome) }
             let resumer = ValueResumer<T>()
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
@@ -58,10 +60,11 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let continuation = take() else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        switch unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome) {
-        case .success(let value): continuation.resume(returning: value)
-        case .failure(let error): continuation.resume(throwing: error)
-        case .cancelled: continuation.resume(throwing: CancellationError())
+        let task = unsafeDowncast(antecedent, to: KitTask<T>.self)
+        do {
+            continuation.resume(returning: try task.get(outcome))
+        } catch {
+            continuation.resume(throwing: error)
         }
     }
 

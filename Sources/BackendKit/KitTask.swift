@@ -132,6 +132,18 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         return succeed(unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue())
     }
 
+    /// The value of `outcome`, this task's, or its error, as `Completion.get()` gives them
+    /// (`CancellationError` for a cancellation), without building a `Completion<T>`, whose
+    /// metadata unspecialized code looks up at run time.
+    @inline(__always)
+    final func get(_ outcome: Outcome) throws -> T {
+        switch outcome {
+        case .success: return loadValue()
+        case .failure(let error): throw error
+        case .cancelled: throw CancellationError()
+        }
+    }
+
     /// `outcome`, this task's, with its value.
     final func typed(_ outcome: Outcome) -> Completion<T> {
         switch outcome {
