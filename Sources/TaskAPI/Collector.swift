@@ -1,6 +1,7 @@
 /// The slots of a collecting combinator (`whenAll`, `whenAllSettled`, `any`): filled by index from
 /// the inputs' continuations, on any threads; handed out once, in index order, when the last one
-/// is in; or dropped at once when the combinator finishes early (C5.5).
+/// is in; or dropped at once when the combinator finishes early (C5.5). Public so that a backend
+/// that writes its own collecting combinator (BackendKit's `whenAll`) keeps the same rules.
 ///
 /// Why not a generic state under a lock: generic code called across modules runs unspecialized,
 /// and there every generic type it touches costs a runtime metadata lookup, a hashed cache probe
@@ -9,7 +10,7 @@
 /// bodies joined with `whenAll` spent about 40% of its instructions in the runtime's metadata
 /// cache (callgrind). Here the lock guards non-generic progress only, and the values sit in a raw
 /// buffer touched through `Element`'s own value witnesses.
-final class Collector<Element>: @unchecked Sendable {
+public final class Collector<Element>: @unchecked Sendable {
     // @unchecked: `slots[i]` is initialized only under `lock`, by the one call that also marks it
     // filled, and only while the collector is not done; the one call that sets `done` under the
     // same lock then deinitializes (`finish`) or moves out (the last `record`) every filled slot,
@@ -21,7 +22,7 @@ final class Collector<Element>: @unchecked Sendable {
     private let count: Int
 
     /// A collector of `count` slots (at least one).
-    init(count: Int) {
+    public init(count: Int) {
         self.count = count
         slots = .allocate(capacity: Swift.max(count, 1))
         lock = Locked(CollectorProgress(remaining: count, filled: Array(repeating: false, count: count)))
@@ -37,7 +38,7 @@ final class Collector<Element>: @unchecked Sendable {
     /// Stores `element` at `index`; returns every element, in index order, when this was the last
     /// one missing. Once the collector is done, or for an index already filled, drops `element`
     /// and returns `nil`.
-    func record(_ element: Element, at index: Int) -> [Element]? {
+    public func record(_ element: Element, at index: Int) -> [Element]? {
         let last = lock.withLock { progress -> Bool in
             guard !progress.done, !progress.filled[index] else { return false }
             (slots + index).initialize(to: element)
@@ -58,7 +59,7 @@ final class Collector<Element>: @unchecked Sendable {
 
     /// Marks the combinator finished early and drops every value it holds (C5.5); `true` the
     /// first time, `false` once done.
-    func finish() -> Bool {
+    public func finish() -> Bool {
         let filled = lock.withLock { progress -> [Bool]? in
             guard !progress.done else { return nil }
             progress.done = true
