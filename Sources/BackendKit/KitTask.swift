@@ -28,15 +28,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// A pending task (C1.1).
-    public init(owner: any KitBackend) {
+    public override init(owner: any KitBackend) {
         super.init(owner: owner)
-    }
-
-    /// A pending derived task, which is also its registration on its antecedent, run on
-    /// `executor`.
-    @inline(__always)
-    init(owner: any KitBackend, executor: any Executor) {
-        super.init(owner: owner, executor: executor)
     }
 
     /// An already-completed task (C1.4).
@@ -155,7 +148,11 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     public final func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
-        register(WhenComplete(executor: executor, body: body))
+        if let executor = KitContinuation.stored(executor) {
+            register(WhenCompleteOn(executor: executor, body: body))
+        } else {
+            register(WhenComplete(body: body))
+        }
     }
 
     /// In the class, not an extension, so that `MapTask` can refine it.

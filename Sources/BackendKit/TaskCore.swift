@@ -16,12 +16,13 @@ import TaskAPI
 public class TaskCore: KitContinuation, @unchecked Sendable {
     // @unchecked: the class is not final (KitTask<T> refines it), which the checker cannot
     // verify; every stored property but `machine` is a `let` of a Sendable type, and `machine` is
-    // touched only under `lock` (or in deinit, when no other reference is left). A derived task is also the registration on its antecedent
-    // (`KitContinuation`): its `executor` is where it runs, `nil` for any other task.
+    // touched only under `lock` (or in deinit, when no other reference is left). A derived task is
+    // also the registration on its antecedent (`KitContinuation`) and stores where it runs; any
+    // other task stores no executor.
     //
     // Stored in this order, `edge` a byte, so that `edge` and `lock` share one word after the
-    // machine: a source's `KitTask<Int>` takes 104 bytes (a malloc chunk of 112, was 128), a
-    // `map` node 128 (was 136).
+    // machine: a source's `KitTask<Int>` takes 88 bytes (a malloc chunk of 96), a `map` node 128
+    // (a chunk of 144).
     let owner: any KitBackend
     /// The state, guarded by `lock`. Beside the mutex rather than inside it: deinit then reads it
     /// without locking, and destroying it needs no generic value witness of the mutex's cell.
@@ -33,18 +34,16 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     private let edge = Atomic<UInt8>(0)
     private let lock = Mutex(())
 
-    /// A pending task; `executor` is where it runs if it is a derived task (see above).
+    /// A pending task.
     @inline(__always)
-    init(owner: any KitBackend, executor: (any Executor)? = nil) {
+    init(owner: any KitBackend) {
         self.owner = owner
         machine = TaskStateMachine()
-        super.init(executor: executor)
     }
 
     init(owner: any KitBackend, completed outcome: Outcome) {
         self.owner = owner
         machine = TaskStateMachine(completed: outcome)
-        super.init(executor: nil)
     }
 
     deinit {
