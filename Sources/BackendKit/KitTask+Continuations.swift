@@ -67,7 +67,6 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
     /// `nil` when the token can never be cancelled.
     private var startGuard: StartGuard?
     private let target: (any Executor)?
-    override var executor: (any Executor)? { target }
 
     /// The initializer takes only what every node stores: with the token's work in it too, the
     /// optimizer retained and released each argument once more (4 pairs per link).
@@ -81,6 +80,11 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
     /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
     func guardStart(with token: CancellationToken) {
         startGuard = StartGuard(for: self, token: token)
+    }
+
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
@@ -100,7 +104,6 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     private var transform: (@Sendable (T) throws -> U)?
     private var startGuard: StartGuard?
     private let target: (any Executor)?
-    override var executor: (any Executor)? { target }
 
     @inline(__always)
     init(owner: any KitBackend, executor: any Executor, transform: @escaping @Sendable (T) throws -> U) {
@@ -133,6 +136,11 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
         return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
     }
 
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
+    }
+
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
@@ -155,7 +163,6 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
     private let child: KitTask<U>
     private let startGuard: StartGuard?
     private let target: (any Executor)?
-    override var executor: (any Executor)? { target }
     private var body: (@Sendable (Completion<T>) throws -> any AsyncTask<U>)?
 
     init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
@@ -164,6 +171,11 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
         startGuard = token.canBeCancelled ? StartGuard(for: child, token: token) : nil
         self.body = body
         target = KitContinuation.stored(executor)
+    }
+
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
@@ -183,7 +195,6 @@ final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Senda
     private let child: KitTask<U>
     private let startGuard: StartGuard?
     private let target: (any Executor)?
-    override var executor: (any Executor)? { target }
     private var transform: (@Sendable (T) throws -> any AsyncTask<U>)?
 
     init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
@@ -192,6 +203,11 @@ final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Senda
         startGuard = token.canBeCancelled ? StartGuard(for: child, token: token) : nil
         self.transform = transform
         target = KitContinuation.stored(executor)
+    }
+
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {

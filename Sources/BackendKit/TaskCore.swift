@@ -265,9 +265,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         while true {
             // Each continuation is moved out of the batch for its hand-off: no retain of it.
             if let continuation = batch.takeFirst() {
-                HandOff.run(continuation, outcome, self)
+                continuation.handOff(outcome, from: self)
                 if !batch.tail.isEmpty {
-                    for continuation in batch.tail { HandOff.run(continuation, outcome, self) }
+                    for continuation in batch.tail { continuation.handOff(outcome, from: self) }
                 }
             }
             guard let next = locked({ nextDelivery() }) else { return }
