@@ -58,9 +58,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         // success; the error of a failure is the core's.
         if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
+        if continuations.isEmpty { return }
         var orphans = Continuations<KitContinuation>()
         swap(&orphans, &continuations)
-        if !orphans.isEmpty { ThreadRuntime.current.release(&orphans) }
+        ThreadRuntime.current.release(&orphans)
     }
 
     /// Runs `body` under the lock.
