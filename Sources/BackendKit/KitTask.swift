@@ -88,6 +88,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     /// Puts `value` in the empty slot. Called once: under the core's lock by the winning
     /// completion, or in `init` before the task is shared.
+    @inline(__always)
     private final func store(_ value: T) {
         Self.store(value, at: &slot)
     }

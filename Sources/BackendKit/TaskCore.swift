@@ -138,7 +138,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final var outcome: Outcome? { locked { recorded } }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
-    @discardableResult
+    @discardableResult @inline(__always)
     public final func tryStart() -> Bool {
         locked {
             guard state.phase == .pending else { return false }
