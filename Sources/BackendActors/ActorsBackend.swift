@@ -3,7 +3,7 @@ import TaskAPI
 
 /// The contract on Swift concurrency.
 ///
-/// - Tasks: BackendKit's `KitTask`, shared with the other backends: a `TaskStateMachine` under a
+/// - Tasks: BackendKit's `KitTask`, shared with the other backends: its state under a
 ///   lock, continuations handed over in registration order from a loop (C2.4, C2.7).
 /// - Default executor: a `TaskExecutor` with threads of its own that grows while its workers
 ///   block in `wait()` (C6.4), by at most `maxBlockedThreads`; Swift's cooperative pool is never

@@ -9,7 +9,7 @@ import TaskAPI
 /// - Serial executors: serial Dispatch queues.
 /// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `DispatchSourceTimer` on the global queue.
-/// - Tasks: BackendKit's `KitTask`, a `TaskStateMachine` under a lock; no queue hop to complete or
+/// - Tasks: BackendKit's `KitTask`, its state under a lock; no queue hop to complete or
 ///   register.
 /// - Main executor: `DispatchQueue.main` (GCDBackend+Main.swift, C9.8); serial executors are also
 ///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).

@@ -23,24 +23,29 @@ typealias Outcome = Completion<Void>
 /// registrations are small nodes that carry their body (`WhenComplete`, `Waiter`, ...).
 /// Storing, copying and handing over a registration is one reference, one retain.
 public class KitContinuation: @unchecked Sendable {
-    // @unchecked: the class is not final, which the checker cannot verify; its only stored
-    // property is a `let` of a Sendable type.
+    // @unchecked: the class is not final, which the checker cannot verify; it stores nothing.
+    // Subclasses that run on an executor store it themselves: a waker, an inline node and a
+    // source's task carry no executor field (16 bytes less per task and per node).
 
-    /// Where the continuation runs; `nil` when it runs directly on the delivering thread: a waker
-    /// of `wait()` or `value` (it only signals a thread or resumes a continuation), or a
-    /// continuation registered on the inline executor, stored as `nil` so that handing it over
-    /// needs no identity check, and registering it no retain of the executor.
-    let executor: (any Executor)?
+    /// Hands the continuation over (C2.3, C2.5), from a delivery running on the thread's
+    /// trampoline, in one virtual call: here it runs at once on the delivering thread, as a waker
+    /// of `wait()` or `value` does (it only signals a thread or resumes a continuation), or a
+    /// node registered on the inline executor. The subclasses that can run elsewhere store their
+    /// executor (`nil` for the inline one, see `stored(_:)`, so that handing over needs no
+    /// identity check and registering no retain of it) and override this with `HandOff`.
+    func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        run(outcome, from: antecedent)
+    }
 
     @inline(__always)
-    init(executor: (any Executor)?) {
+    init() {}
+
+    /// What a subclass stores as its executor: `nil` for the inline executor.
+    @inline(__always)
+    static func stored(_ executor: any Executor) -> (any Executor)? {
         // A type test rather than `!== InlineExecutor.shared`: the class has one instance (its
         // initializer is private), and reading the static costs a once-check per node.
-        if let executor, type(of: executor) != InlineExecutor.self {
-            self.executor = executor
-        } else {
-            self.executor = nil
-        }
+        type(of: executor) == InlineExecutor.self ? nil : executor
     }
 
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
@@ -49,38 +54,44 @@ public class KitContinuation: @unchecked Sendable {
     func run(_ outcome: Outcome, from antecedent: TaskCore) {}
 }
 
-/// `whenComplete`'s registration: the body, typed.
-final class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
-    // @unchecked: restated; `body` is a `let` of a Sendable type.
+/// `whenComplete`'s registration on the inline executor: the body, typed, and nothing else.
+class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
+    // @unchecked: not final (`WhenCompleteOn` adds an executor); `body` is a `let` of a Sendable
+    // type.
     private let body: @Sendable (Completion<T>) -> Void
 
-    init(executor: any Executor, body: @escaping @Sendable (Completion<T>) -> Void) {
+    init(body: @escaping @Sendable (Completion<T>) -> Void) {
         self.body = body
-        super.init(executor: executor)
     }
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override final func run(_ outcome: Outcome, from antecedent: TaskCore) {
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         body(unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome))
     }
 }
 
-/// Hands one continuation to its executor (C2.3, C2.5), from a delivery running on the thread's
-/// trampoline: wakers and inline continuations run at once (the trampoline queues whatever they
-/// complete in turn, so nothing nests deeper than one, C2.7), the backend's own queueing
-/// executors get the job directly, and any other executor is called directly too: one that runs
-/// the job synchronously adds one level, no more.
-enum HandOff {
-    @inline(__always)
-    static func run(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore) {
-        guard let executor = continuation.executor else {
-            continuation.run(outcome, from: antecedent)   // a waker, or the inline executor
-            return
-        }
-        enqueue(continuation, outcome, antecedent, on: executor)
+/// `whenComplete`'s registration on any other executor.
+final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
+    // @unchecked: restated; `target` is a `let` of a Sendable type.
+    private let target: any Executor
+
+    init(executor: any Executor, body: @escaping @Sendable (Completion<T>) -> Void) {
+        target = executor
+        super.init(body: body)
     }
 
-    /// The hand-off to an executor, out of line: the inline path above stays small.
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        HandOff.enqueue(self, outcome, antecedent, on: target)
+    }
+}
+
+/// Hands one continuation to its executor (C2.3, C2.5), from a delivery running on the thread's
+/// trampoline (`KitContinuation.handOff`): wakers and inline continuations run at once (the
+/// trampoline queues whatever they complete in turn, so nothing nests deeper than one, C2.7), the
+/// backend's own queueing executors get the job directly, and any other executor is called
+/// directly too: one that runs the job synchronously adds one level, no more.
+enum HandOff {
+    /// The hand-off to an executor, out of line: the inline path stays small.
     @inline(never)
     static func enqueue(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore,
                         on executor: any Executor) {

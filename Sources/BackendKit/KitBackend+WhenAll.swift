@@ -82,7 +82,7 @@ final class JoinSlot: KitContinuation, @unchecked Sendable {
     init(_ join: KitJoinBase, _ index: Int) {
         self.join = join
         self.index = index
-        super.init(executor: nil)
+        super.init()
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {

@@ -39,10 +39,6 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     private static var done: UInt8 { 2 }
     private static var cancelledEarly: UInt8 { 3 }
 
-    init() {
-        super.init(executor: nil)
-    }
-
     /// Arms the resumer; `false` (and the continuation is resumed with `CancellationError`) if
     /// the awaiting task was cancelled already.
     func install(_ continuation: UnsafeContinuation<T, any Error>) -> Bool {

@@ -66,18 +66,25 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
     private var body: (@Sendable (Completion<T>) throws -> U)?
     /// `nil` when the token can never be cancelled.
     private var startGuard: StartGuard?
+    private let target: (any Executor)?
 
     /// The initializer takes only what every node stores: with the token's work in it too, the
     /// optimizer retained and released each argument once more (4 pairs per link).
     @inline(__always)
     init(owner: any KitBackend, executor: any Executor, body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
-        super.init(owner: owner, executor: executor)
+        target = KitContinuation.stored(executor)
+        super.init(owner: owner)
     }
 
     /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
     func guardStart(with token: CancellationToken) {
         startGuard = StartGuard(for: self, token: token)
+    }
+
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
@@ -96,11 +103,13 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     // @unchecked: as for ContinueTask.
     private var transform: (@Sendable (T) throws -> U)?
     private var startGuard: StartGuard?
+    private let target: (any Executor)?
 
     @inline(__always)
     init(owner: any KitBackend, executor: any Executor, transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
-        super.init(owner: owner, executor: executor)
+        target = KitContinuation.stored(executor)
+        super.init(owner: owner)
     }
 
     /// As `ContinueTask.guardStart(with:)`.
@@ -127,6 +136,11 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
         return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
     }
 
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
+    }
+
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
@@ -148,6 +162,7 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
     // exactly once (C2.1); the other properties are `let`s of Sendable types.
     private let child: KitTask<U>
     private let startGuard: StartGuard?
+    private let target: (any Executor)?
     private var body: (@Sendable (Completion<T>) throws -> any AsyncTask<U>)?
 
     init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
@@ -155,7 +170,12 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
         self.child = child
         startGuard = token.canBeCancelled ? StartGuard(for: child, token: token) : nil
         self.body = body
-        super.init(executor: executor)
+        target = KitContinuation.stored(executor)
+    }
+
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
@@ -174,6 +194,7 @@ final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Senda
     // @unchecked: as for ContinueWithTask.
     private let child: KitTask<U>
     private let startGuard: StartGuard?
+    private let target: (any Executor)?
     private var transform: (@Sendable (T) throws -> any AsyncTask<U>)?
 
     init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
@@ -181,7 +202,12 @@ final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Senda
         self.child = child
         startGuard = token.canBeCancelled ? StartGuard(for: child, token: token) : nil
         self.transform = transform
-        super.init(executor: executor)
+        target = KitContinuation.stored(executor)
+    }
+
+    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
@@ -205,7 +231,6 @@ final class Adopt<T: Sendable>: KitContinuation, @unchecked Sendable {
 
     init(_ target: KitTask<T>) {
         self.target = target
-        super.init(executor: InlineExecutor.shared)
     }
 
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {

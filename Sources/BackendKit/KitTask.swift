@@ -7,19 +7,18 @@ import TaskAPI
 /// safe from any thread. A backend makes one with `KitTask<T>(owner: backend)` (pending) or
 /// `KitTask<T>(owner:completed:)`.
 public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
-    // @unchecked: the slot (`storage`) is written once, under the core's lock, by the
-    // completion that wins, before that lock publishes the completed status; it is read only by
-    // whoever has seen the status completed with a success (under the same lock, or from the
-    // delivery that lock started), and destroyed in deinit. Not final: the continuation nodes
+    // @unchecked: the core's slot holds the value of a success: written once, under the core's
+    // lock, by the completion that wins, before that lock publishes the completed status; read
+    // only by whoever has seen the status completed with a success (under the same lock, or from
+    // the delivery that lock started), and destroyed in deinit. Not final: the continuation nodes
     // (KitTask+Continuations.swift) are derived tasks that carry their body.
     public typealias Success = T
 
-    /// The value of a success: in place when it fits two words (most values: integers, floats,
-    /// strings, arrays, class references), else in a heap box whose address is the first word.
-    /// Raw words rather than a `T?`: an optional of a generic type costs a runtime metadata lookup
-    /// in unspecialized code, raw words are touched only through `T`'s own value witnesses.
-    // @exclusivity(unchecked): accessed only as described above, never concurrently.
-    @exclusivity(unchecked) private final var storage: (UInt, UInt) = (0, 0)
+    // The value of a success sits in the core's `slot`: in place when it fits two words (most
+    // values: integers, floats, strings, arrays, class references), else in a heap box whose
+    // address is the first word. Raw words rather than a `T?`: an optional of a generic type
+    // costs a runtime metadata lookup in unspecialized code, raw words are touched only through
+    // `T`'s own value witnesses.
 
     @inline(__always)
     private static var fitsInline: Bool {
@@ -28,15 +27,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// A pending task (C1.1).
-    public init(owner: any KitBackend) {
+    public override init(owner: any KitBackend) {
         super.init(owner: owner)
-    }
-
-    /// A pending derived task, which is also its registration on its antecedent, run on
-    /// `executor`.
-    @inline(__always)
-    init(owner: any KitBackend, executor: any Executor) {
-        super.init(owner: owner, executor: executor)
     }
 
     /// An already-completed task (C1.4).
@@ -58,10 +50,10 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         if Self.fitsInline && _isPOD(T.self) { return }
         // The slot holds a value exactly when the task completed with a success.
         guard holdsValue else { return }
-        Self.destroy(&storage)
+        Self.destroy(&slot)
     }
 
-    // The slot's three operations take its address as an argument (`&storage`), which for a
+    // The slot's three operations take its address as an argument (`&slot`), which for a
     // final stored property is the property's own storage, valid for the call: no closure, so
     // unspecialized code does not call a generic `withUnsafeMutablePointer`. The words are raw
     // storage: `store` binds them to `T` (in place, or to the address of a box), and only `T`'s
@@ -96,15 +88,16 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     /// Puts `value` in the empty slot. Called once: under the core's lock by the winning
     /// completion, or in `init` before the task is shared.
+    @inline(__always)
     private final func store(_ value: T) {
-        Self.store(value, at: &storage)
+        Self.store(value, at: &slot)
     }
 
     /// The value of a success. Only for a task completed with a success (its outcome said so):
     /// the slot is filled before such an outcome is published, and never changes after.
     @inline(__always)
     final func loadValue() -> T {
-        Self.load(from: &storage)
+        Self.load(from: &slot)
     }
 
     /// Completes with `value` (C1.1); `false` if the task was already completed.
@@ -167,8 +160,17 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     public final func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
-        register(WhenComplete(executor: executor, body: body))
+        if let executor = KitContinuation.stored(executor) {
+            register(WhenCompleteOn(executor: executor, body: body))
+            return
+        }
+        if keepInline(body) { return }
+        register(WhenComplete(body: body))
     }
+
+    /// Keeps `body`, an inline `whenComplete`'s, without a node if this task has room for it
+    /// (`SourceTask`) and it would be its first continuation; `false` otherwise.
+    func keepInline(_ body: @escaping @Sendable (Completion<T>) -> Void) -> Bool { false }
 
     /// In the class, not an extension, so that `MapTask` can refine it.
     public func map<U: Sendable>(

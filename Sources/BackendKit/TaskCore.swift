@@ -4,83 +4,147 @@ import TaskAPI
 /// The state and logic of a kit task, free of its value type.
 ///
 /// Generic code called through `any AsyncTask<T>` runs unspecialized and pays a runtime metadata
-/// lookup for every generic type it touches; keeping the state machine, the lock and the hand-off
-/// in a non-generic class keeps those lookups off the hot paths. The state is a
-/// `TaskStateMachine<Void, KitContinuation>` under a `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`):
-/// its outcome is the task's `Outcome` (failure and cancellation as they are, a success without
-/// its value), and the value itself sits in the typed slot of `KitTask<T>`, written under the same
-/// lock by the completion that wins, before that completion is published. So no value is ever
-/// boxed as `any Sendable` nor cast back. Continuations are handed over after the lock is
-/// released, in registration order, from a loop (C2.4, C2.7). Completing and registering never
-/// block on anything but that short lock.
+/// lookup for every generic type it touches; keeping the state, the lock and the hand-off in a
+/// non-generic class keeps those lookups off the hot paths. The state is a few bytes under a
+/// `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`): where the task is (`KitState`), its
+/// continuations in registration order, and a two-word slot that holds the value of a success
+/// (written by `KitTask<T>`, under the same lock, by the completion that wins, before that
+/// completion is published) or the error of a failure. A source's task keeps the body of its
+/// first continuation, when that is a `whenComplete` on the inline executor, in a field of its
+/// own (`SourceTask`): no node for it. So no value is ever boxed as `any Sendable` nor cast
+/// back. Continuations are handed over after the lock is released, in registration order, from
+/// a loop (C2.4, C2.7). Completing and registering never block on anything but that short lock.
 public class TaskCore: KitContinuation, @unchecked Sendable {
     // @unchecked: the class is not final (KitTask<T> refines it), which the checker cannot
-    // verify; every stored property but `machine` is a `let` of a Sendable type, and `machine` is
-    // touched only under `lock` (or in deinit, when no other reference is left). A derived task is also the registration on its antecedent
-    // (`KitContinuation`): its `executor` is where it runs, `nil` for any other task.
+    // verify; `owner` is a `let` of a Sendable type, and the state (`continuations`, `slot`,
+    // `state`) is touched only under `lock` (or in init and deinit, when no other reference is
+    // there), except the value in the slot, which is read only after its completion was seen
+    // (see `KitTask<T>`). A derived task is also the registration on its antecedent
+    // (`KitContinuation`) and stores where it runs; any other task stores no executor.
     //
-    // Stored in this order, `edge` a byte, so that `edge` and `lock` share one word after the
-    // machine: a source's `KitTask<Int>` takes 104 bytes (a malloc chunk of 112, was 128), a
-    // `map` node 128 (was 136).
+    // Stored in this order, the state three bytes and `edge` one, so that they and the four-byte
+    // lock share the last word: a `KitTask<Int>` takes 72 bytes (a malloc chunk of 80; a
+    // source's, with its inline body, 88, a chunk of 96), a `map` node 112 (a chunk of 128).
     let owner: any KitBackend
-    /// The state, guarded by `lock`. Beside the mutex rather than inside it: deinit then reads it
-    /// without locking, and destroying it needs no generic value witness of the mutex's cell.
-    // @exclusivity(unchecked): every access is under `lock`, or in deinit; none overlaps another.
-    @exclusivity(unchecked) private var machine: TaskStateMachine<Void, KitContinuation>
+    // @exclusivity(unchecked) here and below: every access is under `lock`, or in init or deinit;
+    // none overlaps another.
+    @exclusivity(unchecked) private var continuations = Continuations<KitContinuation>()
+    /// The value of a success (`KitTask<T>`'s) or the error of a failure; raw words, see
+    /// `KitTask<T>`.
+    @exclusivity(unchecked) final var slot: (UInt, UInt) = (0, 0)
+    @exclusivity(unchecked) private var state = KitState()
     /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
     /// not used here: wrapping the mutex in a generic struct of another module costs two runtime
     /// metadata lookups per critical section.
     private let edge = Atomic<UInt8>(0)
     private let lock = Mutex(())
 
-    /// A pending task; `executor` is where it runs if it is a derived task (see above).
+    /// A pending task.
     @inline(__always)
-    init(owner: any KitBackend, executor: (any Executor)? = nil) {
+    init(owner: any KitBackend) {
         self.owner = owner
-        machine = TaskStateMachine()
-        super.init(executor: executor)
     }
 
+    /// A completed task; the caller stores the value of a success before sharing it.
     init(owner: any KitBackend, completed outcome: Outcome) {
         self.owner = owner
-        machine = TaskStateMachine(completed: outcome)
-        super.init(executor: nil)
+        super.init()
+        record(outcome, storing: {})
+        state.phase = .completed
     }
 
     deinit {
+        // No other reference is left: no lock needed. `KitTask<T>` destroys the value of a
+        // success; the error of a failure is the core's.
+        if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
-        // No other reference is left: no lock needed.
-        var orphans = machine.abandon()
-        if !orphans.isEmpty { ThreadRuntime.current.release(&orphans) }
+        if continuations.isEmpty { return }
+        var orphans = Continuations<KitContinuation>()
+        swap(&orphans, &continuations)
+        ThreadRuntime.current.release(&orphans)
     }
 
-    /// Runs `body` on the state machine under the lock.
+    /// Runs `body` under the lock.
     @inline(__always)
-    private func withState<R: Sendable>(_ body: (inout TaskStateMachine<Void, KitContinuation>) -> R) -> R {
+    private func locked<R: Sendable>(_ body: () -> R) -> R {
         lock.withLock { _ in
             _ = edge.load(ordering: .acquiring)
             defer { edge.store(0, ordering: .releasing) }
-            return body(&machine)
+            return body()
+        }
+    }
+
+    // The error in the slot. Each takes the slot's address (`&slot`, the final stored property's
+    // own storage, valid for the call): only these bind its words to an error, and only while
+    // `state` says the task failed.
+
+    @inline(__always)
+    private static func storeError(_ error: any Error, at words: UnsafeMutableRawPointer) {
+        words.initializeMemory(as: (any Error).self, to: error)
+    }
+
+    @inline(__always)
+    private static func loadError(from words: UnsafeMutableRawPointer) -> any Error {
+        words.assumingMemoryBound(to: (any Error).self).pointee
+    }
+
+    private static func destroyError(_ words: UnsafeMutableRawPointer) {
+        words.assumingMemoryBound(to: (any Error).self).deinitialize(count: 1)
+    }
+
+    /// Stores `outcome` in the slot and state (a success's value through `store`). Under the
+    /// lock, or in init; the slot holds nothing.
+    @inline(__always)
+    private func record(_ outcome: Outcome, storing store: () -> Void) {
+        switch outcome {
+        case .success:
+            store()
+            state.ending = .success
+        case .failure(let error):
+            Self.storeError(error, at: &slot)
+            state.ending = .failure
+        case .cancelled:
+            state.ending = .cancelled
+        }
+    }
+
+    /// The outcome once completed, else `nil`. Under the lock.
+    @inline(__always)
+    private var recorded: Outcome? {
+        guard state.isCompleted else { return nil }
+        switch state.ending {
+        case .success: return .success(())
+        case .failure: return .failure(Self.loadError(from: &slot))
+        case .cancelled, .none: return .cancelled
         }
     }
 
     /// Whether the task completed with a success, read without the lock: for deinit only, when no
     /// other reference is left. A `KitTask<T>`'s slot then holds the value.
-    final var holdsValue: Bool {
-        guard case .success = machine.completion else { return false }
-        return true
-    }
+    final var holdsValue: Bool { state.ending == .success }
 
     /// Where the task is (C1.5).
-    public final var status: TaskStatus { withState { $0.status } }
+    public final var status: TaskStatus {
+        locked {
+            switch state.phase {
+            case .pending: return .pending
+            case .running: return .running
+            case .completed, .delivering: return .completed
+            }
+        }
+    }
 
     /// The outcome without its value, once completed.
-    final var outcome: Outcome? { withState { $0.completion } }
+    final var outcome: Outcome? { locked { recorded } }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
-    @discardableResult
+    @discardableResult @inline(__always)
     public final func tryStart() -> Bool {
-        withState { $0.start() }
+        locked {
+            guard state.phase == .pending else { return false }
+            state.phase = .running
+            return true
+        }
     }
 
     /// Claims the start of this task's body (C4.3): `false` if the token's handler won the gate,
@@ -94,27 +158,37 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Completes the task, then hands over its continuations, and any registered meanwhile, in
-    /// registration order (C1.2, C2.4). `store` runs under the lock only if this call wins, before
-    /// the outcome is published: `KitTask<T>` stores a success's value with it. The continuations
-    /// stored by then are taken in the same critical section; with none, there is nothing more to
-    /// do. Otherwise the hand-over runs on the thread's trampoline: at once, or, inside other
-    /// trampoline work, queued behind it (C2.7); the task stays in its delivery phase until then,
-    /// so no registration made meanwhile on another thread can overtake it.
+    /// registration order (C1.1, C1.2, C2.4). `store` runs under the lock only if this call wins,
+    /// before the outcome is published: `KitTask<T>` stores a success's value with it. The inline
+    /// body and the continuations stored by then are taken in the same critical section; with
+    /// none, there is nothing more to do. Otherwise the hand-over runs on the thread's
+    /// trampoline: at once, or, inside other trampoline work, queued behind it (C2.7); the task
+    /// stays in its delivery phase until then, so no registration made meanwhile on another
+    /// thread can overtake it. The task keeps none of them (C8.1).
     @inline(__always)
     final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
         SchedulePoint.reach() // Points (no lock held): TaskAPI's SchedulePoint.swift.
         var batch = Continuations<KitContinuation>()
-        let won = withState { state in
-            guard state.status != .completed else { return false }
-            store()
-            return state.complete(outcome, taking: &batch)
+        var inline = false
+        let won = locked { () -> Bool in
+            guard !state.isCompleted else { return false }
+            inline = state.holdsBody
+            state.holdsBody = false
+            record(outcome, storing: store)
+            if continuations.isEmpty, !inline {
+                state.phase = .completed
+                return true
+            }
+            state.phase = .delivering
+            swap(&batch, &continuations)
+            return true
         }
         guard won else { return false }
-        if batch.isEmpty { return true }
+        if batch.isEmpty, !inline { return true }
         // Between winning and handing over: a registration made meanwhile queues behind this
         // delivery phase (C2.4).
         SchedulePoint.reach()
-        var work = ThreadRuntime.Work.handOver(self, outcome, consume batch)
+        var work = ThreadRuntime.Work.handOver(self, outcome, inline, consume batch)
         ThreadRuntime.trampolineHere(&work)
         return true
     }
@@ -125,37 +199,79 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Stores `continuation`; if the task is completed and delivered, hands it over through a
-    /// delivery phase of its own, exactly as `complete` does (C2.1, C2.4).
+    /// delivery phase of its own, exactly as `complete` does (C2.1, C2.4). While a delivery runs,
+    /// it is stored behind the continuations it is handing over, and that delivery takes it.
     final func register(_ continuation: KitContinuation) {
         SchedulePoint.reach()
-        if withState({ $0.registerForDelivery(continuation) }) {
+        let opened = locked { () -> Bool in
+            continuations.append(continuation)
+            guard state.phase == .completed else { return false }
+            state.phase = .delivering
+            return true
+        }
+        if opened {
             var work = ThreadRuntime.Work.delivery(self)
             ThreadRuntime.trampolineHere(&work)
         }
     }
 
+    /// Registers the body of an inline `whenComplete` that a subclass keeps in a field of its own
+    /// (`SourceTask`), when it is the first continuation of a task not completed yet: `store`
+    /// then writes the field under the lock, and the completion hands it over first, as the
+    /// first registered (`runInline`, C2.4). `false`, storing nothing, otherwise.
+    final func registerInline(storing store: () -> Void) -> Bool {
+        SchedulePoint.reach()
+        return locked {
+            guard !state.isCompleted, !state.holdsBody, continuations.isEmpty else { return false }
+            store()
+            state.holdsBody = true
+            return true
+        }
+    }
+
+    /// Runs and drops the inline body that `registerInline` stored, with the outcome. Called
+    /// once, by the delivery the completion started: after the completion's critical section,
+    /// which no registration of an inline body follows.
+    func runInline(_ outcome: Outcome) {}
+
+    /// The continuations registered since the last batch was taken, or `nil`, which ends the
+    /// delivery phase: from then on a registration opens one of its own. Under the lock, during a
+    /// delivery phase.
+    @inline(__always)
+    private func nextDelivery() -> Continuations<KitContinuation>? {
+        guard !continuations.isEmpty else {
+            state.phase = .completed
+            return nil
+        }
+        // Moved out, not copied: no retain and release of each stored continuation.
+        var taken = Continuations<KitContinuation>()
+        swap(&taken, &continuations)
+        return taken
+    }
+
     /// Takes the stored continuations and hands them over (see `handOver`). Runs only from the
     /// thread's trampoline, for a delivery phase that a registration opened.
     final func deliver() {
-        let (first, completed) = withState { ($0.nextDelivery(), $0.completion) }
+        let (first, completed) = locked { (nextDelivery(), recorded) }
         guard let batch = first, let outcome = completed else { return }
-        handOver(batch, outcome)
+        handOver(false, batch, outcome)
     }
 
-    /// Hands over `first`, a batch taken from the state machine, then the batches registered
-    /// meanwhile, until the state machine ends the delivery phase. Runs only from the thread's
-    /// trampoline.
-    final func handOver(_ first: consuming Continuations<KitContinuation>, _ outcome: Outcome) {
+    /// Runs the inline body if the completion found one (`inline`); then hands over `first`, a
+    /// batch taken from the state, then the batches registered meanwhile, until none is left,
+    /// which ends the delivery phase. Runs only from the thread's trampoline.
+    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: Outcome) {
+        if inline { runInline(outcome) }
         var batch = first
         while true {
             // Each continuation is moved out of the batch for its hand-off: no retain of it.
             if let continuation = batch.takeFirst() {
-                HandOff.run(continuation, outcome, self)
+                continuation.handOff(outcome, from: self)
                 if !batch.tail.isEmpty {
-                    for continuation in batch.tail { HandOff.run(continuation, outcome, self) }
+                    for continuation in batch.tail { continuation.handOff(outcome, from: self) }
                 }
             }
-            guard let next = withState({ $0.nextDelivery() }) else { return }
+            guard let next = locked({ nextDelivery() }) else { return }
             batch = next
         }
     }
@@ -163,14 +279,18 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
     final func registerWaker(_ waker: KitContinuation) -> Outcome? {
-        withState { $0.register(waker) }
+        locked {
+            if state.phase == .completed { return recorded }
+            continuations.append(waker)
+            return nil
+        }
     }
 
     /// Removes `waiter`'s waker if it has not run: a timed-out wait, or an abandoned `await`,
     /// leaves nothing behind (C6.2, C4.7). `false` if it was no longer stored: the task completed
     /// and the waker ran or is running.
     final func remove(_ waker: KitContinuation) -> Bool {
-        withState { state in state.remove { $0 === waker } != nil }
+        locked { continuations.remove { $0 === waker } != nil }
     }
 
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
@@ -194,6 +314,28 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         // Completed between the timeout and the removal: the outcome is there after all.
         return outcome
     }
+}
+
+/// Where a kit task is, in three bytes: they share a word with the sanitizer edge and the lock.
+struct KitState {
+    enum Phase: UInt8 {
+        case pending, running
+        /// Completed, and every continuation handed over.
+        case completed
+        /// Completed, and a delivery is handing continuations over: a registration is stored
+        /// behind them and that delivery takes it (C2.4).
+        case delivering
+    }
+
+    /// How the task completed; `.none` while it has not.
+    enum Ending: UInt8 { case none, success, failure, cancelled }
+
+    var phase = Phase.pending
+    var ending = Ending.none
+    /// The task holds an inline `whenComplete`'s body (`SourceTask`), not yet handed over.
+    var holdsBody = false
+
+    var isCompleted: Bool { phase == .completed || phase == .delivering }
 }
 
 /// What a derived task checks before its body starts when its token can be cancelled (C4.3): the

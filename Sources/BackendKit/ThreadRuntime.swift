@@ -19,7 +19,8 @@ public final class ThreadRuntime {
     /// run (a retain and a release of each reference, three per hand-over).
     enum Work: ~Copyable {
         case delivery(TaskCore)
-        case handOver(TaskCore, Outcome, Continuations<KitContinuation>)
+        /// `Bool`: the task's inline body runs first (see `TaskCore.handOver`).
+        case handOver(TaskCore, Outcome, Bool, Continuations<KitContinuation>)
         case job(@Sendable () -> Void)
         /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
         /// a hundred instructions per slot).
@@ -29,7 +30,7 @@ public final class ThreadRuntime {
         consuming func run() {
             switch consume self {
             case .delivery(let core): core.deliver()
-            case .handOver(let core, let outcome, let batch): core.handOver(batch, outcome)
+            case .handOver(let core, let outcome, let inline, let batch): core.handOver(inline, batch, outcome)
             case .job(let job): job()
             case .taken: break
             }

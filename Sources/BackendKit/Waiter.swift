@@ -14,10 +14,6 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     private let woken = ConditionLock<Bool>(false)
     private let done = Atomic(false)
 
-    init() {
-        super.init(executor: nil)
-    }
-
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
         woken.withLock { $0 = true }
         woken.signal()

@@ -10,7 +10,7 @@ import TaskAPI
 /// - Serial executors: FIFO queues multiplexed on the pool, one job at a time each.
 /// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: one timer thread per backend, started with the first timer; due jobs run on the pool.
-/// - Tasks: BackendKit's `KitTask`, a `TaskStateMachine` under a lock; completing or registering
+/// - Tasks: BackendKit's `KitTask`, its state under a lock; completing or registering
 ///   takes only that lock.
 /// - Main executor: a main loop the program's main thread runs with `runMainLoop(until:)`
 ///   (ThreadsMainLoop.swift, C9.8); serial executors are also Swift `SerialExecutor`s (C9.9).
