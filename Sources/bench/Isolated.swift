@@ -1,7 +1,8 @@
 import Foundation
 
-/// Timed repetitions in child processes of their own, for the cases whose figures cross threads
-/// (hop, fan-out, contention, await, the default-executor chain).
+/// Timed repetitions in child processes of their own, for every timed case: those whose figures
+/// cross threads (hop, fan-out, contention, await, the default-executor chain) and the inline
+/// chains.
 ///
 /// Why: such a figure is bimodal on a shared machine (pool threads kept spinning or put to sleep,
 /// two racing threads on two cores or time-sharing one), and the mode lasts longer than a
@@ -9,7 +10,10 @@ import Foundation
 /// process may land in the other. `bench compare`'s rank test assumes independent repetitions;
 /// taken in one process they are not, and a mode switch between two runs looked like a change.
 /// In a process each, the repetitions sample the modes as two runs do, so the test and the spread
-/// rule (`Comparison.noiseOf`) see that variance inside each run.
+/// rule (`Comparison.noiseOf`) see that variance inside each run. The inline chains run on one
+/// thread but are bimodal between processes too (the same binary: 173-175 ns/link in every
+/// repetition of one run, 228-248 in the next, most likely where the address layout put the hot
+/// data), so they take a process per repetition as well.
 ///
 /// The parent still warms every subject up in its own process to fit sizes (see `RoundRobin`);
 /// each child builds the same subjects from the same plan, warms the named one up, runs it once
@@ -40,7 +44,9 @@ enum Isolated {
         "fanout.whenAll": .rounds(FanoutScenario.subjects),
         "contention.register-race": .rounds(ContentionScenario.subjects),
         "await.run-value": .rounds(AwaitScenario.subjects),
+        "chain.completed-inline": .rounds(ChainScenario.completedInlineSubjects),
         "chain.completed-default": .rounds(ChainScenario.completedDefaultSubjects),
+        "chain.pending-inline": .rounds(ChainScenario.pendingInlineSubjects),
     ]
 
     /// Runs one repetition of `subject` in `variant` in a child process: `warm` items to warm up,

@@ -60,8 +60,8 @@ struct Plan: Sendable {
     /// A slowdown injected on purpose (`BENCH_SLOWDOWN`), for testing `bench compare`.
     var slowdown: Slowdown?
 
-    /// Whether the cross-thread cases take each timed repetition in a child process of its own
-    /// (see `Isolated`): in a default run, not with `--quick`, which keeps them in process for speed.
+    /// Whether the timed cases take each repetition in a child process of its own (see
+    /// `Isolated`): in a default run, not with `--quick`, which keeps them in process for speed.
     var isolates: Bool { !quick }
     /// How an isolated case takes its repetitions, for progress lines.
     var isolatedRounds: String { isolates ? "in rounds, a child process per repetition" : "in rounds" }

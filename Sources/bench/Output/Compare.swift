@@ -128,12 +128,14 @@ struct Comparison {
         let cost = { (m: Measurement) in (m.values ?? []).filter { $0.isFinite && $0 > 0 }.map { m.lowerIsBetter ? $0 : 1 / $0 } }
         let absolute = MannWhitney(cost(o), cost(m))
         let absoluteEffect = Spread(cost(m)).median / Spread(cost(o)).median
-        let absoluteAgrees = absolute.p < Comparison.alpha && abs(absoluteEffect - 1) >= Comparison.minimumEffect
-            && (effect > 1) == (absoluteEffect > 1)
-        // The shift must also exceed the spread seen inside either run (see `noiseOf`), and what
-        // the raw baseline itself did between that run's processes (see `innerNoiseOf`).
+        // Both shifts must also exceed the spread seen inside either run (see `noiseOf`), and what
+        // the raw baseline itself did between that run's processes (see `innerNoiseOf`): the
+        // ratio's, since a baseline in two modes moves its median and every ratio with it; the
+        // figure's, since a backend's small move says nothing where its baseline swung more.
         let needed = [Comparison.minimumEffect, Comparison.noiseOf(before), Comparison.noiseOf(after),
                       baselineNoise(o, in: old), baselineNoise(m, in: new)].max() ?? Comparison.minimumEffect
+        let absoluteAgrees = absolute.p < Comparison.alpha && abs(absoluteEffect - 1) >= needed
+            && (effect > 1) == (absoluteEffect > 1)
         guard test.p < Comparison.alpha, abs(effect - 1) >= needed, absoluteAgrees else {
             unchanged += 1
             return
@@ -168,7 +170,7 @@ struct Comparison {
     /// How far the baseline's repetitions spread without their fastest and slowest, relative to
     /// their median: (second largest - second smallest) / median; 0 with fewer than 4.
     ///
-    /// The cross-thread cases take each repetition in a process of its own (see `Isolated`), so
+    /// The timed cases take each repetition in a process of its own (see `Isolated`), so
     /// the baseline's repetitions show how many modes the machine was in for that kind of work
     /// during the run: the raw serial Dispatch hop took 2.4, 3.7, 3.8, 24 and 27 us in the
     /// five processes of one run on a loaded machine, while a backend's five processes of the same

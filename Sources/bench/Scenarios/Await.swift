@@ -2,8 +2,10 @@ import Dispatch
 import TaskAPI
 
 /// await: a Swift task awaits `task.value` of a body started on the default executor: the
-/// round trip from the Swift task to the backend and back. Baseline: the same round trip
-/// written with `withCheckedContinuation` and a Dispatch block.
+/// round trip from the Swift task to the backend and back. Baselines: the same round trip
+/// written with `withCheckedContinuation`, resumed from a Dispatch block (`swift`) or from a job
+/// on a fixed pool of threads (`pthreads`); each backend is divided by the one its users would
+/// otherwise write (`matchingBaseline`).
 enum AwaitScenario {
     static let entry = ScenarioEntry(
         name: "await",
@@ -14,7 +16,8 @@ enum AwaitScenario {
     static func run(_ context: ScenarioContext) -> [Measurement] {
         let n = context.plan.size(12_000, quick: 3_000)
         let reps = context.plan.testableRepetitions
-        let (subjects, _) = subjects(context)
+        let (subjects, stop) = subjects(context)
+        defer { stop() }
         Progress.note("await: \(subjects.map(\.name).joined(separator: ", ")), \(n) round trips, \(context.plan.isolatedRounds)")
         let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 8, warmSize: n / 8,
                                                               repetitions: reps, isolated: "await.run-value")
@@ -30,7 +33,7 @@ enum AwaitScenario {
         }
     }
 
-    /// The raw baseline and one subject per backend; nothing to stop.
+    /// The raw baselines and one subject per backend, and what stops the raw pool.
     static func subjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         /// One subject: `size` round trips in a detached Swift task; NaN seconds if one went wrong.
         func subject(_ name: String, _ kind: Measurement.Kind, _ baseline: String?,
@@ -48,14 +51,35 @@ enum AwaitScenario {
                 return (seconds ?? .nan, seconds != nil)
             }
         }
-        var subjects = [subject("swift", .baseline, nil) {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: 1) }
-            }
-        }]
+        // On Linux Swift's global executor is Dispatch's root queue: a Dispatch block that resumes
+        // the task leaves its job to the very thread that ran the block, with no thread to wake.
+        // A pool of its own (the threads backend's, a hand-written one) wakes one per round trip;
+        // `pthreads` is that hand-written pool.
+        let pool = RawThreadPool(threads: context.plan.cores)
+        var subjects = [
+            subject("swift", .baseline, nil) {
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(returning: 1) }
+                }
+            },
+            subject("pthreads", .baseline, nil) {
+                await withCheckedContinuation { continuation in
+                    pool.submit { continuation.resume(returning: 1) }
+                }
+            },
+        ]
         for backend in context.backends {
-            subjects.append(subject(backend.name, .backend, "swift") { try? await backend.run({ _ in 1 }).value })
+            subjects.append(subject(backend.name, .backend, awaitBaseline(for: backend)) {
+                try? await backend.run({ _ in 1 }).value
+            })
         }
-        return (subjects, {})
+        return (subjects, pool.stop)
+    }
+
+    /// The baseline a backend's round trip is divided by: a raw pool for the threads backend,
+    /// Swift concurrency on Dispatch for any other (`matchingBaseline`, with Dispatch's own
+    /// round trip being the swift one).
+    static func awaitBaseline(for backend: any TaskBackend) -> String {
+        matchingBaseline(for: backend) == "pthreads" ? "pthreads" : "swift"
     }
 }

@@ -18,7 +18,7 @@ enum ChainScenario {
         let reps = plan.testableRepetitions
         var results: [Measurement] = []
         /// Each subject at `n` links, or at the size the budget allows (named by that size), in rounds.
-        func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject], isolated: Bool = false) {
+        func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject], isolated: Bool) {
             Progress.note("chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links"
                 + (isolated ? ", " + plan.isolatedRounds : ""))
             let outcomes = RoundRobin(plan: plan).measure(subjects, nominal: n, floor: n / 40, warmSize: n / 10,
@@ -36,16 +36,36 @@ enum ChainScenario {
                 results.append(m)
             }
         }
-        let closure = RoundRobin.Subject(name: "closure", kind: .baseline, baseline: nil) { (closureChainSeconds($0), true) }
-        measure("completed-inline", n, subjects(context, closure, "closure") {
-            completedChain($0, $0.inlineExecutor, $1, extraNanos: $2)
-        })
-        // Each link hops to a pool thread: a cross-thread figure, taken in child processes.
+        // Every case in child processes (see `Isolated`): the default-executor chain crosses
+        // threads, and the inline chains, on one thread, still differ between processes (the same
+        // binary measured 173-175 ns/link for every repetition of one run and 228-248 in the next).
+        measure("completed-inline", n, completedInlineSubjects(context).subjects, isolated: true)
         measure("completed-default", hopping, completedDefaultSubjects(context).subjects, isolated: true)
-        measure("pending-inline", n, subjects(context, closure, "closure") {
-            pendingChain($0, $0.inlineExecutor, $1, extraNanos: $2)
-        })
+        measure("pending-inline", n, pendingInlineSubjects(context).subjects, isolated: true)
         return results
+    }
+
+    /// `chain.completed-inline`'s subjects: the closure loop, and each backend's inline chain on
+    /// a completed task; nothing to stop.
+    static func completedInlineSubjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
+        let subjects = subjects(context, closureSubject, "closure") {
+            completedChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+        }
+        return (subjects, {})
+    }
+
+    /// `chain.pending-inline`'s subjects: the closure loop, and each backend's inline chain on a
+    /// pending source, then fired; nothing to stop.
+    static func pendingInlineSubjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
+        let subjects = subjects(context, closureSubject, "closure") {
+            pendingChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+        }
+        return (subjects, {})
+    }
+
+    /// The inline chains' baseline: nested closures calling each other.
+    private static var closureSubject: RoundRobin.Subject {
+        RoundRobin.Subject(name: "closure", kind: .baseline, baseline: nil) { (closureChainSeconds($0), true) }
     }
 
     /// `chain.completed-default`'s subjects: raw Dispatch steps, and each backend's chain on its
