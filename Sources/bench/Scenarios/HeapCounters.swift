@@ -42,23 +42,38 @@ enum HeapCounters {
         #endif
     }
 
-    /// Heap bytes per unit that `run` keeps allocated across its region.
-    static func bytesPerUnit(_ count: Int, _ run: (Region) -> Void) -> Double? {
-        var result: Double?
-        run { body in
-            let before = bytesInUse()
-            body()
-            let after = bytesInUse()
-            if let before, let after { result = Double(after - before) / Double(count) }
+    /// Heap bytes each further unit keeps across `run`'s region: what it keeps at `2 * count`
+    /// units minus what it keeps at `count`, divided by `count`. A region also allocates a few
+    /// things once (the trace of one pending-task round: 2 allocations per task and 15 more,
+    /// whatever the count), which a plain division would spread over the units; the difference
+    /// leaves them out.
+    static func marginalBytesPerUnit(_ count: Int, _ run: (Int, Region) -> Void) -> Double? {
+        var kept: [Double] = []
+        for size in [count, 2 * count] {
+            run(size) { body in
+                let before = bytesInUse()
+                body()
+                let after = bytesInUse()
+                if let before, let after { kept.append(Double(after - before)) }
+            }
         }
-        return result
+        guard kept.count == 2 else { return nil }
+        return (kept[1] - kept[0]) / Double(count)
     }
 
     static let debugLibrary = "libc_malloc_debug.so.0"
 
-    /// Allocations per unit made in `run`'s region, counted by a child process; `nil` if the
-    /// child could not count (no malloc debugging library, say).
+    /// Allocations each further unit makes in `run`'s region: counted by a child process at
+    /// `2 * count` and at `count` units, the difference divided by `count` (see
+    /// `marginalBytesPerUnit`); `nil` if the child could not count (no malloc debugging library).
     static func allocationsPerUnit(case name: String, subject: String, count: Int) -> Double? {
+        guard let single = allocations(case: name, subject: subject, count: count),
+              let double = allocations(case: name, subject: subject, count: 2 * count) else { return nil }
+        return Double(double - single) / Double(count)
+    }
+
+    /// Allocations made in the region of one run of `count` units, in a child process.
+    private static func allocations(case name: String, subject: String, count: Int) -> Int? {
         let trace = FileManager.default.temporaryDirectory
             .appendingPathComponent("bench-mtrace-\(getpid())-\(name)-\(subject).txt").path
         defer { try? FileManager.default.removeItem(atPath: trace) }
@@ -80,7 +95,7 @@ enum HeapCounters {
         guard process.terminationStatus == 0, output.hasPrefix("ok "), let total = Int(output.dropFirst(3)) else {
             return nil
         }
-        return Double(total) / Double(count)
+        return total
     }
 }
 

@@ -63,11 +63,11 @@ enum MemoryScenario {
                 let kind: Measurement.Kind = isBaseline ? .baseline : .backend
                 let baseline = isBaseline ? nil : entry.baseline
                 Progress.note("memory: \(entry.name) \(subject)")
-                let bytes = (0...reps).map { _ in HeapCounters.bytesPerUnit(n) { run(n, $0) } }.dropFirst()
+                let bytes = (0...reps).map { _ in HeapCounters.marginalBytesPerUnit(n, run) }.dropFirst()
                 add("memory.\(entry.name)-bytes@\(sizeLabel(n))", subject, kind, baseline, "bytes", Array(bytes))
                 let allocations = allocationsByKey[entry.name + "|" + subject] ?? nil
                 add("memory.\(entry.name)-allocs@\(sizeLabel(probeCount))", subject, kind, baseline, "allocs",
-                    [allocations], note: "malloc calls counted by mtrace in a child process")
+                    [allocations], note: "malloc calls counted by mtrace in a child process, \(probeCount) and \(2 * probeCount) units differenced")
             }
         }
 
