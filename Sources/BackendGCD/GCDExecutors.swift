@@ -11,7 +11,10 @@ import TaskAPI
 /// a new thread at once; the global queue alone adds a thread only every half second or so.
 final class GCDDefaultExecutor: Executor {
     let jobs: GCDJobQueue
-    private let drainOne: @Sendable () -> Void
+    /// The drain request, made a block once: Dispatch takes blocks, and a Swift closure passed
+    /// to `async` is converted into a new heap block on every call (an allocation, a copy and
+    /// a release per job); a block passed as a block is only retained.
+    private let drainOne: @convention(block) @Sendable () -> Void
 
     init(maxBlockedThreads: Int) {
         let jobs = GCDJobQueue(limit: maxBlockedThreads)
