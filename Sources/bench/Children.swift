@@ -23,6 +23,32 @@ enum Children {
         }
     }
 
+    /// What a child that ran to its end left: its exit status and its standard output.
+    struct Exit {
+        var status: Int32
+        var output: String
+        /// The output without surrounding white space.
+        var trimmed: String { output.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// Runs `path` with `arguments` (and `environment`, or this process's) to its end, its standard
+    /// error discarded; `nil` if it could not start. The whole output is read before waiting: a
+    /// child's output can exceed the pipe's buffer.
+    static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) -> Exit? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try launch(process) } catch { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        finished(process)
+        return Exit(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
     /// Forgets a child that has exited.
     static func finished(_ process: Process) {
         _ = state.withLock { $0.running.remove(process.processIdentifier) }

@@ -86,20 +86,12 @@ enum InstructionCounts {
     private static func total(_ name: String, _ subject: String, _ links: Int, _ valgrind: String,
                               _ binary: String, _ directory: String) -> Int? {
         let output = "\(directory)/callgrind-\(name)-\(subject)-\(links).out"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: valgrind)
-        process.arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", binary,
-                             ChainProbe.command, name, subject, String(links)]
         var environment = ProcessInfo.processInfo.environment
         // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
         environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try Children.launch(process) } catch { return nil }
-        process.waitUntilExit()
-        Children.finished(process)
-        guard process.terminationStatus == 0,
+        let arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", binary,
+                         ChainProbe.command, name, subject, String(links)]
+        guard let exit = Children.run(valgrind, arguments, environment: environment), exit.status == 0,
               let text = try? String(contentsOfFile: output, encoding: .utf8) else { return nil }
         // The profile ends with "summary: N" (older versions: "totals: N"), N the instructions.
         for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {

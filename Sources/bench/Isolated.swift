@@ -51,21 +51,10 @@ enum Isolated {
 
     /// Runs one repetition of `subject` in `variant` in a child process: `warm` items to warm up,
     /// then `size` timed. `nil` values with `ok` false if the child failed.
-    static func repetition(_ variant: String, subject: String, size: Int, warm: Int, plan: Plan) -> Result {
-        var arguments = [command, variant, subject, String(size), String(warm)]
-        if plan.quick { arguments.append("--quick") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: StackScenario.selfPath())
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try Children.launch(process) } catch { return Result(values: [], ok: false) }
-        // Read to the end before waiting: a hop child's samples can exceed the pipe's buffer.
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        Children.finished(process)
-        return parse(String(decoding: data, as: UTF8.self), exitStatus: process.terminationStatus)
+    static func repetition(_ variant: String, subject: String, size: Int, warm: Int) -> Result {
+        let arguments = [command, variant, subject, String(size), String(warm)]
+        guard let exit = Children.run(StackScenario.selfPath(), arguments) else { return Result(values: [], ok: false) }
+        return parse(exit.output, exitStatus: exit.status)
     }
 
     /// A child's output: `ok` or `wrong`, then its values, separated by spaces.
@@ -79,19 +68,17 @@ enum Isolated {
         return Result(values: values, ok: verdict == "ok")
     }
 
-    /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM [--quick]`. Prints `ok` or
-    /// `wrong` and the values; exit status 0, 1 for a wrong result, 2 for bad arguments.
+    /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM`. Prints `ok` or `wrong` and the
+    /// values; exit status 0, 1 for a wrong result, 2 for bad arguments. Its plan is a default
+    /// run's: only a default run isolates its repetitions (`Plan.isolates`).
     static func main(_ arguments: [String]) -> Int32 {
-        var arguments = arguments
-        let quick = arguments.last == "--quick"
-        if quick { arguments.removeLast() }
         guard arguments.count == 4, let maker = makers[arguments[0]], let size = Int(arguments[2]), size > 0,
               let warm = Int(arguments[3]), warm >= 0 else {
-            printError("usage: bench \(command) VARIANT SUBJECT SIZE WARM [--quick]")
+            printError("usage: bench \(command) VARIANT SUBJECT SIZE WARM")
             return 2
         }
         let subject = arguments[1]
-        var plan = Plan(quick: quick, cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)), budget: .infinity)
+        var plan = Plan(quick: false, cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)), budget: .infinity)
         plan.slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
         // Only the named backend: no other backend's threads start in the child.
         let context = ScenarioContext(backends: backendRegistry.filter { $0.name == subject }, plan: plan)

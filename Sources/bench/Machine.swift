@@ -73,16 +73,6 @@ struct MachineInfo: Codable, Sendable {
 
 /// Runs a command and returns its standard output, or `nil` if it could not run or failed.
 func runCommand(_ path: String, _ arguments: [String]) -> String? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    do { try Children.launch(process) } catch { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    Children.finished(process)
-    guard process.terminationStatus == 0 else { return nil }
-    return String(decoding: data, as: UTF8.self)
+    guard let exit = Children.run(path, arguments), exit.status == 0 else { return nil }
+    return exit.output
 }

@@ -77,22 +77,12 @@ enum HeapCounters {
         let trace = FileManager.default.temporaryDirectory
             .appendingPathComponent("bench-mtrace-\(getpid())-\(name)-\(subject).txt").path
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: StackScenario.selfPath())
-        process.arguments = [AllocProbe.command, name, subject, String(count)]
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = debugLibrary
         environment["MALLOC_TRACE"] = trace
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try Children.launch(process) } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        Children.finished(process)
-        let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, output.hasPrefix("ok "), let total = Int(output.dropFirst(3)) else {
+        let exit = Children.run(StackScenario.selfPath(), [AllocProbe.command, name, subject, String(count)],
+                                environment: environment)
+        guard let exit, exit.status == 0, exit.trimmed.hasPrefix("ok "), let total = Int(exit.trimmed.dropFirst(3)) else {
             return nil
         }
         return total

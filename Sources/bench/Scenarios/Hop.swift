@@ -146,7 +146,7 @@ struct Sampler {
                 var rep: [Double]
                 if plan.isolates {
                     let variant = String(spec.caseName.prefix { $0 != "@" })
-                    let child = Isolated.repetition(variant, subject: spec.subject, size: samples, warm: warmup, plan: plan)
+                    let child = Isolated.repetition(variant, subject: spec.subject, size: samples, warm: warmup)
                     guard child.ok, child.values.count == samples else {
                         lost[index] += 1
                         continue

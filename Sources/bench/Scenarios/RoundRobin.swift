@@ -50,7 +50,7 @@ struct RoundRobin {
             for (index, subject) in subjects.enumerated() where fits[index].repetitions > round {
                 if let variant, plan.isolates {
                     let child = Isolated.repetition(variant, subject: subject.name, size: fits[index].size,
-                                                    warm: warmSize, plan: plan)
+                                                    warm: warmSize)
                     if let seconds = child.values.first {
                         runs[index].append((seconds, child.ok))
                     } else {
