@@ -124,7 +124,7 @@ enum ChainProbe {
             }
             // BENCH_SLOWDOWN reaches the counted chains too, as a fixed amount of work per link.
             let slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
-            let body = slowdown?.backend == subject ? Slowdown.countedLink(slowdown?.fraction ?? 0) : ChainScenario.link(0)
+            let body: ChainScenario.Body? = slowdown?.backend == subject ? Slowdown.countedLink(slowdown?.fraction ?? 0) : nil
             switch name {
             case "completed-inline": ok = ChainScenario.completedChain(backend, backend.inlineExecutor, n, body: body).ok
             case "completed-default": ok = ChainScenario.completedChain(backend, backend.defaultExecutor, n, body: body).ok

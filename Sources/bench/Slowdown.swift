@@ -29,7 +29,7 @@ extension Slowdown {
     /// `fraction` of `nominalInstructionsPerLink` instructions (an opaque call of about ten per
     /// iteration, which the optimizer cannot fold away). Deterministic, so `compare` of two
     /// `--instructions` runs sees it exactly, every time.
-    static func countedLink(_ fraction: Double) -> @Sendable (Int) -> Int {
+    static func countedLink(_ fraction: Double) -> ChainScenario.Body {
         let iterations = Int(fraction * nominalInstructionsPerLink / 10)
         return { value in
             var accumulator = value
