@@ -52,6 +52,12 @@ public class KitContinuation: @unchecked Sendable {
     /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
     /// continuation was made for, whose slot holds the value when `outcome` is a success.
     func run(_ outcome: Outcome, from antecedent: TaskCore) {}
+
+    /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
+    /// it may start and complete itself without its lock.
+    func runFresh(_ outcome: Outcome, from antecedent: TaskCore) {
+        run(outcome, from: antecedent)
+    }
 }
 
 /// `whenComplete`'s registration on the inline executor: the body, typed, and nothing else.

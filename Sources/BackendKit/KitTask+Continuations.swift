@@ -13,7 +13,7 @@ extension KitTask {
     ) -> any AsyncTask<U> {
         let node = ContinueTask<T, U>(owner: owner, executor: executor, body: body)
         if token.canBeCancelled { node.guardStart(with: token) }
-        register(node)
+        registerFresh(node, inPlace: node.runsInPlace)
         return node
     }
 
@@ -87,13 +87,30 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
+    /// Runs where it is handed over, and only its antecedent starts it (see `registerFresh`).
+    var runsInPlace: Bool { target == nil && startGuard == nil }
+
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        perform(outcome, from: antecedent, fresh: false)
+    }
+
+    override func runFresh(_ outcome: Outcome, from antecedent: TaskCore) {
+        perform(outcome, from: antecedent, fresh: true)
+    }
+
+    /// Runs the body once (C2.1); `fresh`: with no other thread able to reach this task.
+    @inline(__always)
+    private func perform(_ outcome: Outcome, from antecedent: TaskCore, fresh: Bool) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard startBody(startGuard) else { return }
+        if fresh {
+            startUnshared()
+        } else {
+            guard startBody(startGuard) else { return }
+        }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
-        settle { try body(completion) }
+        settle(fresh: fresh) { try body(completion) }
     }
 }
 
@@ -132,7 +149,7 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
         let same = unsafeBitCast(transform, to: (@Sendable (T) throws -> U).self)
         let node = type(of: self).init(owner: owner, executor: executor, transform: same)
         if token.canBeCancelled { node.guardStart(with: token) }
-        register(node)
+        registerFresh(node, inPlace: node.runsInPlace)
         return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
     }
 
@@ -141,17 +158,34 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
+    /// As `ContinueTask.runsInPlace`.
+    var runsInPlace: Bool { target == nil && startGuard == nil }
+
     override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+        perform(outcome, from: antecedent, fresh: false)
+    }
+
+    override func runFresh(_ outcome: Outcome, from antecedent: TaskCore) {
+        perform(outcome, from: antecedent, fresh: true)
+    }
+
+    /// As `ContinueTask.perform`.
+    @inline(__always)
+    private func perform(_ outcome: Outcome, from antecedent: TaskCore, fresh: Bool) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
-        guard startBody(startGuard) else { return }
+        if fresh {
+            startUnshared()
+        } else {
+            guard startBody(startGuard) else { return }
+        }
         guard case .success = outcome else {
-            _ = complete(outcome)   // failure or cancellation, unchanged (C3.3)
+            finish(outcome, fresh: fresh)   // failure or cancellation, unchanged (C3.3)
             return
         }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
-        settle { try transform(value) }
+        settle(fresh: fresh) { try transform(value) }
     }
 }
 

@@ -106,15 +106,21 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         complete(.success(())) { store(value) }
     }
 
-    /// Completes with what `body` returns or throws (C3.1, C3.2).
+    /// Completes with what `body` returns or throws (C3.1, C3.2); `fresh` for a task no other
+    /// thread can reach yet, as `finish(_:fresh:)`.
     @inline(__always)
-    final func settle(_ body: () throws -> T) {
+    final func settle(fresh: Bool = false, _ body: () throws -> T) {
         do {
-            _ = succeed(try body())
+            let value = try body()
+            if fresh {
+                completeUnshared(.success(())) { store(value) }
+            } else {
+                _ = succeed(value)
+            }
         } catch is CancellationError {
-            _ = complete(.cancelled)
+            finish(.cancelled, fresh: fresh)
         } catch {
-            _ = complete(.failure(error))
+            finish(.failure(error), fresh: fresh)
         }
     }
 
@@ -180,7 +186,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     ) -> any AsyncTask<U> {
         let node = MapTask<T, U>(owner: owner, executor: executor, transform: transform)
         if token.canBeCancelled { node.guardStart(with: token) }
-        register(node)
+        registerFresh(node, inPlace: node.runsInPlace)
         return node
     }
 

@@ -198,21 +198,80 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         complete(outcome, storing: {})
     }
 
-    /// Stores `continuation`; if the task is completed and delivered, hands it over through a
-    /// delivery phase of its own, exactly as `complete` does (C2.1, C2.4). While a delivery runs,
-    /// it is stored behind the continuations it is handing over, and that delivery takes it.
+    /// Completes the task with a failure or a cancellation: through `complete(_:)`, or, `fresh`,
+    /// through `completeUnshared` for a task no other thread can reach yet.
+    @inline(__always)
+    final func finish(_ outcome: Outcome, fresh: Bool) {
+        if fresh {
+            completeUnshared(outcome) {}
+        } else {
+            _ = complete(outcome)
+        }
+    }
+
+    /// Stores `continuation`, to be handed over when the task completes; on a task completed and
+    /// delivered, hands it over at once instead, through a delivery phase of its own, exactly as
+    /// `complete` does (C2.1, C2.4): the phase and the outcome are taken in the one critical
+    /// section, so nothing is stored only to be taken back. While a delivery runs, it is stored
+    /// behind the continuations being handed over, and that delivery takes it.
     final func register(_ continuation: KitContinuation) {
+        registerFresh(continuation, inPlace: false)
+    }
+
+    /// Registers `node`, a derived task just made that no one else holds yet; `inPlace` if it
+    /// would run right where it is handed over (the inline executor) and nothing but its
+    /// antecedent can start it (a token that can never be cancelled). Then, if this task is
+    /// completed and delivered and the calling thread runs no trampoline work, the node runs
+    /// here and now, inside a delivery phase of this task, as `register`'s hand-over would run
+    /// it (C2.3, C2.4, C2.7), without the steps that only a shared node needs: no store and take
+    /// of the continuation, no lock to start it or to complete it (`KitContinuation.runFresh`).
+    /// Otherwise, as `register`.
+    @inline(__always)
+    final func registerFresh(_ node: KitContinuation, inPlace: Bool) {
         SchedulePoint.reach()
-        let opened = locked { () -> Bool in
-            continuations.append(continuation)
-            guard state.phase == .completed else { return false }
+        guard let outcome = storeOrOpenDelivery(node) else { return }
+        ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
+            if inPlace, !runtime.isDraining {
+                runtime.runAsWork {
+                    node.runFresh(outcome, from: self)
+                    // Ends the delivery phase, handing over whatever was registered meanwhile.
+                    handOver(false, Continuations(), outcome)
+                }
+                return
+            }
+            var batch = Continuations<KitContinuation>()
+            batch.append(node)
+            var work = ThreadRuntime.Work.handOver(self, outcome, false, consume batch)
+            runtime.trampoline(&work)
+        }
+    }
+
+    /// Stores `continuation` unless the task is completed and delivered; then opens a delivery
+    /// phase for it instead and returns the outcome. One critical section.
+    @inline(__always)
+    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> Outcome? {
+        locked { () -> Outcome? in
+            guard state.phase == .completed else {
+                continuations.append(continuation)
+                return nil
+            }
             state.phase = .delivering
-            return true
+            return recorded
         }
-        if opened {
-            var work = ThreadRuntime.Work.delivery(self)
-            ThreadRuntime.trampolineHere(&work)
-        }
+    }
+
+    /// Starts the body of a task no other thread can reach yet (see `registerFresh`): no lock.
+    @inline(__always)
+    final func startUnshared() {
+        state.phase = .running
+    }
+
+    /// Completes a task no other thread can reach yet and on which nothing is registered (see
+    /// `registerFresh`): no lock, nothing to hand over.
+    @inline(__always)
+    final func completeUnshared(_ outcome: Outcome, storing store: () -> Void) {
+        record(outcome, storing: store)
+        state.phase = .completed
     }
 
     /// Registers the body of an inline `whenComplete` that a subclass keeps in a field of its own
@@ -247,14 +306,6 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         var taken = Continuations<KitContinuation>()
         swap(&taken, &continuations)
         return taken
-    }
-
-    /// Takes the stored continuations and hands them over (see `handOver`). Runs only from the
-    /// thread's trampoline, for a delivery phase that a registration opened.
-    final func deliver() {
-        let (first, completed) = locked { (nextDelivery(), recorded) }
-        guard let batch = first, let outcome = completed else { return }
-        handOver(false, batch, outcome)
     }
 
     /// Runs the inline body if the completion found one (`inline`); then hands over `first`, a

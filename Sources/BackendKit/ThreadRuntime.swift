@@ -11,14 +11,13 @@ import Darwin
 ///
 /// Only its own thread ever touches an instance, so it needs no lock.
 public final class ThreadRuntime {
-    /// Work the trampoline runs in FIFO order: a task's delivery of its continuations (taken from
-    /// the task when it runs, or already taken by the completion that queued it, with the
-    /// outcome), or one job of the inline executor.
+    /// Work the trampoline runs in FIFO order: a task's hand-over of its continuations (taken by
+    /// the completion or registration that queued it, with the outcome), or one job of the inline
+    /// executor.
     ///
     /// Noncopyable, so that it only ever moves: a copyable enum's payload was copied out of it to
     /// run (a retain and a release of each reference, three per hand-over).
     enum Work: ~Copyable {
-        case delivery(TaskCore)
         /// `Bool`: the task's inline body runs first (see `TaskCore.handOver`).
         case handOver(TaskCore, Outcome, Bool, Continuations<KitContinuation>)
         case job(@Sendable () -> Void)
@@ -29,7 +28,6 @@ public final class ThreadRuntime {
         @inline(__always)
         consuming func run() {
             switch consume self {
-            case .delivery(let core): core.deliver()
             case .handOver(let core, let outcome, let inline, let batch): core.handOver(inline, batch, outcome)
             case .job(let job): job()
             case .taken: break
@@ -95,6 +93,20 @@ public final class ThreadRuntime {
         }
         draining = true
         exchange(&work, with: .taken).run()
+        drain()
+        draining = false
+    }
+
+    /// Whether this thread is running trampoline work now.
+    @inline(__always)
+    var isDraining: Bool { draining }
+
+    /// Runs `body` as trampoline work, on a thread running none (`isDraining` is false): work it
+    /// queues runs after it, before this returns, as for `trampoline(_:)`.
+    @inline(__always)
+    func runAsWork(_ body: () -> Void) {
+        draining = true
+        body()
         drain()
         draining = false
     }
