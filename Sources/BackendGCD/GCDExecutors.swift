@@ -15,6 +15,8 @@ final class GCDDefaultExecutor: Executor {
     /// to `async` is converted into a new heap block on every call (an allocation, a copy and
     /// a release per job); a block passed as a block is only retained.
     private let drainOne: @convention(block) @Sendable () -> Void
+    /// The global queue, looked up once: each `DispatchQueue.global()` allocates a new wrapper.
+    private let global = DispatchQueue.global()
 
     init(maxBlockedThreads: Int) {
         let jobs = GCDJobQueue(limit: maxBlockedThreads)
@@ -24,7 +26,7 @@ final class GCDDefaultExecutor: Executor {
 
     func execute(_ job: @escaping @Sendable () -> Void) {
         if jobs.push(job) { jobs.startReplacement() }
-        DispatchQueue.global().async(execute: drainOne)
+        global.async(execute: drainOne)
     }
 }
 
@@ -33,23 +35,21 @@ final class GCDJobQueue: BlockingPool {
     typealias Job = @Sendable () -> Void
 
     private struct State {
-        var inbox: [Job] = []
-        var outbox: [Job] = []
+        var jobs = JobRing()
         var blocked = 0
         var replacements = 0
         /// The limit was hit and not yet reported (reported once per queue).
         var limitHit = false
         var limitReported = false
 
-        var isEmpty: Bool { inbox.isEmpty && outbox.isEmpty }
+        var isEmpty: Bool { jobs.isEmpty }
+
+        mutating func push(_ job: @escaping Job) {
+            jobs.push(job)
+        }
 
         mutating func pop() -> Job? {
-            if outbox.isEmpty {
-                if inbox.isEmpty { return nil }
-                outbox = inbox.reversed()
-                inbox.removeAll(keepingCapacity: true)
-            }
-            return outbox.popLast()
+            jobs.pop()
         }
 
         /// Claims a new replacement worker if fewer replacements run than workers are blocked,
@@ -85,7 +85,7 @@ final class GCDJobQueue: BlockingPool {
     /// Queues `job`; `true` if the caller must start a replacement worker.
     func push(_ job: @escaping Job) -> Bool {
         let (replace, report) = state.withLock { state in
-            state.inbox.append(job)
+            state.push(job)
             return (state.needsReplacement(limit: limit), state.takeLimitHit())
         }
         if report { reportLimit() }
@@ -136,6 +136,55 @@ final class GCDJobQueue: BlockingPool {
         runtime.pool = self
         job()
         runtime.pool = outer
+    }
+}
+
+/// The jobs of a `GCDJobQueue`, oldest first: a ring buffer, so that pushing and popping one job
+/// at a time (a fan-out's steady state) allocates and moves nothing. A popped slot keeps no
+/// reference to its job. A drained ring larger than `keptCapacity` gives its storage back.
+struct JobRing {
+    typealias Job = @Sendable () -> Void
+
+    /// A job in a struct: an array of closures stores each at the generic abstraction, which
+    /// wraps every stored job in a thunk (an allocation) and every taken one in another.
+    private struct Slot {
+        var job: Job?
+    }
+
+    /// Capacity 0 or a power of two, so that an index wraps with a mask.
+    private var slots: [Slot] = []
+    private var head = 0
+    private(set) var count = 0
+    private static let keptCapacity = 1_024
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func push(_ job: @escaping Job) {
+        if count == slots.count { grow() }
+        slots[(head + count) & (slots.count - 1)].job = job
+        count += 1
+    }
+
+    mutating func pop() -> Job? {
+        guard count > 0 else { return nil }
+        let job = slots[head].job.take()
+        head = (head + 1) & (slots.count - 1)
+        count -= 1
+        if count == 0 {
+            head = 0
+            if slots.count > Self.keptCapacity { slots = [] }
+        }
+        return job
+    }
+
+    /// Doubles the capacity, the queued jobs moved to the front in order.
+    private mutating func grow() {
+        var fresh = [Slot](repeating: Slot(), count: Swift.max(16, slots.count * 2))
+        for index in 0..<count {
+            fresh[index].job = slots[(head + index) & (slots.count - 1)].job.take()
+        }
+        slots = fresh
+        head = 0
     }
 }
 

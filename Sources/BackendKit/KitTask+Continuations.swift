@@ -49,7 +49,9 @@ extension KitTask {
             _ = complete(.failure(error))   // C3.1
             return
         }
-        if let core = inner as? KitTask<T> {
+        // A class cast of the reference, as in the kit's `whenAll`: a kit task seen as
+        // `any AsyncTask<T>` is a `KitTask<T>`.
+        if let core = (inner as AnyObject) as? TaskCore {
             core.register(Adopt(self))
         } else {
             inner.whenComplete(on: InlineExecutor.shared) { _ = self.tryComplete($0) }
