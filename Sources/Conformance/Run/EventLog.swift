@@ -140,6 +140,13 @@ public final class EventLog: Sendable {
         return parts.joined(separator: ", ")
     }
 
+    /// The awaits started and not resumed yet.
+    var awaitsNotResumed: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.awaitsRunning
+    }
+
     /// A counter that grows with every completion, body end and await end.
     var progress: Int {
         condition.lock()

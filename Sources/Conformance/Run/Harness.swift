@@ -84,8 +84,15 @@ struct Harness {
         if !execution.log.waitForQuiescence(deadline: watchdog.deadline) {
             var finding = Watchdog.hang(phase: "completion of every task, body and await", execution: execution,
                                         stuckSteps: [], heldCompleted: true, limit: hangLimit)
+            var observed = [finding.observed, execution.log.runningSummary].filter { !$0.isEmpty }
+            // No task explains it, yet an await never resumed: its continuation was lost.
+            let awaits = execution.log.awaitsNotResumed
+            if !finding.observed.hasPrefix("likely culprit: "), awaits > 0 {
+                observed.insert("likely culprit: \(awaits) await(s) never resumed although no stuck task explains "
+                                + "it: a lost continuation (C2.1, C6.5)", at: 0)
+            }
             finding = Finding(finding.rule, finding.message, expected: finding.expected,
-                              observed: [finding.observed, execution.log.runningSummary].filter { !$0.isEmpty }.joined(separator: "; "))
+                              observed: observed.joined(separator: "; "))
             findings.append(finding)
             return ProgramResult(findings: findings, exercised: [], abandoned: true)
         }

@@ -20,8 +20,16 @@ struct Watchdog {
     ) -> Finding {
         var diagnosis = HangDiagnosis(execution: execution, heldCompleted: heldCompleted)
         var (rule, observed) = diagnosis.explain(stuckSteps: stuckSteps)
-        // A timer that never fired is the faulty operation, whatever waits on its task.
-        if let overdue = execution.overdueTimer() { (rule, observed) = (overdue.rule, overdue.message + "; " + observed) }
+        // A timer that never fired is the faulty operation, whatever waits on its task; unless a
+        // continuation was lost: a backend may build its timers on continuations, so a lost one
+        // stops a timer too and is the more basic fault (then the timer is only mentioned).
+        if let overdue = execution.overdueTimer() {
+            if diagnosis.foundLostContinuation {
+                observed += "; also: " + overdue.message
+            } else {
+                (rule, observed) = (overdue.rule, overdue.message + "; " + observed)
+            }
+        }
         return Finding(rule, "watchdog: \(phase.isEmpty ? "the run" : phase) did not finish within \(limit)",
                        expected: "every task completes and every waiter wakes", observed: observed)
     }
@@ -38,6 +46,8 @@ struct HangDiagnosis {
     private let creator: [Int: Int]
     private let tokenCreator: [Int: Int]
     private let setters: [Int: [Int]]
+    /// Set by `explain`: a task completed whose harness continuation never ran.
+    private(set) var foundLostContinuation = false
     private let heldCompleted: Bool
     /// Sources whose release step ended: their tasks must have completed (C8.3).
     private let released: Set<Int>
@@ -132,6 +142,7 @@ struct HangDiagnosis {
         var waiting: [String] = []
         // A task that completed although the harness's observer never ran: a lost continuation.
         for t in 0..<program.taskCount where actual[t] == true && !observed[t] {
+            foundLostContinuation = true
             culprits.append((.c2_1, "t\(t) completed, but the continuation the harness registered on it (whenComplete on the "
                              + "inline executor) never ran: a lost continuation"))
         }
