@@ -48,7 +48,7 @@ final class GCDJobQueue: BlockingPool {
             jobs.push(job)
         }
 
-        mutating func pop() -> Job? {
+        mutating func pop() -> JobRing.Slot {
             jobs.pop()
         }
 
@@ -98,7 +98,7 @@ final class GCDJobQueue: BlockingPool {
 
     /// Runs the oldest queued job, if any (a regular worker's turn).
     func runOne() {
-        guard let job = state.withLock({ $0.pop() }) else { return }
+        guard let job = state.withLock({ $0.pop() }).job else { return }
         run(job)
     }
 
@@ -120,11 +120,14 @@ final class GCDJobQueue: BlockingPool {
     /// until the queue is empty or there are more replacements than blocked workers.
     func startReplacement() {
         DispatchQueue(label: "BackendGCD.replacement").async {
-            while let job = self.state.withLock({ state -> Job? in
-                if state.replacements <= state.blocked, let job = state.pop() { return job }
+            while let job = self.state.withLock({ state -> JobRing.Slot in
+                if state.replacements <= state.blocked {
+                    let slot = state.pop()
+                    if slot.job != nil { return slot }
+                }
                 state.replacements -= 1
-                return nil
-            }) {
+                return JobRing.Slot()
+            }).job {
                 self.run(job)
             }
         }
@@ -145,9 +148,11 @@ final class GCDJobQueue: BlockingPool {
 struct JobRing {
     typealias Job = @Sendable () -> Void
 
-    /// A job in a struct: an array of closures stores each at the generic abstraction, which
-    /// wraps every stored job in a thunk (an allocation) and every taken one in another.
-    private struct Slot {
+    /// A job in a struct. A closure stored in an array, returned through a generic function
+    /// (`Locked.withLock`) or moved by a generic one (`Optional.take`) passes through the most
+    /// general abstraction: wrapped in a thunk (an allocation) on the way in, in another on the
+    /// way out. In a struct it keeps its own.
+    struct Slot {
         var job: Job?
     }
 
@@ -165,23 +170,25 @@ struct JobRing {
         count += 1
     }
 
-    mutating func pop() -> Job? {
-        guard count > 0 else { return nil }
-        let job = slots[head].job.take()
+    /// The oldest job, cleared from its slot, or an empty slot.
+    mutating func pop() -> Slot {
+        guard count > 0 else { return Slot() }
+        let slot = slots[head]
+        slots[head].job = nil
         head = (head + 1) & (slots.count - 1)
         count -= 1
         if count == 0 {
             head = 0
             if slots.count > Self.keptCapacity { slots = [] }
         }
-        return job
+        return slot
     }
 
     /// Doubles the capacity, the queued jobs moved to the front in order.
     private mutating func grow() {
         var fresh = [Slot](repeating: Slot(), count: Swift.max(16, slots.count * 2))
         for index in 0..<count {
-            fresh[index].job = slots[(head + index) & (slots.count - 1)].job.take()
+            fresh[index] = slots[(head + index) & (slots.count - 1)]
         }
         slots = fresh
         head = 0

@@ -3,42 +3,73 @@ import TaskAPI
 
 extension KitBackend {
     /// Starts `body` at once on `executor` (C3.1, C3.2, C4.3): TaskAPI's default `run`, on the
-    /// kit's task. The job the executor gets holds an `AbandonOnRelease`, the task's writing
-    /// side: an executor that drops the job without running it releases it, which fails the task
-    /// with `TaskError.abandoned` (C8.3), exactly as a dropped source does.
+    /// kit's task. The task keeps the body (`RunTask`); the executor gets a job that holds a
+    /// `RunJob`, and nothing else: a closure capturing one reference needs no context of its
+    /// own. An executor that drops the job without running it releases the `RunJob`, which
+    /// fails the task with `TaskError.abandoned` (C8.3), exactly as a dropped source does.
     ///
     /// Why not TaskAPI's default: it completes the task through `any CompletionSource<T>` with a
     /// `Completion<T>`, and in unspecialized code every generic type costs a runtime metadata
     /// lookup; a fan-out of 100,000 bodies spent about a fifth of its instructions there. Here
-    /// the value goes from the body straight into the task's slot.
+    /// the value goes from the body straight into the task's slot, and a `run` costs two
+    /// allocations: the task and its job.
     @_disfavoredOverload
     public func run<T: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
-        let task = KitTask<T>(owner: self)
-        // `nil` when the token can never be cancelled (the common case).
-        let startGuard = token.canBeCancelled ? StartGuard(for: task, token: token) : nil
-        let abandon = AbandonOnRelease(task)
-        executor.execute {
-            abandon.disarm()
-            // Only the call that moves the task from pending to running starts the body (C4.3;
-            // an executor that wrongly runs a job twice starts it once).
-            guard task.startBody(startGuard) else { return }
-            task.settle { try body(token) }
-        }
+        let task = RunTask<T>(owner: self, token: token, body: body)
+        let job = RunJob(task)
+        executor.execute { job.run() }
         return task
     }
 }
 
-/// Fails a task with `TaskError.abandoned` when released by a `run` job that never ran (C8.3): an
-/// executor that drops the job without running it then fails the task instead of leaving it
-/// pending forever. A job that ran disarms it first: the body completes the task, or the token
-/// cancelled it, and a token handler that won the start gate may still be about to complete it
-/// as cancelled, which an abandonment must not overtake. Not generic: no runtime metadata lookup
-/// per `run`, unlike a typed holder of the body.
-final class AbandonOnRelease: Sendable {
+/// A `run`'s task: it keeps the body until the body starts.
+final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
+    // @unchecked: `body` is written in init, before the task is shared; after that only under
+    // the core's lock, where one call moves it out (`runBody`, `dropBody`). `startGuard` is
+    // written before the task is shared and only read after.
+    private var body: (@Sendable (CancellationToken) throws -> T)?
+    /// `nil` when the token can never be cancelled (the common case); else it holds the token.
+    private var startGuard: StartGuard?
+
+    init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T) {
+        self.body = body
+        super.init(owner: owner)
+        if token.canBeCancelled { startGuard = StartGuard(for: self, token: token) }
+    }
+
+    /// Only the call that moves the task from pending to running takes the body and starts it
+    /// (C4.3; an executor that wrongly runs a job twice starts it once). A call that does not
+    /// (the token won, or the task was completed meanwhile) lets the body go (C8.1).
+    override func runBody() {
+        var taken: (@Sendable (CancellationToken) throws -> T)?
+        // Copied and cleared rather than `take()`n: the generic `take` moves the closure through
+        // the most general abstraction, a thunk allocated each way.
+        let started = startBody(startGuard) {
+            taken = body
+            body = nil
+        }
+        guard started else { return dropBody() }
+        guard let body = taken else { return }
+        // A token that can never be cancelled is `.none`: no guard was made for it.
+        let token = startGuard?.token ?? .none
+        settle { try body(token) }
+    }
+
+    override func dropBody() {
+        withLock { body = nil }
+    }
+}
+
+/// The job a `run` hands its executor. Released without having run, it fails the task with
+/// `TaskError.abandoned` (C8.3). A job that ran disarms it first: the body completes the task, or
+/// the token cancelled it, and a token handler that won the start gate may still be about to
+/// complete it as cancelled, which an abandonment must not overtake. Not generic: no runtime
+/// metadata lookup per `run`.
+final class RunJob: Sendable {
     private let task: TaskCore
     private let ran = Atomic<Bool>(false)
 
@@ -46,13 +77,15 @@ final class AbandonOnRelease: Sendable {
         self.task = task
     }
 
-    /// The job is running: its release abandons nothing.
-    func disarm() {
+    func run() {
         ran.store(true, ordering: .relaxed)
+        task.runBody()
     }
 
     deinit {
         // The releasing thread sees the job's store: releasing the last reference orders it.
-        if !ran.load(ordering: .relaxed) { _ = task.complete(.failure(TaskError.abandoned)) }
+        guard !ran.load(ordering: .relaxed) else { return }
+        task.dropBody()
+        _ = task.complete(.failure(TaskError.abandoned))
     }
 }

@@ -140,22 +140,44 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Pending to running (C1.5); `false` if the task is no longer pending.
     @discardableResult @inline(__always)
     public final func tryStart() -> Bool {
+        tryStart(taking: {})
+    }
+
+    /// `tryStart()`, running `take` under the lock if it wins: a subclass moves its body out
+    /// there, so that of two racing starts only the winner sees it.
+    @inline(__always)
+    final func tryStart(taking take: () -> Void) -> Bool {
         locked {
             guard state.phase == .pending else { return false }
             state.phase = .running
+            take()
             return true
         }
+    }
+
+    /// Runs `body` under the task's lock: for a subclass's own fields that racing threads touch.
+    @inline(__always)
+    final func withLock(_ body: () -> Void) {
+        locked(body)
     }
 
     /// Claims the start of this task's body (C4.3): `false` if the token's handler won the gate,
     /// if the token is cancelled by now (then the task is cancelled), or if the task is no longer
     /// pending. `StartGate.start` without its generic calls, for the hot path. A `nil` guard is a
-    /// token that can never be cancelled: then only the status decides.
+    /// token that can never be cancelled: then only the status decides. `take` runs under the
+    /// lock if this call wins (see `tryStart(taking:)`).
     @inline(__always)
-    final func startBody(_ startGuard: StartGuard?) -> Bool {
+    final func startBody(_ startGuard: StartGuard?, taking take: () -> Void = {}) -> Bool {
         if let startGuard, !startGuard.allowsStart(of: self) { return false }
-        return tryStart()
+        return tryStart(taking: take)
     }
+
+    /// Runs the body of a `run` task (`RunTask`), from its job; nothing for any other task.
+    func runBody() {}
+
+    /// Lets the body of a `run` task go, its job released without running (C8.1, C8.3); nothing
+    /// for any other task.
+    func dropBody() {}
 
     /// Completes the task, then hands over its continuations, and any registered meanwhile, in
     /// registration order (C1.1, C1.2, C2.4). `store` runs under the lock only if this call wins,
@@ -394,7 +416,7 @@ struct KitState {
 /// be cancelled (the common case) stores and tests a single word.
 final class StartGuard: Sendable {
     private let gate: StartGate?
-    private let token: CancellationToken
+    let token: CancellationToken
 
     /// A guard for `task`'s body under `token`, which can be cancelled.
     init<T>(for task: KitTask<T>, token: CancellationToken) {
