@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BackendKit
 import Dispatch
 import Synchronization
@@ -5,28 +10,45 @@ import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on Dispatch's global queue.
 ///
-/// Jobs wait in a queue of the executor's own, and each job submits one drain request to the
-/// global queue. A body that blocks in `wait()` while running here reports it (C6.4), and the
-/// executor then starts a replacement worker on a fresh serial queue, which Dispatch backs with
-/// a new thread at once; the global queue alone adds a thread only every half second or so.
+/// Jobs wait in a queue of the executor's own, drained by at most one block per processor on
+/// the global queue: a push submits a drainer when fewer are running, and a drainer runs queued
+/// jobs until the queue is empty, or, after `batch` jobs, queues itself again behind whatever
+/// else waits on the global queue (serial queues, timers, other code), so that a steady stream
+/// of jobs never holds Dispatch's threads for long. A burst of jobs costs Dispatch one block per
+/// `batch` jobs, not one per job. A body that blocks in `wait()` while running here reports it (C6.4), and the executor
+/// then starts a replacement worker on a fresh serial queue, which Dispatch backs with a new
+/// thread at once; the global queue alone adds a thread only every half second or so.
 final class GCDDefaultExecutor: Executor {
     let jobs: GCDJobQueue
-    /// The drain request, made a block once: Dispatch takes blocks, and a Swift closure passed
-    /// to `async` is converted into a new heap block on every call (an allocation, a copy and
-    /// a release per job); a block passed as a block is only retained.
-    private let drainOne: @convention(block) @Sendable () -> Void
+    /// The drainer, made a block once: Dispatch takes blocks, and a Swift closure passed to
+    /// `async` is converted into a new heap block on every call (an allocation, a copy and a
+    /// release); a block passed as a block is only retained.
+    private let drain: @convention(block) @Sendable () -> Void
     /// The global queue, looked up once: each `DispatchQueue.global()` allocates a new wrapper.
     private let global = DispatchQueue.global()
 
+    /// The most jobs a drainer runs before it queues itself again.
+    static let batch = 32
+
     init(maxBlockedThreads: Int) {
-        let jobs = GCDJobQueue(limit: maxBlockedThreads)
+        let jobs = GCDJobQueue(limit: maxBlockedThreads, drainers: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let global = self.global
         self.jobs = jobs
-        drainOne = { jobs.runOne() }
+        drain = { Self.drain(jobs, on: global) }
+    }
+
+    /// One drainer's turn on a Dispatch thread.
+    private static func drain(_ jobs: GCDJobQueue, on global: DispatchQueue) {
+        guard jobs.drain(budget: batch) else { return }
+        // Its budget ran out with jobs left: the thread goes back to Dispatch, the drainer (still
+        // counted) to the end of the global queue.
+        global.async { drain(jobs, on: global) }
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
-        if jobs.push(job) { jobs.startReplacement() }
-        global.async(execute: drainOne)
+        let (replace, drainer) = jobs.push(job)
+        if replace { jobs.startReplacement() }
+        if drainer { global.async(execute: drain) }
     }
 }
 
@@ -38,6 +60,8 @@ final class GCDJobQueue: BlockingPool {
         var jobs = JobRing()
         var blocked = 0
         var replacements = 0
+        /// Drainers submitted to the global queue and not yet ended.
+        var drainers = 0
         /// The limit was hit and not yet reported (reported once per queue).
         var limitHit = false
         var limitReported = false
@@ -78,28 +102,50 @@ final class GCDJobQueue: BlockingPool {
     /// At most this many replacement workers run at once (`BlockingThreads`).
     let limit: Int
 
-    init(limit: Int) {
+    /// At most this many drainers run at once (one per processor).
+    let maxDrainers: Int
+
+    init(limit: Int, drainers: Int) {
         self.limit = limit
+        maxDrainers = Swift.max(1, drainers)
     }
 
-    /// Queues `job`; `true` if the caller must start a replacement worker.
-    func push(_ job: @escaping Job) -> Bool {
-        let (replace, report) = state.withLock { state in
+    /// Queues `job`: `replace` if the caller must start a replacement worker, `drainer` if it
+    /// must submit a drainer (fewer than the most are running; the count includes it now).
+    func push(_ job: @escaping Job) -> (replace: Bool, drainer: Bool) {
+        let (replace, report, drainer) = state.withLock { state in
             state.push(job)
-            return (state.needsReplacement(limit: limit), state.takeLimitHit())
+            let drainer = state.drainers < maxDrainers
+            if drainer { state.drainers += 1 }
+            return (state.needsReplacement(limit: limit), state.takeLimitHit(), drainer)
         }
         if report { reportLimit() }
-        return replace
+        return (replace, drainer)
     }
 
     private func reportLimit() {
         BackendDiagnostics.report(.init(backend: "gcd", limit: limit))
     }
 
-    /// Runs the oldest queued job, if any (a regular worker's turn).
-    func runOne() {
-        guard let job = state.withLock({ $0.pop() }).job else { return }
-        run(job)
+    /// A drainer's turn on a Dispatch thread: runs queued jobs, oldest first, until the queue is
+    /// empty, then `false`: the critical section that finds it empty ends the drainer, so a push
+    /// after it submits another. `true` after `budget` jobs: the drainer is still counted, and
+    /// the caller must submit it again.
+    func drain(budget: Int) -> Bool {
+        let runtime = ThreadRuntime.current
+        let outer = runtime.pool
+        runtime.pool = self
+        defer { runtime.pool = outer }
+        for _ in 0..<budget {
+            let slot = state.withLock { state -> JobRing.Slot in
+                let slot = state.pop()
+                if slot.job == nil { state.drainers -= 1 }
+                return slot
+            }
+            guard let job = slot.job else { return false }
+            job()
+        }
+        return true
     }
 
     /// A worker blocks in `wait()`: start a replacement if jobs are waiting for a thread.
@@ -173,8 +219,9 @@ struct JobRing {
     /// The oldest job, cleared from its slot, or an empty slot.
     mutating func pop() -> Slot {
         guard count > 0 else { return Slot() }
-        let slot = slots[head]
-        slots[head].job = nil
+        // Moved out, not copied: no retain and release of the job.
+        var slot = Slot()
+        swap(&slot, &slots[head])
         head = (head + 1) & (slots.count - 1)
         count -= 1
         if count == 0 {

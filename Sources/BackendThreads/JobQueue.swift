@@ -34,8 +34,10 @@ struct JobQueue {
     /// Removes and returns the job at the head, or `nil` if the queue is empty.
     mutating func pop() -> Job? {
         guard count > 0 else { return nil }
-        let job = slots[head].job
-        slots[head].job = nil
+        // Moved out with the slot, not copied: no retain and release of the job.
+        var taken = Slot()
+        swap(&taken, &slots[head])
+        let job = taken.job
         head = (head + 1) & (slots.count - 1)
         count -= 1
         if count == 0 {
