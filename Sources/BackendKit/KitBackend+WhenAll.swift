@@ -23,6 +23,8 @@ extension KitBackend {
             // 300 instructions through the runtime's general `tryCast`, this one a walk up the
             // superclass chain.
             if let core = (tasks[index] as AnyObject) as? TaskCore {
+                // An input already completed and delivered reports at once, with no node.
+                if core.runInPlaceIfDelivered({ join.receive($0, from: core, at: index) }) { continue }
                 core.register(JoinSlot(join, index))
             } else {
                 tasks[index].whenComplete(on: InlineExecutor.shared) { join.receive($0, at: index) }

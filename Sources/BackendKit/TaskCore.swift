@@ -268,6 +268,29 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
+    /// Gives `body` the outcome in place of a registration, when one made now would be handed
+    /// over at once on this thread: the task completed and delivered, the thread running no
+    /// trampoline work. `body` runs inside a delivery phase of this task, as `registerFresh` runs
+    /// a node (C2.4, C2.7). `false`, running nothing, otherwise: the caller registers a node.
+    final func runInPlaceIfDelivered(_ body: (Outcome) -> Void) -> Bool {
+        ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
+            guard !runtime.isDraining else { return false }
+            SchedulePoint.reach()
+            let delivered = locked { () -> Outcome? in
+                guard state.phase == .completed else { return nil }
+                state.phase = .delivering
+                return recorded
+            }
+            guard let outcome = delivered else { return false }
+            runtime.runAsWork {
+                body(outcome)
+                // Ends the delivery phase, handing over whatever was registered meanwhile.
+                handOver(false, Continuations(), outcome)
+            }
+            return true
+        }
+    }
+
     /// Stores `continuation` unless the task is completed and delivered; then opens a delivery
     /// phase for it instead and returns the outcome. One critical section.
     @inline(__always)
