@@ -184,13 +184,16 @@ final class Slots: Sendable {
         waitFor { $0.tokens[id] }
     }
 
-    /// Forgets task `id` once every earlier step using it has taken it.
+    /// Forgets task `id` once every earlier step using it has taken it. The slot is released
+    /// after the lock: freeing a task can free a held source, whose deinit completes its task
+    /// and, in a controlled run, parks at a schedule point, where the loop that would resume it
+    /// needs this lock (a deadlock seen in CI).
     func drop(_ id: Int) {
-        _ = waitFor { state -> Bool? in
+        let dropped = waitFor { state -> TaskSlot? in
             guard state.tasks[id] != nil, state.usesBeforeDrop[id, default: 0] <= 0 else { return nil }
-            state.tasks[id] = nil
-            return true
+            return state.tasks.removeValue(forKey: id)
         }
+        withExtendedLifetime(dropped) {}
     }
 
     /// The held sources, for the harness to complete after the drivers.
@@ -229,9 +232,14 @@ final class Slots: Sendable {
         }
     }
 
-    /// Forgets everything (the end of a run).
+    /// Forgets everything (the end of a run), released after the lock, as in `drop`.
     func clear() {
-        withState { $0 = State() }
+        let old = withState { state -> State in
+            var old = State()
+            swap(&old, &state)
+            return old
+        }
+        withExtendedLifetime(old) {}
     }
 
     private func withState<R>(_ body: (inout State) -> R) -> R {
