@@ -254,11 +254,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         guard let outcome = storeOrOpenDelivery(node) else { return }
         ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
             if inPlace, !runtime.isDraining {
-                runtime.runAsWork {
-                    node.runFresh(outcome, from: self)
-                    // Ends the delivery phase, handing over whatever was registered meanwhile.
-                    handOver(false, Continuations(), outcome)
-                }
+                deliverInPlace(outcome, on: runtime) { node.runFresh($0, from: self) }
                 return
             }
             var batch = Continuations<KitContinuation>()
@@ -282,12 +278,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
                 return recorded
             }
             guard let outcome = delivered else { return false }
-            runtime.runAsWork {
-                body(outcome)
-                // Ends the delivery phase, handing over whatever was registered meanwhile.
-                handOver(false, Continuations(), outcome)
-            }
+            deliverInPlace(outcome, on: runtime, body)
             return true
+        }
+    }
+
+    /// Runs `body` with the outcome as the hand-over of a delivery phase this thread just opened,
+    /// as trampoline work on `runtime` (which runs none), then ends the phase, handing over
+    /// whatever was registered meanwhile.
+    @inline(__always)
+    private func deliverInPlace(_ outcome: Outcome, on runtime: ThreadRuntime, _ body: (Outcome) -> Void) {
+        runtime.runAsWork {
+            body(outcome)
+            handOver(false, Continuations(), outcome)
         }
     }
 
