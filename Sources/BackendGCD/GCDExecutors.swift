@@ -57,7 +57,8 @@ final class GCDJobQueue: BlockingPool {
     typealias Job = @Sendable () -> Void
 
     private struct State {
-        var jobs = JobRing()
+        /// Kept capacity: 1,024 slots once drained.
+        var jobs = JobRing(keptCapacity: 1_024)
         var blocked = 0
         var replacements = 0
         /// Drainers submitted to the global queue and not yet ended.
@@ -185,60 +186,6 @@ final class GCDJobQueue: BlockingPool {
         runtime.pool = self
         job()
         runtime.pool = outer
-    }
-}
-
-/// The jobs of a `GCDJobQueue`, oldest first: a ring buffer, so that pushing and popping one job
-/// at a time (a fan-out's steady state) allocates and moves nothing. A popped slot keeps no
-/// reference to its job. A drained ring larger than `keptCapacity` gives its storage back.
-struct JobRing {
-    typealias Job = @Sendable () -> Void
-
-    /// A job in a struct. A closure stored in an array, returned through a generic function
-    /// (`Locked.withLock`) or moved by a generic one (`Optional.take`) passes through the most
-    /// general abstraction: wrapped in a thunk (an allocation) on the way in, in another on the
-    /// way out. In a struct it keeps its own.
-    struct Slot {
-        var job: Job?
-    }
-
-    /// Capacity 0 or a power of two, so that an index wraps with a mask.
-    private var slots: [Slot] = []
-    private var head = 0
-    private(set) var count = 0
-    private static let keptCapacity = 1_024
-
-    var isEmpty: Bool { count == 0 }
-
-    mutating func push(_ job: @escaping Job) {
-        if count == slots.count { grow() }
-        slots[(head + count) & (slots.count - 1)].job = job
-        count += 1
-    }
-
-    /// The oldest job, cleared from its slot, or an empty slot.
-    mutating func pop() -> Slot {
-        guard count > 0 else { return Slot() }
-        // Moved out, not copied: no retain and release of the job.
-        var slot = Slot()
-        swap(&slot, &slots[head])
-        head = (head + 1) & (slots.count - 1)
-        count -= 1
-        if count == 0 {
-            head = 0
-            if slots.count > Self.keptCapacity { slots = [] }
-        }
-        return slot
-    }
-
-    /// Doubles the capacity, the queued jobs moved to the front in order.
-    private mutating func grow() {
-        var fresh = [Slot](repeating: Slot(), count: Swift.max(16, slots.count * 2))
-        for index in 0..<count {
-            fresh[index] = slots[(head + index) & (slots.count - 1)]
-        }
-        slots = fresh
-        head = 0
     }
 }
 

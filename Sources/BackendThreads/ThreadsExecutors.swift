@@ -1,6 +1,9 @@
 import BackendKit
 import TaskAPI
 
+/// A job: what executors run.
+typealias Job = @Sendable () -> Void
+
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
 /// of submission (they may finish in any order).
 ///
@@ -31,7 +34,7 @@ final class ThreadsDefaultExecutor: Executor {
 /// another; each sees everything the previous one wrote.
 final class ThreadsSerialExecutor: Executor {
     private struct State {
-        var queue = JobQueue()
+        var queue = JobRing(keptCapacity: 4_096)
         /// `true` while a drain job is queued on the pool or running.
         var scheduled = false
     }
@@ -64,12 +67,12 @@ final class ThreadsSerialExecutor: Executor {
         runtime.isolation = self
         defer { runtime.isolation = outer }
         for _ in 0..<Self.batch {
-            let next = state.withLock { state -> Job? in
-                if let job = state.queue.pop() { return job }
-                state.scheduled = false
-                return nil
+            let next = state.withLock { state -> JobRing.Slot in
+                let slot = state.queue.pop()
+                if slot.job == nil { state.scheduled = false }
+                return slot
             }
-            guard let job = next else { return }
+            guard let job = next.job else { return }
             job()
         }
         pool.execute { self.drain() }

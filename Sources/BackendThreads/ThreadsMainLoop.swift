@@ -15,7 +15,7 @@ import TaskAPI
 /// when the loop is run from code that has no other isolation (top-level code, a plain
 /// `main()`): the runtime takes the main thread for the main actor's.
 final class ThreadsMainLoop: Executor {
-    private let state = ConditionLock(JobQueue())
+    private let state = ConditionLock(JobRing(keptCapacity: 4_096))
     /// `true` while the main thread runs one of the loop's jobs (for `isCurrent`).
     private let running = Atomic(false)
 
@@ -37,7 +37,7 @@ final class ThreadsMainLoop: Executor {
         while !done() {
             state.lock()
             while state.guarded.isEmpty { state.wait() }
-            let job = state.guarded.pop()
+            let job = state.guarded.pop().job
             state.unlock()
             if let job { runJob(job) }
         }
@@ -50,7 +50,7 @@ final class ThreadsMainLoop: Executor {
         guard Self.isMainThread else { return nil }
         let count = state.withLock { $0.count }
         for _ in 0..<count {
-            guard let job = state.withLock({ $0.pop() }) else { break }
+            guard let job = state.withLock({ $0.pop() }).job else { break }
             runJob(job)
         }
         return count

@@ -18,7 +18,7 @@ import Synchronization
 /// backend is what ends them.
 final class PoolCore: BlockingPool {
     private struct State {
-        var queue = JobQueue()
+        var queue = JobRing(keptCapacity: 4_096)
         /// Worker threads started and not yet exited.
         var live = 0
         /// Workers inside `blockingCall`.
@@ -172,7 +172,7 @@ final class PoolCore: BlockingPool {
             state.guarded.live -= 1
             return .exit
         }
-        if let job = state.guarded.queue.pop() {
+        if let job = state.guarded.queue.pop().job {
             spinners.mirror(state.guarded.queue.count)
             return .job(job)
         }
