@@ -138,6 +138,7 @@ struct HangDiagnosis {
     /// The rule and the text of the finding.
     mutating func explain(stuckSteps: [Int]) -> (Rule, String) {
         var culprits: [(Rule, String)] = []
+        var unexplained: [(Rule, String)] = []
         var stuck: [String] = []
         var waiting: [String] = []
         // A task that completed although the harness's observer never ran: a lost continuation.
@@ -166,7 +167,7 @@ struct HangDiagnosis {
             }
             guard case .wait(let t) = operation else {
                 stuck.append(driver)
-                culprits.append((.c2_1, "\(driver) never returned from the backend (a deadlock or a lost wake-up inside the call?)"))
+                unexplained.append((.c2_1, "\(driver) never returned from the backend (a deadlock or a lost wake-up inside the call?)"))
                 continue
             }
             if actual[t] == true {
@@ -189,6 +190,10 @@ struct HangDiagnosis {
                                  + (u == t ? "" : "; t\(t) waits on it")))
             }
         }
+        // A driver stuck inside a call says only where, not why: a concrete finding of another
+        // driver (a waiter not woken although its task completed) comes first, since it can be
+        // what holds that call (an inline body waiting on the same task).
+        culprits += unexplained
         // No driver explains it (phase two, or a run without waits): the most upstream stuck tasks.
         if culprits.isEmpty {
             var seen: Set<Int> = []
