@@ -21,14 +21,10 @@ import TaskAPI
 final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked Sendable {
     // @unchecked Sendable: every mutable field is only touched holding `parker`'s mutex.
 
-    private enum Work {
-        case closure(@Sendable () -> Void)
-        case job(UnownedJob)
-    }
-
     private let parker = ConditionLock(())
-    private var inbox: [Work] = []
-    private var outbox: [Work] = []
+    /// Closures and Swift jobs, in push order: BackendKit's ring, which moves a job in and out
+    /// without a thunk or an allocation.
+    private var queue = JobRing(keptCapacity: 4_096)
     /// Threads alive, threads asleep waiting for work, wakeups sent but not yet taken, threads
     /// blocked in `wait()`.
     private var threads = 0
@@ -52,17 +48,20 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
-        push(.closure(job))
+        push(job)
     }
 
+    /// A Swift job (a task started with this pool as its preferred executor) in a closure: one
+    /// allocation, where the closures of `execute` (every body and continuation) need none.
     func enqueue(_ job: consuming ExecutorJob) {
-        push(.job(UnownedJob(job)))
+        let job = UnownedJob(job)
+        push { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 
-    private func push(_ work: Work) {
+    private func push(_ job: @escaping @Sendable () -> Void) {
         let (spawn, report) = locked {
-            inbox.append(work)
-            let count = inbox.count + outbox.count
+            queue.push(job)
+            let count = queue.count
             spinners.mirror(count)
             // A spinning worker takes the work before it parks: wake a sleeper only for more.
             if count <= spinners.count { return (false, false) }
@@ -94,7 +93,7 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
     func willBlock() {
         let (spawn, report) = locked {
             blocked += 1
-            return inbox.isEmpty && outbox.isEmpty ? (false, false) : wakeOrGrow()
+            return queue.isEmpty ? (false, false) : wakeOrGrow()
         }
         if report { reportLimit() }
         if spawn { startThread() }
@@ -108,31 +107,29 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
         locked { blocked -= 1 }
     }
 
-    private func pop() -> Work? {
-        if outbox.isEmpty {
-            if inbox.isEmpty { return nil }
-            outbox = inbox.reversed()
-            inbox.removeAll(keepingCapacity: true)
-        }
-        defer { spinners.mirror(outbox.count + inbox.count) }
-        return outbox.popLast()
+    /// The oldest job, holding the mutex: a slot, so that the closure leaves the critical
+    /// section without a thunk (see `JobRing.Slot`).
+    private func pop() -> JobRing.Slot {
+        let slot = queue.pop()
+        spinners.mirror(queue.count)
+        return slot
     }
 
     /// The loop of one worker thread.
     fileprivate func work() {
         ThreadRuntime.current.pool = self
-        while let work = next() {
-            switch work {
-            case .closure(let body): body()
-            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
-            }
+        while let job = next() {
+            job()
         }
     }
 
     /// The next work item, spinning a little and then sleeping while there is none; `nil` when
     /// this thread should exit.
-    private func next() -> Work? {
-        if let work = locked({ pop() }) { return work }
+    private func next() -> JobRing.Job? {
+        parker.lock()
+        let first = pop()
+        parker.unlock()
+        if let job = first.job { return job }
         _ = spinners.spin()
         // `wait` releases the mutex while it sleeps: the loop holds it with lock/unlock. The
         // queue is read again under the mutex first, so work pushed while this worker spun (with
@@ -140,12 +137,12 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
         parker.lock()
         defer { parker.unlock() }
         while true {
-            if let work = pop() { return work }
+            if let job = pop().job { return job }
             idle += 1
             let woken = parker.wait(until: MonotonicClock.now + 2_000_000_000)
             idle -= 1
             if wakeups > 0 { wakeups -= 1 }
-            if !woken, inbox.isEmpty, outbox.isEmpty, threads > width {
+            if !woken, queue.isEmpty, threads > width {
                 threads -= 1
                 return nil
             }

@@ -50,6 +50,13 @@ public struct IdleSpinners: ~Copyable, Sendable {
     @inline(__always)
     public var count: Int { spinning.load(ordering: .relaxed) }
 
+    /// Busy polls before a spinner starts yielding the processor: about 9 us on the project's
+    /// machines (then 100 polls with a yield each, about 60 us). A shorter busy phase (2,000
+    /// polls, about 1 us) left the actors pool's `await run {}.value` round trip bimodal per
+    /// process, 1 us or 13 us, the slow mode waking the parked worker on every round trip;
+    /// with 20,000 it stays at about 1 us (docs/BENCHMARKS.md).
+    public static let busyPolls = 20_000
+
     /// Polls the mirrored queue length for a short while; `true` if work showed up. Beyond
     /// `limit` spinners, returns `false` at once. The caller looks at the queue under its lock
     /// afterwards either way.
@@ -57,6 +64,8 @@ public struct IdleSpinners: ~Copyable, Sendable {
         let spinners = spinning.wrappingAdd(1, ordering: .relaxed).newValue
         defer { spinning.wrappingSubtract(1, ordering: .relaxed) }
         guard spinners <= limit else { return false }
-        return Spin.until { queued.load(ordering: .relaxed) > 0 }
+        return Spin.until(polls: Self.busyPolls + 100, busy: Self.busyPolls) {
+            queued.load(ordering: .relaxed) > 0
+        }
     }
 }
