@@ -14,7 +14,8 @@ import TaskAPI
 /// `runAsync`). Normally it keeps as many threads busy as there are cores. A worker that blocks in
 /// `wait()` reports it, and while it is blocked the pool may start another thread, so blocking
 /// waits nested in bodies never starve the pool (C6.4). Swift's cooperative pool is never blocked
-/// by this backend. Threads beyond the core count exit after two idle seconds. An idle worker
+/// by this backend. A thread exits after two idle seconds (the pool starts threads on demand), so
+/// an unused pool ends its threads and, with its last one, is freed. An idle worker
 /// spins briefly on an atomic mirror of the queue length before it parks (at most half the
 /// workers spin at once): a round trip that comes back within microseconds then costs no
 /// wake-up, which on these machines is 15 to 30 us.
@@ -142,7 +143,11 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, BlockingPool, @unchecked
             let woken = parker.wait(until: MonotonicClock.now + 2_000_000_000)
             idle -= 1
             if wakeups > 0 { wakeups -= 1 }
-            if !woken, queue.isEmpty, threads > width {
+            // Two idle seconds end any worker, not only one beyond the core count: the pool
+            // starts threads again on demand, and a pool of its own
+            // (`ActorsBackend(maxBlockedThreads:)`) that nothing uses any more is freed with
+            // its last thread instead of keeping `width` threads for the life of the process.
+            if !woken, queue.isEmpty {
                 threads -= 1
                 return nil
             }

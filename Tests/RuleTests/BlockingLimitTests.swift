@@ -71,6 +71,38 @@ struct BlockingLimitTests {
         }
     }
 
+    /// In a child process, so that other tests' threads do not blur the count. A backend with a
+    /// pool of its own that was used and released must not keep that pool's threads: 30 of them
+    /// left behind two or more threads each before the actors pool ended idle threads.
+    @Test("C6.4 30 backends with pools of their own, used and released, leave no threads behind",
+          .serialized, arguments: names)
+    func releasedBackendsEndTheirThreads(_ name: String) async {
+        await #expect(processExitsWith: .success) { [name] in
+            let before = BlockingLimitTests.threadCount()
+            for round in 0..<30 {
+                guard let backend = try? BlockingLimitTests.limited(name, 4) else { exit(3) }
+                // Two bodies at once, so that each pool starts more than one thread.
+                let bodies = [backend.run { _ in round }, backend.run { _ in round + 1 }]
+                guard case .success(let values)? = backend.whenAll(bodies).wait(timeout: .seconds(30)),
+                      values == [round, round + 1] else { exit(4) }
+            }
+            // Idle threads end within seconds (the actors pool's after two idle seconds,
+            // Dispatch's own after a few): wait for the count to come down, up to 30 s.
+            let slack = 8
+            let deadline = ContinuousClock.now + .seconds(30)
+            var now = BlockingLimitTests.threadCount()
+            while now > before + slack && ContinuousClock.now < deadline {
+                usleep(50_000)
+                now = BlockingLimitTests.threadCount()
+            }
+            guard now <= before + slack else {
+                print("threads before \(before), after 30 released backends \(now)")
+                exit(5)
+            }
+            exit(0)
+        }
+    }
+
     @Test("Configuration out of range is rejected with a clear error, never changed")
     func badConfigurationThrows() throws {
         for bad in [0, -5, BlockingThreads.maximumLimit + 1] {
