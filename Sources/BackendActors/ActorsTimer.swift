@@ -12,6 +12,11 @@ struct ActorsTimer: Disposable {
         let slot = JobSlot(job)
         self.slot = slot
         sleeper = Task.detached(executorPreference: pool) {
+            // The sleeping task keeps the pool alive, as a pending timer of the threads backend
+            // does: its resumption (fired or disposed) is enqueued on the pool, whose handle may
+            // be the last reference once the backend is released. Held here explicitly, whatever
+            // the runtime does with an executor preference (TaskAPI's `runAsync` does the same).
+            defer { withExtendedLifetime(pool) {} }
             do {
                 try await Task.sleep(for: delay)
             } catch {

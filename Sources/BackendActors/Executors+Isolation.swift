@@ -3,7 +3,7 @@ import TaskAPI
 
 extension WorkerPool {
     /// `true` on one of the pool's threads (C9.7).
-    var isCurrent: Bool { ThreadRuntime.current.pool === self }
+    var isCurrent: Bool { ThreadRuntime.current.pool === core }
 }
 
 extension Mailbox {

@@ -23,7 +23,7 @@ public enum Spin {
 }
 
 /// The idle workers of a pool that poll for work a short while before they park, and what they
-/// poll: a pool's shared spin policy (the threads and actors backends' pools use it).
+/// poll: a pool's shared spin policy (the kit's `ThreadPool` uses it).
 ///
 /// The pool mirrors its queue length here holding its own lock (`mirror`); an idle worker calls
 /// `spin()` before it parks, then takes the lock and looks at the queue again, so work pushed

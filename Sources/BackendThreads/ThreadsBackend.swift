@@ -1,10 +1,10 @@
 import BackendKit
 import TaskAPI
 
-/// The contract on plain POSIX threads, with every line of scheduling code in this module: no
-/// system work queues and no Swift concurrency runtime.
+/// The contract on plain POSIX threads, scheduled by this module and BackendKit alone: no system
+/// work queues and no Swift concurrency runtime.
 ///
-/// - Default executor: a fixed pool of `workers` threads draining one FIFO run queue; a body
+/// - Default executor: the kit's `ThreadPool`, `workers` threads draining one FIFO run queue; a body
 ///   blocked in `wait()` on a worker gets a replacement worker while jobs are waiting (C6.4), at
 ///   most `maxBlockedThreads` at once (`BlockingThreads`).
 /// - Serial executors: FIFO queues multiplexed on the pool, one job at a time each.

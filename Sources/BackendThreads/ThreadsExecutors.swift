@@ -11,10 +11,11 @@ typealias Job = @Sendable () -> Void
 /// when the last of them lets go, the pool is told to stop, and its workers exit once every
 /// queued job has run.
 final class ThreadsDefaultExecutor: Executor {
-    let core: PoolCore
+    /// The kit's pool of POSIX threads: its run queue, workers and C6.4 accounting.
+    let core: ThreadPool
 
     init(workers: Int, maxBlockedThreads: Int) {
-        core = PoolCore(workers: workers, maxBlockedThreads: maxBlockedThreads)
+        core = ThreadPool(name: "threads", workers: workers, maxBlockedThreads: maxBlockedThreads)
     }
 
     deinit {

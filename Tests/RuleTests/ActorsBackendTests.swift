@@ -1,3 +1,4 @@
+import BackendKit
 import Dispatch
 import Synchronization
 import Testing
@@ -248,6 +249,24 @@ import Glibc
         let timedOut = neverCompleted.task.timeout(after: .milliseconds(10)).wait()
         withExtendedLifetime(neverCompleted) {}
         #expect(timedOut.error as? TaskError == .timedOut(.milliseconds(10)))
+    }
+
+    /// C5.4: a timer keeps its pool alive. A backend with a pool of its own, released with
+    /// timers pending, must still fire one and dispose the other: the pool's last handle may be
+    /// the sleeping Swift task, whose resumption is enqueued on the pool.
+    @Test func timersOutliveTheirBackend() throws {
+        let fired = Latch()
+        let disposedRan = Atomic(false)
+        var disposable: (any Disposable)?
+        do {
+            let own = try ActorsBackend(maxBlockedThreads: 4)
+            _ = own.schedule(after: .milliseconds(20)) { fired.open() }
+            disposable = own.schedule(after: .milliseconds(20)) { disposedRan.store(true, ordering: .relaxed) }
+        }
+        disposable?.dispose()
+        #expect(fired.wait(until: MonotonicClock.now + 10_000_000_000))
+        let ran = disposedRan.load(ordering: .relaxed)
+        #expect(!ran)
     }
 
     /// C8.1, C8.2: completed chains release their captures; abandoned tasks are freed.

@@ -1,7 +1,10 @@
-import BackendKit
 import Synchronization
 
-/// The worker pool behind a threads backend: a FIFO run queue and the POSIX threads that drain it.
+/// A pool of POSIX threads of its own behind one FIFO run queue, with C6.4's accounting for
+/// workers blocked in `wait()`: the default executor of the threads and actors backends, and of
+/// any backend built on the kit that wants threads of its own. A backend wraps it in its executor
+/// (which may add what it needs, such as Swift's `TaskExecutor`) and calls `stop()` when the last
+/// handle to that executor goes away.
 ///
 /// - Workers: `target` of them, started lazily (when a job finds no idle worker), never more
 ///   than `target` running unless some are blocked in `wait()`.
@@ -15,8 +18,8 @@ import Synchronization
 ///   once the queue is empty; jobs already queued still run, each exactly once (C7.3).
 ///
 /// Worker threads hold only this object, never the backend or an executor, so dropping the
-/// backend is what ends them.
-final class PoolCore: BlockingPool {
+/// backend is what ends them. On a worker, `ThreadRuntime.current.pool` is this pool.
+public final class ThreadPool: BlockingPool {
     private struct State {
         var queue = JobRing(keptCapacity: 4_096)
         /// Worker threads started and not yet exited.
@@ -48,30 +51,35 @@ final class PoolCore: BlockingPool {
     }
 
     private enum Take {
-        case job(Job)
+        case job(JobRing.Job)
         case exit
         case empty
     }
 
     /// The number of unblocked workers the pool aims for.
-    let target: Int
+    public let target: Int
     /// The most workers beyond `target` started for blocked ones (`BlockingThreads`).
-    let limit: Int
+    public let limit: Int
+    /// The backend's name: in thread names and in the limit's report (`BackendDiagnostics`).
+    public let name: String
     private let state: ConditionLock<State>
     /// Idle workers polling the queue length before they park (at most half the workers).
     private let spinners: IdleSpinners
     /// Opens once the pool was stopped and its last worker has exited.
-    let exited = Latch()
+    public let exited = Latch()
 
-    init(workers: Int, maxBlockedThreads: Int) {
-        target = workers
+    /// A pool of `workers` threads (at least 1), started on demand, and at most
+    /// `maxBlockedThreads` more at once while workers are blocked; `name` is the backend's.
+    public init(name: String, workers: Int, maxBlockedThreads: Int) {
+        self.name = name
+        target = max(1, workers)
         limit = maxBlockedThreads
         spinners = IdleSpinners(limit: target / 2)
         state = ConditionLock(State())
     }
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
-    func push(_ job: @escaping Job) {
+    public func push(_ job: @escaping JobRing.Job) {
         state.lock()
         state.guarded.queue.push(job)
         let count = state.guarded.queue.count
@@ -87,7 +95,7 @@ final class PoolCore: BlockingPool {
     }
 
     /// Called by a worker about to block (C6.4): starts a replacement if jobs are waiting.
-    func willBlock() {
+    public func willBlock() {
         state.lock()
         state.guarded.blocked += 1
         let (spawn, report) = state.guarded.claimWorker(
@@ -98,16 +106,16 @@ final class PoolCore: BlockingPool {
     }
 
     private func reportLimit() {
-        BackendDiagnostics.report(.init(backend: "threads", limit: limit))
+        BackendDiagnostics.report(.init(backend: name, limit: limit))
     }
 
     /// Called by a worker whose blocking call returned.
-    func didUnblock() {
+    public func didUnblock() {
         state.withLock { $0.blocked -= 1 }
     }
 
     /// Lets workers exit once the queue is empty. Idempotent.
-    func stop() {
+    public func stop() {
         let none = state.withLock { state -> Bool in
             state.stopping = true
             return state.live == 0
@@ -117,7 +125,7 @@ final class PoolCore: BlockingPool {
     }
 
     private func startWorker() {
-        let spawned = NativeThread.spawn(name: "threads-worker") { [self] in
+        let spawned = NativeThread.spawn(name: name + "-worker") { [self] in
             runWorker()
         }
         if !spawned {
@@ -140,7 +148,7 @@ final class PoolCore: BlockingPool {
     }
 
     /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.
-    private func nextJob() -> Job? {
+    private func nextJob() -> JobRing.Job? {
         while true {
             state.lock()
             let first = take()

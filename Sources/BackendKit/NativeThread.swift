@@ -4,14 +4,15 @@ import Glibc
 import Darwin
 #endif
 
-/// Starting detached POSIX threads: the only way this backend gets a thread.
-enum NativeThread {
-    /// Stack size of every thread the backend starts (workers and timer).
-    static let stackSize = 8 << 20
+/// Starting detached POSIX threads: how the kit's `ThreadPool`, and the threads backend's timer
+/// thread, get a thread.
+public enum NativeThread {
+    /// Stack size of every thread started here (workers and timers).
+    public static let stackSize = 8 << 20
 
     /// Starts a detached thread named `name` (at most 15 bytes shown) running `body`.
     /// Returns `false` if the system refused to create one; `body` is then released unrun.
-    static func spawn(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+    public static func spawn(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
         let start = Unmanaged.passRetained(ThreadStart(name: name, body: body))
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -37,13 +38,8 @@ enum NativeThread {
         return true
     }
 
-    /// Gives the processor to another thread: the polite step of a spin loop.
-    static func yield() {
-        sched_yield()
-    }
-
     /// The number of processors online, at least 1.
-    static var processorCount: Int {
+    public static var processorCount: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 }
