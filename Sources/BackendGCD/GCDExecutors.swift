@@ -100,15 +100,29 @@ final class GCDJobQueue: BlockingPool {
     }
 
     private let state = Locked(State())
+    /// The queue's length, written under the lock whenever it changes, for a drainer polling it
+    /// before it ends (`drain`).
+    private let queued = Atomic<Int>(0)
     /// At most this many replacement workers run at once (`BlockingThreads`).
     let limit: Int
 
     /// At most this many drainers run at once (one per processor).
     let maxDrainers: Int
 
+    /// How long a drainer that has run a stream of jobs polls the queue before it ends: about
+    /// 1 us on the project's machines (`drain`).
+    static let streamPolls = 2_000
+
     init(limit: Int, drainers: Int) {
         self.limit = limit
         maxDrainers = Swift.max(1, drainers)
+    }
+
+    /// Pops the oldest job and mirrors the new length (holding the lock).
+    private func pop(_ state: inout State) -> JobRing.Slot {
+        let slot = state.pop()
+        queued.store(state.jobs.count, ordering: .relaxed)
+        return slot
     }
 
     /// Queues `job`: `replace` if the caller must start a replacement worker, `drainer` if it
@@ -116,6 +130,7 @@ final class GCDJobQueue: BlockingPool {
     func push(_ job: @escaping Job) -> (replace: Bool, drainer: Bool) {
         let (replace, report, drainer) = state.withLock { state in
             state.push(job)
+            queued.store(state.jobs.count, ordering: .relaxed)
             let drainer = state.drainers < maxDrainers
             if drainer { state.drainers += 1 }
             return (state.needsReplacement(limit: limit), state.takeLimitHit(), drainer)
@@ -132,19 +147,40 @@ final class GCDJobQueue: BlockingPool {
     /// empty, then `false`: the critical section that finds it empty ends the drainer, so a push
     /// after it submits another. `true` after `budget` jobs: the drainer is still counted, and
     /// the caller must submit it again.
+    ///
+    /// A drainer that has run two jobs or more in this turn (a stream: a fan-out's producer
+    /// pushing while it runs) polls the queue length for about 1 us before it ends. Ending
+    /// costs the next push a new drainer block, which wakes a parked Dispatch thread: when the
+    /// drainers empty the queue just faster than a producer fills it, that was one wake-up per
+    /// job, and a fan-out's bimodal slow mode. A turn of one job (a hop, an `await` round trip)
+    /// ends at once, giving its thread back to Dispatch: polling there doubled the hop latency.
     func drain(budget: Int) -> Bool {
         let runtime = ThreadRuntime.current
         let outer = runtime.pool
         runtime.pool = self
         defer { runtime.pool = outer }
-        for _ in 0..<budget {
-            let slot = state.withLock { state -> JobRing.Slot in
-                let slot = state.pop()
-                if slot.job == nil { state.drainers -= 1 }
+        var ran = 0
+        while ran < budget {
+            let stream = ran >= 2
+            var slot = state.withLock { state -> JobRing.Slot in
+                let slot = pop(&state)
+                if slot.job == nil, !stream { state.drainers -= 1 }
                 return slot
+            }
+            if slot.job == nil {
+                guard stream else { return false }
+                _ = Spin.until(polls: Self.streamPolls, busy: Self.streamPolls) {
+                    queued.load(ordering: .relaxed) > 0
+                }
+                slot = state.withLock { state -> JobRing.Slot in
+                    let slot = pop(&state)
+                    if slot.job == nil { state.drainers -= 1 }
+                    return slot
+                }
             }
             guard let job = slot.job else { return false }
             job()
+            ran += 1
         }
         return true
     }
@@ -169,7 +205,7 @@ final class GCDJobQueue: BlockingPool {
         DispatchQueue(label: "BackendGCD.replacement").async {
             while let job = self.state.withLock({ state -> JobRing.Slot in
                 if state.replacements <= state.blocked {
-                    let slot = state.pop()
+                    let slot = self.pop(&state)
                     if slot.job != nil { return slot }
                 }
                 state.replacements -= 1
