@@ -153,7 +153,8 @@ final class GCDJobQueue: BlockingPool {
     /// costs the next push a new drainer block, which wakes a parked Dispatch thread: when the
     /// drainers empty the queue just faster than a producer fills it, that was one wake-up per
     /// job, and a fan-out's bimodal slow mode. A turn of one job (a hop, an `await` round trip)
-    /// ends at once, giving its thread back to Dispatch: polling there doubled the hop latency.
+    /// ends at once, giving its thread back to Dispatch, which may need it to run what the job
+    /// resumed (docs/BENCHMARKS.md has the measurements).
     func drain(budget: Int) -> Bool {
         let runtime = ThreadRuntime.current
         let outer = runtime.pool
