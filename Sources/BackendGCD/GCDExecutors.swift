@@ -100,9 +100,8 @@ final class GCDJobQueue: BlockingPool {
     }
 
     private let state = Locked(State())
-    /// The queue's length, written under the lock whenever it changes, for a drainer polling it
-    /// before it ends (`drain`).
-    private let queued = Atomic<Int>(0)
+    /// Drainers polling the queue length before they end (`drain`); any of them may.
+    private let spinners: IdleSpinners
     /// At most this many replacement workers run at once (`BlockingThreads`).
     let limit: Int
 
@@ -110,19 +109,30 @@ final class GCDJobQueue: BlockingPool {
     let maxDrainers: Int
 
     /// How long a drainer that has run a stream of jobs polls the queue before it ends: about
-    /// 1 us on the project's machines (`drain`).
+    /// 1 us on the project's machines, with no yielding phase (`drain`).
     static let streamPolls = 2_000
 
     init(limit: Int, drainers: Int) {
         self.limit = limit
         maxDrainers = Swift.max(1, drainers)
+        spinners = IdleSpinners(limit: maxDrainers, busyPolls: Self.streamPolls, yieldingPolls: 0)
     }
 
     /// Pops the oldest job and mirrors the new length (holding the lock).
     private func pop(_ state: inout State) -> JobRing.Slot {
         let slot = state.pop()
-        queued.store(state.jobs.count, ordering: .relaxed)
+        spinners.mirror(state.jobs.count)
         return slot
+    }
+
+    /// Pops the oldest job; if there is none and `endIfEmpty`, the calling drainer ends (one
+    /// critical section, so a push after it submits another).
+    private func take(endIfEmpty: Bool) -> JobRing.Slot {
+        state.withLock { state -> JobRing.Slot in
+            let slot = pop(&state)
+            if slot.job == nil, endIfEmpty { state.drainers -= 1 }
+            return slot
+        }
     }
 
     /// Queues `job`: `replace` if the caller must start a replacement worker, `drainer` if it
@@ -130,7 +140,7 @@ final class GCDJobQueue: BlockingPool {
     func push(_ job: @escaping Job) -> (replace: Bool, drainer: Bool) {
         let (replace, report, drainer) = state.withLock { state in
             state.push(job)
-            queued.store(state.jobs.count, ordering: .relaxed)
+            spinners.mirror(state.jobs.count)
             let drainer = state.drainers < maxDrainers
             if drainer { state.drainers += 1 }
             return (state.needsReplacement(limit: limit), state.takeLimitHit(), drainer)
@@ -163,21 +173,11 @@ final class GCDJobQueue: BlockingPool {
         var ran = 0
         while ran < budget {
             let stream = ran >= 2
-            var slot = state.withLock { state -> JobRing.Slot in
-                let slot = pop(&state)
-                if slot.job == nil, !stream { state.drainers -= 1 }
-                return slot
-            }
+            var slot = take(endIfEmpty: !stream)
             if slot.job == nil {
                 guard stream else { return false }
-                _ = Spin.until(polls: Self.streamPolls, busy: Self.streamPolls) {
-                    queued.load(ordering: .relaxed) > 0
-                }
-                slot = state.withLock { state -> JobRing.Slot in
-                    let slot = pop(&state)
-                    if slot.job == nil { state.drainers -= 1 }
-                    return slot
-                }
+                _ = spinners.spin()
+                slot = take(endIfEmpty: true)
             }
             guard let job = slot.job else { return false }
             job()
