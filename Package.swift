@@ -1,8 +1,11 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
     name: "TaskContract",
+    // Synchronization's `Mutex` and `Atomic`, `TaskExecutor` and task executor preferences need
+    // these releases; Linux needs Swift 6.2 or later (see README "Installation").
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "TaskAPI", targets: ["TaskAPI"]),
         .library(name: "BackendKit", targets: ["BackendKit"]),

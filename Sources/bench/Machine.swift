@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// What the figures were measured on, printed with every report.
@@ -51,6 +53,15 @@ struct MachineInfo: Codable, Sendable {
     }
 
     private static func cpuModel() -> String {
+        #if canImport(Darwin)
+        // macOS has no /proc: the brand string is a sysctl (absent on Apple silicon before
+        // macOS 12; then "unknown").
+        var size = 0
+        guard sysctlbyname("machdep.cpu.brand_string", nil, &size, nil, 0) == 0, size > 0 else { return "unknown" }
+        var bytes = [CChar](repeating: 0, count: size)
+        guard sysctlbyname("machdep.cpu.brand_string", &bytes, &size, nil, 0) == 0 else { return "unknown" }
+        return String(decoding: bytes.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
         guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
         for line in text.split(separator: "\n") where line.hasPrefix("model name") {
             if let colon = line.firstIndex(of: ":") {
@@ -58,6 +69,7 @@ struct MachineInfo: Codable, Sendable {
             }
         }
         return "unknown"
+        #endif
     }
 
     /// The 1-minute load average now, or -1 where it cannot be read.

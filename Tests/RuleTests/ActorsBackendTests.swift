@@ -7,6 +7,8 @@ import TaskAPI
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Tests of the actors backend's own mechanisms; the shared rule tests cover the contract

@@ -1,11 +1,14 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Heap figures for the memory scenario.
 ///
-/// - Bytes: glibc's `mallinfo2` (`uordblks + hblkhd`), read in this process before and after.
+/// - Bytes: glibc's `mallinfo2` (`uordblks + hblkhd`), read in this process before and after;
+///   on Darwin, the default malloc zone's `size_in_use` (`malloc_zone_statistics`).
 /// - Allocations: counted in a child process (`bench __alloc-probe CASE SUBJECT N`) run with
 ///   glibc's malloc debugging library preloaded and `mtrace()` on around the measured code: every
 ///   `malloc`, `calloc` and `memalign` is one `+` line of the trace. Swift objects, closure
@@ -20,9 +23,15 @@ enum HeapCounters {
     /// A measured region: it runs the code it is given between its two readings.
     typealias Region = (() -> Void) -> Void
 
-    /// Bytes allocated from malloc (`uordblks + hblkhd` of `mallinfo2`), or `nil` off x86-64 glibc.
+    /// Bytes allocated from malloc (`uordblks + hblkhd` of `mallinfo2`; Darwin: every zone's
+    /// `size_in_use`), or `nil` elsewhere (glibc off x86-64, musl).
     static func bytesInUse() -> Int? {
-        #if arch(x86_64) && canImport(Glibc)
+        #if canImport(Darwin)
+        var statistics = malloc_statistics_t()
+        // A nil zone sums every malloc zone of the process.
+        malloc_zone_statistics(nil, &statistics)
+        return Int(statistics.size_in_use)
+        #elseif arch(x86_64) && canImport(Glibc)
         guard let symbol = dlsym(rtldDefault, "mallinfo2") else { return nil }
         // `struct mallinfo2` (ten size_t fields) is not imported into Swift. On x86-64 SysV a C
         // function returning a struct this large takes the address to fill as a hidden first
@@ -72,8 +81,12 @@ enum HeapCounters {
         return Double(double - single) / Double(count)
     }
 
-    /// Allocations made in the region of one run of `count` units, in a child process.
+    /// Allocations made in the region of one run of `count` units, in a child process; `nil`
+    /// off glibc (Darwin has no `mtrace`: the memory scenario then reports bytes only).
     private static func allocations(case name: String, subject: String, count: Int) -> Int? {
+        #if !canImport(Glibc)
+        return nil
+        #else
         let trace = FileManager.default.temporaryDirectory
             .appendingPathComponent("bench-mtrace-\(getpid())-\(name)-\(subject).txt").path
         defer { try? FileManager.default.removeItem(atPath: trace) }
@@ -86,6 +99,7 @@ enum HeapCounters {
             return nil
         }
         return total
+        #endif
     }
 }
 

@@ -126,7 +126,12 @@ enum StackScenario {
 
     /// The path of the running binary, for re-running it as a probe.
     static func selfPath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        #if canImport(Darwin)
+        // No /proc on Darwin; Foundation's executable path is the resolved binary.
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+        #else
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
+        #endif
     }
 }
