@@ -62,7 +62,7 @@ extension RuleSuite {
                 let outcome = nest(16).wait(timeout: patience)
                 let elapsed = ContinuousClock.now - start
                 c.expectEqual(outcome?.value, 16)
-                c.expect(elapsed < contractBound(.seconds(1)), "round \(round): 16 nested waits took \(elapsed)")
+                c.expect(elapsed < c.contractBound(.seconds(1)), "round \(round): 16 nested waits took \(elapsed)")
             }
             // Also when every level waits on a continuation, not on a body it could run itself.
             @Sendable func chained(_ depth: Int) -> any AsyncTask<Int> {
@@ -72,7 +72,7 @@ extension RuleSuite {
             }
             let start = ContinuousClock.now
             c.expectEqual(chained(16).wait(timeout: patience)?.value, 16)
-            c.expect(ContinuousClock.now - start < contractBound(.seconds(1)))
+            c.expect(ContinuousClock.now - start < c.contractBound(.seconds(1)))
         }
 
         static func awaitDoesNotBlock(_ c: RuleContext) async throws {
