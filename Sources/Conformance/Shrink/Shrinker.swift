@@ -27,8 +27,7 @@ struct Shrinker {
     }
 
     func shrink(_ program: Program, mode: ScheduleMode) -> Result {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = Uptime.now
         var current = program
         var currentMode = mode
         var runs = 0
@@ -37,7 +36,7 @@ struct Shrinker {
         search: while improved {
             improved = false
             for (candidate, candidateMode) in candidates(current, mode: currentMode) {
-                if clock.now - start > timeBudget { break search }
+                if Uptime.now - start > timeBudget { break search }
                 let repaired = ProgramRepair.repaired(candidate)
                 guard candidateMode != currentMode || isSmaller(repaired, than: current) else { continue }
                 runs += 1
@@ -50,7 +49,7 @@ struct Shrinker {
                 }
             }
         }
-        return Result(program: current, mode: currentMode, finding: finding, runs: runs, duration: clock.now - start)
+        return Result(program: current, mode: currentMode, finding: finding, runs: runs, duration: Uptime.now - start)
     }
 
     /// The finding of `rule` if `program` still breaks it.
