@@ -82,7 +82,7 @@ public struct ConformanceConfiguration: Sendable {
     /// Set by `fromEnvironment` when `CONFORMANCE_REPLAY` is this process's own: a check that
     /// replays it must reach that backend, or the process fails at exit (`ReplayGuard`). A
     /// configuration built by hand (a test of the replay itself) never fails the process.
-    var replayIsThisProcesssOwn = false
+    var replayComesFromThisProcess = false
 
     /// The indices of the programs to run: program `i` has seed `baseSeed &+ i`.
     public var programIndices: Range<Int> {
@@ -154,7 +154,7 @@ public struct ConformanceConfiguration: Sendable {
         }
         configuration.shard = read("CONFORMANCE_SHARD", "k/n with 1 <= k <= n", Shard.init)
         configuration.replaying = read("CONFORMANCE_REPLAY", "a backend name", { $0.isEmpty ? nil : $0 })
-        configuration.replayIsThisProcesssOwn = configuration.replaying != nil
+        configuration.replayComesFromThisProcess = configuration.replaying != nil
             && configuration.replaying == ProcessInfo.processInfo.environment["CONFORMANCE_REPLAY"]
         if configuration.shard != nil, seed == nil {
             errors.append("CONFORMANCE_SHARD needs CONFORMANCE_SEED, the same on every shard (e.g. the CI run's number), "

@@ -152,7 +152,7 @@ public enum Conformance {
     /// The report of a check that runs nothing: another backend is being replayed, or the
     /// environment did not parse (an error, reported). `nil`: run.
     private static func earlyReport(_ backend: any TaskBackend, configuration: ConformanceConfiguration) -> ConformanceReport? {
-        if let replaying = configuration.replaying, configuration.replayIsThisProcesssOwn {
+        if let replaying = configuration.replaying, configuration.replayComesFromThisProcess {
             ReplayGuard.noteCheck(replaying: replaying, backend: backend.name)
         }
         let skipped = configuration.replaying.map { $0 != backend.name } ?? false

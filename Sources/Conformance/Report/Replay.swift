@@ -57,7 +57,7 @@ enum ReplayGuard {
     /// checked, and at the first call arranges for the process to fail at exit if it never is
     /// (the test filter then matched some other check only).
     /// Only for a replay of this process's own environment
-    /// (`ConformanceConfiguration.replayIsThisProcesssOwn`): a configuration built by hand (a
+    /// (`ConformanceConfiguration.replayComesFromThisProcess`): a configuration built by hand (a
     /// test of the replay itself) must not fail the process.
     static func noteCheck(replaying name: String, backend: String) {
         let first = state.withLock { state -> Bool in
