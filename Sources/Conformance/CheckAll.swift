@@ -31,7 +31,8 @@ extension Conformance {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
         let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
-            ? RuleSuite.run(makeBackend(), checks: rules, fileID: fileID, filePath: filePath, line: line, column: column) : nil
+            ? RuleSuite.run(makeBackend(), checks: rules, timingSlack: configuration.timingSlack,
+                            fileID: fileID, filePath: filePath, line: line, column: column) : nil
         if let suite { configuration.output(suite.description) }
         var report = check(makeBackend: makeBackend, configuration: configuration,
                            fileID: fileID, filePath: filePath, line: line, column: column)
@@ -59,7 +60,8 @@ extension Conformance {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> ConformanceReport {
         let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
-            ? await RuleSuite.run(makeBackend(), checks: rules, fileID: fileID, filePath: filePath, line: line, column: column)
+            ? await RuleSuite.run(makeBackend(), checks: rules, timingSlack: configuration.timingSlack,
+                                  fileID: fileID, filePath: filePath, line: line, column: column)
             : nil
         if let suite { configuration.output(suite.description) }
         var report: ConformanceReport = await check(

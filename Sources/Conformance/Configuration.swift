@@ -17,8 +17,12 @@ import Foundation
 /// - `CONFORMANCE_REPLAY=<backend>`: set by replay lines. Runs exactly the program of
 ///   `CONFORMANCE_SEED` on the backend of that name (other backends' checks are skipped), and
 ///   fails if it runs none.
+/// - `CONFORMANCE_TIMING_SLACK`: seconds a timer may be late (default 2, 10 under the thread
+///   sanitizer: `TimingSlack.standard`).
 ///
-/// A value that does not parse is an error in the report (`environmentErrors`), never ignored.
+/// These are the only `CONFORMANCE_*` variables the library reads, and this is the only place
+/// it reads them. A value that does not parse is an error in the report (`environmentErrors`),
+/// never ignored.
 public struct ConformanceConfiguration: Sendable {
     public var baseSeed: UInt64
     public var programs: Int
@@ -36,7 +40,7 @@ public struct ConformanceConfiguration: Sendable {
     /// harness; for a candidate with timers, Swift tasks or nested waits, longer than the timing
     /// slack the run waits on them; never more than `hangLimit`.
     func candidateLimit(for program: Program) -> Duration {
-        let outside = program.steps.contains { $0.operation.needsOutsideWork || $0.operation.runsOutsideControl }
+        let outside = program.steps.contains { $0.operation.makesOutsideWork }
         return min(hangLimit, outside ? max(.seconds(1), timingSlack + .milliseconds(500)) : .seconds(1))
     }
     /// Stop after this many failing programs.
@@ -71,8 +75,14 @@ public struct ConformanceConfiguration: Sendable {
     /// them as errors and runs nothing.
     public var environmentErrors: [String] = []
     /// How late a timed operation may fire, or a cancelled await return, before the timing
-    /// checks report it (`CONFORMANCE_TIMING_SLACK` seconds; default 2 s, 10 s under TSan).
-    public var timingSlack: Duration = TimingSlack.current
+    /// checks report it (`CONFORMANCE_TIMING_SLACK` seconds; default 2 s, 10 s under TSan); also
+    /// how long the steps that wait on the backend themselves wait, and how far the rule
+    /// suite's contract bounds stretch (`checkAll`).
+    public var timingSlack: Duration = TimingSlack.standard
+    /// Set by `fromEnvironment` when `CONFORMANCE_REPLAY` is this process's own: a check that
+    /// replays it must reach that backend, or the process fails at exit (`ReplayGuard`). A
+    /// configuration built by hand (a test of the replay itself) never fails the process.
+    var replayComesFromThisProcess = false
 
     /// The indices of the programs to run: program `i` has seed `baseSeed &+ i`.
     public var programIndices: Range<Int> {
@@ -123,15 +133,18 @@ public struct ConformanceConfiguration: Sendable {
         if let programs = read("CONFORMANCE_PROGRAMS", "a count >= 0", { Int($0).flatMap { $0 >= 0 ? $0 : nil } }) {
             configuration.programs = programs
         }
-        if let seconds = read("CONFORMANCE_TIME_BUDGET", "seconds > 0", { Double($0).flatMap { $0 > 0 ? $0 : nil } }) {
-            configuration.timeBudget = .milliseconds(Int64(seconds * 1000))
+        if let budget = read("CONFORMANCE_TIME_BUDGET", "seconds > 0", { seconds($0, zero: false) }) {
+            configuration.timeBudget = budget
         }
-        configuration.showsEvents = environment["CONFORMANCE_EVENTS"] == "1"
+        configuration.showsEvents = read("CONFORMANCE_EVENTS", "0 or 1", { ["0": false, "1": true][$0] }) ?? false
         if let mode = read("CONFORMANCE_MODE", "a mode (mixed, stress, controlled, pct3, ...)", ScheduleMode.init) {
             configuration.mode = mode
         }
-        if let seconds = read("CONFORMANCE_SHRINK", "seconds >= 0", { Double($0).flatMap { $0 >= 0 ? $0 : nil } }) {
-            configuration.shrinkTimeBudget = .milliseconds(Int64(seconds * 1000))
+        if let budget = read("CONFORMANCE_SHRINK", "seconds >= 0", { seconds($0, zero: true) }) {
+            configuration.shrinkTimeBudget = budget
+        }
+        if let slack = read("CONFORMANCE_TIMING_SLACK", "seconds > 0", { seconds($0, zero: false) }) {
+            configuration.timingSlack = slack
         }
         if let steps = read("CONFORMANCE_MAX_STEPS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.generator.maxSteps = steps
@@ -141,6 +154,8 @@ public struct ConformanceConfiguration: Sendable {
         }
         configuration.shard = read("CONFORMANCE_SHARD", "k/n with 1 <= k <= n", Shard.init)
         configuration.replaying = read("CONFORMANCE_REPLAY", "a backend name", { $0.isEmpty ? nil : $0 })
+        configuration.replayComesFromThisProcess = configuration.replaying != nil
+            && configuration.replaying == ProcessInfo.processInfo.environment["CONFORMANCE_REPLAY"]
         if configuration.shard != nil, seed == nil {
             errors.append("CONFORMANCE_SHARD needs CONFORMANCE_SEED, the same on every shard (e.g. the CI run's number), "
                           + "or the shards would not be disjoint")
@@ -158,6 +173,13 @@ public struct ConformanceConfiguration: Sendable {
         var generator = self.generator
         if mode.isControlled { generator.usesOutsideWork = false }
         return generator.program(seed: seed)
+    }
+
+    /// A number of seconds (fractions kept to the nanosecond), positive or, with `zero`, zero;
+    /// at most 10^8 seconds (three years); `nil` for anything else.
+    static func seconds(_ text: String, zero: Bool) -> Duration? {
+        guard let seconds = Double(text), seconds.isFinite, seconds <= 1e8, seconds > 0 || (zero && seconds == 0) else { return nil }
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 
     /// A seed in decimal or `0x` hexadecimal.

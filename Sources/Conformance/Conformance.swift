@@ -35,119 +35,27 @@ public enum Conformance {
     ) -> ConformanceReport {
         let backend = makeBackend()
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let out = configuration.output
         if let early = earlyReport(backend, configuration: configuration) {
-            out(early.description)
+            configuration.output(early.description)
             return early
         }
+        configuration.output(startLine(backend.name, configuration: configuration))
+        var run = CheckRun(backend: backend.name, makeBackend: makeBackend, configuration: configuration, callSite: callSite)
+        if configuration.resourceLinks > 0, configuration.replaying == nil { run.checkResources(backend) }
+        run.runPrograms()
+        let report = run.report()
+        configuration.output(report.description)
+        return report
+    }
+
+    /// The first line a check prints: the base seed and the line that reruns it, then the budget.
+    private static func startLine(_ backend: String, configuration: ConformanceConfiguration) -> String {
         let indices = configuration.programIndices
         let shardText = configuration.shard.map { "shard \($0) (programs \(indices.lowerBound)..<\(indices.upperBound)), " } ?? ""
         let rerun = (configuration.shard.map { "CONFORMANCE_SHARD=\($0) CONFORMANCE_PROGRAMS=\(configuration.programs) " } ?? "")
             + "CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(Shell.quoted(configuration.testFilter))"
-        out("conformance [\(backend.name)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
-            + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode), timing slack \(configuration.timingSlack)")
-        var harness = Harness(
-            makeBackend: makeBackend, executors: configuration.executors,
-            hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
-        harness.timingSlack = configuration.timingSlack
-        func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
-                     shrunk: Shrinker.Result? = nil) -> ConformanceFailure {
-            ConformanceFailure(
-                backend: backend.name, rule: finding.rule, seed: seed, message: finding.message,
-                expected: finding.expected, observed: finding.observed, program: program.description,
-                replay: replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend.name),
-                callSite: callSite,
-                events: result.events, showsEvents: configuration.showsEvents, mode: result.mode,
-                notReproducible: result.notReproducible, originalSize: program.steps.count,
-                shrunkProgram: shrunk.map { "\($0.program)" }, shrunkSize: shrunk?.program.steps.count,
-                shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding, shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
-        }
-        var exercised: [Rule: Int] = [:]
-        var checks: [Rule: Int] = [:]
-        var failures: [ConformanceFailure] = []
-        var known: [ConformanceFailure] = []
-        var notReproducible: [String] = []
-        var failingPrograms = 0
-        var programsRun = 0
-        var controlledRun = 0
-        var stepsRun = 0
-        var abandoned = false
-        if configuration.resourceLinks > 0, configuration.replaying == nil {
-            // A crash here kills the process: say first what runs, so the last line names it.
-            FileHandle.standardError.write(Data(("conformance [\(backend.name)] resource checks (C2.7, C8.2): "
-                + "\(configuration.resourceLinks) links each, on a 512 KiB stack\n").utf8))
-            let findings = checkResources(backend, links: configuration.resourceLinks, limit: max(configuration.hangLimit, .seconds(120)))
-            exercised[.c2_7, default: 0] += 1
-            exercised[.c8_2, default: 0] += 1
-            let empty = Program(seed: configuration.baseSeed, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [])
-            for finding in findings {
-                let result = ProgramResult(findings: [finding], exercised: [finding.rule], abandoned: false)
-                var reported = failure(finding, seed: configuration.baseSeed, program: empty, result: result)
-                reported.replay = "CONFORMANCE_PROGRAMS=0 swift test --filter \(Shell.quoted(configuration.testFilter))"
-                if configuration.knownIssues[finding.rule] != nil {
-                    known.append(reported)
-                } else {
-                    failures.append(reported)
-                    failingPrograms = 1
-                }
-            }
-        }
-        // The budget is the programs': the resource checks before them take what their links take.
-        let programsStart = clock.now
-        for index in indices {
-            if clock.now - programsStart > configuration.timeBudget { break }
-            if failingPrograms >= configuration.maxFailingPrograms { break }
-            let seed = configuration.baseSeed &+ UInt64(index)
-            let mode = configuration.mode.mode(forProgram: index)
-            let program = configuration.program(seed: seed, mode: mode)
-            let result = harness.run(program, mode: mode)
-            programsRun += 1
-            if mode.isControlled { controlledRun += 1 }
-            stepsRun += program.steps.count
-            if !result.notReproducible.isEmpty {
-                notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
-            }
-            for rule in result.exercised { exercised[rule, default: 0] += 1 }
-            checks.merge(result.checks, uniquingKeysWith: +)
-            let isKnown = { (finding: Finding) in configuration.knownIssues[finding.rule] != nil }
-            for finding in result.findings where isKnown(finding) && !known.contains(where: { $0.rule == finding.rule }) {
-                known.append(failure(finding, seed: seed, program: program, result: result))
-            }
-            let unknown = result.findings.filter { !isKnown($0) }
-            if !unknown.isEmpty {
-                failingPrograms += 1
-                // Shrink for the first finding's rule; every finding of the program is reported.
-                var shrunk: Shrinker.Result?
-                if configuration.shrinkTimeBudget > .zero {
-                    // Candidates are smaller than the original: hangs and leaks show sooner. One
-                    // limit per candidate, longer than any wait inside its run (cancelled awaits
-                    // get the timing slack), so that a slow candidate is never taken for a hang.
-                    var shrinkHarness = Harness(makeBackend: makeBackend, executors: configuration.executors,
-                                                hangLimit: configuration.hangLimit,
-                                                leakLimit: min(configuration.leakLimit, .milliseconds(300)))
-                    shrinkHarness.timingSlack = configuration.timingSlack
-                    shrunk = Shrinker(harness: shrinkHarness, rule: unknown[0].rule, timeBudget: configuration.shrinkTimeBudget,
-                                      candidateLimit: configuration.candidateLimit(for:))
-                        .shrink(program, mode: mode)
-                }
-                failures += unknown.map { finding in
-                    failure(finding, seed: seed, program: program, result: result, shrunk: finding.rule == unknown[0].rule ? shrunk : nil)
-                }
-            }
-            if result.abandoned { abandoned = true; break }
-        }
-        var report = ConformanceReport(
-            backend: backend.name, baseSeed: configuration.baseSeed, programsRun: programsRun, stepsRun: stepsRun,
-            duration: clock.now - start, rulesExercised: exercised, failures: failures, knownIssues: known,
-            abandoned: abandoned, controlledPrograms: controlledRun, notReproducible: notReproducible,
-            shard: configuration.shard,
-            errors: configuration.replaying != nil && programsRun == 0
-                ? ["CONFORMANCE_REPLAY=\(backend.name): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : [])
-        report.checksRun = checks
-        out(report.description)
-        return report
+        return "conformance [\(backend)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
+            + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode), timing slack \(configuration.timingSlack)"
     }
 
     /// The same, from async code: the run happens on a thread of its own, so that it never
@@ -196,10 +104,7 @@ public enum Conformance {
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
         configuration: ConformanceConfiguration = ConformanceConfiguration()
     ) -> ProgramRun {
-        var harness = Harness(makeBackend: { backend }, executors: configuration.executors,
-                              hangLimit: configuration.hangLimit, leakLimit: configuration.leakLimit)
-        harness.timingSlack = configuration.timingSlack
-        let result = harness.run(program, mode: mode)
+        let result = ProgramPipeline(makeBackend: { backend }, configuration: configuration).run(program, mode: mode)
         return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
                           notReproducible: result.notReproducible, abandoned: result.abandoned)
     }
@@ -247,7 +152,7 @@ public enum Conformance {
     /// The report of a check that runs nothing: another backend is being replayed, or the
     /// environment did not parse (an error, reported). `nil`: run.
     private static func earlyReport(_ backend: any TaskBackend, configuration: ConformanceConfiguration) -> ConformanceReport? {
-        if let replaying = configuration.replaying {
+        if let replaying = configuration.replaying, configuration.replayComesFromThisProcess {
             ReplayGuard.noteCheck(replaying: replaying, backend: backend.name)
         }
         let skipped = configuration.replaying.map { $0 != backend.name } ?? false

@@ -152,7 +152,7 @@ struct MutantTests {
                   : failure.description)
             #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
             #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode)"))
-            #expect(failure.program.hasPrefix("program seed=\(failure.seed) "))
+            #expect(failure.program.description.hasPrefix("program seed=\(failure.seed) "))
             let shrunk = report.failures.compactMap(\.shrunkSize).first
             #expect(shrunk != nil, "\(mutation): no shrunk counterexample")
             if let shrunk {

@@ -64,7 +64,10 @@ import Testing
 
     @Test func environmentValuesThatDoNotParseAreErrors() {
         for (name, value) in [("CONFORMANCE_SEED", "abc"), ("CONFORMANCE_PROGRAMS", "-3"), ("CONFORMANCE_MODE", "fast"),
-                              ("CONFORMANCE_SHARD", "3/2"), ("CONFORMANCE_SHARD", "0/4"), ("CONFORMANCE_TIME_BUDGET", "x")] {
+                              ("CONFORMANCE_SHARD", "3/2"), ("CONFORMANCE_SHARD", "0/4"), ("CONFORMANCE_TIME_BUDGET", "x"),
+                              ("CONFORMANCE_TIME_BUDGET", "1e300"), ("CONFORMANCE_TIMING_SLACK", "soon"),
+                              ("CONFORMANCE_TIMING_SLACK", "0"), ("CONFORMANCE_EVENTS", "yes"), ("CONFORMANCE_STACK_LINKS", "-1"),
+                              ("CONFORMANCE_SHRINK", "nan")] {
             var environment = ["CONFORMANCE_SEED": "1"]
             environment[name] = value
             var configuration = ConformanceConfiguration.fromEnvironment(environment: environment)
@@ -73,6 +76,13 @@ import Testing
             let report = Conformance.check(ReferenceBackend(), configuration: configuration)
             #expect(!report.passed && report.programsRun == 0)
         }
+        // Parsed once, sub-second parts kept: the configuration is the one source of every setting.
+        let parsed = ConformanceConfiguration.fromEnvironment(environment: [
+            "CONFORMANCE_TIMING_SLACK": "0.25", "CONFORMANCE_TIME_BUDGET": "1.5", "CONFORMANCE_SHRINK": "0", "CONFORMANCE_EVENTS": "1",
+        ])
+        #expect(parsed.environmentErrors.isEmpty, "\(parsed.environmentErrors)")
+        #expect(parsed.timingSlack == .milliseconds(250) && parsed.timeBudget == .milliseconds(1500))
+        #expect(parsed.shrinkTimeBudget == .zero && parsed.showsEvents)
         let unseeded = ConformanceConfiguration.fromEnvironment(environment: ["CONFORMANCE_SHARD": "1/2"])
         #expect(unseeded.environmentErrors.contains { $0.contains("CONFORMANCE_SHARD needs CONFORMANCE_SEED") })
     }

@@ -4,7 +4,8 @@ extension Checkers {
     /// task's source (C8.3, `checkOutcomes`), since a bare job holds no task.
     mutating func checkJobsRunOnce() {
         for (index, step) in program.steps.enumerated() {
-            guard case .submit(let executor) = step.operation else { continue }
+            guard case .submit(let submit) = step.operation else { continue }
+            let executor = submit.executor
             exercised.insert(.c7_3)
             let runs = observations.jobRuns[index, default: 0]
             if runs > 1 {
@@ -33,7 +34,7 @@ extension Checkers {
     /// The executor the winning start of prepared task `t` named (the harness's own start: default).
     func startExecutor(of t: Int) -> ExecutorRef {
         guard let step = observations.starts[t]?.first(where: \.ok)?.step, step >= 0, step < program.steps.count,
-              case .start(_, let executor) = program.steps[step].operation else { return .default }
-        return executor
+              case .start(let start) = program.steps[step].operation else { return .default }
+        return start.executor
     }
 }

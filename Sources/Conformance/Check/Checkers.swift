@@ -41,13 +41,14 @@ struct Checkers {
     private mutating func checkTiming() {
         for (index, step) in program.steps.enumerated() {
             let t: Int, microseconds: Int, timed: Outcome
-            switch step.operation {
-            case .delay(let task, let us, _): (t, microseconds, timed) = (task, us, .success(0))
-            case .timeout(let task, let antecedent, let us):
-                (t, microseconds, timed) = (task, us, .failure(.timedOut(microseconds: Int64(us))))
+            if case .delay(let delay) = step.operation {
+                (t, microseconds, timed) = (delay.task, delay.microseconds, .success(0))
+            } else if case .timeout(let timeout) = step.operation {
+                (t, microseconds, timed) = (timeout.task, timeout.microseconds, .failure(.timedOut(microseconds: Int64(timeout.microseconds))))
                 // The same timedOut may come from the antecedent itself, passed through.
-                if observations.outcome(antecedent) == timed { continue }
-            default: continue
+                if observations.outcome(timeout.antecedent) == timed { continue }
+            } else {
+                continue
             }
             guard let seen = observations.completions[t]?.first, seen.outcome == timed,
                   let start = observations.stepStart[index]?.uptime else { continue }
@@ -70,9 +71,9 @@ struct Checkers {
     /// cannot make itself: the faulty operation is the timeout, not the task (attribution).
     private func timeoutBlamed(_ t: Int) -> Rule? {
         guard case .failure(.timedOut)? = observations.outcome(t) else { return nil }
-        let timed = program.steps.contains { if case .timeout(_, t, _) = $0.operation { return true } else { return false } }
+        let timed = program.steps.contains { if case .timeout(let timeout) = $0.operation { return timeout.antecedent == t } else { return false } }
         if !timed { return nil }
-        if case .timeout? = oracle.creator[t]?.operation { return nil }
+        if oracle.creator[t]?.operation is ProgramOperation.Timeout { return nil }
         return .c5_4
     }
 
@@ -98,13 +99,7 @@ struct Checkers {
                 // a continuation) was dropped unrun, by the backend or by an executor (C7.3); C8.3
                 // made that a failure instead of a hang.
                 // A timed task's job is its timer's: a timer that never fires is C5.4's fault.
-                var timed = false
-                if let (_, operation) = oracle.creator[t] {
-                    switch operation {
-                    case .delay, .timeout: timed = true
-                    default: break
-                    }
-                }
+                let timed = oracle.creator[t].map { $0.operation is ProgramOperation.Delay || $0.operation is ProgramOperation.Timeout } ?? false
                 fail(timed ? .c5_4 : .c2_1, "t\(t) failed abandoned: its "
                      + (timed ? "timer's job was dropped, never fired" : "body or continuation was dropped, never run")
                      + ", by the backend or by its executor (C7.3) (\(describe(t)))",
@@ -123,7 +118,7 @@ struct Checkers {
         for t in 0..<program.taskCount where t < snapshot.count {
             switch phaseOne[t] {
             case .outcomes(let allowed, let rule):
-                guard program.steps.contains(where: { if case .makeSource(_, _?) = $0.operation { return true } else { return false } }) else { continue }
+                guard program.steps.contains(where: { if case .makeSource(let make) = $0.operation { return make.held != nil } else { return false } }) else { continue }
                 exercised.insert(rule)
                 if !snapshot[t] {
                     fail(rule, "t\(t) did not complete although nothing it needs was pending (\(describe(t)))",
@@ -131,7 +126,7 @@ struct Checkers {
                          observed: "still pending", task: t)
                 }
             case .pending:
-                let rule = pendingRule(t)
+                let rule = oracle.creator[t]?.operation.pendingRule ?? .c2_2
                 exercised.insert(rule)
                 if snapshot[t] {
                     fail(rule, "t\(t) completed while a task it depends on was still pending (\(describe(t)))",
@@ -141,17 +136,6 @@ struct Checkers {
             case .unknown:
                 break
             }
-        }
-    }
-
-    private func pendingRule(_ t: Int) -> Rule {
-        switch oracle.creator[t]?.operation {
-        case .combine(_, .whenAll, _)?: return .c5_1
-        case .combine(_, .whenAllSettled, _)?: return .c5_2
-        case .combine?: return .c5_3
-        case .chain(_, .flatMapExisting, _, _, _, _)?: return .c2_6
-        case .prepare?: return .c9_3
-        default: return .c2_2
         }
     }
 
@@ -168,7 +152,7 @@ struct Checkers {
                      expected: "exactly one winner", observed: "winners at steps \(winners.map(\.step))", task: source)
             }
             for setter in setters {
-                guard case .complete(_, _, true) = program.steps[setter.step].operation else { continue }
+                guard case .complete(let complete) = program.steps[setter.step].operation, complete.throwing else { continue }
                 exercised.insert(.c1_3)
                 if let threw = setter.threw, threw != .alreadyCompleted {
                     fail(.c1_3, "the setter at step \(setter.step) threw something else than alreadyCompleted",
@@ -196,13 +180,13 @@ struct Checkers {
             guard let body = bodies.first else { continue }
             exercised.insert(.c7_3)
             var executor: ExecutorRef = .default
-            switch operation {
-            case .run(_, let ref, _, _):
-                executor = ref
-            case .prepare:
+            if let run = operation as? ProgramOperation.Run {
+                executor = run.executor
+            } else if operation is ProgramOperation.Prepare {
                 executor = startExecutor(of: t)
-            case .chain(_, let kind, let antecedent, let ref, _, _):
-                executor = ref
+            } else if let chain = operation as? ProgramOperation.Chain {
+                let (kind, antecedent) = (chain.kind, chain.antecedent)
+                executor = chain.executor
                 exercised.formUnion([.c2_2, .c3_3])
                 let before = observations.outcome(antecedent)
                 if let input = body.input, let before {
@@ -218,8 +202,6 @@ struct Checkers {
                     fail(.c2_2, "the body of t\(t) started before t\(antecedent) completed (\(describe(t)))",
                          expected: "start after event #\(earliest)", observed: "started at event #\(body.start.seq)")
                 }
-            default:
-                break
             }
             if body.payloadOK == false {
                 fail(.c2_2, "the body of t\(t) did not see the data written before its input's completion (\(describe(t)))",
@@ -237,16 +219,15 @@ struct Checkers {
     /// of the body that produced it.
     private func earliestCompletion(_ t: Int) -> UInt64? {
         guard let (_, operation) = oracle.creator[t] else { return nil }
-        switch operation {
-        case .makeSource:
+        if operation is ProgramOperation.MakeSource {
             let winners = (observations.setters[t] ?? []).filter(\.won)
             return winners.compactMap { observations.stepStart[$0.step]?.seq }.min()
-        case .run, .chain:
+        }
+        if operation is ProgramOperation.Run || operation is ProgramOperation.Chain {
             if let inner = observations.innerBodies[t]?.first?.end { return inner }
             return observations.bodies[t]?.first?.end
-        default:
-            return nil
         }
+        return nil
     }
 
     private mutating func checkExecutor(_ t: Int, body: Observations.Body, executor: ExecutorRef) {
@@ -263,7 +244,7 @@ struct Checkers {
                 fail(.c2_5, "the body of t\(t) ran inside counting\(body.counting - 1)'s job (\(describe(t)))",
                      expected: "\(executor)", observed: "counting\(body.counting - 1)")
             }
-            if let step = stepRunning(on: body.start), isRegistrationOrCompletion(step) {
+            if let step = stepRunning(on: body.start), program.steps[step].operation.payload.registersOrCompletes {
                 fail(.c2_3, "the body of t\(t), on \(executor), ran inside step \(step) (\(program.steps[step].operation)) (\(describe(t)))",
                      expected: "never inside the registering or completing call", observed: "ran on that call's thread before it returned")
             }
@@ -286,19 +267,12 @@ struct Checkers {
         return step
     }
 
-    private func isRegistrationOrCompletion(_ step: Int) -> Bool {
-        switch program.steps[step].operation {
-        case .wait, .waitTimeout, .await, .drop, .submit: return false
-        default: return true
-        }
-    }
-
     /// Continuations of one task on one serial executor run in registration order (C2.4).
     private mutating func checkRegistrationOrder() {
         var groups: [String: [(step: Int, task: Int)]] = [:]
         for (index, step) in program.steps.enumerated() {
-            guard case .chain(let t, _, let antecedent, .serial(let n), _, _) = step.operation else { continue }
-            groups["\(antecedent)/\(n)", default: []].append((index, t))
+            guard case .chain(let chain) = step.operation, case .serial(let n) = chain.executor else { continue }
+            groups["\(chain.antecedent)/\(n)", default: []].append((index, chain.task))
         }
         for (_, chains) in groups.sorted(by: { $0.key < $1.key }) where chains.count > 1 {
             for i in 0..<chains.count {
@@ -321,14 +295,15 @@ struct Checkers {
     /// Bodies on one serial executor never overlap (C7.2).
     private mutating func checkSerialExclusion() {
         var bySerial: [Int: [(task: Int, body: Observations.Body)]] = [:]
-        for (index, step) in program.steps.enumerated() {
+        for step in program.steps {
             let t: Int, ref: ExecutorRef
-            switch step.operation {
-            case .run(let task, let r, _, _): (t, ref) = (task, r)
-            case .chain(let task, _, _, let r, _, _): (t, ref) = (task, r)
-            default: continue
+            if case .run(let run) = step.operation {
+                (t, ref) = (run.task, run.executor)
+            } else if case .chain(let chain) = step.operation {
+                (t, ref) = (chain.task, chain.executor)
+            } else {
+                continue
             }
-            _ = index
             guard case .serial(let n) = ref, let body = observations.bodies[t]?.first else { continue }
             bySerial[n, default: []].append((t, body))
         }
@@ -357,18 +332,12 @@ struct Checkers {
         var cancelSteps: [Int: [Int]] = [:]
         var delayed: Set<Int> = []
         for (index, step) in program.steps.enumerated() {
-            if case .cancel(let k) = step.operation { cancelSteps[k, default: []].append(index) }
-            if case .cancelAfter(let k, _) = step.operation { delayed.insert(k) }
+            if case .cancel(let cancel) = step.operation {
+                if cancel.afterMicroseconds == nil { cancelSteps[cancel.token, default: []].append(index) } else { delayed.insert(cancel.token) }
+            }
         }
         for (index, step) in program.steps.enumerated() {
-            let t: Int, token: Int?
-            switch step.operation {
-            case .run(let task, _, let k, _): (t, token) = (task, k)
-            case .chain(let task, _, _, _, let k, _): (t, token) = (task, k)
-            case .prepare(let task, let k, _), .runAsync(let task, let k, _): (t, token) = (task, k)
-            default: continue
-            }
-            guard let token else { continue }
+            guard let (t, token) = bodyToken(of: step.operation) else { continue }
             let lineage = oracle.tokenLineage(token)
             let cancels = lineage.flatMap { cancelSteps[$0] ?? [] }
             let cancelledBy = cancels.compactMap { observations.stepEnd[$0] }.min()
@@ -382,8 +351,8 @@ struct Checkers {
                let made = observations.stepStart[index]?.seq {
                 exercised.insert(.c4_3)
                 var earliestJob = made
-                if case .chain(_, _, let antecedent, _, _, _) = step.operation {
-                    earliestJob = max(made, earliestCompletion(antecedent) ?? made)
+                if case .chain(let chain) = step.operation {
+                    earliestJob = max(made, earliestCompletion(chain.antecedent) ?? made)
                 }
                 if cancelledBy < earliestJob {
                     fail(.c4_3, "the body of t\(t) started although its token k\(token) was cancelled before it could start (\(describe(t)))",
@@ -405,6 +374,15 @@ struct Checkers {
         }
     }
 
+    /// The task a step's body belongs to and the token it was given, if it has both.
+    private func bodyToken(of operation: ProgramOperation) -> (task: Int, token: Int)? {
+        if case .run(let run) = operation, let token = run.token { return (run.task, token) }
+        if case .chain(let chain) = operation, let token = chain.token { return (chain.task, token) }
+        if case .prepare(let prepare) = operation, let token = prepare.token { return (prepare.task, token) }
+        if case .runAsync(let runAsync) = operation, let token = runAsync.token { return (runAsync.task, token) }
+        return nil
+    }
+
     /// wait() returns the outcome (C6.1), wait(timeout:) returns nil only if the task was not
     /// done when the call began (C6.2), await returns it too (C6.5) or stops with
     /// CancellationError when cancelled (C4.7).
@@ -412,7 +390,7 @@ struct Checkers {
         for wait in observations.waits {
             guard let outcome = observations.outcome(wait.task) else { continue }
             let timed: Bool
-            if case .waitTimeout = program.steps[wait.step].operation { timed = true } else { timed = false }
+            if case .wait(let call) = program.steps[wait.step].operation { timed = call.timeoutMicroseconds != nil } else { timed = false }
             let rule: Rule = timed ? .c6_2 : .c6_1
             exercised.insert(rule)
             if let result = wait.result {
@@ -440,9 +418,10 @@ struct Checkers {
         for awaited in observations.awaits {
             guard let outcome = observations.outcome(awaited.task) else { continue }
             let cancelled: Bool
-            switch program.steps[awaited.step].operation {
-            case .await(_, true), .awaitThenCancel: cancelled = true
-            default: cancelled = false
+            if case .await(let call) = program.steps[awaited.step].operation {
+                cancelled = call.cancelled
+            } else {
+                cancelled = program.steps[awaited.step].operation.kind == .awaitThenCancel
             }
             let expected = Self.awaitedForm(outcome)
             exercised.insert(cancelled ? .c4_7 : .c6_5)

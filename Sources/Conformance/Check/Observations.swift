@@ -55,7 +55,7 @@ struct Observations {
             case .status(let step, let task, let status): statuses.append((step, task, status))
             case .jobRan(let step): jobRuns[step, default: 0] += 1
             case .started(let step, let task, let ok): starts[task, default: []].append((step, ok))
-            case .handlerRan, .timerFired, .swiftCancelled, .selfCheck: break
+            case .handlerRan, .timerFired, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined, .probedRetained: break
             }
         }
     }

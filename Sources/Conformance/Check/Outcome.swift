@@ -23,7 +23,7 @@ public indirect enum Outcome: Sendable, Hashable, CustomStringConvertible {
     var isSuccess: Bool {
         switch self {
         case .success, .values, .settled: return true
-        default: return false
+        case .failure, .cancelled: return false
         }
     }
 
@@ -34,7 +34,7 @@ public indirect enum Outcome: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .failure(let e): return e
         case .cancelled: return .cancellation
-        default: return nil
+        case .success, .values, .settled: return nil
         }
     }
 }
@@ -123,6 +123,16 @@ extension Outcome {
         switch result {
         case .success(let outcome): self = outcome
         case .failure(let error): self = error is CancellationError ? .cancelled : .failure(ErrorValue(error))
+        }
+    }
+}
+
+extension Completion {
+    func mapped<U: Sendable>(_ transform: (Success) -> U) -> Completion<U> {
+        switch self {
+        case .success(let value): return .success(transform(value))
+        case .failure(let error): return .failure(error)
+        case .cancelled: return .cancelled
         }
     }
 }

@@ -21,9 +21,7 @@ public struct Program: Sendable, Hashable, CustomStringConvertible {
     /// Number of task ids used (`t0..<taskCount`).
     public var taskCount: Int { steps.compactMap(\.operation.createdTask).map { $0 + 1 }.max() ?? 0 }
     /// Number of token ids used (`k0..<tokenCount`).
-    public var tokenCount: Int {
-        steps.compactMap { if case .makeToken(let k, _) = $0.operation { return k + 1 } else { return nil } }.max() ?? 0
-    }
+    public var tokenCount: Int { steps.compactMap(\.operation.createdToken).map { $0 + 1 }.max() ?? 0 }
 
     public var description: String {
         var lines = ["program seed=\(seed) drivers=\(drivers) serial=\(serialExecutors) counting=\(countingExecutors) steps=\(steps.count)"]
@@ -37,10 +35,10 @@ public struct Program: Sendable, Hashable, CustomStringConvertible {
 /// One operation done by one driver, then a pause that perturbs the schedule.
 public struct Step: Sendable, Hashable, CustomStringConvertible {
     public var driver: Int
-    public var operation: Operation
+    public var operation: ProgramOperation
     public var pause: Pause
 
-    public init(driver: Int, operation: Operation, pause: Pause) {
+    public init(driver: Int, operation: ProgramOperation, pause: Pause) {
         self.driver = driver
         self.operation = operation
         self.pause = pause
@@ -129,131 +127,6 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
 /// The combinators (C5).
 public enum CombinatorKind: String, Sendable, Hashable {
     case whenAll, whenAllSettled, race, any
-}
-
-/// One operation of a program.
-public enum Operation: Sendable, Hashable, CustomStringConvertible {
-    /// A new source for task `t`; a held source is completed by the harness only after every
-    /// driver finished, with `held`'s outcome.
-    case makeSource(task: Int, held: SetterOutcome?)
-    /// A setter on `source`'s task: `try` setters, or the throwing ones (C1.2, C1.3).
-    case complete(source: Int, outcome: SetterOutcome, throwing: Bool)
-    /// `backend.completed(_:)` (C1.4).
-    case makeCompleted(task: Int, outcome: SetterOutcome)
-    /// `backend.run(on:token:_:)`.
-    case run(task: Int, executor: ExecutorRef, token: Int?, body: BodyAction)
-    /// A continuation on `antecedent`.
-    case chain(task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction)
-    /// A combinator over `inputs` (possibly empty).
-    case combine(task: Int, kind: CombinatorKind, inputs: [Int])
-    /// `backend.delay(_:token:)`: succeeds (with `()`, logged as `success(0)`) after the delay (C5.4).
-    case delay(task: Int, microseconds: Int, token: Int?)
-    /// `antecedent.timeout(after:)` (C5.4).
-    case timeout(task: Int, antecedent: Int, microseconds: Int)
-    /// A new cancellation source, optionally linked to another one (C4.6).
-    case makeToken(token: Int, linkedTo: Int?)
-    case cancel(token: Int)
-    case cancelAfter(token: Int, microseconds: Int)
-    /// A blocking `wait()`; only generated when every completion it depends on comes earlier.
-    case wait(task: Int)
-    case waitTimeout(task: Int, microseconds: Int)
-    /// `await task.value` in a new Swift task; `cancelled`: that Swift task is cancelled at once.
-    case await(task: Int, cancelled: Bool)
-    /// The driver forgets its reference to `task`.
-    case drop(task: Int)
-    /// The harness releases its last reference to `source`'s source (it keeps the task): a
-    /// source released pending fails its task with `abandoned`; a completed one changes nothing (C8.3).
-    case releaseSource(source: Int)
-    /// A job handed straight to `executor`, which logs each run: run exactly once (C7.3).
-    case submit(executor: ExecutorRef)
-    /// `backend.prepare(token:) { body }`: task `t` pending until a start (C9.3). One with no
-    /// `start` step is started by the harness after the drivers, like a held source.
-    case prepare(task: Int, token: Int?, body: BodyAction)
-    /// `prepared.tryStart(on:)` on prepared task `t`: the first start runs the body, any later one
-    /// returns false and changes nothing (C9.3).
-    case start(task: Int, executor: ExecutorRef)
-    /// `backend.runAsync(token:) { body }`: an async body whose checkpoint is
-    /// `Task.checkCancellation()`, so the token's cancellation must cross into the Swift task (C9.6).
-    case runAsync(task: Int, token: Int?, body: BodyAction)
-    /// `token.register { }` for user handler `h<handler>` on token `k<token>` (C4.2).
-    case registerHandler(handler: Int, token: Int)
-    /// Disposes handler `h<handler>`'s registration (C4.2).
-    case disposeHandler(handler: Int)
-    /// `backend.schedule(after:)` of a job that logs when it fires (C5.4).
-    case schedule(microseconds: Int)
-    /// A body on the default executor that runs and `wait()`s a body that does the same,
-    /// `depth` deep, awaited by the driver (C6.4).
-    case nestedWait(depth: Int)
-    /// A combinator over `inputs` new sources of reference-typed values, completed by the
-    /// driver in reverse order (those in `failing` fail); checks its outcome and that it keeps no
-    /// input nor unused value once complete (C5.1-C5.3, C5.5).
-    case combineProbed(kind: CombinatorKind, inputs: Int, failing: [Int])
-    /// `await task.value` in a new Swift task, which the driver cancels once it is started (C4.7).
-    case awaitThenCancel(task: Int)
-    /// A chain of `links` `map`s on the inline executor over a new source, which the driver then
-    /// completes: the chain must run as a loop, not a recursion (C2.7, at a size that cannot
-    /// overflow: the stack's growth from the first link to the last is measured instead).
-    case longChain(links: Int)
-
-    /// The task this operation creates, if any.
-    public var createdTask: Int? {
-        switch self {
-        case .makeSource(let t, _), .makeCompleted(let t, _), .run(let t, _, _, _),
-             .chain(let t, _, _, _, _, _), .combine(let t, _, _), .delay(let t, _, _), .timeout(let t, _, _),
-             .prepare(let t, _, _), .runAsync(let t, _, _):
-            return t
-        default:
-            return nil
-        }
-    }
-
-    public var description: String {
-        func tok(_ token: Int?) -> String { token.map { ", token: k\($0)" } ?? "" }
-        switch self {
-        case .makeSource(let t, let held):
-            return "t\(t) = makeSource()" + (held.map { " held(\($0.rawValue))" } ?? "")
-        case .complete(let s, let outcome, let throwing):
-            return "t\(s).\(throwing ? "" : "try")\(outcome.rawValue)"
-        case .makeCompleted(let t, let outcome):
-            return "t\(t) = completed(\(outcome.rawValue))"
-        case .run(let t, let executor, let token, let body):
-            return "t\(t) = run(on: \(executor)\(tok(token))) { \(body.rawValue) }"
-        case .chain(let t, let kind, let antecedent, let executor, let token, let body):
-            return "t\(t) = t\(antecedent).\(kind)(on: \(executor)\(tok(token))) { \(body.rawValue) }"
-        case .combine(let t, let kind, let inputs):
-            return "t\(t) = \(kind.rawValue)([\(inputs.map { "t\($0)" }.joined(separator: ", "))])"
-        case .delay(let t, let us, let token):
-            return "t\(t) = delay(\(us)us\(tok(token)))"
-        case .timeout(let t, let antecedent, let us):
-            return "t\(t) = t\(antecedent).timeout(after: \(us)us)"
-        case .makeToken(let k, let parent):
-            return "k\(k) = makeCancellationSource(\(parent.map { "linkedTo: k\($0)" } ?? ""))"
-        case .cancel(let k):
-            return "k\(k).cancel()"
-        case .cancelAfter(let k, let us):
-            return "k\(k).cancel(after: \(us)us)"
-        case .wait(let t):
-            return "t\(t).wait()"
-        case .waitTimeout(let t, let us):
-            return "t\(t).wait(timeout: \(us)us)"
-        case .await(let t, let cancelled):
-            return "await t\(t).value" + (cancelled ? " (cancelled)" : "")
-        case .drop(let t):
-            return "drop t\(t)"
-        case .releaseSource(let s):
-            return "release t\(s)'s source"
-        case .submit(let executor):
-            return "\(executor).execute { job }"
-        case .prepare(let t, let token, let body):
-            return "t\(t) = prepare(\(token.map { "token: k\($0)" } ?? "")) { \(body.rawValue) }"
-        case .start(let t, let executor):
-            return "t\(t).start(on: \(executor))"
-        case .runAsync(let t, let token, let body):
-            return "t\(t) = runAsync(\(token.map { "token: k\($0)" } ?? "")) { \(body.rawValue) }"
-        default:
-            return extendedDescription
-        }
-    }
 }
 
 /// Values and errors a program produces: unique per producing step.

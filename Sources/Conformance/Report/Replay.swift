@@ -56,10 +56,10 @@ enum ReplayGuard {
     /// Called by every `check` under a replay: remembers whether the replayed backend was ever
     /// checked, and at the first call arranges for the process to fail at exit if it never is
     /// (the test filter then matched some other check only).
+    /// Only for a replay of this process's own environment
+    /// (`ConformanceConfiguration.replayComesFromThisProcess`): a configuration built by hand (a
+    /// test of the replay itself) must not fail the process.
     static func noteCheck(replaying name: String, backend: String) {
-        // Only a replay of this process's own environment: a configuration built by hand (a
-        // test of the replay itself) must not fail the process.
-        guard ProcessInfo.processInfo.environment["CONFORMANCE_REPLAY"] == name else { return }
         let first = state.withLock { state -> Bool in
             defer { state.replaying = name; if name == backend { state.matched = true } }
             return state.replaying == nil

@@ -22,8 +22,8 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     public let message: String
     public let expected: String
     public let observed: String
-    /// The program, one step a line.
-    public let program: String
+    /// The program as generated (its `description`: one step a line).
+    public let program: Program
     /// A shell line that runs exactly this program again.
     public internal(set) var replay: String
     public let callSite: CallSite
@@ -35,11 +35,9 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     public let mode: ScheduleMode
     /// Controlled mode: what came from outside the harness, so that the schedule may not replay.
     public let notReproducible: [String]
-    /// Steps of the program as generated.
-    public let originalSize: Int
-    /// The shrunk program that still breaks `rule`, one step a line (nil: not shrunk).
-    public let shrunkProgram: String?
-    public let shrunkSize: Int?
+    /// The shrunk program that still breaks `rule` (nil: not shrunk): a value to run again
+    /// (`Conformance.runProgram(_:program:mode:)`), to edit, or to print.
+    public let shrunkProgram: Program?
     /// The mode the shrunk program fails in (PCT's depth may be lower).
     public let shrunkMode: ScheduleMode?
     /// What the shrunk program broke (its task and step numbers are the shrunk program's).
@@ -47,6 +45,11 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// Candidate programs the shrinker ran, and how long it took.
     public let shrinkRuns: Int
     public let shrinkDuration: Duration
+
+    /// Steps of the program as generated.
+    public var originalSize: Int { program.steps.count }
+    /// Steps of the shrunk program.
+    public var shrunkSize: Int? { shrunkProgram?.steps.count }
 
     public var description: String {
         var text = """

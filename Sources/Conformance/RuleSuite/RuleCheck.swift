@@ -69,12 +69,15 @@ public final class RuleContext: Sendable {
     public let backend: any TaskBackend
     let check: RuleCheck
     let callSite: CallSite
+    /// The timing slack the contract's time bounds stretch by (`contractBound`).
+    let timingSlack: Duration
     private let recorded = Locked<[RuleFailure]>([])
 
-    init(backend: any TaskBackend, check: RuleCheck, callSite: CallSite) {
+    init(backend: any TaskBackend, check: RuleCheck, callSite: CallSite, timingSlack: Duration) {
         self.backend = backend
         self.check = check
         self.callSite = callSite
+        self.timingSlack = timingSlack
     }
 
     /// The failures recorded so far.

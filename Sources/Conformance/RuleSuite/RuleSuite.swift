@@ -40,14 +40,16 @@ public enum RuleSuite {
     /// one that does not finish within `timeLimit` fails.
     public static func run(
         _ check: RuleCheck, on backend: any TaskBackend, timeLimit: Duration = RuleSuite.timeLimit,
+        timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> [RuleFailure] {
         let context = RuleContext(
-            backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+            backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+            timingSlack: timingSlack)
         let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let resume = Once { continuation.resume(returning: $0) }
             start(check, context) { resume(true) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds(timeLimit)) { resume(false) }
+            DispatchQueue.global().asyncAfter(deadline: (Uptime.now + timeLimit).dispatchTime) { resume(false) }
         }
         return outcome(context, finished: finished, timeLimit: timeLimit)
     }
@@ -55,13 +57,15 @@ public enum RuleSuite {
     /// Runs `check` from synchronous code: the calling thread waits for it (at most `timeLimit`).
     public static func run(
         _ check: RuleCheck, on backend: any TaskBackend, timeLimit: Duration = RuleSuite.timeLimit,
+        timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> [RuleFailure] {
         let context = RuleContext(
-            backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+            backend: backend, check: check, callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+            timingSlack: timingSlack)
         let done = DispatchSemaphore(value: 0)
         start(check, context) { done.signal() }
-        let finished = done.wait(timeout: .now() + seconds(timeLimit)) == .success
+        let finished = done.wait(timeout: (Uptime.now + timeLimit).dispatchTime) == .success
         return outcome(context, finished: finished, timeLimit: timeLimit)
     }
 
@@ -97,31 +101,29 @@ public enum RuleSuite {
         return context.failures
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     /// Runs `checks` (all by default) against `backend`, one after the other.
     public static func run(
-        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks,
+        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        let began = ContinuousClock.now
-        let failures = checks.flatMap { run($0, on: backend, fileID: fileID, filePath: filePath, line: line, column: column) }
-        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - began)
+        let began = Uptime.now
+        let failures = checks.flatMap {
+            run($0, on: backend, timingSlack: timingSlack, fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: Uptime.now - began)
     }
 
     /// The same, from async code.
     public static func run(
-        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks,
+        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> RuleSuiteReport {
-        let began = ContinuousClock.now
+        let began = Uptime.now
         var failures: [RuleFailure] = []
         for check in checks {
-            failures += await run(check, on: backend, fileID: fileID, filePath: filePath, line: line, column: column)
+            failures += await run(check, on: backend, timingSlack: timingSlack, fileID: fileID, filePath: filePath, line: line, column: column)
         }
-        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: ContinuousClock.now - began)
+        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: Uptime.now - began)
     }
 
     private static func finish(_ context: RuleContext, _ body: () throws -> Void) {

@@ -9,11 +9,13 @@ import TaskAPI
 /// The generous bound every check waits for an outcome; a correct backend needs milliseconds.
 let patience: Duration = .seconds(10)
 
-/// A time bound the contract states (C6.4's "within 1 s"), stretched as the timing oracle's
-/// slack is (`TimingSlack.current` over its default 2 s): 1 s normally, 5 s under the thread
-/// sanitizer, which slows every thread hand-off several times over.
-func contractBound(_ bound: Duration) -> Duration {
-    bound * max(1, TimingSlack.current / .seconds(2))
+extension RuleContext {
+    /// A time bound the contract states (C6.4's "within 1 s"), stretched as the timing oracle's
+    /// slack is (`timingSlack` over the default 2 s): 1 s normally, 5 s under the thread
+    /// sanitizer, which slows every thread hand-off several times over.
+    func contractBound(_ bound: Duration) -> Duration {
+        bound * max(1, timingSlack / .seconds(2))
+    }
 }
 
 /// The error the checks' bodies throw.

@@ -13,67 +13,53 @@ import TaskAPI
 /// another thread, nor any job, runs while a driver is parked mid-step, so the thread holding
 /// the baton never blocks; when nothing is enabled while drivers or tasks remain, the run is
 /// stuck: a lost continuation, reported at once instead of after the watchdog's limit.
-extension Harness {
-    func runControlled(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> ProgramResult {
+extension ProgramRunner {
+    func runControlled(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
         let scheduler = Scheduler()
         let provider = InterposedExecutorProvider(scheduler: scheduler, base: executors)
         let execution = ProgramExecution(program: program, backend: backend,
-                                         executors: provider.makeExecutors(for: program, backend: backend))
+                                         executors: provider.makeExecutors(for: program, backend: backend),
+                                         timingSlack: timingSlack)
         let outcome = Locked<ControlledOutcome?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let drivers = DriverThreads(execution: execution)
-        let thread = Thread { [hangLimit, timingSlack] in
+        let thread = Thread { [hangLimit, timingSlack, progress] in
             scheduler.adoptCallingThread()
             defer { drivers.release() }
             var loop = ControlledLoop(execution: execution, scheduler: scheduler, drivers: drivers, strategy: strategy,
-                                      hangLimit: hangLimit, slack: timingSlack)
+                                      hangLimit: hangLimit, slack: timingSlack, progress: progress)
             let result = loop.run()
             outcome.withLock { $0 = result }
             finished.signal()
         }
         thread.stackSize = 4 << 20
         thread.start()
+        var record = RunRecord(program: program, mode: .controlled(strategy))
         guard waitForLoop(finished, execution: execution), let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
-            let finding = Watchdog.hang(phase: "the controlled run (its one thread is blocked)", execution: execution,
-                                        stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
-            return ProgramResult(findings: [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
+            record.ending = .hung(execution.hang(.timedOut(phase: "the controlled run (its one thread is blocked)"),
+                                                 stuckSteps: stuck, heldCompleted: false, limit: hangLimit))
+            return record
         }
-        var foreign = scheduler.foreignActivity
+        record.notReproducible = scheduler.foreignActivity
         if let event = execution.log.events.first(where: { !$0.underControl }) {
-            foreign.append("\(event.kind) was logged on thread\(event.thread), not under the controlled run's control")
+            record.notReproducible.append("\(event.kind) was logged on thread\(event.thread), not under the controlled run's control")
         }
-        // What the interposition saw the executors do wrong comes first: it names the faulty executor.
-        let findings = scheduler.violations
+        record.executorViolations = scheduler.violations
         if let blocked = result.blockedJob {
-            var finding = Watchdog.hang(phase: "a job handed to the backend's executor", execution: execution,
-                                        stuckSteps: result.stuckSteps, heldCompleted: false, limit: hangLimit)
-            finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: blocked + "; " + finding.observed)
-            var given = ProgramResult(findings: findings + [finding], exercised: [], abandoned: true, mode: .controlled(strategy))
-            given.events = execution.log.events.map(\.description).joined(separator: "\n")
-            given.notReproducible = foreign
-            return given
+            record.ending = .hung(execution.hang(.blockedJob(blocked), stuckSteps: result.stuckSteps, heldCompleted: false,
+                                                 limit: hangLimit))
+        } else if !result.stuckSteps.isEmpty || !result.quiescent {
+            record.ending = .hung(execution.hang(.stuck, stuckSteps: result.stuckSteps,
+                                                 heldCompleted: result.stuckSteps.isEmpty, limit: hangLimit))
+        } else {
+            record.snapshot = result.snapshot
+            finish(execution, into: &record)
         }
-        if !result.stuckSteps.isEmpty || !result.quiescent {
-            let hang = Watchdog.hang(phase: "", execution: execution, stuckSteps: result.stuckSteps,
-                                     heldCompleted: result.stuckSteps.isEmpty, limit: hangLimit)
-            let what = result.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
-            var stuck = ProgramResult(
-                findings: findings + [Finding(hang.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
-                                              expected: hang.expected, observed: hang.observed)],
-                exercised: [], abandoned: false, mode: .controlled(strategy))
-            stuck.events = execution.log.events.map(\.description).joined(separator: "\n")
-            stuck.eventLines = execution.log.events.map(\.replayDescription)
-            stuck.notReproducible = foreign
-            return stuck
-        }
-        var checked = check(execution, snapshot: result.snapshot, findings: findings)
-        checked.mode = .controlled(strategy)
-        checked.notReproducible = foreign
-        return checked
+        return record
     }
 
-    /// How long the harness waits for a controlled run's loop: its two phases' deadlines, and a
+    /// How long the runner waits for a controlled run's loop: its two phases' deadlines, and a
     /// margin for the step or job under way when the second one passes.
     var controlledRunLimit: Duration { hangLimit * 2 + max(.seconds(1), hangLimit / 2) }
 
@@ -82,19 +68,19 @@ extension Harness {
     /// whole loop within `controlledRunLimit`. The loop's own waits (hand-overs, timers, awaits)
     /// happen between steps and end by its phase deadlines.
     private func waitForLoop(_ finished: DispatchSemaphore, execution: ProgramExecution) -> Bool {
-        let start = Date()
+        let end = Uptime.now + controlledRunLimit
         var steps = execution.currentStep.withLock { $0 }
-        var since = start
+        var since = Uptime.now
         while true {
-            if finished.wait(timeout: .now() + .milliseconds(20)) == .success { return true }
-            let now = Date()
+            if finished.wait(timeout: (Uptime.now + .milliseconds(20)).dispatchTime) == .success { return true }
+            let now = Uptime.now
             let current = execution.currentStep.withLock { $0 }
             if current != steps {
                 (steps, since) = (current, now)
-            } else if current.contains(where: { $0 >= 0 }), now.timeIntervalSince(since) > hangLimit.seconds {
+            } else if current.contains(where: { $0 >= 0 }), now - since > hangLimit {
                 return false
             }
-            if now.timeIntervalSince(start) > controlledRunLimit.seconds { return false }
+            if end.hasPassed { return false }
         }
     }
 }
@@ -130,38 +116,41 @@ struct ControlledLoop {
     /// Whether anything outside the harness (timers, Swift tasks) may make progress.
     private let outsideWork: Bool
     /// The current phase's deadline, which also bounds every hand-over.
-    private var deadline = Date.distantFuture
+    private var deadline = Uptime.distantFuture
     /// A job that did not come back from the backend's executor: the run is given up.
     private var blockedJob: String?
 
     /// How late a timer or a cancelled await may be: how long the loop waits for them.
     let slack: Duration
+    /// Which tasks the loop waits for in phase one.
+    let progress: any ProgressModel
 
     init(execution: ProgramExecution, scheduler: Scheduler, drivers: DriverThreads, strategy: ScheduleStrategy,
-         hangLimit: Duration, slack: Duration) {
+         hangLimit: Duration, slack: Duration, progress: any ProgressModel) {
         self.execution = execution
         self.scheduler = scheduler
         self.drivers = drivers
         self.hangLimit = hangLimit
         self.slack = slack
+        self.progress = progress
         let program = execution.program
         driverSteps = (0..<program.drivers).map { d in program.steps.indices.filter { program.steps[$0].driver == d } }
         nextStep = Array(repeating: 0, count: program.drivers)
         midStep = Array(repeating: false, count: program.drivers)
         self.strategy = StrategyState(strategy: strategy, seed: program.seed, expectedPoints: 3 * program.steps.count + 3)
         for driver in 0..<program.drivers { self.strategy.introduce(driver) }
-        outsideWork = program.steps.contains { $0.operation.needsOutsideWork || $0.operation.runsOutsideControl }
+        outsideWork = program.steps.contains { $0.operation.makesOutsideWork }
     }
 
     mutating func run() -> ControlledOutcome {
         let thread = ThreadInfo.number
         let program = execution.program
-        deadline = Watchdog(limit: hangLimit).deadline
+        deadline = .now + hangLimit
         // The drivers' steps, interleaved with jobs.
         while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count || midStep[$0] }) {
             if step() { continue }
             if let blockedJob { return given(up: blockedJob, thread: thread) }
-            if (outsideInFlight() || graceForOutsideWork()) && Date() <= deadline {
+            if (outsideInFlight() || graceForOutsideWork()) && !deadline.hasPassed {
                 pollOutside()
             } else {
                 let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
@@ -174,9 +163,8 @@ struct ControlledLoop {
         while true {
             while step() {}
             if let blockedJob { return given(up: blockedJob, thread: thread) }
-            let phaseOne = Oracle(program: program, observations: Observations(execution.log.events)).evaluate(.phaseOne)
-            let expected = (0..<program.taskCount).filter { phaseOne[$0].allowed != nil }
-            if execution.log.phaseOneDone(tasks: expected) || Date() > deadline { break }
+            let expected = progress.tasksDueInPhaseOne(of: program, events: execution.log.events)
+            if execution.log.phaseOneDone(tasks: expected) || deadline.hasPassed { break }
             if outsideInFlight() {
                 pollOutside()
             } else if !graceForOutsideWork() {
@@ -186,15 +174,15 @@ struct ControlledLoop {
         let snapshot = execution.log.completedTasks
         // Phase two.
         execution.completeHeldSources()
-        deadline = Watchdog(limit: hangLimit).deadline
+        deadline = .now + hangLimit
         while true {
             while step() {}
             if let blockedJob { return given(up: blockedJob, thread: thread) }
-            if execution.log.waitForQuiescence(deadline: Date()) { break }
-            if !(outsideInFlight() || graceForOutsideWork()) || Date() > deadline { break }
+            if execution.log.waitForQuiescence(deadline: .now) { break }
+            if !(outsideInFlight() || graceForOutsideWork()) || deadline.hasPassed { break }
             pollOutside()
         }
-        let quiescent = execution.log.waitForQuiescence(deadline: Date())
+        let quiescent = execution.log.waitForQuiescence(deadline: .now)
         return ControlledOutcome(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
     }
 
@@ -210,10 +198,10 @@ struct ControlledLoop {
     /// (a backend's own thread) makes progress within a short grace period, the run is stuck.
     private func graceForOutsideWork() -> Bool {
         let seen = execution.log.progress
-        let grace = Date().addingTimeInterval(0.1)
-        while Date() < grace {
+        let grace = Uptime.now + .milliseconds(100)
+        while !grace.hasPassed {
             if !scheduler.isIdle || execution.log.progress != seen { return true }
-            _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.005))
+            _ = scheduler.waitForJob(until: .now + .milliseconds(5))
         }
         return !scheduler.isIdle || execution.log.progress != seen
     }
@@ -227,32 +215,24 @@ struct ControlledLoop {
     /// of at the phase's deadline.
     private func outsideInFlight() -> Bool {
         guard outsideWork else { return false }
-        let now = DispatchTime.now().uptimeNanoseconds
-        let slack = self.slack.nanoseconds
-        if let due = execution.extras.latestPendingTimer, now < due &+ slack { return true }
+        let now = Uptime.now
+        if let due = execution.extras.latestPendingTimer, now < due + slack { return true }
         let completed = execution.log.completedTasks
         var finishedAwaits: Set<Int> = []
-        var started: [(step: Int, at: UInt64)] = []
+        var started: [(step: Int, at: Uptime)] = []
         for event in execution.log.events {
-            switch event.kind {
-            case .stepStart(let step): started.append((step, event.uptime))
-            case .awaited(let step, _, _): finishedAwaits.insert(step)
-            default: break
-            }
+            if case .stepStart(let step) = event.kind { started.append((step, Uptime(nanoseconds: event.uptime))) }
+            if case .awaited(let step, _, _) = event.kind { finishedAwaits.insert(step) }
         }
         for (step, at) in started {
             let pending = { (t: Int) in t < completed.count && !completed[t] }
-            switch execution.program.steps[step].operation {
-            case .delay(let t, let us, _), .timeout(let t, _, let us):
-                if pending(t), now < at &+ UInt64(us) * 1_000 &+ slack { return true }
-            case .runAsync(let t, _, _):
-                if pending(t), now < at &+ slack &+ 1_000_000_000 { return true }
-            case .await(let t, let cancelled):
+            switch execution.program.steps[step].operation.payload.outsideWork {
+            case .completes(let t, let within):
+                if pending(t), now < at + within + slack { return true }
+            case .awaits(let t, let cancelled):
                 // An await of a pending task waits for the task, not for outside work.
-                if !finishedAwaits.contains(step), cancelled || !pending(t), now < at &+ slack &+ 1_000_000_000 { return true }
-            case .awaitThenCancel:
-                if !finishedAwaits.contains(step), now < at &+ slack &+ 1_000_000_000 { return true }
-            default:
+                if !finishedAwaits.contains(step), cancelled || !pending(t), now < at + slack + .seconds(1) { return true }
+            case .none, .timer, .duringStep:
                 break
             }
         }
@@ -261,7 +241,7 @@ struct ControlledLoop {
 
     /// Waits a little for a timer or a Swift task to hand over a job or complete something.
     private func pollOutside() {
-        _ = scheduler.waitForJob(until: Date().addingTimeInterval(0.002))
+        _ = scheduler.waitForJob(until: .now + .milliseconds(2))
     }
 
     /// Runs one enabled driver step or hands over one job (a serial executor's: a batch of its
@@ -308,39 +288,5 @@ struct ControlledLoop {
             blockedJob = Interposition.handOver(batch, scheduler: scheduler, deadline: deadline)
         }
         return blockedJob == nil
-    }
-}
-
-extension Operation {
-    /// Whether the operation never waits for another thread, whatever the backend: it may run
-    /// while a driver is parked mid-step, and park at schedule points itself (a `wait()`, a
-    /// `cancel()` waiting for another's handlers, an await, may do neither).
-    var neverWaits: Bool {
-        switch self {
-        case .makeSource, .complete, .makeCompleted, .run, .chain, .combine, .makeToken, .drop, .releaseSource,
-             .submit, .prepare, .start, .registerHandler, .disposeHandler:
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// Whether this operation makes work the controlled thread does not run: a timer
-    /// (`delay`, `timeout`, `cancel(after:)`) or a Swift task (`await`).
-    var needsOutsideWork: Bool {
-        switch self {
-        case .delay, .timeout, .cancelAfter, .await, .runAsync: return true
-        default: return false
-        }
-    }
-
-    /// The steps controlled programs do not generate that also make work outside the controlled
-    /// thread (a shrink candidate of a stress failure may have them): timers, Swift tasks, bodies
-    /// blocked in nested waits on the backend's own executor, probed combinators.
-    var runsOutsideControl: Bool {
-        switch self {
-        case .schedule, .nestedWait, .combineProbed, .awaitThenCancel: return true
-        default: return false
-        }
     }
 }

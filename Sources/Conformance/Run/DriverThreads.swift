@@ -11,7 +11,7 @@ import TaskAPI
 /// key. So a backend's `complete` can be interleaved inside another thread's `register`, and the
 /// same seed still makes the same choices, hence the same interleaving.
 ///
-/// Only a step that never waits for another thread (`Operation.neverWaits`) parks at its points:
+/// Only a step that never waits for another thread (`ProgramOperation.neverWaits`) parks at its points:
 /// a `wait()` parked before it registers could otherwise go on, once other drivers ran, into a
 /// delivery a parked driver holds, and block the run. A step parks at its first `pointsPerStep`
 /// points only: the races worth finding are at the

@@ -56,8 +56,17 @@ public enum EventKind: Sendable {
     case timerFired(step: Int)
     /// The driver of step `step` cancelled the Swift task awaiting (C4.7).
     case swiftCancelled(step: Int)
-    /// A step that checks itself (`combineProbed`, `nestedWait`) tested `rule`: `finding` if broken.
-    case selfCheck(step: Int, rule: Rule, finding: Finding?)
+    /// A `longChain` step's chain ran: how much deeper (bytes) its first link ran than its last
+    /// (nil: not both on the completing thread), and its outcome (nil: not in time) (C2.7).
+    case longChainRan(step: Int, stackGrowth: Int?, result: Outcome?)
+    /// A `nestedWait` step's wait returned after `elapsed` with `result` (nil: timed out);
+    /// `lostWakeupLevel`: the first level that completed while the level waiting on it had not (C6.3, C6.4).
+    case nestedWaitReturned(step: Int, elapsed: Duration, result: Outcome?, lostWakeupLevel: Int?)
+    /// A `combineProbed` step's combinator completed with `result` (nil: not within the slack) (C5.1-C5.3).
+    case probedCombined(step: Int, elapsed: Duration, result: Outcome?)
+    /// Once it completed and every other reference was dropped: the inputs and values not
+    /// returned that it still kept after the slack (C5.5).
+    case probedRetained(step: Int, alive: [String])
 }
 
 /// The event log of one run, and the completion counts the harness waits on.
@@ -85,7 +94,7 @@ public final class EventLog: Sendable {
     func append(_ kind: EventKind) {
         let seq = counter.add(1, ordering: .sequentiallyConsistent).oldValue
         let event = Event(seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
-                          uptime: DispatchTime.now().uptimeNanoseconds, kind: kind,
+                          uptime: Uptime.now.nanoseconds, kind: kind,
                           underControl: ThreadInfo.underControl)
         condition.lock()
         state.events.append(event)
@@ -163,18 +172,18 @@ public final class EventLog: Sendable {
     }
 
     /// Waits until `progress` moves past `seen`; `false` at the deadline.
-    func waitForProgress(after seen: Int, deadline: Date) -> Bool {
+    func waitForProgress(after seen: Int, deadline: Uptime) -> Bool {
         waitUntil(deadline) { $0.progress > seen }
     }
 
     /// Waits until every task completed, and no body nor await is running; `false` at the deadline.
-    func waitForQuiescence(deadline: Date) -> Bool {
+    func waitForQuiescence(deadline: Uptime) -> Bool {
         waitUntil(deadline) { state in
             state.completionCount == state.completed.count && state.bodiesRunning == 0 && state.awaitsRunning == 0
         }
     }
 
-    private func waitUntil(_ deadline: Date, _ predicate: (State) -> Bool) -> Bool {
+    private func waitUntil(_ deadline: Uptime, _ predicate: (State) -> Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while !predicate(state) {

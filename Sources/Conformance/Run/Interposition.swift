@@ -18,12 +18,12 @@ import TaskAPI
 enum Interposition {
     /// How long an executor may keep a job's closure after running it before the loop goes on
     /// without waiting for its release (a second run after that is work from outside control).
-    static let releaseGrace: TimeInterval = 0.5
+    static let releaseGrace: Duration = .milliseconds(500)
 
     /// Hands `jobs` (one default job, or a batch of one serial executor's oldest) over to the
     /// backend's executors and waits until each ran and was released. `nil`: done; otherwise what
     /// did not come back by `deadline`.
-    static func handOver(_ jobs: [Scheduler.Job], scheduler: Scheduler, deadline: Date) -> String? {
+    static func handOver(_ jobs: [Scheduler.Job], scheduler: Scheduler, deadline: Uptime) -> String? {
         var handoffs: [Handoff] = []
         let batch = jobs.count > 1
         for (index, job) in jobs.enumerated() {
@@ -69,7 +69,7 @@ final class Handoff: @unchecked Sendable {
     private var released = false
     /// The loop went on: a run from now on is not under control.
     private var closed = false
-    private var lastEnd = Date.distantPast
+    private var lastEnd = Uptime(nanoseconds: 0)
 
     init(serial: Int?, number: Int, gated: Bool) {
         self.serial = serial
@@ -99,7 +99,7 @@ final class Handoff: @unchecked Sendable {
     func runEnded() {
         locked {
             $0.running -= 1
-            $0.lastEnd = Date()
+            $0.lastEnd = .now
         }
     }
 
@@ -107,7 +107,7 @@ final class Handoff: @unchecked Sendable {
 
     func open() { locked { $0.gateOpen = true } }
 
-    func waitStarted(until deadline: Date) -> Bool {
+    func waitStarted(until deadline: Uptime) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while !started, !released {
@@ -118,15 +118,15 @@ final class Handoff: @unchecked Sendable {
 
     /// Waits until the executor released the job (or ran it and kept it for `releaseGrace`),
     /// then records a job dropped or run twice (C7.3). `false`: not done by `deadline`.
-    func waitDone(until deadline: Date, scheduler: Scheduler) -> Bool {
+    func waitDone(until deadline: Uptime, scheduler: Scheduler) -> Bool {
         condition.lock()
         var done = false
         var kept = false
         while true {
             if released, running == 0 { done = true; break }
             let ranAndKept = runs > 0 && running == 0
-            let limit = ranAndKept ? min(deadline, lastEnd.addingTimeInterval(Interposition.releaseGrace)) : deadline
-            if !condition.wait(until: limit), Date() >= limit {
+            let limit = ranAndKept ? min(deadline, lastEnd + Interposition.releaseGrace) : deadline
+            if !condition.wait(until: limit), limit.hasPassed {
                 done = released && running == 0
                 if !done, ranAndKept, runs > 0, running == 0 { done = true; kept = true }
                 break

@@ -152,7 +152,7 @@ final class Scheduler: Sendable {
     }
 
     /// Waits until a job is queued or `deadline`; true if there is one.
-    func waitForJob(until deadline: Date) -> Bool {
+    func waitForJob(until deadline: Uptime) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while isIdle {

@@ -107,21 +107,24 @@ final class Slots: Sendable {
     private nonisolated(unsafe) var state = State()
 
     init(program: Program) {
+        // A task's uses before its drop, and a source's setters before its release (C8.3): what
+        // a drop or a release waits for.
         var uses: [Int: Int] = [:]
-        var dropped: Set<Int> = []
-        for step in program.steps {
-            if case .drop(let t) = step.operation { dropped.insert(t); continue }
-            // A setter takes the source, not the task (`source(_:)`): it counts towards a release.
-            if case .complete = step.operation { continue }
-            for t in step.operation.usedTasks where !dropped.contains(t) { uses[t, default: 0] += 1 }
-        }
-        state.usesBeforeDrop = uses
         var setters: [Int: Int] = [:]
+        var dropped: Set<Int> = []
         var released: Set<Int> = []
         for step in program.steps {
-            if case .releaseSource(let s) = step.operation { released.insert(s) }
-            if case .complete(let s, _, _) = step.operation, !released.contains(s) { setters[s, default: 0] += 1 }
+            for use in step.operation.uses {
+                switch use {
+                case .task(let t): if !dropped.contains(t) { uses[t, default: 0] += 1 }
+                case .source(let s): if !released.contains(s) { setters[s, default: 0] += 1 }
+                case .lastUse(let t): dropped.insert(t)
+                case .lastSetter(let s): released.insert(s)
+                case .token, .prepared: break
+                }
+            }
         }
+        state.usesBeforeDrop = uses
         state.setterUsesBeforeRelease = setters
     }
 
@@ -206,29 +209,20 @@ final class Slots: Sendable {
         withState { $0.tasks[id] }
     }
 
-    /// Whether `operation` would find every id it needs without waiting (controlled mode).
-    func isReady(_ operation: Operation) -> Bool {
+    /// Whether a step with `uses` would find every id it takes without waiting (controlled mode).
+    func isReady(_ uses: [Use]) -> Bool {
         withState { state in
-            switch operation {
-            case .complete(let s, _, _):
-                return state.sources[s] != nil
-            case .drop(let t):
-                return state.tasks[t] != nil && state.usesBeforeDrop[t, default: 0] <= 0
-            case .releaseSource(let s):
-                return state.sources[s] != nil && state.setterUsesBeforeRelease[s, default: 0] <= 0
-            case .makeToken(_, let parent?):
-                return state.tokens[parent] != nil
-            case .cancel(let k), .cancelAfter(let k, _), .registerHandler(_, let k):
-                return state.tokens[k] != nil
-            case .start(let t, _):
-                return state.prepared[t] != nil
-            case .run(_, _, let k?, _), .chain(_, _, _, _, let k?, _), .delay(_, _, let k?),
-                 .prepare(_, let k?, _), .runAsync(_, let k?, _):
-                guard state.tokens[k] != nil else { return false }
-            default:
-                break
+            uses.allSatisfy { use in
+                switch use {
+                case .task(let t): return state.tasks[t] != nil
+                case .token(let k): return state.tokens[k] != nil
+                case .source(let s): return state.sources[s] != nil
+                case .prepared(let t): return state.prepared[t] != nil
+                case .lastUse(let t): return state.tasks[t] != nil && state.usesBeforeDrop[t, default: 0] <= 0
+                case .lastSetter(let s):
+                    return state.sources[s] != nil && state.setterUsesBeforeRelease[s, default: 0] <= 0
+                }
             }
-            return operation.usedTasks.allSatisfy { state.tasks[$0] != nil }
         }
     }
 
@@ -251,27 +245,10 @@ final class Slots: Sendable {
     private func waitFor<R>(_ body: (inout State) -> R?) -> R? {
         condition.lock()
         defer { condition.broadcast(); condition.unlock() }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Uptime.now + .seconds(30)
         while true {
             if let result = body(&state) { return result }
             if !condition.wait(until: deadline) { return body(&state) }
-        }
-    }
-}
-
-extension Operation {
-    /// The task ids this operation takes (not the one it makes).
-    var usedTasks: [Int] {
-        switch self {
-        case .complete(let s, _, _): return [s]
-        case .chain(_, let kind, let antecedent, _, _, _):
-            if case .flatMapExisting(let inner) = kind { return [antecedent, inner] }
-            return [antecedent]
-        case .combine(_, _, let inputs): return inputs
-        case .timeout(_, let antecedent, _): return [antecedent]
-        case .wait(let t), .waitTimeout(let t, _), .await(let t, _): return [t]
-        case .awaitThenCancel(let t): return [t]
-        default: return []
         }
     }
 }

@@ -8,10 +8,10 @@ import Foundation
 /// A controlled candidate runs once (the same seed and program is the same schedule); a stress
 /// candidate up to `stressAttempts` times, since the race may not show every time.
 struct Shrinker {
-    let harness: Harness
+    let pipeline: ProgramPipeline
     let rule: Rule
     let timeBudget: Duration
-    /// Each candidate's one time limit (the harness's `hangLimit` while it runs).
+    /// Each candidate's one time limit (the pipeline's `hangLimit` while it runs).
     let candidateLimit: @Sendable (Program) -> Duration
     var stressAttempts = 3
 
@@ -27,8 +27,7 @@ struct Shrinker {
     }
 
     func shrink(_ program: Program, mode: ScheduleMode) -> Result {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = Uptime.now
         var current = program
         var currentMode = mode
         var runs = 0
@@ -37,7 +36,7 @@ struct Shrinker {
         search: while improved {
             improved = false
             for (candidate, candidateMode) in candidates(current, mode: currentMode) {
-                if clock.now - start > timeBudget { break search }
+                if Uptime.now - start > timeBudget { break search }
                 let repaired = ProgramRepair.repaired(candidate)
                 guard candidateMode != currentMode || isSmaller(repaired, than: current) else { continue }
                 runs += 1
@@ -50,16 +49,16 @@ struct Shrinker {
                 }
             }
         }
-        return Result(program: current, mode: currentMode, finding: finding, runs: runs, duration: clock.now - start)
+        return Result(program: current, mode: currentMode, finding: finding, runs: runs, duration: Uptime.now - start)
     }
 
     /// The finding of `rule` if `program` still breaks it.
     private func failure(_ program: Program, mode: ScheduleMode) -> Finding? {
         let attempts = mode.isControlled ? 1 : stressAttempts
-        var harness = self.harness
-        harness.hangLimit = candidateLimit(program)
+        var pipeline = self.pipeline
+        pipeline.hangLimit = candidateLimit(program)
         for _ in 0..<attempts {
-            let result = harness.run(program, mode: mode)
+            let result = pipeline.run(program, mode: mode)
             if let finding = result.findings.first(where: { $0.rule == rule }) { return finding }
             if result.abandoned { return nil }
         }
@@ -106,12 +105,12 @@ struct Shrinker {
             }
         }
         for (index, step) in program.steps.enumerated() {
-            guard case .combine(let t, let kind, let inputs) = step.operation, !inputs.isEmpty else { continue }
-            for drop in inputs.indices {
+            guard case .combine(let combine) = step.operation, !combine.inputs.isEmpty else { continue }
+            for drop in combine.inputs.indices {
                 var copy = program
-                var fewer = inputs
-                fewer.remove(at: drop)
-                copy.steps[index].operation = .combine(task: t, kind: kind, inputs: fewer)
+                var fewer = combine
+                fewer.inputs.remove(at: drop)
+                copy.steps[index].operation = .combine(fewer)
                 result.append((copy, mode))
             }
         }
@@ -128,7 +127,7 @@ extension Program {
     var pauseCount: Int { steps.filter { $0.pause != .none }.count }
     var inputCount: Int {
         steps.reduce(0) { total, step in
-            if case .combine(_, _, let inputs) = step.operation { return total + inputs.count }
+            if case .combine(let combine) = step.operation { return total + combine.inputs.count }
             return total
         }
     }

@@ -2,9 +2,9 @@ import Conformance
 import TaskAPI
 import Testing
 
-/// Watchdog reports a user can act on (issue #15.5): the likely culprit first, only drivers truly
+/// Hang reports (`HangDiagnosis`) a user can act on (issue #15.5): the likely culprit first, only drivers truly
 /// stuck as stuck, and only the program's tasks, by their real status.
-@Suite struct WatchdogTests {
+@Suite struct HangDiagnosisTests {
     static func configuration() -> ConformanceConfiguration {
         var configuration = ConformanceConfiguration(hangLimit: .seconds(1), output: { _ in })
         configuration.resourceLinks = 0
@@ -31,6 +31,21 @@ import Testing
         #expect(finding.observed.contains("stuck: driver d0 in step 2 (t0.wait());"))
         #expect(!finding.observed.contains("stuck: driver d1"))
         #expect(!finding.observed.contains("pending tasks"), "t0 completed; t1 was never made: \(finding.observed)")
+    }
+
+    /// A hang limit under a second is kept whole (it was cut to its whole seconds, here 0, so
+    /// drivers that took a few milliseconds were called hung): no finding on a correct backend.
+    @Test func aSubSecondHangLimitIsKeptWhole() async {
+        var configuration = Self.configuration()
+        configuration.hangLimit = .milliseconds(900)
+        let steps = (0..<10).flatMap { t in [
+            Step(driver: 0, operation: .makeSource(task: t, held: nil), pause: .sleep(microseconds: 200)),
+            Step(driver: 0, operation: .complete(source: t, outcome: .success, throwing: false), pause: .sleep(microseconds: 200)),
+        ] }
+        let program = Program(seed: 3, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: steps)
+        let run = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .stress, configuration: configuration)
+        #expect(run.findings.isEmpty, "\(run.findings)")
+        #expect(!run.abandoned)
     }
 
     /// The harness's own observer on t0 is lost (the backend's inline executor drops it) while t0

@@ -1,23 +1,8 @@
-/// Rules tested, each with how many checks ran: what the coverage table counts.
-struct RuleTally: ExpressibleByArrayLiteral, Sequence {
-    private(set) var counts: [Rule: Int] = [:]
-
-    init(arrayLiteral rules: Rule...) { for rule in rules { insert(rule) } }
-
-    var rules: Set<Rule> { Set(counts.keys) }
-
-    mutating func insert(_ rule: Rule) { counts[rule, default: 0] += 1 }
-    mutating func formUnion(_ rules: [Rule]) { for rule in rules { insert(rule) } }
-    mutating func merge(_ other: RuleTally) { counts.merge(other.counts, uniquingKeysWith: +) }
-    func contains(_ rule: Rule) -> Bool { counts[rule] != nil }
-    func makeIterator() -> Set<Rule>.Iterator { rules.makeIterator() }
-}
-
-/// The checks of the extended operations and of time: user handlers (C4.2), timers against the
-/// event log's monotonic clock (C4.6, C5.4: never early, exactly; never later than the slack),
-/// `wait(timeout:)` giving up on a task done before its deadline (C6.2), a cancelled await
-/// outliving its cancellation (C4.7), and the steps that check themselves (C5.x, C6.4).
-struct ExtendedChecks {
+/// The checks of when things happen: user handlers against the cancels that must run them
+/// (C4.2), timers against the event log's monotonic clock (C4.6, C5.4: never early, exactly;
+/// never later than the slack), `wait(timeout:)` giving up on a task done before its deadline
+/// (C6.2), a cancelled await outliving its cancellation (C4.7).
+struct TimingChecks {
     let program: Program
     let observations: Observations
     let oracle: Oracle
@@ -32,7 +17,6 @@ struct ExtendedChecks {
     private var swiftCancelled: [Int: UInt64] = [:]
     private var awaitedUp: [Int: UInt64] = [:]
     private var waitedUp: [Int: UInt64] = [:]
-    private var selfChecks: [(rule: Rule, finding: Finding?)] = []
 
     init(program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration) {
         self.program = program
@@ -48,17 +32,12 @@ struct ExtendedChecks {
             case .swiftCancelled(let step): swiftCancelled[step] = event.uptime
             case .awaited(let step, _, _): awaitedUp[step] = event.uptime
             case .waited(let step, _, nil): waitedUp[step] = event.uptime
-            case .selfCheck(_, let rule, let finding): selfChecks.append((rule, finding))
             default: break
             }
         }
     }
 
     mutating func runAll() {
-        for check in selfChecks {
-            exercised.insert(check.rule)
-            if let finding = check.finding { findings.append(finding) }
-        }
         checkHandlers()
         checkTimers()
         checkTimedTasks()
@@ -72,8 +51,8 @@ struct ExtendedChecks {
         var registrations: [(step: Int, handler: Int, token: Int)] = []
         var disposals: [Int: [Int]] = [:]
         for (index, step) in program.steps.enumerated() {
-            if case .registerHandler(let h, let k) = step.operation { registrations.append((index, h, k)) }
-            if case .disposeHandler(let h) = step.operation { disposals[h, default: []].append(index) }
+            if case .registerHandler(let register) = step.operation { registrations.append((index, register.handler, register.token)) }
+            if case .disposeHandler(let dispose) = step.operation { disposals[dispose.handler, default: []].append(index) }
         }
         for registration in registrations {
             let h = registration.handler
@@ -133,7 +112,12 @@ struct ExtendedChecks {
                      expected: "runs before register returns", observed: "ran at event #\(run)")
             }
         }
-        // Registration order: both registered, one after the other, before any cancellation.
+        checkHandlerOrder(registrations, disposals: disposals)
+    }
+
+    /// Handlers of one token, both registered, one after the other, before any cancellation,
+    /// run in registration order (C4.2).
+    private mutating func checkHandlerOrder(_ registrations: [(step: Int, handler: Int, token: Int)], disposals: [Int: [Int]]) {
         for (i, a) in registrations.enumerated() {
             for b in registrations[(i + 1)...] where a.token == b.token && disposals[a.handler] == nil && disposals[b.handler] == nil {
                 let lineage = oracle.tokenLineage(a.token)
@@ -151,11 +135,17 @@ struct ExtendedChecks {
     }
 
     private func cancelSteps(_ lineage: [Int]) -> [Int] {
-        program.steps.indices.filter { if case .cancel(let k) = program.steps[$0].operation { return lineage.contains(k) } else { return false } }
+        program.steps.indices.filter {
+            if case .cancel(let cancel) = program.steps[$0].operation { return cancel.afterMicroseconds == nil && lineage.contains(cancel.token) }
+            return false
+        }
     }
 
     private func hasTimer(_ lineage: [Int]) -> Bool {
-        program.steps.contains { if case .cancelAfter(let k, _) = $0.operation { return lineage.contains(k) } else { return false } }
+        program.steps.contains {
+            if case .cancel(let cancel) = $0.operation { return cancel.afterMicroseconds != nil && lineage.contains(cancel.token) }
+            return false
+        }
     }
 
     // MARK: - Timers: schedule (C5.4) and cancel(after:) (C4.6)
@@ -163,21 +153,19 @@ struct ExtendedChecks {
     private mutating func checkTimers() {
         for (index, step) in program.steps.enumerated() {
             let rule: Rule, us: Int
-            switch step.operation {
-            case .schedule(let d): (rule, us) = (.c5_4, d)
-            case .cancelAfter(let k, let d):
+            if case .schedule(let schedule) = step.operation {
+                (rule, us) = (.c5_4, schedule.microseconds)
+            } else if case .cancel(let cancel) = step.operation, let delay = cancel.afterMicroseconds {
                 // Only a token nothing else cancels tells when its own timer fired.
-                let lineage = oracle.tokenLineage(k)
+                let lineage = oracle.tokenLineage(cancel.token)
                 let others = program.steps.indices.contains { other in
-                    guard other != index else { return false }
-                    switch program.steps[other].operation {
-                    case .cancel(let j), .cancelAfter(let j, _): return lineage.contains(j)
-                    default: return false
-                    }
+                    guard other != index, case .cancel(let another) = program.steps[other].operation else { return false }
+                    return lineage.contains(another.token)
                 }
                 if others { continue }
-                (rule, us) = (.c4_6, d)
-            default: continue
+                (rule, us) = (.c4_6, delay)
+            } else {
+                continue
             }
             guard let start = stepStartUp[index], let end = stepEndUp[index] else { continue }
             exercised.insert(rule)
@@ -212,8 +200,8 @@ struct ExtendedChecks {
     private mutating func checkTimedTasks() {
         for (index, step) in program.steps.enumerated() {
             guard let start = stepStartUp[index], let end = stepEndUp[index] else { continue }
-            switch step.operation {
-            case .delay(let t, let us, let token):
+            if case .delay(let delay) = step.operation {
+                let (t, us, token) = (delay.task, delay.microseconds, delay.token)
                 guard let seen = observations.completions[t]?.first else { continue }
                 // Conclusive only for a cancel() done before the call, or one made after the call
                 // returned (its handler registered) and done before the timer could be due.
@@ -232,7 +220,8 @@ struct ExtendedChecks {
                     exercised.insert(.c5_4)
                     checkWindow(.c5_4, at: seen.uptime, start: start, end: end, us: us, what: "\(step.operation) succeeded")
                 }
-            case .timeout(let t, let antecedent, let us):
+            } else if case .timeout(let timeout) = step.operation {
+                let (t, antecedent, us) = (timeout.task, timeout.antecedent, timeout.microseconds)
                 guard let seen = observations.completions[t]?.first else { continue }
                 exercised.insert(.c5_4)
                 let due = end + UInt64(us) * 1_000
@@ -242,8 +231,6 @@ struct ExtendedChecks {
                          expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms",
                          observed: "\((seen.uptime - end) / 1_000_000) ms")
                 }
-            default:
-                continue
             }
         }
     }
@@ -253,12 +240,12 @@ struct ExtendedChecks {
     private mutating func checkWaitTimeouts() {
         for wait in observations.waits where wait.result == nil {
             // Never nil before the timeout: the return is logged after it, the call began after the step's start.
-            if case .waitTimeout(_, let us) = program.steps[wait.step].operation, let start = stepStartUp[wait.step],
+            if case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds, let start = stepStartUp[wait.step],
                let returned = waitedUp[wait.step], returned < start + UInt64(us) * 1_000 {
                 fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil \((returned - start) / 1_000)us after the call",
                      expected: "nil only after \(us)us", observed: "\((returned - start) / 1_000)us")
             }
-            guard case .waitTimeout(_, let us) = program.steps[wait.step].operation,
+            guard case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds,
                   let start = stepStartUp[wait.step], let done = observations.completions[wait.task]?.first?.uptime else { continue }
             exercised.insert(.c6_2)
             // The observer ran after the completion; the deadline is after start + us.
@@ -284,30 +271,5 @@ struct ExtendedChecks {
 
     private mutating func fail(_ rule: Rule, _ message: String, expected: String, observed: String) {
         findings.append(Finding(rule, message, expected: expected, observed: observed))
-    }
-}
-
-extension ProgramExecution {
-    /// After a hang: a `delay` (whose token nothing cancels) or `timeout` task still pending long after its
-    /// deadline means its timer never fired, which names the faulty operation better than the
-    /// watchdog's generic culprit (C5.4).
-    func overdueTimer() -> Finding? {
-        let tokens = Oracle(program: program, observations: Observations([]))
-        let completed = log.completedTasks
-        for (index, step) in program.steps.enumerated() {
-            let t: Int, us: Int
-            switch step.operation {
-            case .delay(let task, let d, let token) where tokens.tokenState(token) == .never: (t, us) = (task, d)
-            case .timeout(let task, _, let d): (t, us) = (task, d)
-            default: continue
-            }
-            // Not seen completing, and not completed (a lost observer is another bug); a dropped
-            // delay whose timer never fires may already be freed.
-            let made = tasks.withLock { $0.contains { $0.id == t } }
-            guard made, t < completed.count, !completed[t], isCompleted(task: t) != true else { continue }
-            return Finding(.c5_4, "\(step.operation) (step \(index)) never completed: its timer never fired",
-                           expected: "completed \(us)us after the call", observed: "pending when the watchdog gave up")
-        }
-        return nil
     }
 }

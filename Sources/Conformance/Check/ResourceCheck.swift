@@ -32,11 +32,6 @@ public enum ResourceCheck: String, CaseIterable, Codable, Sendable, CustomString
 
     /// The contract's size (C2.7, C8.2).
     public static let contractLinks = 1_000_000
-    /// `CONFORMANCE_STACK_LINKS` if set (lower it where each link costs more: the thread
-    /// sanitizer), else the contract's size.
-    public static var configuredLinks: Int {
-        ProcessInfo.processInfo.environment["CONFORMANCE_STACK_LINKS"].flatMap { Int($0) }.map { max($0, 0) } ?? contractLinks
-    }
     /// The stack the checks run on (C2.7: "on a 512 KiB stack").
     public static let stackSize = 512 * 1024
 }
@@ -47,8 +42,11 @@ extension Conformance {
     /// SIGSEGV handler prints the rule and the check to stderr and exits the process with status
     /// 70 (`resourceCheckCrashStatus`). Run this in a child process (an exit test) to keep the
     /// test process alive; `check` runs it in-process unless `configuration.resourceLinks` is 0.
+    /// `links` is the contract's size by default; a test that lowers it where each link costs
+    /// more (the thread sanitizer) passes `ConformanceConfiguration.fromEnvironment().resourceLinks`
+    /// (`CONFORMANCE_STACK_LINKS`).
     public static func checkResources(
-        _ backend: any TaskBackend, links: Int = ResourceCheck.configuredLinks,
+        _ backend: any TaskBackend, links: Int = ResourceCheck.contractLinks,
         checks: [ResourceCheck] = ResourceCheck.allCases, limit: Duration = .seconds(120)
     ) -> [Finding] {
         let findings = Locked<[Finding]>([])

@@ -1,0 +1,271 @@
+/// One operation of a program: a case per kind, each carrying its payload, a struct of its own
+/// in `Operations/` that holds everything the harness knows of that kind (its text, the ids it
+/// makes and takes, how it is generated, renumbered, scheduled, run, modelled and diagnosed in
+/// a hang). The switches below are the only ones over every kind: adding a kind is a file in
+/// `Operations/` plus a case here, in `OperationKind` and in these two switches, and the
+/// compiler asks for every property (`OperationPayload`).
+public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
+    case makeSource(MakeSource)
+    case complete(Complete)
+    case makeCompleted(MakeCompleted)
+    case run(Run)
+    case chain(Chain)
+    case combine(Combine)
+    case makeToken(MakeToken)
+    case cancel(Cancel)
+    case wait(Wait)
+    case await(Await)
+    case drop(Drop)
+    case delay(Delay)
+    case timeout(Timeout)
+    case releaseSource(ReleaseSource)
+    case submit(Submit)
+    case prepare(Prepare)
+    case start(Start)
+    case runAsync(RunAsync)
+    case registerHandler(RegisterHandler)
+    case disposeHandler(DisposeHandler)
+    case schedule(Schedule)
+    case nestedWait(NestedWait)
+    case combineProbed(CombineProbed)
+    case awaitThenCancel(AwaitThenCancel)
+    case longChain(LongChain)
+
+    /// The payload: what every stage asks of the operation.
+    var payload: any OperationPayload {
+        switch self {
+        case .makeSource(let p): return p
+        case .complete(let p): return p
+        case .makeCompleted(let p): return p
+        case .run(let p): return p
+        case .chain(let p): return p
+        case .combine(let p): return p
+        case .makeToken(let p): return p
+        case .cancel(let p): return p
+        case .wait(let p): return p
+        case .await(let p): return p
+        case .drop(let p): return p
+        case .delay(let p): return p
+        case .timeout(let p): return p
+        case .releaseSource(let p): return p
+        case .submit(let p): return p
+        case .prepare(let p): return p
+        case .start(let p): return p
+        case .runAsync(let p): return p
+        case .registerHandler(let p): return p
+        case .disposeHandler(let p): return p
+        case .schedule(let p): return p
+        case .nestedWait(let p): return p
+        case .combineProbed(let p): return p
+        case .awaitThenCancel(let p): return p
+        case .longChain(let p): return p
+        }
+    }
+
+    /// The kind of operation (a key for counts per kind).
+    public var kind: OperationKind { type(of: payload).kind }
+
+    public var description: String { payload.description }
+
+    /// The task this operation creates, if any.
+    public var createdTask: Int? { (payload as? any TaskOperation)?.task }
+
+    /// The cancellation source this operation creates, if any.
+    public var createdToken: Int? { payload.createdToken }
+
+    /// The ids this operation takes, each with how it takes it.
+    var uses: [Use] { payload.uses }
+
+    /// The task ids this operation takes as tasks (not the one it makes; not a source's).
+    var usedTasks: [Int] { uses.compactMap { if case .task(let t) = $0 { return t } else { return nil } } }
+
+    /// The cancellation sources this operation takes.
+    var usedTokens: [Int] { uses.compactMap { if case .token(let k) = $0 { return k } else { return nil } } }
+
+    /// Whether the operation never waits for another thread, whatever the backend: it may run
+    /// while a driver is parked mid-step, and park at schedule points itself.
+    var neverWaits: Bool { payload.neverWaits }
+
+    /// Whether it makes work the controlled thread does not run (timers, Swift tasks, bodies
+    /// blocked on the backend's own executor): controlled programs do not generate it.
+    var makesOutsideWork: Bool { payload.outsideWork != .none }
+
+    /// The same operation with task and token ids mapped.
+    func renumbered(_ ids: Renumbering) -> ProgramOperation { payload.renumbered(ids).operation }
+}
+
+/// The kinds of operation, in the order the generator draws them: its weights are listed in
+/// this order, so a new kind goes last (or every recorded seed gives another program).
+public enum OperationKind: String, Sendable, Hashable, CaseIterable {
+    case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
+         timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
+         nestedWait, combineProbed, awaitThenCancel, longChain
+
+    /// The payload type of this kind.
+    var payloadType: any OperationPayload.Type {
+        switch self {
+        case .makeSource: return ProgramOperation.MakeSource.self
+        case .complete: return ProgramOperation.Complete.self
+        case .makeCompleted: return ProgramOperation.MakeCompleted.self
+        case .run: return ProgramOperation.Run.self
+        case .chain: return ProgramOperation.Chain.self
+        case .combine: return ProgramOperation.Combine.self
+        case .makeToken: return ProgramOperation.MakeToken.self
+        case .cancel: return ProgramOperation.Cancel.self
+        case .wait: return ProgramOperation.Wait.self
+        case .await: return ProgramOperation.Await.self
+        case .drop: return ProgramOperation.Drop.self
+        case .delay: return ProgramOperation.Delay.self
+        case .timeout: return ProgramOperation.Timeout.self
+        case .releaseSource: return ProgramOperation.ReleaseSource.self
+        case .submit: return ProgramOperation.Submit.self
+        case .prepare: return ProgramOperation.Prepare.self
+        case .start: return ProgramOperation.Start.self
+        case .runAsync: return ProgramOperation.RunAsync.self
+        case .registerHandler: return ProgramOperation.RegisterHandler.self
+        case .disposeHandler: return ProgramOperation.DisposeHandler.self
+        case .schedule: return ProgramOperation.Schedule.self
+        case .nestedWait: return ProgramOperation.NestedWait.self
+        case .combineProbed: return ProgramOperation.CombineProbed.self
+        case .awaitThenCancel: return ProgramOperation.AwaitThenCancel.self
+        case .longChain: return ProgramOperation.LongChain.self
+        }
+    }
+}
+
+/// Everything the harness knows of one kind of operation. No requirement has a default: a new
+/// kind answers each, or does not compile. A kind that makes a task conforms to `TaskOperation`,
+/// one that makes none to `TasklessOperation` (which answers the task questions with "none").
+protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
+    /// The kind, hence the generation order.
+    static var kind: OperationKind { get }
+
+    // MARK: Generate
+
+    /// How likely the generator draws this kind next (0: not now), from what the program has so far.
+    static func weight(in program: ProgramBuilder) -> Int
+    /// Adds a step (or a few) of this kind; may add none when the draw finds nothing to use.
+    static func generate(into program: inout ProgramBuilder)
+
+    // MARK: Ids
+
+    /// The ids the step takes, each with how (`Slots` waits for them, the shrinker keeps the
+    /// step only while they exist, the hang diagnosis names the step that makes them).
+    var uses: [Use] { get }
+    /// The cancellation source the step makes, if any.
+    var createdToken: Int? { get }
+    /// The same payload with task and token ids mapped (the shrinker's renumbering).
+    func renumbered(_ ids: Renumbering) -> Self
+    /// The payload as an operation.
+    var operation: ProgramOperation { get }
+
+    // MARK: Schedule
+
+    /// Never waits for another thread, whatever the backend (controlled mode: it may park at
+    /// schedule points, and run while another driver is parked).
+    var neverWaits: Bool { get }
+    /// The work it makes that the controlled thread does not run (timers, Swift tasks, bodies
+    /// blocked on the backend's own executor), and how long it may stay in flight. Controlled
+    /// programs do not generate such steps (`ProgramGenerator.usesOutsideWork`).
+    var outsideWork: OutsideWork { get }
+    /// How the step may block its driver: what controlled mode waits for before it runs the
+    /// step, and what the hang diagnosis makes of a driver stuck in it.
+    var blocking: Blocking { get }
+    /// The step registers a continuation or completes a task: no body for a default or serial
+    /// executor may run inside it (C2.3).
+    var registersOrCompletes: Bool { get }
+
+    // MARK: Run
+
+    /// Does the step on the calling thread (its driver) and logs what happens; judges nothing.
+    func perform(in execution: ProgramExecution, step: Int)
+}
+
+/// An operation that makes task `task`: the model's expectation for it and what it waits for.
+protocol TaskOperation: OperationPayload {
+    var task: Int { get }
+    /// What the task waits for before it can complete (the hang diagnosis follows it upstream;
+    /// the shrinker's repair keeps blocking waits only on tasks whose sources complete earlier).
+    var dependence: Dependence { get }
+    /// The rule a completion before the held sources completed breaks, when the model expects
+    /// the task pending in phase one.
+    var pendingRule: Rule { get }
+    /// The model's expectation for the task, made at step `step`.
+    func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation
+}
+
+/// An operation that makes no task.
+protocol TasklessOperation: OperationPayload {}
+
+/// How a step takes an id.
+enum Use: Hashable {
+    /// Task `t` (counts as a use before its drop).
+    case task(Int)
+    /// Cancellation source `k`.
+    case token(Int)
+    /// The completion source of task `t` (counts as a setter before its release, C8.3).
+    case source(Int)
+    /// The prepared task `t` (C9.3).
+    case prepared(Int)
+    /// Task `t`, once every earlier step that uses it has taken it (a drop).
+    case lastUse(Int)
+    /// The source of task `t`, once every earlier setter has taken it (a release, C8.3).
+    case lastSetter(Int)
+
+    /// The task id it names, if not a token.
+    var task: Int? {
+        switch self {
+        case .task(let t), .source(let t), .prepared(let t), .lastUse(let t), .lastSetter(let t): return t
+        case .token: return nil
+        }
+    }
+}
+
+/// How a step may block its driver.
+enum Blocking: Hashable {
+    /// It only calls the backend, which must return.
+    case never
+    /// A blocking `wait()` on task `t`: only generated once every source it depends on has a
+    /// completing step earlier, and run by controlled mode only once `t` completed.
+    case untilCompleted(Int)
+    /// `wait(timeout:)` on task `t`: it must return by its deadline.
+    case untilTimeout(Int)
+    /// A drop, waiting for the earlier steps that use its task.
+    case untilEarlierUses
+}
+
+/// Work a step makes outside the controlled thread, and how long a controlled run waits for it.
+enum OutsideWork: Hashable {
+    /// None.
+    case none
+    /// A timer or a Swift task that completes task `task` within `within` of the step's start
+    /// (plus the timing slack).
+    case completes(task: Int, within: Duration)
+    /// A Swift task awaiting task `task`: in flight until it returned, within a second and the
+    /// slack, while the task is completed or the await `cancelled` (an await of a pending task
+    /// waits for the task, not for outside work).
+    case awaits(task: Int, cancelled: Bool)
+    /// A timer of the harness's list (`HandlersAndTimers`): in flight until it fired, or its
+    /// slack after it was due.
+    case timer
+    /// Threads of the backend's own that the step itself waits for: done when it returns.
+    case duringStep
+}
+
+/// What a task waits for before it can complete.
+enum Dependence: Hashable {
+    /// Nothing of the program: its body, timer or value completes it.
+    case nothing
+    /// Its source's setters (`held`: the harness completes it after the drivers).
+    case source(held: Bool)
+    /// A start (a prepared task, C9.3); none by a step: the harness's after the drivers.
+    case start
+    /// The outcomes of these tasks (a continuation's antecedent and inner task, a combinator's inputs).
+    case tasks([Int])
+}
+
+/// Task and token ids mapped, for the shrinker.
+struct Renumbering {
+    let task: (Int) -> Int
+    let token: (Int) -> Int
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TaskAPI
+
+extension ProgramOperation {
+    /// `await t<task>.value` in a new Swift task; `cancelled`: that Swift task is cancelled at
+    /// once (C4.7, C6.5).
+    public struct Await: TasklessOperation {
+        public var task: Int
+        public var cancelled: Bool
+
+        public init(task: Int, cancelled: Bool) {
+            self.task = task
+            self.cancelled = cancelled
+        }
+
+        static let kind = OperationKind.await
+        public var description: String { "await t\(task).value" + (cancelled ? " (cancelled)" : "") }
+        var operation: ProgramOperation { .await(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 4 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.await(task: program.rng.pick(program.liveTasks) ?? 0, cancelled: program.rng.chance(30)))
+        }
+
+        var uses: [Use] { [.task(task)] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), cancelled: cancelled) }
+
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { .awaits(task: task, cancelled: cancelled) }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { false }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            guard let slot = execution.slots.task(task) else { return }
+            let (log, t, cancelled) = (execution.log, task, cancelled)
+            log.awaitStarted(cancelled: cancelled)
+            let swiftTask = Task.detached(executorPreference: AwaitExecutor.shared) {
+                let result: Result<Outcome, any Error>
+                do { result = .success(try await slot.value()) } catch { result = .failure(error) }
+                log.append(.awaited(step: step, task: t, result: Outcome(awaiting: result)))
+                log.awaitFinished(cancelled: cancelled)
+            }
+            if cancelled {
+                swiftTask.cancel()
+                log.append(.swiftCancelled(step: step))
+            }
+        }
+    }
+
+    public static func await(task: Int, cancelled: Bool) -> Self { .await(Await(task: task, cancelled: cancelled)) }
+}

@@ -1,0 +1,49 @@
+import Dispatch
+
+extension ProgramOperation {
+    /// `await t<task>.value` in a new Swift task, which the driver cancels once it has started (C4.7).
+    public struct AwaitThenCancel: TasklessOperation {
+        public var task: Int
+
+        public init(task: Int) { self.task = task }
+
+        static let kind = OperationKind.awaitThenCancel
+        public var description: String { "await t\(task).value, then cancelled" }
+        var operation: ProgramOperation { .awaitThenCancel(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 1 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.awaitThenCancel(task: program.rng.pick(program.liveTasks) ?? 0))
+        }
+
+        var uses: [Use] { [.task(task)] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
+
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { .awaits(task: task, cancelled: true) }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            guard let slot = execution.slots.task(task) else { return }
+            let (log, t) = (execution.log, task)
+            log.awaitStarted(cancelled: true)
+            let started = DispatchSemaphore(value: 0)
+            let swiftTask = Task.detached(executorPreference: AwaitExecutor.shared) {
+                started.signal()
+                let result: Result<Outcome, any Error>
+                do { result = .success(try await slot.value()) } catch { result = .failure(error) }
+                log.append(.awaited(step: step, task: t, result: Outcome(awaiting: result)))
+                log.awaitFinished(cancelled: true)
+            }
+            // Bounded: the Swift task may not get a thread soon on a loaded pool; cancelled either way.
+            _ = started.wait(timeout: (Uptime.now + .milliseconds(100)).dispatchTime)
+            swiftTask.cancel()
+            log.append(.swiftCancelled(step: step))
+        }
+    }
+
+    public static func awaitThenCancel(task: Int) -> Self { .awaitThenCancel(AwaitThenCancel(task: task)) }
+}

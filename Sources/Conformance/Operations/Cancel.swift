@@ -1,0 +1,59 @@
+import TaskAPI
+
+extension ProgramOperation {
+    /// `k<token>.cancel()`, or with `afterMicroseconds`, `k<token>.cancel(after:)` (C4.1, C4.6).
+    public struct Cancel: TasklessOperation {
+        public var token: Int
+        /// `cancel(after:)`'s delay; `nil`: `cancel()`.
+        public var afterMicroseconds: Int?
+
+        public init(token: Int, afterMicroseconds: Int?) {
+            self.token = token
+            self.afterMicroseconds = afterMicroseconds
+        }
+
+        static let kind = OperationKind.cancel
+        public var description: String {
+            afterMicroseconds.map { "k\(token).cancel(after: \($0)us)" } ?? "k\(token).cancel()"
+        }
+        var operation: ProgramOperation { .cancel(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 5 }
+
+        /// `cancel(after:)` only where programs may use timers.
+        static func generate(into program: inout ProgramBuilder) {
+            guard let token = program.rng.pick(program.tokens) else { return }
+            if program.rng.chance(30) && program.usesOutsideWork {
+                program.add(.cancelAfter(token: token, microseconds: program.rng.int(in: 0...2000)))
+            } else {
+                program.add(.cancel(token: token))
+            }
+        }
+
+        var uses: [Use] { [.token(token)] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { Self(token: ids.token(token), afterMicroseconds: afterMicroseconds) }
+
+        /// `cancel()` waits for handlers another thread runs (C4.1).
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { afterMicroseconds == nil ? .none : .timer }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            guard let source = execution.slots.token(token) else { return }
+            guard let us = afterMicroseconds else {
+                source.cancel()
+                return
+            }
+            execution.armTimerProbe(on: source, step: step, microseconds: us)
+            source.cancel(after: .microseconds(us))
+        }
+    }
+
+    public static func cancel(token: Int) -> Self { .cancel(Cancel(token: token, afterMicroseconds: nil)) }
+
+    public static func cancelAfter(token: Int, microseconds: Int) -> Self {
+        .cancel(Cancel(token: token, afterMicroseconds: microseconds))
+    }
+}

@@ -1,0 +1,50 @@
+extension ProgramOperation {
+    /// `t<task> = backend.delay(_:token:)`: succeeds (with `()`, logged as `success(0)`) after
+    /// the delay; cancelled with its token (C5.4, C4.3).
+    public struct Delay: TaskOperation {
+        public var task: Int
+        public var microseconds: Int
+        public var token: Int?
+
+        public init(task: Int, microseconds: Int, token: Int?) {
+            self.task = task
+            self.microseconds = microseconds
+            self.token = token
+        }
+
+        static let kind = OperationKind.delay
+        public var description: String { "t\(task) = delay(\(microseconds)us\(tokenArgument(token)))" }
+        var operation: ProgramOperation { .delay(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 2 : 0 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            let delay = Delay(task: program.nextTask, microseconds: program.rng.int(in: 0...2000), token: program.token())
+            program.addTask(.delay(delay), sources: [], held: false, intValued: false)
+        }
+
+        var uses: [Use] { token.map { [.token($0)] } ?? [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), microseconds: microseconds, token: token.map(ids.token)) }
+
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { .completes(task: task, within: .microseconds(microseconds)) }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            execution.register(task, .void(execution.backend.delay(.microseconds(microseconds), token: execution.token(token))))
+        }
+
+        var dependence: Dependence { .nothing }
+        var pendingRule: Rule { .c2_2 }
+
+        func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
+            .outcomes(model.oracle.tokenState(token) == .never ? [.success(0)] : [.success(0), .cancelled], .c5_4)
+        }
+    }
+
+    public static func delay(task: Int, microseconds: Int, token: Int?) -> Self {
+        .delay(Delay(task: task, microseconds: microseconds, token: token))
+    }
+}

@@ -1,0 +1,34 @@
+extension ProgramOperation {
+    /// `h<handler>.dispose()`: disposes handler `h<handler>`'s registration (C4.2).
+    public struct DisposeHandler: TasklessOperation {
+        public var handler: Int
+
+        public init(handler: Int) { self.handler = handler }
+
+        static let kind = OperationKind.disposeHandler
+        public var description: String { "h\(handler).dispose()" }
+        var operation: ProgramOperation { .disposeHandler(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.handlers == 0 ? 0 : 2 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.disposeHandler(handler: program.rng.below(program.handlers)))
+        }
+
+        /// Handler ids are not renumbered; a disposal of a registration that is gone does nothing.
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { true }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            execution.extras.registration(handler)?.dispose()
+        }
+    }
+
+    public static func disposeHandler(handler: Int) -> Self { .disposeHandler(DisposeHandler(handler: handler)) }
+}

@@ -1,0 +1,63 @@
+import Synchronization
+import TaskAPI
+
+extension ProgramOperation {
+    /// A chain of `links` `map`s on the inline executor over a new source, which the driver then
+    /// completes: the chain must run as a loop, not a recursion (C2.7, at a size that cannot
+    /// overflow: the stack's growth from the first link to the last is logged instead, and
+    /// `ProbeChecks` judges it).
+    public struct LongChain: TasklessOperation {
+        public var links: Int
+
+        public init(links: Int) { self.links = links }
+
+        static let kind = OperationKind.longChain
+        public var description: String { "chain of \(links) maps on inline" }
+        var operation: ProgramOperation { .longChain(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { 1 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.longChain(links: program.rng.int(in: 200...400)))
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        /// The maps run inside the completing call on this thread: a loop keeps every link at
+        /// about the same stack depth, a recursion goes deeper with each link. Logs how much
+        /// deeper the last link ran than the first, and the outcome (nil: not in time).
+        func perform(in execution: ProgramExecution, step: Int) {
+            let backend = execution.backend
+            let thread = ThreadInfo.number
+            let links = self.links
+            let depths = Locked<[Int: UInt]>([:])
+            let source = backend.makeSource(of: Int.self)
+            var task: any AsyncTask<Int> = source.task
+            for link in 0..<links {
+                task = task.map(on: backend.inlineExecutor, token: .none) { value in
+                    if link == 0 || link == links - 1, ThreadInfo.number == thread {
+                        var marker = 0
+                        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+                        depths.withLock { $0[link] = address }
+                    }
+                    return value + 1
+                }
+            }
+            source.trySucceed(0)
+            let result = task.wait(timeout: execution.timingSlack)
+            let seen = depths.withLock { $0 }
+            var growth: Int?
+            if let first = seen[0], let last = seen[links - 1] { growth = Int(bitPattern: first) - Int(bitPattern: last) }
+            execution.log.append(.longChainRan(step: step, stackGrowth: growth, result: result.map { Outcome($0) }))
+        }
+    }
+
+    public static func longChain(links: Int) -> Self { .longChain(LongChain(links: links)) }
+}

@@ -1,0 +1,65 @@
+import Synchronization
+import TaskAPI
+
+extension ProgramOperation {
+    /// A body on the default executor that runs and `wait()`s a body that does the same,
+    /// `depth` deep, awaited by the driver (C6.4): logged, and judged by `ProbeChecks`.
+    public struct NestedWait: TasklessOperation {
+        public var depth: Int
+
+        public init(depth: Int) { self.depth = depth }
+
+        static let kind = OperationKind.nestedWait
+        public var description: String { "run(on: default) { wait() } nested \(depth) deep" }
+        var operation: ProgramOperation { .nestedWait(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.nestedWait(depth: program.rng.chance(30) ? 16 : program.rng.int(in: 2...8)))
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { false }
+        /// The blocked bodies need the backend's own threads, even in a controlled run.
+        var outsideWork: OutsideWork { .duringStep }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        /// The time C6.4 gives the whole nest: 1 s, plus the timing slack.
+        static func limit(slack: Duration) -> Duration { .seconds(1) + slack }
+
+        /// Waits for the nest at most `limit(slack:)`; logs how long it took, its result (nil: not
+        /// in time) and the first level done whose waiter had not returned (a lost wake-up).
+        func perform(in execution: ProgramExecution, step: Int) {
+            let backend = execution.backend
+            // The backend's own default executor, even in controlled mode: the blocked bodies need
+            // real threads, which the one controlled thread cannot give them.
+            let executor = backend.defaultExecutor
+            // Every level's task by the depth left: the body of level r + 1 waits on level r.
+            let levels = Locked<[Int: any AsyncTask<Int>]>([:])
+            @Sendable func level(_ remaining: Int) -> Int {
+                if remaining <= 1 { return 1 }
+                let inner = backend.run(on: executor, token: .none) { _ in level(remaining - 1) }
+                levels.withLock { $0[remaining - 1] = inner }
+                return (inner.wait().value ?? -1_000) + 1
+            }
+            let start = Uptime.now
+            let top = backend.run(on: executor, token: .none) { [depth] _ in level(depth) }
+            levels.withLock { $0[depth] = top }
+            let result = top.wait(timeout: Self.limit(slack: execution.timingSlack))
+            let elapsed = Uptime.now - start
+            let tasks = levels.withLock { $0 }
+            let lostWakeup = tasks.keys.sorted().first { r in
+                tasks[r]?.isCompleted == true && tasks[r + 1].map { !$0.isCompleted } == true
+            }
+            execution.log.append(.nestedWaitReturned(step: step, elapsed: elapsed, result: result.map { Outcome($0) },
+                                                     lostWakeupLevel: lostWakeup))
+        }
+    }
+
+    public static func nestedWait(depth: Int) -> Self { .nestedWait(NestedWait(depth: depth)) }
+}

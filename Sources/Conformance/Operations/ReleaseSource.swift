@@ -1,0 +1,41 @@
+extension ProgramOperation {
+    /// `release t<source>'s source`: the harness releases its last reference to the source (it
+    /// keeps the task). A source released pending fails its task with `abandoned`; a completed
+    /// one changes nothing (C8.3). No setter on it follows.
+    public struct ReleaseSource: TasklessOperation {
+        public var source: Int
+
+        public init(source: Int) { self.source = source }
+
+        static let kind = OperationKind.releaseSource
+        public var description: String { "release t\(source)'s source" }
+        var operation: ProgramOperation { .releaseSource(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 3 : 0 }
+
+        /// A pending source (its task fails `abandoned`) or a completed one (nothing changes).
+        static func generate(into program: inout ProgramBuilder) {
+            let pending = !program.openSources.isEmpty && (program.completedSources.isEmpty || program.rng.chance(60))
+            guard let source = program.rng.pick(pending ? program.openSources : program.completedSources) else { return }
+            program.add(.releaseSource(source: source))
+            program.openSources.removeAll { $0 == source }
+            program.completedSources.removeAll { $0 == source }
+            program.releasedSources.append(source)
+        }
+
+        var uses: [Use] { [.lastSetter(source)] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { Self(source: ids.task(source)) }
+
+        var neverWaits: Bool { true }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            execution.slots.releaseSource(source)
+        }
+    }
+
+    public static func releaseSource(source: Int) -> Self { .releaseSource(ReleaseSource(source: source)) }
+}

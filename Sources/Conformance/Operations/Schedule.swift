@@ -1,0 +1,38 @@
+extension ProgramOperation {
+    /// `schedule(after:)` of a job that logs when it fires (C5.4).
+    public struct Schedule: TasklessOperation {
+        public var microseconds: Int
+
+        public init(microseconds: Int) { self.microseconds = microseconds }
+
+        static let kind = OperationKind.schedule
+        public var description: String { "schedule(after: \(microseconds)us)" }
+        var operation: ProgramOperation { .schedule(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.schedule(microseconds: program.rng.int(in: 0...2000)))
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { .timer }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            let (log, extras) = (execution.log, execution.extras)
+            extras.timerArmed(step: step, dueBy: .now + .microseconds(microseconds))
+            _ = execution.backend.schedule(after: .microseconds(microseconds)) {
+                log.append(.timerFired(step: step))
+                extras.timerFired(step: step)
+            }
+        }
+    }
+
+    public static func schedule(microseconds: Int) -> Self { .schedule(Schedule(microseconds: microseconds)) }
+}

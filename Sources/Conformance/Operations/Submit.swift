@@ -1,0 +1,35 @@
+extension ProgramOperation {
+    /// `<executor>.execute { job }`: a job handed straight to an executor, which logs each run:
+    /// run exactly once (C7.3).
+    public struct Submit: TasklessOperation {
+        public var executor: ExecutorRef
+
+        public init(executor: ExecutorRef) { self.executor = executor }
+
+        static let kind = OperationKind.submit
+        public var description: String { "\(executor).execute { job }" }
+        var operation: ProgramOperation { .submit(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { 2 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.submit(executor: program.executor()))
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { true }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { false }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            let log = execution.log
+            execution.executors[executor].execute { log.append(.jobRan(step: step)) }
+        }
+    }
+
+    public static func submit(executor: ExecutorRef) -> Self { .submit(Submit(executor: executor)) }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Synchronization
+import TaskAPI
+
+/// Executes the steps of one program against a backend and logs what happens. Knows nothing of
+/// the contract: checking is the oracle's and the checkers' job, over the log.
+final class ProgramExecution: Sendable {
+    let program: Program
+    let backend: any TaskBackend
+    let executors: ProgramExecutors
+    let log: EventLog
+    let slots: Slots
+    let payloads: Payloads
+    /// Weak references to every body's captures and every task, for C8.1 and C8.2.
+    let probes = Locked<[(what: String, reference: WeakReference)]>([])
+    let tasks = Locked<[(id: Int, reference: WeakReference)]>([])
+    /// The step each driver is in (-1: none), for the watchdog.
+    let currentStep: Locked<[Int]>
+    /// Handler registrations and timers not fired yet.
+    let extras = HandlersAndTimers()
+    /// How long the steps that wait for the backend themselves (long chains, nested waits, probed
+    /// combinators) wait: the configuration's timing slack.
+    let timingSlack: Duration
+
+    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration) {
+        self.program = program
+        self.backend = backend
+        self.executors = executors
+        self.timingSlack = timingSlack
+        log = EventLog(taskCount: program.taskCount)
+        slots = Slots(program: program)
+        payloads = Payloads(count: 2 * program.steps.count)
+        currentStep = Locked(Array(repeating: -1, count: program.drivers + 1))
+    }
+
+    /// Runs driver `driver`'s steps in program order, on the calling thread.
+    func runDriver(_ driver: Int) {
+        ThreadInfo.driverMarker = driver + 1
+        defer { ThreadInfo.driverMarker = 0 }
+        for (index, step) in program.steps.enumerated() where step.driver == driver {
+            runStep(index)
+            pause(step.pause)
+        }
+    }
+
+    /// Runs step `index` on the calling thread, which acts as its driver meanwhile; no pause.
+    func runStep(_ index: Int) {
+        let driver = program.steps[index].driver
+        let outer = ThreadInfo.driverMarker
+        ThreadInfo.driverMarker = driver + 1
+        defer { ThreadInfo.driverMarker = outer }
+        currentStep.withLock { $0[driver] = index }
+        log.append(.stepStart(step: index))
+        program.steps[index].operation.payload.perform(in: self, step: index)
+        log.append(.stepEnd(step: index))
+        currentStep.withLock { $0[driver] = -1 }
+    }
+
+    /// Task `t`'s real status, not what the harness's observer logged: `nil` once freed.
+    func isCompleted(task t: Int) -> Bool? {
+        if let slot = slots.peekTask(t) { return slot.isCompleted }
+        let object = tasks.withLock { $0.first { $0.id == t }?.reference }?.object
+        return object.flatMap(TaskSlot.isCompleted)
+    }
+
+    /// Whether step `index` can run now without blocking (controlled mode): every id it uses
+    /// is there to take, and a blocking `wait()`'s task has completed.
+    func canRunWithoutBlocking(_ index: Int) -> Bool {
+        let operation = program.steps[index].operation
+        guard slots.isReady(operation.uses) else { return false }
+        switch operation.payload.blocking {
+        case .untilCompleted(let t): return slots.peekTask(t)?.isCompleted ?? false
+        case .never, .untilTimeout, .untilEarlierUses: return true
+        }
+    }
+
+    // MARK: - Bodies
+
+    /// Every body: logs its start with the input it saw, checks its producer's payload (C2.2),
+    /// spins a little so that overlaps show, then does `action`.
+    func body(
+        task t: Int, step: Int, input: Outcome?, action: BodyAction, token: CancellationToken?, probe: Probe
+    ) throws -> Int {
+        withExtendedLifetime(probe) {}
+        log.append(.bodyStart(task: t, inner: false, input: input, counting: ThreadInfo.countingMarker,
+                              payloadOK: input.flatMap(checkPayload)))
+        defer { log.append(.bodyEnd(task: t, inner: false)) }
+        spin(step % 4 * 100)
+        switch action {
+        case .returns:
+            payloads.write(step)
+            return ProgramValues.value(step: step)
+        case .throwsError:
+            throw ProgramError(ProgramValues.value(step: step))
+        case .throwsCancellation:
+            throw CancellationError()
+        case .checkpoint:
+            do {
+                // No token: an async body, whose token reaches it as Swift task cancellation (C9.6).
+                if let token { try token.checkpoint() } else { try Task.checkCancellation() }
+                log.append(.checkpoint(task: t, threw: false))
+            } catch {
+                log.append(.checkpoint(task: t, threw: true))
+                throw error
+            }
+            payloads.write(step)
+            return ProgramValues.value(step: step)
+        }
+    }
+
+    func innerBody(task t: Int, step: Int) -> Int {
+        log.append(.bodyStart(task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil))
+        defer { log.append(.bodyEnd(task: t, inner: true)) }
+        payloads.write(program.steps.count + step)
+        return ProgramValues.innerValue(step: step)
+    }
+
+    /// The payload check for a success value seen by a consumer; `nil` when nothing to check.
+    private func checkPayload(_ outcome: Outcome) -> Bool? {
+        guard case .success(let value) = outcome, let key = payloadKey(of: value) else { return nil }
+        return payloads.check(key)
+    }
+
+    func payloadKey(of value: Int) -> Int? {
+        let steps = program.steps.count
+        if value >= 1, value <= steps { return value - 1 }
+        if value > 100_000, value <= 100_000 + steps { return steps + value - 100_001 }
+        if value < 0, -value <= steps { return -value - 1 }
+        return nil
+    }
+
+    // MARK: - Held sources (phase 2)
+
+    /// Completes every held source from the calling thread (the harness, driver `drivers`).
+    func completeHeldSources() {
+        let outer = ThreadInfo.driverMarker
+        ThreadInfo.driverMarker = program.drivers + 1
+        defer { ThreadInfo.driverMarker = outer }
+        // Prepared tasks no step started: the harness starts them, on the default executor (C9.3).
+        let startSteps = Set(program.steps.compactMap { step -> Int? in
+            if case .start(let start) = step.operation { return start.task } else { return nil }
+        })
+        for (t, prepared) in slots.allPrepared().sorted(by: { $0.key < $1.key }) where !startSteps.contains(t) {
+            let made = creatingStep(of: t)
+            log.append(.started(step: made, task: t, ok: prepared.tryStart()))
+        }
+        for (index, step) in program.steps.enumerated() {
+            guard case .makeSource(let make) = step.operation, let held = make.held,
+                  let source = slots.source(ifPresent: make.task) else { continue }
+            let t = make.task
+            payloads.write(index)
+            if !source.tryComplete(Self.completion(held, value: ProgramValues.heldValue(step: index))) {
+                log.append(.setterTrouble(task: t, detail: "the harness's trySucceed/tryFail/tryCancel on a held source, its only setter, returned false"))
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func creatingStep(of t: Int) -> Int {
+        program.steps.firstIndex { $0.operation.createdTask == t } ?? -1
+    }
+
+    func register(_ id: Int, _ slot: TaskSlot, source: (any CompletionSource<Int>)? = nil) {
+        slot.observe(id, log: log, inline: backend.inlineExecutor)
+        tasks.withLock { $0.append((id, WeakReference(slot.object))) }
+        slots.put(id, slot, source: source)
+    }
+
+    func token(_ id: Int?) -> CancellationToken {
+        guard let id, let source = slots.token(id) else { return .none }
+        return source.token
+    }
+
+    func makeProbe(_ what: String) -> Probe {
+        let probe = Probe()
+        probes.withLock { $0.append((what, WeakReference(probe))) }
+        return probe
+    }
+
+    static func completion(_ outcome: SetterOutcome, value: Int) -> Completion<Int> {
+        switch outcome {
+        case .success: return .success(value)
+        case .failure: return .failure(ProgramError(value))
+        case .cancel: return .cancelled
+        }
+    }
+
+    private func pause(_ pause: Pause) {
+        switch pause {
+        case .none: break
+        case .yield(let n): for _ in 0..<n { sched_yield() }
+        case .spin(let n): spin(n)
+        case .sleep(let us): usleep(UInt32(us))
+        }
+    }
+
+    func spin(_ iterations: Int) {
+        let sink = Atomic(0)
+        for i in 0..<iterations { sink.store(i, ordering: .relaxed) }
+    }
+}
+
+/// What a body captures, so that the harness can tell when the body is released (C8.1).
+final class Probe: Sendable {}
+
+/// A weak reference that can cross threads.
+final class WeakReference: @unchecked Sendable {
+    // @unchecked: `weak var` loads and stores are atomic in Swift's runtime; the object itself
+    // is never touched through it, only compared with nil.
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}

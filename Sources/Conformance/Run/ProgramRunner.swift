@@ -1,0 +1,121 @@
+import Foundation
+import TaskAPI
+
+/// The one question a run asks of the contract: which tasks may complete before the held
+/// sources do, given what happened so far. The checks' model answers it (`Oracle`); the run
+/// only waits for those tasks.
+protocol ProgressModel: Sendable {
+    /// The tasks of `program` the model expects to complete in phase one, given `events`.
+    func tasksDueInPhaseOne(of program: Program, events: [Event]) -> [Int]
+}
+
+/// Runs one program in two phases and records what happens (`RunRecord`); judges nothing.
+///
+/// Phase one: the drivers run every step; then the runner waits for every task the progress
+/// model says can complete without the held sources, and snapshots which tasks completed. Phase
+/// two: it completes the held sources and waits until everything completed and every body and
+/// await returned. Then it gives the timers their slack, drops every reference and records what
+/// bodies' captures and tasks stay alive.
+struct ProgramRunner {
+    /// The backend of each program run: a new one from a factory (`Conformance.check(makeBackend:)`),
+    /// or the same instance every time (`Conformance.check(_:)`).
+    let makeBackend: @Sendable () -> any TaskBackend
+    let executors: any ExecutorProvider
+    /// How long one phase (and, in controlled mode, one step) may take before the run is given up.
+    var hangLimit: Duration
+    /// How long freed closures and tasks may take to be released (C8.1, C8.2).
+    let leakLimit: Duration
+    /// How late a timer or a cancelled await may be: how long the run waits for them.
+    let timingSlack: Duration
+    let progress: any ProgressModel
+
+    func run(_ program: Program, mode: ScheduleMode = .stress) -> RunRecord {
+        let backend = makeBackend()
+        if case .controlled(let strategy) = mode.mode(forProgram: 0) {
+            return runControlled(program, strategy: strategy, backend: backend)
+        }
+        let execution = ProgramExecution(
+            program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend),
+            timingSlack: timingSlack)
+        var record = RunRecord(program: program, mode: .stress)
+        guard runDrivers(execution) else {
+            let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
+            record.ending = .hung(execution.hang(.timedOut(phase: "the drivers' steps"), stuckSteps: stuck,
+                                                 heldCompleted: false, limit: hangLimit))
+            return record
+        }
+        record.snapshot = waitForPhaseOne(execution)
+        execution.completeHeldSources()
+        guard execution.log.waitForQuiescence(deadline: .now + hangLimit) else {
+            var hang = execution.hang(.timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
+                                      heldCompleted: true, limit: hangLimit)
+            hang.running = execution.log.runningSummary
+            hang.awaitsNotResumed = execution.log.awaitsNotResumed
+            record.ending = .hung(hang)
+            return record
+        }
+        finish(execution, into: &record)
+        return record
+    }
+
+    /// Each driver on a thread of its own; `false` if they did not all finish within the limit.
+    private func runDrivers(_ execution: ProgramExecution) -> Bool {
+        let group = DispatchGroup()
+        for driver in 0..<execution.program.drivers {
+            group.enter()
+            let thread = Thread {
+                execution.runDriver(driver)
+                group.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        return group.wait(timeout: (Uptime.now + hangLimit).dispatchTime) == .success
+    }
+
+    /// Asks the progress model again after every bit of progress until every task it expects
+    /// to complete without the held sources has (or the limit passes); what completed by then.
+    private func waitForPhaseOne(_ execution: ProgramExecution) -> [Bool] {
+        let program = execution.program
+        let phaseOneDeadline = Uptime.now + hangLimit
+        // Cancelled awaits get the timing slack, not the phase's limit: one that outlives it
+        // is a C4.7 finding of the timing checks, not a stall.
+        let awaitsDeadline = Uptime.now + timingSlack
+        while true {
+            let seen = execution.log.progress
+            let expected = progress.tasksDueInPhaseOne(of: program, events: execution.log.events)
+            if execution.log.phaseOneDone(tasks: expected, ignoringAwaits: awaitsDeadline.hasPassed) { break }
+            let deadline = awaitsDeadline.hasPassed ? phaseOneDeadline : min(phaseOneDeadline, awaitsDeadline)
+            if !execution.log.waitForProgress(after: seen, deadline: deadline), phaseOneDeadline.hasPassed { break }
+        }
+        return execution.log.completedTasks
+    }
+
+    /// Once a run is quiescent: its events, the timers' slack, and what stays alive (C8.1, C8.2).
+    func finish(_ execution: ProgramExecution, into record: inout RunRecord) {
+        record.events = execution.log.events
+        execution.extras.waitForTimers(slack: timingSlack)
+        record.timedEvents = execution.log.events
+        // C8.1 first, while the tasks are still referenced: a completed task must not keep them.
+        let probes = execution.probes.withLock { $0 }
+        record.probes = probes.map(\.what)
+        record.liveProbes = pollUntilReleased(probes.map(\.reference)).map { probes[$0].what }
+        execution.slots.clear()
+        let tasks = execution.tasks.withLock { $0 }
+        record.tasks = tasks.map(\.id)
+        record.liveTasks = pollUntilReleased(tasks.map(\.reference)).map { tasks[$0].id }
+        execution.extras.clear()
+    }
+
+    /// Waits until every reference is nil or the leak limit passes (executors release a job's
+    /// closure just after it returns); the indices still alive.
+    private func pollUntilReleased(_ references: [WeakReference]) -> [Int] {
+        let deadline = Uptime.now + leakLimit
+        var spins = 0
+        while references.contains(where: { $0.object != nil }), !deadline.hasPassed {
+            spins += 1
+            if spins < 100 { sched_yield() } else { usleep(200) }
+        }
+        return references.indices.filter { references[$0].object != nil }
+    }
+}
