@@ -163,12 +163,6 @@ public final class ThreadRuntime {
         }
     }
 
-    /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
-    public func submit(_ job: @escaping @Sendable () -> Void) {
-        var work = Work.job(job)
-        trampoline(&work)
-    }
-
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
     /// `release(_:)` on this thread.
     @exclusivity(unchecked) private var graveyard: [KitContinuation] = []

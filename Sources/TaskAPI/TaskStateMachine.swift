@@ -103,22 +103,6 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         return true
     }
 
-    /// Completes the task like `completeForDelivery(_:)` and moves the stored continuations into
-    /// `batch` (empty on entry) at once, saving the caller a critical section: it hands `batch`
-    /// over, then calls `nextDelivery()` until it returns `nil`, exactly as after `complete(_:)`.
-    /// With no continuation stored, no delivery phase opens: there is nothing to hand over, and
-    /// the caller does nothing more. `false`, changing nothing, if the task was already completed.
-    @inlinable
-    public mutating func complete(_ completion: Completion<Success>, taking batch: inout Continuations<Continuation>) -> Bool {
-        guard _status != .completed else { return false }
-        self._completion = completion
-        _status = .completed
-        if continuations.isEmpty { return true }
-        _delivering = true
-        swap(&batch, &continuations)
-        return true
-    }
-
     /// Takes the continuations of a task that is being freed while still pending. A backend should
     /// release them in a loop rather than let them go with the task: each may hold a derived task
     /// holding its own, and letting a long pending chain go at once recurses once per link (C8.2).
@@ -193,16 +177,6 @@ public struct Continuations<Element>: Sequence {
         } else {
             rest.append(element)
         }
-    }
-
-    /// Calls `body` on each element in order, without making an iterator (which copies the
-    /// inline element and the array): the common single-element case touches no array.
-    @inlinable
-    public func forEachInOrder(_ body: (Element) throws -> Void) rethrows {
-        guard let first else { return }
-        try body(first)
-        if rest.isEmpty { return }
-        for element in rest { try body(element) }
     }
 
     /// Removes and returns the first element that `matches`, keeping the others in order.
