@@ -47,16 +47,6 @@ public final class ActorsBackend: KitBackend {
         Mailbox(pool: pool)
     }
 
-    /// The pool and the serial executors queue every job (C2.3): jobs go to them directly.
-    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any TaskAPI.Executor) -> Bool {
-        switch executor {
-        case let executor as WorkerPool: executor.execute(job)
-        case let executor as Mailbox: executor.execute(job)
-        default: return false
-        }
-        return true
-    }
-
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         ActorsTimer(after: delay, on: pool, job)
     }

@@ -45,16 +45,6 @@ public final class GCDBackend: KitBackend {
         GCDSerialExecutor(label: label)
     }
 
-    /// The default executor and serial executors queue every job (C2.3): jobs go to them directly.
-    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
-        switch executor {
-        case let executor as GCDDefaultExecutor: executor.execute(job)
-        case let executor as GCDSerialExecutor: executor.execute(job)
-        default: return false
-        }
-        return true
-    }
-
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         GCDTimer(after: delay, job)
     }

@@ -73,16 +73,6 @@ public final class ThreadsBackend: KitBackend {
         ThreadsSerialExecutor(label: label, pool: pool)
     }
 
-    /// The pool and serial executors queue every job (C2.3): jobs go to them directly.
-    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
-        switch executor {
-        case let executor as ThreadsDefaultExecutor: executor.core.push(job)
-        case let executor as ThreadsSerialExecutor: executor.execute(job)
-        default: return false
-        }
-        return true
-    }
-
     /// Runs `job` on a pool worker no earlier than `delay` from now, unless disposed first.
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         timers.schedule(after: delay, job)
