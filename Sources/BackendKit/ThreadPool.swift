@@ -1,4 +1,5 @@
 import Synchronization
+import TaskAPI
 
 /// A pool of POSIX threads of its own behind one FIFO run queue, with C6.4's accounting for
 /// workers blocked in `wait()`: the default executor of the threads and actors backends, and of
