@@ -15,7 +15,7 @@ import TaskAPI
 ///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 public final class GCDBackend: KitBackend {
     public let name = "gcd"
-    private let defaultPool: GCDDefaultExecutor
+    private let defaultQueue: GCDDefaultExecutor
     /// The most replacement workers started at once for bodies blocked in `wait()`.
     public let maxBlockedThreads: Int
 
@@ -33,13 +33,13 @@ public final class GCDBackend: KitBackend {
 
     private init(validLimit: Int) {
         maxBlockedThreads = validLimit
-        defaultPool = GCDDefaultExecutor(maxBlockedThreads: validLimit)
+        defaultQueue = GCDDefaultExecutor(maxBlockedThreads: validLimit)
     }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = GCDBackend()
 
-    public var defaultExecutor: any Executor { defaultPool }
+    public var defaultExecutor: any Executor { defaultQueue }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)

@@ -50,7 +50,7 @@ final class SourceTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         registerInline { inlineBody = body }
     }
 
-    override func runInline(_ outcome: Outcome) {
+    override func runInline(_ outcome: KitOutcome) {
         guard let body = inlineBody else { return }
         inlineBody = nil   // C8.1: the closure and its captures go as soon as it has run
         body(typed(outcome))

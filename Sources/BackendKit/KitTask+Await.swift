@@ -53,7 +53,7 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     }
 
     /// The task completed: resume with its outcome, unless cancellation came first.
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let continuation = take() else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         let task = unsafeDowncast(antecedent, to: KitTask<T>.self)

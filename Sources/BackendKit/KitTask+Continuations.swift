@@ -84,7 +84,7 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
         startGuard = StartGuard(for: self, token: token)
     }
 
-    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let target else { return run(outcome, from: antecedent) }   // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
@@ -92,17 +92,17 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
     /// Runs where it is handed over, and only its antecedent starts it (see `registerFresh`).
     var runsInPlace: Bool { target == nil && startGuard == nil }
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: false)
     }
 
-    override func runFresh(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func runFresh(_ outcome: KitOutcome, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: true)
     }
 
     /// Runs the body once (C2.1); `fresh`: with no other thread able to reach this task.
     @inline(__always)
-    private func perform(_ outcome: Outcome, from antecedent: TaskCore, fresh: Bool) {
+    private func perform(_ outcome: KitOutcome, from antecedent: TaskCore, fresh: Bool) {
         guard let body else { return }
         self.body = nil   // C8.1: the closure and its captures go as soon as it has run
         if fresh {
@@ -155,7 +155,7 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
         return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
     }
 
-    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let target else { return run(outcome, from: antecedent) }   // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
@@ -163,17 +163,17 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
     /// As `ContinueTask.runsInPlace`.
     var runsInPlace: Bool { target == nil && startGuard == nil }
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: false)
     }
 
-    override func runFresh(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func runFresh(_ outcome: KitOutcome, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: true)
     }
 
     /// As `ContinueTask.perform`.
     @inline(__always)
-    private func perform(_ outcome: Outcome, from antecedent: TaskCore, fresh: Bool) {
+    private func perform(_ outcome: KitOutcome, from antecedent: TaskCore, fresh: Bool) {
         guard let transform else { return }
         self.transform = nil   // C8.1: the closure and its captures go as soon as it has run
         if fresh {
@@ -209,12 +209,12 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
         target = KitContinuation.stored(executor)
     }
 
-    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let target else { return run(outcome, from: antecedent) }   // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let body else { return }
         self.body = nil   // C8.1
         guard child.startBody(startGuard) else { return }
@@ -241,12 +241,12 @@ final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Senda
         target = KitContinuation.stored(executor)
     }
 
-    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let target else { return run(outcome, from: antecedent) }   // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil   // C8.1
         guard child.startBody(startGuard) else { return }
@@ -269,7 +269,7 @@ final class Adopt<T: Sendable>: KitContinuation, @unchecked Sendable {
         self.target = target
     }
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         _ = target.pass(outcome, from: antecedent)
     }
 }

@@ -46,7 +46,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// A completed task; the caller stores the value of a success before sharing it.
-    init(owner: any KitBackend, completed outcome: Outcome) {
+    init(owner: any KitBackend, completed outcome: KitOutcome) {
         self.owner = owner
         super.init()
         record(outcome, storing: {})
@@ -95,7 +95,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Stores `outcome` in the slot and state (a success's value through `store`). Under the
     /// lock, or in init; the slot holds nothing.
     @inline(__always)
-    private func record(_ outcome: Outcome, storing store: () -> Void) {
+    private func record(_ outcome: KitOutcome, storing store: () -> Void) {
         switch outcome {
         case .success:
             store()
@@ -110,7 +110,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// The outcome once completed, else `nil`. Under the lock.
     @inline(__always)
-    private var recorded: Outcome? {
+    private var recorded: KitOutcome? {
         guard state.isCompleted else { return nil }
         switch state.ending {
         case .success: return .success(())
@@ -135,7 +135,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// The outcome without its value, once completed.
-    final var outcome: Outcome? { locked { recorded } }
+    final var outcome: KitOutcome? { locked { recorded } }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
     @discardableResult @inline(__always)
@@ -188,7 +188,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// stays in its delivery phase until then, so no registration made meanwhile on another
     /// thread can overtake it. The task keeps none of them (C8.1).
     @inline(__always)
-    final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
+    final func complete(_ outcome: KitOutcome, storing store: () -> Void) -> Bool {
         SchedulePoint.reach() // Points (no lock held): TaskAPI's SchedulePoint.swift.
         var batch = Continuations<KitContinuation>()
         var inline = false
@@ -216,14 +216,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Completes the task with a failure or a cancellation; see `complete(_:storing:)`.
-    final func complete(_ outcome: Outcome) -> Bool {
+    final func complete(_ outcome: KitOutcome) -> Bool {
         complete(outcome, storing: {})
     }
 
     /// Completes the task with a failure or a cancellation: through `complete(_:)`, or, `fresh`,
     /// through `completeUnshared` for a task no other thread can reach yet.
     @inline(__always)
-    final func finish(_ outcome: Outcome, fresh: Bool) {
+    final func finish(_ outcome: KitOutcome, fresh: Bool) {
         if fresh {
             completeUnshared(outcome) {}
         } else {
@@ -268,11 +268,11 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// over at once on this thread: the task completed and delivered, the thread running no
     /// trampoline work. `body` runs inside a delivery phase of this task, as `registerFresh` runs
     /// a node (C2.4, C2.7). `false`, running nothing, otherwise: the caller registers a node.
-    final func runInPlaceIfDelivered(_ body: (Outcome) -> Void) -> Bool {
+    final func runInPlaceIfDelivered(_ body: (KitOutcome) -> Void) -> Bool {
         ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
             guard !runtime.isDraining else { return false }
             SchedulePoint.reach()
-            let delivered = locked { () -> Outcome? in
+            let delivered = locked { () -> KitOutcome? in
                 guard state.phase == .completed else { return nil }
                 state.phase = .delivering
                 return recorded
@@ -287,7 +287,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// as trampoline work on `runtime` (which runs none), then ends the phase, handing over
     /// whatever was registered meanwhile.
     @inline(__always)
-    private func deliverInPlace(_ outcome: Outcome, on runtime: ThreadRuntime, _ body: (Outcome) -> Void) {
+    private func deliverInPlace(_ outcome: KitOutcome, on runtime: ThreadRuntime, _ body: (KitOutcome) -> Void) {
         runtime.runAsWork {
             body(outcome)
             handOver(false, Continuations(), outcome)
@@ -297,8 +297,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Stores `continuation` unless the task is completed and delivered; then opens a delivery
     /// phase for it instead and returns the outcome. One critical section.
     @inline(__always)
-    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> Outcome? {
-        locked { () -> Outcome? in
+    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitOutcome? {
+        locked { () -> KitOutcome? in
             guard state.phase == .completed else {
                 continuations.append(continuation)
                 return nil
@@ -317,7 +317,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Completes a task no other thread can reach yet and on which nothing is registered (see
     /// `registerFresh`): no lock, nothing to hand over.
     @inline(__always)
-    final func completeUnshared(_ outcome: Outcome, storing store: () -> Void) {
+    final func completeUnshared(_ outcome: KitOutcome, storing store: () -> Void) {
         record(outcome, storing: store)
         state.phase = .completed
     }
@@ -339,7 +339,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs and drops the inline body that `registerInline` stored, with the outcome. Called
     /// once, by the delivery the completion started: after the completion's critical section,
     /// which no registration of an inline body follows.
-    func runInline(_ outcome: Outcome) {}
+    func runInline(_ outcome: KitOutcome) {}
 
     /// The continuations registered since the last batch was taken, or `nil`, which ends the
     /// delivery phase: from then on a registration opens one of its own. Under the lock, during a
@@ -359,7 +359,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs the inline body if the completion found one (`inline`); then hands over `first`, a
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
     /// which ends the delivery phase. Runs only from the thread's trampoline.
-    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: Outcome) {
+    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitOutcome) {
         if inline { runInline(outcome) }
         var batch = first
         while true {
@@ -377,7 +377,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
-    final func registerWaker(_ waker: KitContinuation) -> Outcome? {
+    final func registerWaker(_ waker: KitContinuation) -> KitOutcome? {
         locked {
             if state.phase == .completed { return recorded }
             continuations.append(waker)
@@ -393,7 +393,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
-    final func waitOutcome() -> Outcome {
+    final func waitOutcome() -> KitOutcome {
         if let outcome { return outcome }
         let waiter = Waiter()
         if let outcome = registerWaker(waiter) { return outcome }
@@ -403,7 +403,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Blocks until the task completes or `timeout` elapses (C6.2); `nil` if it timed out.
-    final func waitOutcome(timeout: Duration) -> Outcome? {
+    final func waitOutcome(timeout: Duration) -> KitOutcome? {
         if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
         let waiter = Waiter()
@@ -412,52 +412,5 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         if remove(waiter) { return nil }
         // Completed between the timeout and the removal: the outcome is there after all.
         return outcome
-    }
-}
-
-/// Where a kit task is, in three bytes: they share a word with the sanitizer edge and the lock.
-struct KitState {
-    enum Phase: UInt8 {
-        case pending, running
-        /// Completed, and every continuation handed over.
-        case completed
-        /// Completed, and a delivery is handing continuations over: a registration is stored
-        /// behind them and that delivery takes it (C2.4).
-        case delivering
-    }
-
-    /// How the task completed; `.none` while it has not.
-    enum Ending: UInt8 { case none, success, failure, cancelled }
-
-    var phase = Phase.pending
-    var ending = Ending.none
-    /// The task holds an inline `whenComplete`'s body (`SourceTask`), not yet handed over.
-    var holdsBody = false
-
-    var isCompleted: Bool { phase == .completed || phase == .delivering }
-}
-
-/// What a derived task checks before its body starts when its token can be cancelled (C4.3): the
-/// gate and the token, behind one optional reference, so that the node of a token that can never
-/// be cancelled (the common case) stores and tests a single word.
-final class StartGuard: Sendable {
-    private let gate: StartGate?
-    let token: CancellationToken
-
-    /// A guard for `task`'s body under `token`, which can be cancelled.
-    init<T>(for task: KitTask<T>, token: CancellationToken) {
-        self.token = token
-        gate = StartGate.make(for: task, token: token)
-    }
-
-    /// `false` if the token's handler won the gate, or if the token is cancelled by now: then
-    /// `task` is cancelled.
-    func allowsStart(of task: TaskCore) -> Bool {
-        if let gate, !gate.claimForBody() { return false }
-        if token.isCancellationRequested {
-            _ = task.complete(.cancelled)
-            return false
-        }
-        return true
     }
 }

@@ -19,7 +19,7 @@ public final class ThreadRuntime {
     /// run (a retain and a release of each reference, three per hand-over).
     enum Work: ~Copyable {
         /// `Bool`: the task's inline body runs first (see `TaskCore.handOver`).
-        case handOver(TaskCore, Outcome, Bool, Continuations<KitContinuation>)
+        case handOver(TaskCore, KitOutcome, Bool, Continuations<KitContinuation>)
         case job(@Sendable () -> Void)
         /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
         /// a hundred instructions per slot).
@@ -225,37 +225,3 @@ private let runtimeKey: pthread_key_t = {
     }
     return key
 }()
-
-/// A pool of worker threads that wants to know when one of its workers blocks, so that it can
-/// start a replacement while it is blocked (C6.4).
-public protocol BlockingPool: AnyObject, Sendable {
-    /// The calling worker is about to block.
-    func willBlock()
-    /// The calling worker's blocking call returned.
-    func didUnblock()
-}
-
-/// Wraps a call that may block the calling thread. On a worker of a pool (`ThreadRuntime.pool`),
-/// the pool counts the worker as blocked for the duration and may start a replacement (C6.4).
-/// On any other thread it just calls `body`.
-public func blockingCall<R>(_ body: () -> R) -> R {
-    guard let pool = ThreadRuntime.current.pool else { return body() }
-    pool.willBlock()
-    defer { pool.didUnblock() }
-    return body()
-}
-
-/// The inline executor (C7.2) of every backend built on the kit: runs a job on the calling
-/// thread before `execute` returns, through the thread's trampoline, so nested hand-offs run in a
-/// loop, not a recursion (C2.7).
-public final class InlineExecutor: Executor {
-    /// The one instance (the initializer is private): the kit recognises it by its type.
-    public static let shared = InlineExecutor()
-
-    private init() {}
-
-    public func execute(_ job: @escaping @Sendable () -> Void) {
-        var work = ThreadRuntime.Work.job(job)
-        ThreadRuntime.trampolineHere(&work)
-    }
-}

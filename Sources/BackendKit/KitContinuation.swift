@@ -1,20 +1,10 @@
 import TaskAPI
 
-/// A backend built on the kit: it contributes its executors and its timer; everything else
-/// (task state, continuations, trampoline, waiting, await) is the kit's, through the defaults
-/// this protocol's extensions give (`makeSource`, `completed`, `run`, `whenAll`, ...).
-///
-/// It requires nothing beyond `TaskBackend`. An earlier `enqueueDirectly(_:on:)` let a backend
-/// take jobs for its own executors without the `execute` witness call; it cost more than the
-/// call it saved (a dynamic cast per executor kind: 14 to 25 instructions more per link
-/// handed to a default executor, callgrind), and was removed.
-public protocol KitBackend: TaskBackend, AnyObject {}
-
 /// A kit task's outcome without its value: `.success(())` means the value is in the
 /// `KitTask<T>`'s slot (stored before the outcome is published), failure and cancellation are
 /// complete as they are. Non-generic, so the core's state never boxes a value or looks up
 /// generic metadata.
-typealias Outcome = Completion<Void>
+typealias KitOutcome = Completion<Void>
 
 /// One registration on a kit task (C2.1), in a non-generic shape: where to run, and what to run,
 /// in one object. A derived task (`map`, `continueWith`) is its own registration (`TaskCore` is a
@@ -32,7 +22,7 @@ public class KitContinuation: @unchecked Sendable {
     /// node registered on the inline executor. The subclasses that can run elsewhere store their
     /// executor (`nil` for the inline one, see `stored(_:)`, so that handing over needs no
     /// identity check and registering no retain of it) and override this with `HandOff`.
-    func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         run(outcome, from: antecedent)
     }
 
@@ -50,11 +40,11 @@ public class KitContinuation: @unchecked Sendable {
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
     /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
     /// continuation was made for, whose slot holds the value when `outcome` is a success.
-    func run(_ outcome: Outcome, from antecedent: TaskCore) {}
+    func run(_ outcome: KitOutcome, from antecedent: TaskCore) {}
 
     /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
     /// it may start and complete itself without its lock.
-    func runFresh(_ outcome: Outcome, from antecedent: TaskCore) {
+    func runFresh(_ outcome: KitOutcome, from antecedent: TaskCore) {
         run(outcome, from: antecedent)
     }
 }
@@ -69,7 +59,7 @@ class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
         self.body = body
     }
 
-    override final func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override final func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         body(unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome))
     }
@@ -85,7 +75,7 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
         super.init(body: body)
     }
 
-    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 }
@@ -98,7 +88,7 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
 enum HandOff {
     /// The hand-off to an executor, out of line: the inline path stays small.
     @inline(never)
-    static func enqueue(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore,
+    static func enqueue(_ continuation: KitContinuation, _ outcome: KitOutcome, _ antecedent: TaskCore,
                         on executor: any Executor) {
         executor.execute { continuation.run(outcome, from: antecedent) }
     }
