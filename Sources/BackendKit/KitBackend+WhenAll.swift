@@ -58,7 +58,7 @@ final class KitJoin<T: Sendable>: KitJoinBase, @unchecked Sendable {
         switch outcome {
         case .success:
             // Registered on a KitTask<T> (see `whenAll`).
-            let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+            let value = antecedent.kitTask(of: T.self).loadValue()
             if let all = values.record(value, at: index) { _ = source.base.succeed(all) }
         case .failure, .cancelled:
             if values.finish() { _ = source.base.complete(outcome) }

@@ -1,11 +1,5 @@
 import TaskAPI
 
-/// A kit task's outcome without its value: `.success(())` means the value is in the
-/// `KitTask<T>`'s slot (stored before the outcome is published), failure and cancellation are
-/// complete as they are. Non-generic, so the core's state never boxes a value or looks up
-/// generic metadata.
-typealias KitOutcome = Completion<Void>
-
 /// One registration on a kit task (C2.1), in a non-generic shape: where to run, and what to run,
 /// in one object. A derived task (`map`, `continueWith`) is its own registration (`TaskCore` is a
 /// `KitContinuation`), so registering it allocates nothing beyond the task; the other
@@ -61,7 +55,7 @@ class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
 
     override final func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        body(unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome))
+        body(antecedent.kitTask(of: T.self).typed(outcome))
     }
 }
 

@@ -56,7 +56,7 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let continuation = take() else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        let task = unsafeDowncast(antecedent, to: KitTask<T>.self)
+        let task = antecedent.kitTask(of: T.self)
         do {
             continuation.resume(returning: try task.get(outcome))
         } catch {

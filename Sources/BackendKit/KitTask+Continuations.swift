@@ -111,7 +111,7 @@ final class ContinueTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Senda
             guard startBody(startGuard) else { return }
         }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
+        let completion = antecedent.kitTask(of: T.self).typed(outcome)
         settle(fresh: fresh) { try body(completion) }
     }
 }
@@ -186,7 +186,7 @@ final class MapTask<T: Sendable, U: Sendable>: KitTask<U>, @unchecked Sendable {
             return
         }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+        let value = antecedent.kitTask(of: T.self).loadValue()
         settle(fresh: fresh) { try transform(value) }
     }
 }
@@ -219,7 +219,7 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: KitContinuation, @unchec
         self.body = nil   // C8.1
         guard child.startBody(startGuard) else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        let completion = unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome)
+        let completion = antecedent.kitTask(of: T.self).typed(outcome)
         child.adopt { try body(completion) }
     }
 }
@@ -255,7 +255,7 @@ final class FlatMap<T: Sendable, U: Sendable>: KitContinuation, @unchecked Senda
             return
         }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+        let value = antecedent.kitTask(of: T.self).loadValue()
         child.adopt { try transform(value) }
     }
 }

@@ -90,6 +90,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// completion, or in `init` before the task is shared.
     @inline(__always)
     private final func store(_ value: T) {
+        assertSlotEmpty()
         Self.store(value, at: &slot)
     }
 
@@ -97,7 +98,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// the slot is filled before such an outcome is published, and never changes after.
     @inline(__always)
     final func loadValue() -> T {
-        Self.load(from: &slot)
+        assert(holdsValue, "kit task: the value of a task that holds none was read")
+        return Self.load(from: &slot)
     }
 
     /// Completes with `value` (C1.1); `false` if the task was already completed.
@@ -128,7 +130,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     final func pass(_ outcome: KitOutcome, from antecedent: TaskCore) -> Bool {
         guard case .success = outcome else { return complete(outcome) }
         // The antecedent is a KitTask<T>: every caller registered on one (see `KitContinuation.run`).
-        return succeed(unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue())
+        return succeed(antecedent.kitTask(of: T.self).loadValue())
     }
 
     /// The value of `outcome`, this task's, or its error, as `Completion.get()` gives them
@@ -196,5 +198,18 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     public final func wait(timeout: Duration) -> Completion<T>? {
         waitOutcome(timeout: timeout).map(typed)
+    }
+}
+
+extension TaskCore {
+    /// This task as the `KitTask<T>` it is. The one downcast of the kit's continuations: a
+    /// continuation made for a `T` is registered on a `KitTask<T>`, which is the task it is
+    /// handed (`KitContinuation.run`), and a join's input is its element type's. Unchecked in
+    /// release builds (`unsafeDowncast`, no dynamic cast on the hot path); debug builds check it
+    /// and name both types.
+    @inline(__always)
+    final func kitTask<T: Sendable>(of type: T.Type) -> KitTask<T> {
+        assert(self is KitTask<T>, "kit task: a continuation for KitTask<\(T.self)> was handed a \(Swift.type(of: self))")
+        return unsafeDowncast(self, to: KitTask<T>.self)
     }
 }

@@ -49,16 +49,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     init(owner: any KitBackend, completed outcome: KitOutcome) {
         self.owner = owner
         super.init()
-        record(outcome, storing: {})
-        state.phase = .completed
+        completeUnshared(outcome) {}
     }
 
     deinit {
         // No other reference is left: no lock needed. `KitTask<T>` destroys the value of a
         // success; the error of a failure is the core's.
+        assert(state.phase != .delivering, "kit task: freed by its own delivery, \(state)")
+        assert(state.ending == .success || state.ending == .failure || slot == (0, 0),
+               "kit task: freed with a value in the slot of a task that holds none, \(state)")
         if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
         if continuations.isEmpty { return }
+        assert(!state.isCompleted, "kit task: freed holding continuations after completing, \(state)")
         var orphans = Continuations<KitContinuation>()
         swap(&orphans, &continuations)
         ThreadRuntime.current.release(&orphans)
@@ -92,35 +95,47 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         words.assumingMemoryBound(to: (any Error).self).deinitialize(count: 1)
     }
 
-    /// Stores `outcome` in the slot and state (a success's value through `store`). Under the
-    /// lock, or in init; the slot holds nothing.
+    /// Fills the slot for `outcome`, which the transition just recorded: a success's value
+    /// through `store`, a failure's error. Under the lock, or before the task is shared; once.
     @inline(__always)
-    private func record(_ outcome: KitOutcome, storing store: () -> Void) {
+    private func fill(_ outcome: KitOutcome, storing store: () -> Void) {
         switch outcome {
         case .success:
             store()
-            state.ending = .success
         case .failure(let error):
+            assertSlotEmpty()
             Self.storeError(error, at: &slot)
-            state.ending = .failure
         case .cancelled:
-            state.ending = .cancelled
+            break
         }
+    }
+
+    /// Debug builds: the slot is written once, by the completion that won (or in init).
+    @inline(__always)
+    final func assertSlotEmpty() {
+        assert(slot == (0, 0), "kit task: the slot is written twice, \(state)")
     }
 
     /// The outcome once completed, else `nil`. Under the lock.
     @inline(__always)
     private var recorded: KitOutcome? {
-        guard state.isCompleted else { return nil }
+        switch state.phase {
+        case .pending, .running: return nil
+        case .completed, .delivering: break
+        }
         switch state.ending {
         case .success: return .success(())
         case .failure: return .failure(Self.loadError(from: &slot))
-        case .cancelled, .none: return .cancelled
+        case .cancelled: return .cancelled
+        case .none: preconditionFailure("kit task: completed without an ending, reading the outcome, \(state)")
         }
     }
 
-    /// Whether the task completed with a success, read without the lock: for deinit only, when no
-    /// other reference is left. A `KitTask<T>`'s slot then holds the value.
+    /// Whether the task completed with a success, read without the lock: in deinit, when no
+    /// other reference is left, and in debug builds' checks of the slot by a reader that has seen
+    /// the completion (the ending is written once, before that completion is published, and
+    /// never again; later transitions write the phase byte only). A `KitTask<T>`'s slot then
+    /// holds the value.
     final var holdsValue: Bool { state.ending == .success }
 
     /// Where the task is (C1.5).
@@ -148,8 +163,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     final func tryStart(taking take: () -> Void) -> Bool {
         locked {
-            guard state.phase == .pending else { return false }
-            state.phase = .running
+            guard state.on(.start) == .proceed else { return false }
             take()
             return true
         }
@@ -191,22 +205,15 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func complete(_ outcome: KitOutcome, storing store: () -> Void) -> Bool {
         SchedulePoint.reach() // Points (no lock held): TaskAPI's SchedulePoint.swift.
         var batch = Continuations<KitContinuation>()
-        var inline = false
-        let won = locked { () -> Bool in
-            guard !state.isCompleted else { return false }
-            inline = state.holdsBody
-            state.holdsBody = false
-            record(outcome, storing: store)
-            if continuations.isEmpty, !inline {
-                state.phase = .completed
-                return true
-            }
-            state.phase = .delivering
-            swap(&batch, &continuations)
-            return true
+        let action = locked { () -> KitState.Action in
+            let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
+            if action == .refuse { return action }
+            fill(outcome, storing: store)
+            if case .handOver = action { swap(&batch, &continuations) }
+            return action
         }
-        guard won else { return false }
-        if batch.isEmpty, !inline { return true }
+        // Refused: another completion won (C1.2). Proceeding: nothing to hand over.
+        guard case .handOver(let inline) = action else { return action == .proceed }
         // Between winning and handing over: a registration made meanwhile queues behind this
         // delivery phase (C2.4).
         SchedulePoint.reach()
@@ -273,9 +280,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             guard !runtime.isDraining else { return false }
             SchedulePoint.reach()
             let delivered = locked { () -> KitOutcome? in
-                guard state.phase == .completed else { return nil }
-                state.phase = .delivering
-                return recorded
+                state.on(.deliverInPlace) == .refuse ? nil : recorded
             }
             guard let outcome = delivered else { return false }
             deliverInPlace(outcome, on: runtime, body)
@@ -299,27 +304,24 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitOutcome? {
         locked { () -> KitOutcome? in
-            guard state.phase == .completed else {
-                continuations.append(continuation)
-                return nil
-            }
-            state.phase = .delivering
-            return recorded
+            guard state.on(.register) == .store else { return recorded }   // a delivery opened
+            continuations.append(continuation)
+            return nil
         }
     }
 
     /// Starts the body of a task no other thread can reach yet (see `registerFresh`): no lock.
     @inline(__always)
     final func startUnshared() {
-        state.phase = .running
+        _ = state.on(.startUnshared)
     }
 
     /// Completes a task no other thread can reach yet and on which nothing is registered (see
     /// `registerFresh`): no lock, nothing to hand over.
     @inline(__always)
     final func completeUnshared(_ outcome: KitOutcome, storing store: () -> Void) {
-        record(outcome, storing: store)
-        state.phase = .completed
+        _ = state.on(.completeUnshared(KitState.Ending(outcome)))
+        fill(outcome, storing: store)
     }
 
     /// Registers the body of an inline `whenComplete` that a subclass keeps in a field of its own
@@ -329,9 +331,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func registerInline(storing store: () -> Void) -> Bool {
         SchedulePoint.reach()
         return locked {
-            guard !state.isCompleted, !state.holdsBody, continuations.isEmpty else { return false }
+            guard state.on(.keepBody(first: continuations.isEmpty)) == .proceed else { return false }
             store()
-            state.holdsBody = true
             return true
         }
     }
@@ -346,10 +347,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// delivery phase.
     @inline(__always)
     private func nextDelivery() -> Continuations<KitContinuation>? {
-        guard !continuations.isEmpty else {
-            state.phase = .completed
-            return nil
-        }
+        guard state.on(.endRound(stored: !continuations.isEmpty)) != .proceed else { return nil }
         // Moved out, not copied: no retain and release of each stored continuation.
         var taken = Continuations<KitContinuation>()
         swap(&taken, &continuations)
@@ -379,7 +377,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// registers nothing. For wakers, which need no hand-off.
     final func registerWaker(_ waker: KitContinuation) -> KitOutcome? {
         locked {
-            if state.phase == .completed { return recorded }
+            guard state.on(.registerWaker) == .store else { return recorded }
             continuations.append(waker)
             return nil
         }
@@ -399,7 +397,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         if let outcome = registerWaker(waiter) { return outcome }
         // Without a deadline the waiter returns only once woken, when the outcome is there.
         _ = waiter.wait(until: nil)
-        return outcome ?? .cancelled
+        return outcome(after: "a wait was woken")
     }
 
     /// Blocks until the task completes or `timeout` elapses (C6.2); `nil` if it timed out.
@@ -408,9 +406,18 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         let deadline = MonotonicClock.deadline(after: timeout)
         let waiter = Waiter()
         if let outcome = registerWaker(waiter) { return outcome }
-        if waiter.wait(until: deadline) { return outcome }
+        if waiter.wait(until: deadline) { return outcome(after: "a timed wait was woken") }
         if remove(waiter) { return nil }
         // Completed between the timeout and the removal: the outcome is there after all.
-        return outcome
+        return outcome(after: "a timed-out wait found its waker taken")
+    }
+
+    /// The outcome of a task that `what` shows completed: a waker runs, or is taken, only once
+    /// the completion recorded it.
+    private func outcome(after what: String) -> KitOutcome {
+        locked { () -> KitOutcome in
+            guard let outcome = recorded else { preconditionFailure("kit task: \(what), but \(state)") }
+            return outcome
+        }
     }
 }
