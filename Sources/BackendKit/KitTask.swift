@@ -108,8 +108,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         complete(.success(())) { store(value) }
     }
 
-    /// Completes with what `body` returns or throws (C3.1, C3.2); `fresh` for a task no other
-    /// thread can reach yet, as `finish(_:fresh:)`.
+    /// Completes with what `body` returns or throws (C3.1, C3.2, as `Completion(thrown:)` says);
+    /// `fresh` for a task no other thread can reach yet, as `finish(_:fresh:)`.
     @inline(__always)
     final func settle(fresh: Bool = false, _ body: () throws -> T) {
         do {
@@ -119,10 +119,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
             } else {
                 _ = succeed(value)
             }
-        } catch is CancellationError {
-            finish(.cancelled, fresh: fresh)
         } catch {
-            finish(.failure(error), fresh: fresh)
+            finish(KitOutcome(thrown: error), fresh: fresh)
         }
     }
 
