@@ -172,6 +172,15 @@ public final class ThreadRuntime {
     /// recursion: a released continuation may hold a derived task whose own deinit lands here
     /// again, and is then only queued (C8.2: a long pending chain is freed in constant stack).
     /// `jobs` is emptied first, so that the graveyard holds the only references while it drains.
+    ///
+    /// Which public paths still get here: since C8.3 a released source completes its task, a
+    /// dropped `run` job fails its task and a dropped prepared task is cancelled, so a dropped
+    /// chain is completed and delivered, not freed pending (the harness's dropped-chain check
+    /// never reaches this loop). One path remains: an executor that drops a continuation's job
+    /// without running it (it breaks C7.3; `ClosureExecutor { _ in }` does) frees that derived
+    /// task pending, with whatever was registered on it. `StackDepthTests`' "chain dropped by an
+    /// executor" frees a million links that way on a 512 KiB stack; a `TaskCore.deinit` that let
+    /// its continuations go directly overflows there (and passes every other check).
     func release(_ jobs: inout Continuations<KitContinuation>) {
         graveyard.append(contentsOf: jobs)
         jobs = Continuations()
