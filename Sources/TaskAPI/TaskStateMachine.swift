@@ -2,6 +2,12 @@
 /// caller must do next. A backend keeps it under its own lock (or inside an actor) and acts on
 /// the returned value only after releasing the lock, so continuations never run under a lock.
 ///
+/// The toolkit for a backend written outside BackendKit (docs/WRITING_A_BACKEND.md builds one on
+/// it). This package's backends use the kit's own machine instead, `KitState`: the same events,
+/// the same delivery phase and the same answers, in three bytes, with the continuations and the
+/// value kept beside it rather than in one generic value (docs/DESIGN.md, "`TaskStateMachine`
+/// and the kit").
+///
 /// `Continuation` is whatever the backend stores per registration (an executor and a closure).
 public struct TaskStateMachine<Success: Sendable, Continuation> {
     // Laid out in declaration order: the two one-byte fields last, side by side, so that they
@@ -138,83 +144,4 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     }
 }
 
-/// Registered continuations in registration order. The first is stored inline, so a task with a
-/// single continuation (the common case) needs no array.
-public struct Continuations<Element>: Sequence {
-    @usableFromInline var first: Element?
-    @usableFromInline var rest: [Element]
-
-    @inlinable
-    public init() {
-        first = nil
-        rest = []
-    }
-
-    @inlinable
-    public var count: Int { first == nil ? 0 : 1 + rest.count }
-
-    @inlinable
-    public var isEmpty: Bool { first == nil }
-
-    /// Removes the first element and returns it, moved out rather than copied; `nil` if there is
-    /// none. The elements after it stay in `tail`: this is for handing over a batch in order, one
-    /// element at a time, without a retain of each.
-    @inlinable
-    public mutating func takeFirst() -> Element? {
-        var taken: Element? = nil
-        swap(&taken, &first)
-        return taken
-    }
-
-    /// The elements after the first, in order.
-    @inlinable
-    public var tail: [Element] { rest }
-
-    @inlinable
-    public mutating func append(_ element: Element) {
-        if first == nil {
-            first = element
-        } else {
-            rest.append(element)
-        }
-    }
-
-    /// Removes and returns the first element that `matches`, keeping the others in order.
-    @inlinable
-    public mutating func remove(where matches: (Element) -> Bool) -> Element? {
-        guard let head = first else { return nil }
-        if matches(head) {
-            first = rest.isEmpty ? nil : rest.removeFirst()
-            return head
-        }
-        guard let index = rest.firstIndex(where: matches) else { return nil }
-        return rest.remove(at: index)
-    }
-
-    public struct Iterator: IteratorProtocol {
-        @usableFromInline var first: Element?
-        @usableFromInline var rest: IndexingIterator<[Element]>
-
-        @inlinable
-        init(_ continuations: Continuations) {
-            first = continuations.first
-            rest = continuations.rest.makeIterator()
-        }
-
-        @inlinable
-        public mutating func next() -> Element? {
-            if let element = first {
-                first = nil
-                return element
-            }
-            return rest.next()
-        }
-    }
-
-    @inlinable
-    public func makeIterator() -> Iterator { Iterator(self) }
-}
-
 extension TaskStateMachine: Sendable where Continuation: Sendable {}
-extension Continuations: Sendable where Element: Sendable {}
-extension Continuations.Iterator: Sendable where Element: Sendable {}
