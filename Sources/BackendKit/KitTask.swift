@@ -98,7 +98,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// the slot is filled before such an outcome is published, and never changes after.
     @inline(__always)
     final func loadValue() -> T {
-        assert(holdsValue, "kit task: the value of a task that holds none was read")
+        assertHoldsValue()
         return Self.load(from: &slot)
     }
 

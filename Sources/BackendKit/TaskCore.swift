@@ -38,6 +38,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// metadata lookups per critical section.
     private let edge = Atomic<UInt8>(0)
     private let lock = Mutex(())
+    #if DEBUG
+    /// Debug builds: the ending again, in an atomic, for the check of a reader of the slot, who
+    /// has no lock (`assertHoldsValue`); reading `state` there would race with the transitions
+    /// that later threads make (a delivery phase opening). Relaxed, so it orders nothing the
+    /// thread sanitizer would otherwise see.
+    private let debugEnding = Atomic<UInt8>(0)
+    #endif
 
     /// A pending task.
     @inline(__always)
@@ -99,6 +106,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// through `store`, a failure's error. Under the lock, or before the task is shared; once.
     @inline(__always)
     private func fill(_ outcome: KitOutcome, storing store: () -> Void) {
+        #if DEBUG
+        debugEnding.store(KitState.Ending(outcome).rawValue, ordering: .relaxed)
+        #endif
         switch outcome {
         case .success:
             store()
@@ -131,12 +141,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
-    /// Whether the task completed with a success, read without the lock: in deinit, when no
-    /// other reference is left, and in debug builds' checks of the slot by a reader that has seen
-    /// the completion (the ending is written once, before that completion is published, and
-    /// never again; later transitions write the phase byte only). A `KitTask<T>`'s slot then
-    /// holds the value.
+    /// Whether the task completed with a success, read without the lock: for deinit only, when no
+    /// other reference is left. A `KitTask<T>`'s slot then holds the value.
     final var holdsValue: Bool { state.ending == .success }
+
+    /// Debug builds: the slot holds a success's value, for a reader who has seen the completion
+    /// (a reader who has not might see no ending yet, and stops here).
+    @inline(__always)
+    final func assertHoldsValue() {
+        #if DEBUG
+        assert(debugEnding.load(ordering: .relaxed) == KitState.Ending.success.rawValue,
+               "kit task: the value of a task that holds none was read")
+        #endif
+    }
 
     /// Where the task is (C1.5).
     public final var status: TaskStatus {
