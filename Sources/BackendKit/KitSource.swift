@@ -50,8 +50,12 @@ final class SourceTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         registerInline { inlineBody = body }
     }
 
-    override func runInline(_ outcome: Outcome) {
-        guard let body = inlineBody else { return }
+    override func runInline(_ outcome: KitOutcome) {
+        // Called only by a delivery whose completion found the body kept (`KitState.holdsBody`).
+        guard let body = inlineBody else {
+            assertionFailure("kit task: a delivery ran the inline body of a task that kept none")
+            return
+        }
         inlineBody = nil   // C8.1: the closure and its captures go as soon as it has run
         body(typed(outcome))
     }

@@ -6,11 +6,8 @@
 /// actor drains it. They run only while the program's main thread serves the main actor: an
 /// app's run loop, `dispatchMain()`, `RunLoop.main.run()`, or an `async` `main` that is waiting.
 public final class MainActorExecutor: Executor {
-    /// A job: run once, on the main actor.
-    public typealias Job = @Sendable () -> Void
-
     private struct State {
-        var jobs: [Job] = []
+        var jobs: [@Sendable () -> Void] = []
         var scheduled = false
     }
 
@@ -24,7 +21,7 @@ public final class MainActorExecutor: Executor {
 
     private init() {}
 
-    public func execute(_ job: @escaping Job) {
+    public func execute(_ job: @escaping @Sendable () -> Void) {
         let schedule = state.withLock { state -> Bool in
             state.jobs.append(job)
             defer { state.scheduled = true }
@@ -42,7 +39,7 @@ public final class MainActorExecutor: Executor {
     private func drain() {
         Self.$draining.withValue(true) {
             while true {
-                let batch = state.withLock { state -> [Job] in
+                let batch = state.withLock { state -> [@Sendable () -> Void] in
                     if state.jobs.isEmpty { state.scheduled = false }
                     defer { state.jobs = [] }
                     return state.jobs

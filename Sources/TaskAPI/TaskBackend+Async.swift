@@ -61,14 +61,12 @@ extension TaskBackend {
 
 extension Completion {
     /// Runs an async `body` and captures its outcome: a returned value is `.success`, a thrown
-    /// `CancellationError` is `.cancelled` (C3.2), any other error is `.failure` (C3.1).
+    /// error is what `init(thrown:)` says.
     public static func capturing(_ body: () async throws -> Success) async -> Completion<Success> {
         do {
             return .success(try await body())
-        } catch is CancellationError {
-            return .cancelled
         } catch {
-            return .failure(error)
+            return Completion(thrown: error)
         }
     }
 }

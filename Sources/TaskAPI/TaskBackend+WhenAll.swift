@@ -76,6 +76,9 @@ extension TaskBackend {
         guard let value = iterator.next() else {
             throw CompletionTypeMismatch(expected: "\(V.self)", found: "no value")
         }
-        return try Completion<any Sendable>.unbox(value, as: V.self)
+        guard let typed = value as? V else {
+            throw CompletionTypeMismatch(expected: "\(V.self)", found: "\(Swift.type(of: value))")
+        }
+        return typed
     }
 }
