@@ -215,7 +215,7 @@ import Glibc
             src.trySucceed(3)
             for try await value in group { #expect(value == 3) }
         }
-        #expect(threads.wait().value == Array(repeating: 3, count: 8))
+        #expect(try await threads.value == Array(repeating: 3, count: 8))
     }
 
     @Test func waitTimeout() {
