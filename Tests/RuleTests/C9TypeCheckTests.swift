@@ -180,7 +180,12 @@ enum ExternalCompile {
             }
         }
 
-        func statements(_ backend: any TaskBackend, task: any AsyncTask<Int>) throws {
+        func statements(_ backend: any TaskBackend, task: any AsyncTask<Int>, t: CancellationToken) throws {
+            let work: any AsyncTask<Void> = backend.run(token: t) { token in
+                try token.checkpoint()
+                print("working")
+            }
+            _ = work
             task.wait()
             task.wait(timeout: .seconds(1))
             try task.get()

@@ -37,7 +37,7 @@ struct C9WorkGroupTests {
         #expect(next.settle()?.isSuccess == true)
     }
 
-    @Test("C9.11 wait() returns once work joined from other threads has completed", arguments: Backends.all)
+    @Test("C9.11 wait() returns once every joined body has run", arguments: Backends.all)
     func waitBlocksUntilIdle(_ c: BackendCase) {
         let backend = c.backend
         let group = WorkGroup(backend: backend)
