@@ -35,7 +35,7 @@ public final class WorkGroup: Sendable {
     @discardableResult
     public func join<T: Sendable>(_ task: any AsyncTask<T>) -> any AsyncTask<T> {
         state.withLock { $0.pending += 1 }
-        task.whenComplete(on: backend.inlineExecutor) { _ in self.leave() }
+        task.whenComplete(on: task.backend.inlineExecutor) { _ in self.leave() }
         return task
     }
 

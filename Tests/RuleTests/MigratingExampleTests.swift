@@ -458,7 +458,7 @@ struct MigratingExampleTests {
     /// view controller), in a child process whose main queue is served, as an app's would be:
     /// GCD and actors. The threads backend's main executor needs the program's main thread
     /// (`ThreadsBackend.runMainLoop`), which a test's child process does not give; the example
-    /// program runs the same continuation forms there (C9MainExecutorTests).
+    /// program runs `@MainActor` bodies on its main loop instead (C9MainExecutorTests).
     @Test("Migrating: the UI examples, on the main executor (C9.10)", arguments: Backends.all.filter { $0.name != "threads" })
     func uiExamples(_ c: BackendCase) async {
         await #expect(processExitsWith: .success) { [name = c.name as String] in
