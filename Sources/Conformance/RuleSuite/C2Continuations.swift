@@ -211,11 +211,11 @@ extension RuleSuite {
                 let inner = backend.makeSource(of: Int.self)
                 let outer = backend.succeeded(1).continueWithTask(on: backend.defaultExecutor, token: .none) { _ in inner.task }
                 let flat = backend.succeeded(1).flatMap { _ in inner.task }
-                let then = backend.succeeded(1).then { _ -> any AsyncTask<Int> in inner.task }
+                let recovered = backend.failed(TestError(code: 1), as: Int.self).recoverTask { _ in inner.task }
                 // Still pending: the outer tasks wait for the inner one.
                 c.expect(outer.wait(timeout: .milliseconds(20)) == nil)
                 inner.tryComplete(outcome)
-                for task in [outer, flat, then] {
+                for task in [outer, flat, recovered] {
                     let result = try c.require(task.settle())
                     c.expectEqual(result.kind, outcome.kind)
                     c.expectEqual(result.value, outcome.value)

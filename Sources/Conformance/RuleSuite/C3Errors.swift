@@ -59,7 +59,7 @@ extension RuleSuite {
 
             let recovered = failed.recover { error in (error as? TestError)?.code ?? -1 }
             c.expect(try recovered.settle()?.get() == 7)
-            let recoveredWithTask = failed.recover { _ -> any AsyncTask<Int> in backend.succeeded(8) }
+            let recoveredWithTask = failed.recoverTask { _ -> any AsyncTask<Int> in backend.succeeded(8) }
             c.expect(try recoveredWithTask.settle()?.get() == 8)
             let caught = failed.catch { _ in 9 }
             c.expect(try caught.settle()?.get() == 9)

@@ -120,7 +120,7 @@ extension RuleSuite {
             factory.executor = user
             let ran = factory.run { user.isCurrent }
             let withToken = factory.run { token in user.isCurrent && !token.isCancellationRequested }
-            let unwrapped = factory.run { _ in backend.succeeded(user.isCurrent) }
+            let unwrapped = factory.runTask { _ in backend.succeeded(user.isCurrent) }
             let continued = factory.continueWith(ran) { outcome in try outcome.get() && user.isCurrent }
             let chained = factory.continueWithTask(ran) { outcome in backend.succeeded(try outcome.get() && user.isCurrent) }
             let prepared = factory.prepare { _ in user.isCurrent }
@@ -271,7 +271,7 @@ extension RuleSuite {
             c.expectEqual(tries.count, 3)
 
             let failures = Counter()
-            let exhausted = backend.retry(attempts: 3) { _ in
+            let exhausted = backend.retryTask(attempts: 3) { _ in
                 backend.failed(TestError(code: failures.increment()), as: Int.self)
             }
             c.expect(exhausted.settle()?.testError == TestError(code: 3), "the last attempt's error")
@@ -323,7 +323,7 @@ extension RuleSuite {
     /// C9.5-C9.6 Run forms.
     enum C9Run {
         static let checks: [RuleCheck] = [
-            RuleCheck("C9.5", "run with a body returning a task takes that task's outcome", unwrappedRun),
+            RuleCheck("C9.5", "runTask with a body returning a task takes that task's outcome", unwrappedRun),
             RuleCheck("C9.6", "runAsync runs an async body on the backend's default executor", runAsyncValue),
             RuleCheck("C9.6", "run picks the async body only for a closure that awaits, in async code too", async: runPicksAsyncOnlyWhenAwaiting),
             RuleCheck("C9.6", "runAsync bridges cancellation both ways", runAsyncCancellation),
@@ -332,18 +332,18 @@ extension RuleSuite {
         static func unwrappedRun(_ c: RuleContext) throws {
             let backend = c.backend
             let inner = backend.makeSource(of: Int.self)
-            let unwrapped = backend.run { inner.task }
+            let unwrapped = backend.runTask { inner.task }
             c.expect(unwrapped.wait(timeout: .milliseconds(20)) == nil, "waits for the inner task")
             inner.trySucceed(5)
             c.expect(try unwrapped.settle()?.get() == 5)
-            let failing = backend.run(on: backend.makeSerialExecutor(label: "c9.5"), token: .none) { _ in
+            let failing = backend.runTask(on: backend.makeSerialExecutor(label: "c9.5"), token: .none) { _ in
                 backend.failed(TestError(code: 1), as: Int.self)
             }
             c.expectEqual(failing.settle()?.testError, TestError(code: 1))
             let cancellation = backend.makeCancellationSource()
             cancellation.cancel()
             let bodies = Counter()
-            let never = backend.run(token: cancellation.token) { _ -> any AsyncTask<Int> in
+            let never = backend.runTask(token: cancellation.token) { _ -> any AsyncTask<Int> in
                 bodies.increment()
                 return backend.succeeded(1)
             }
