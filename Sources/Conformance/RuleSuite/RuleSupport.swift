@@ -66,10 +66,11 @@ typealias Counter = RuleSuite.Counter
 typealias Recorder = RuleSuite.Recorder
 typealias Unsynchronized = RuleSuite.Unsynchronized
 
-/// Waits until `condition` holds, re-checking every millisecond up to `patience`. For outcomes
-/// with no task to wait on (an object's release on another thread); returns the final answer.
-func eventually(_ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + patience
+/// Waits until `condition` holds, re-checking every millisecond up to `limit` (`patience` by
+/// default). For outcomes with no task to wait on (an object's release on another thread, a
+/// delivery to an executor); returns the final answer.
+func eventually(within limit: Duration = patience, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }
         Thread.sleep(forTimeInterval: 0.001)
