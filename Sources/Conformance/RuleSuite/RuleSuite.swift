@@ -96,7 +96,10 @@ public enum RuleSuite {
     /// The failures of a check, plus one for a check still running at its time limit.
     private static func outcome(_ context: RuleContext, finished: Bool, timeLimit: Duration, line: Int = #line) -> [RuleFailure] {
         if !finished {
-            context.fail("the check did not finish within \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
+            context.fail("the check \"\(context.check.name)\" finishes within its time limit",
+                         call: "a call of the check's body into the backend that did not return",
+                         expected: "done within \(timeLimit)",
+                         observed: "still running after \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
         }
         return context.failures
     }
@@ -137,7 +140,8 @@ public enum RuleSuite {
     /// An error a check did not catch: a `require` that failed (already recorded), or a failure.
     private static func recordThrown(_ error: any Error, _ context: RuleContext, line: Int = #line) {
         guard !(error is RequirementFailed) else { return }
-        context.fail("the check threw \(error)", line: line)
+        context.fail("the check's calls into the backend do not throw", call: "a throwing call of the check's body",
+                     expected: "no error", observed: "threw \(RuleContext.show(error))", line: line)
     }
 }
 
