@@ -11,6 +11,8 @@ import Foundation
 /// - `CONFORMANCE_EVENTS=1`: failures print the run's event log.
 /// - `CONFORMANCE_MODE`: `mixed` (default), `stress`, `controlled` (random walk), `pct3`, ...
 /// - `CONFORMANCE_SHRINK`: seconds to shrink a failing program (default 10; 0: do not shrink).
+/// - `CONFORMANCE_MAX_FAILURES`: failing programs reported, one per rule broken, before the run
+///   stops (default 10; 1 stops at the first).
 /// - `CONFORMANCE_STACK_LINKS`: links of the resource checks (default 1,000,000; 0 skips them).
 /// - `CONFORMANCE_SHARD=k/n`: run shard `k` of `n`, a disjoint part of the seed space of
 ///   `CONFORMANCE_PROGRAMS` programs (see `Shard`); needs `CONFORMANCE_SEED`, the same on every shard.
@@ -19,6 +21,10 @@ import Foundation
 ///   fails if it runs none.
 /// - `CONFORMANCE_TIMING_SLACK`: seconds a timer may be late (default 2, 10 under the thread
 ///   sanitizer: `TimingSlack.standard`).
+/// - `CONFORMANCE_RULE_TIME_LIMIT`: seconds one check of the rule suite may run before it is a
+///   finding (default 60: `RuleSuite.timeLimit`).
+/// - `CONFORMANCE_TIME_LIMIT`: seconds the whole `checkAll` (or `check`) may take: no rule check,
+///   resource check, program or shrink starts after it (default: the time budget plus 10 minutes).
 ///
 /// These are the only `CONFORMANCE_*` variables the library reads, and this is the only place
 /// it reads them. A value that does not parse is an error in the report (`environmentErrors`),
@@ -43,7 +49,12 @@ public struct ConformanceConfiguration: Sendable {
         let outside = program.steps.contains { $0.operation.makesOutsideWork }
         return min(hangLimit, outside ? max(.seconds(1), timingSlack + .milliseconds(500)) : .seconds(1))
     }
-    /// Stop after this many failing programs.
+    /// How many failing programs a run reports (and shrinks) before it stops (default 10,
+    /// `CONFORMANCE_MAX_FAILURES`). A failure does not stop the run: a program is reported when
+    /// it breaks a rule no earlier program broke, so each distinct rule broken gets one failing
+    /// program, and one rule that cannot be fixed hides no other; a program that breaks only
+    /// rules already reported is counted (`ConformanceReport.repeatedFailures`). 1: stop at the
+    /// first failing program.
     public var maxFailingPrograms: Int
     /// The executors programs use; controlled mode interposes on the ones it makes.
     public var executors: any ExecutorProvider
@@ -79,6 +90,22 @@ public struct ConformanceConfiguration: Sendable {
     /// how long the steps that wait on the backend themselves wait, and how far the rule
     /// suite's contract bounds stretch (`checkAll`).
     public var timingSlack: Duration = TimingSlack.standard
+    /// How long one check of the rule suite may run (`CONFORMANCE_RULE_TIME_LIMIT`): one still
+    /// running then is a failure of its rule naming the check (its thread is left blocked in the
+    /// backend), and the suite goes on.
+    public var ruleTimeLimit: Duration = RuleSuite.timeLimit
+    /// How long the whole `checkAll` (or `check`) may take (`CONFORMANCE_TIME_LIMIT`): after it,
+    /// no rule check, resource check, program or shrink candidate starts; what is under way ends
+    /// within its own limit. Rule checks and resource checks left out are errors of the report.
+    /// `nil` (the default): `timeBudget` plus `timeLimitBeyondBudget`, 10 minutes.
+    public var timeLimit: Duration?
+    /// The default `timeLimit` beyond the programs' time budget.
+    public static let timeLimitBeyondBudget: Duration = .seconds(600)
+    /// The time limit in force: `timeLimit`, or the time budget plus 10 minutes.
+    public var effectiveTimeLimit: Duration { timeLimit ?? timeBudget + Self.timeLimitBeyondBudget }
+    /// The moment `effectiveTimeLimit` runs out, set when `checkAll` starts (so that `check`,
+    /// which it calls, keeps the same one); `check` alone sets its own.
+    var deadline: Uptime?
     /// Set by `fromEnvironment` when `CONFORMANCE_REPLAY` is this process's own: a check that
     /// replays it must reach that backend, or the process fails at exit (`ReplayGuard`). A
     /// configuration built by hand (a test of the replay itself) never fails the process.
@@ -97,7 +124,7 @@ public struct ConformanceConfiguration: Sendable {
         generator: ProgramGenerator = ProgramGenerator(),
         hangLimit: Duration = .seconds(10),
         leakLimit: Duration = .seconds(2),
-        maxFailingPrograms: Int = 1,
+        maxFailingPrograms: Int = 10,
         executors: any ExecutorProvider = BackendExecutorProvider(),
         testFilter: String = "ConformanceTests",
         output: @escaping @Sendable (String) -> Void = { print($0) }
@@ -145,6 +172,15 @@ public struct ConformanceConfiguration: Sendable {
         }
         if let slack = read("CONFORMANCE_TIMING_SLACK", "seconds > 0", { seconds($0, zero: false) }) {
             configuration.timingSlack = slack
+        }
+        if let count = read("CONFORMANCE_MAX_FAILURES", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
+            configuration.maxFailingPrograms = count
+        }
+        if let limit = read("CONFORMANCE_RULE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) {
+            configuration.ruleTimeLimit = limit
+        }
+        if let limit = read("CONFORMANCE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) {
+            configuration.timeLimit = limit
         }
         if let steps = read("CONFORMANCE_MAX_STEPS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.generator.maxSteps = steps

@@ -33,6 +33,8 @@ public enum Conformance {
         configuration: ConformanceConfiguration = .fromEnvironment(),
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
+        var configuration = configuration
+        configuration.deadline = configuration.deadline ?? Uptime.now + configuration.effectiveTimeLimit
         let backend = makeBackend()
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         if let early = earlyReport(backend, configuration: configuration) {
@@ -133,7 +135,9 @@ public enum Conformance {
         await onOwnThread { runProgram(backend, program: program, mode: mode, configuration: configuration) }
     }
 
-    private static func onOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
+    /// Runs `body` on a thread of its own (4 MiB of stack) and returns what it returns: blocking
+    /// work from async code that never holds a thread of Swift's cooperative pool.
+    static func onOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
         await withCheckedContinuation { continuation in
             let thread = Thread { continuation.resume(returning: body()) }
             thread.stackSize = 4 << 20

@@ -21,10 +21,11 @@ struct RuleSuiteTests {
         }
     }
 
-    /// Every rule of the harness's vocabulary has a check here, or (C2.7) an exit test.
-    @Test("Every rule C1-C8 has checks in the rule suite")
+    /// Every rule of the harness's vocabulary has a check here, or an exit test (C2.7's stack
+    /// depth; C9.8's main thread, C9MainExecutorTests).
+    @Test("Every rule has checks in the rule suite")
     func everyRuleChecked() {
-        let covered = Set(RuleSuite.rules).union(["C2.7"])
+        let covered = Set(RuleSuite.rules).union(["C2.7", "C9.8"])
         let missing = Rule.allCases.map(\.rawValue).filter { !covered.contains($0) }
         #expect(missing.isEmpty, "rules without a check: \(missing)")
         #expect(RuleSuite.checks.allSatisfy { $0.description.hasPrefix($0.rule + " ") })

@@ -106,6 +106,18 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public internal(set) var checksRun: [Rule: Int] = [:]
     /// The rule suite's results, when the check ran it (`Conformance.checkAll`).
     public internal(set) var ruleSuite: RuleSuiteReport?
+    /// Programs that broke a rule an earlier failing program had already broken (and which was
+    /// reported with it), by rule: how often it came back, not reported again.
+    public internal(set) var repeatedFailures: [Rule: Int] = [:]
+    /// Why the programs stopped before their count (the time budget, the time limit, the
+    /// failure limit), or nil.
+    public internal(set) var stoppedBy: String?
+
+    /// The rules broken by the reported failing programs, in the contract's order.
+    public var brokenRules: [Rule] { Set(failures.map(\.rule)).sorted() }
+
+    /// How many programs were reported failing (a program may break several rules).
+    public var failingPrograms: Int { Set(failures.map(\.seed)).count }
 
     /// Every rule of the contract with the programs that exercised it and the checks that ran,
     /// as a Markdown table (docs/CONFORMANCE.md).
@@ -131,12 +143,18 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         var lines = [
             "conformance [\(backend)] base seed \(baseSeed)\(shard.map { ", shard \($0)" } ?? ""): \(programsRun) programs, \(stepsRun) steps in \(duration), "
                 + "(\(controlledPrograms) controlled, \(programsRun - controlledPrograms) stress), "
-                + (passed ? "passed" : "\(failures.count) failures") + (abandoned ? " (abandoned after a hang)" : ""),
+                + (passed ? "passed" : failures.isEmpty ? "errors" : "\(brokenRules.count) rules broken in \(failingPrograms) failing programs "
+                    + "(\(brokenRules.map(\.rawValue).joined(separator: " ")))")
+                + (abandoned ? " (abandoned after a hang)" : stoppedBy.map { " (stopped at \($0))" } ?? ""),
             "  rules exercised (programs/checks): \(rules)",
             "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
         ]
         if !notReproducible.isEmpty {
             lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) controlled programs, e.g. \(notReproducible[0])")
+        }
+        if !repeatedFailures.isEmpty {
+            lines.append("  broken again by later programs (not reported again): "
+                         + repeatedFailures.keys.sorted().map { "\($0)×\(repeatedFailures[$0] ?? 0)" }.joined(separator: " "))
         }
         lines += errors.map { "  error: \($0)" }
         lines += knownIssues.map { "  known issue: \($0.rule) (seed \($0.seed)): \($0.message)" }
