@@ -69,9 +69,10 @@ extension Conformance {
 }
 
 extension ConformanceConfiguration {
-    /// Whether `checkAll` runs the rule suite: not for a replay (the suite has no seed), nor when
+    /// Whether `checkAll` runs the rule suite: not for a replay (the suite has no seed, nor a
+    /// program file), nor when
     /// the environment did not parse (the check reports the errors and runs nothing).
-    var runsRuleSuite: Bool { replaying == nil && environmentErrors.isEmpty }
+    var runsRuleSuite: Bool { replaying == nil && replayProgram == nil && environmentErrors.isEmpty }
 }
 
 /// One thing a test framework adapter records as a failure: a message, the rule it breaks (nil

@@ -84,9 +84,9 @@ struct CheckRun {
                 stopped = "\(failingPrograms) failing programs (maxFailingPrograms)"
                 break
             }
-            let seed = configuration.baseSeed &+ UInt64(index)
             let mode = configuration.mode.mode(forProgram: index)
-            let program = configuration.program(seed: seed, mode: mode)
+            let program = configuration.replayProgram ?? configuration.program(seed: configuration.baseSeed &+ UInt64(index), mode: mode)
+            let seed = program.seed
             let result = pipeline.run(program, mode: mode)
             tally(result, of: program, seed: seed, mode: mode)
             if result.abandoned { abandoned = true; break }
@@ -138,15 +138,37 @@ struct CheckRun {
 
     private func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
                          shrunk: Shrinker.Result? = nil) -> ConformanceFailure {
-        ConformanceFailure(
+        let replay = configuration.programFile.map {
+            Conformance.replayLine(programFile: $0, filter: configuration.testFilter, mode: result.mode, backend: backend)
+        } ?? Conformance.replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend)
+        var reported = ConformanceFailure(
             backend: backend, rule: finding.rule, seed: seed, message: finding.message,
             expected: finding.expected, observed: finding.observed, program: program,
-            replay: Conformance.replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend),
+            replay: replay,
             callSite: callSite,
             events: result.events, showsEvents: configuration.showsEvents, mode: result.mode,
             notReproducible: result.notReproducible,
             shrunkProgram: shrunk?.program, shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding,
             shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
+        if let shrunk { reported.shrunkReplay = shrunkReplayLine(shrunk, rule: finding.rule, seed: seed, originalSize: program.steps.count) }
+        return reported
+    }
+
+    /// Writes the shrunk program (its text form) where its replay line will read it, and returns
+    /// the line; the shrunk program is no seed's, so this is its only way back.
+    private func shrunkReplayLine(_ shrunk: Shrinker.Result, rule: Rule, seed: UInt64, originalSize: Int) -> String {
+        let directory = configuration.programDirectory ?? FileManager.default.temporaryDirectory.path
+        let name = "conformance-\(backend.filter { $0.isLetter || $0.isNumber || $0 == "-" })-\(seed)-\(rule)-shrunk.txt"
+        let path = (directory as NSString).appendingPathComponent(name)
+        let line = Conformance.replayLine(programFile: path, filter: configuration.testFilter, mode: shrunk.mode, backend: backend)
+        let text = "# [\(backend)] \(rule): shrunk from the program of seed \(seed) (\(originalSize) steps); replay: \(line)\n"
+            + shrunk.program.description + "\n"
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return line
+        } catch {
+            return "(\(path) could not be written: save the shrunk program below there) " + line
+        }
     }
 
     func report() -> ConformanceReport {

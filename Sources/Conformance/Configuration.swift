@@ -16,6 +16,8 @@ import Foundation
 /// - `CONFORMANCE_STACK_LINKS`: links of the resource checks (default 1,000,000; 0 skips them).
 /// - `CONFORMANCE_SHARD=k/n`: run shard `k` of `n`, a disjoint part of the seed space of
 ///   `CONFORMANCE_PROGRAMS` programs (see `Shard`); needs `CONFORMANCE_SEED`, the same on every shard.
+/// - `CONFORMANCE_PROGRAM_FILE=<path>`: set by the replay line of a shrunk counterexample: runs
+///   the program that file holds (its text form, `Program(parsing:)`) instead of generated ones.
 /// - `CONFORMANCE_REPLAY=<backend>`: set by replay lines. Runs exactly the program of
 ///   `CONFORMANCE_SEED` on the backend of that name (other backends' checks are skipped), and
 ///   fails if it runs none.
@@ -82,6 +84,16 @@ public struct ConformanceConfiguration: Sendable {
     /// The backend a replay line names (`CONFORMANCE_REPLAY`): only its check runs, exactly one
     /// program, and running none is an error.
     public var replaying: String?
+    /// A program to run instead of generated ones (`CONFORMANCE_PROGRAM_FILE`, which the replay
+    /// line of a shrunk counterexample sets): the check runs exactly it, once, in `mode` (as
+    /// its program 0: `mixed` is then controlled, random walk), and neither the rule suite nor
+    /// the resource checks.
+    public var replayProgram: Program?
+    /// The file `replayProgram` came from, for the replay line of a failure it shows.
+    var programFile: String?
+    /// Where a failure's shrunk program is written for its replay line (a directory; nil: the
+    /// system's temporary directory).
+    public var programDirectory: String?
     /// `CONFORMANCE_*` variables that did not parse or do not fit together: the check reports
     /// them as errors and runs nothing.
     public var environmentErrors: [String] = []
@@ -113,7 +125,7 @@ public struct ConformanceConfiguration: Sendable {
 
     /// The indices of the programs to run: program `i` has seed `baseSeed &+ i`.
     public var programIndices: Range<Int> {
-        if replaying != nil { return 0..<min(programs, 1) }
+        if replaying != nil || replayProgram != nil { return 0..<min(programs, 1) }
         return shard?.indices(programs: programs) ?? 0..<programs
     }
 
@@ -196,11 +208,31 @@ public struct ConformanceConfiguration: Sendable {
             errors.append("CONFORMANCE_SHARD needs CONFORMANCE_SEED, the same on every shard (e.g. the CI run's number), "
                           + "or the shards would not be disjoint")
         }
-        if configuration.replaying != nil, seed == nil {
-            errors.append("CONFORMANCE_REPLAY needs CONFORMANCE_SEED: without it the replay would run a random program")
+        if let path = environment["CONFORMANCE_PROGRAM_FILE"] {
+            do {
+                configuration.replayProgram = try readProgram(at: path)
+                configuration.programFile = path
+            } catch {
+                errors.append("CONFORMANCE_PROGRAM_FILE=\(path): \(error)")
+            }
+        }
+        if configuration.replaying != nil, seed == nil, configuration.replayProgram == nil, environment["CONFORMANCE_PROGRAM_FILE"] == nil {
+            errors.append("CONFORMANCE_REPLAY needs CONFORMANCE_SEED or CONFORMANCE_PROGRAM_FILE: without either the replay would run a random program")
         }
         configuration.environmentErrors = errors
         return configuration
+    }
+
+    /// The program a file holds (`CONFORMANCE_PROGRAM_FILE`): its text form, made runnable
+    /// (`Conformance.repaired`: a hand edit may leave ids no step makes).
+    static func readProgram(at path: String) throws -> Program {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ProgramParseError(line: 0, text: path, reason: "cannot be read (\(error.localizedDescription))")
+        }
+        return ProgramRepair.repaired(try Program(parsing: text))
     }
 
     /// The program of `seed` for a run in `mode`: controlled runs generate programs without

@@ -43,7 +43,7 @@ public enum Conformance {
         }
         configuration.output(startLine(backend.name, configuration: configuration))
         var run = CheckRun(backend: backend.name, makeBackend: makeBackend, configuration: configuration, callSite: callSite)
-        if configuration.resourceLinks > 0, configuration.replaying == nil { run.checkResources(backend) }
+        if configuration.resourceLinks > 0, configuration.replaying == nil, configuration.replayProgram == nil { run.checkResources(backend) }
         run.runPrograms()
         let report = run.report()
         configuration.output(report.description)
@@ -150,6 +150,13 @@ public enum Conformance {
     /// a run that reaches no program of it fails.
     public static func replayLine(seed: UInt64, filter: String, mode: ScheduleMode? = nil, backend: String? = nil) -> String {
         (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "") + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 "
+            + (backend.map { "CONFORMANCE_REPLAY=\(Shell.quoted($0)) " } ?? "") + "swift test --filter \(Shell.quoted(filter))"
+    }
+
+    /// The shell line that runs exactly `programFile`'s program (a shrunk counterexample, a
+    /// program written by hand) again, in `mode` (its schedule seed is the program's `seed=`).
+    public static func replayLine(programFile: String, filter: String, mode: ScheduleMode, backend: String? = nil) -> String {
+        "CONFORMANCE_MODE=\(mode) CONFORMANCE_PROGRAM_FILE=\(Shell.quoted(programFile)) CONFORMANCE_PROGRAMS=1 "
             + (backend.map { "CONFORMANCE_REPLAY=\(Shell.quoted($0)) " } ?? "") + "swift test --filter \(Shell.quoted(filter))"
     }
 

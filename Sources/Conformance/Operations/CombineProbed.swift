@@ -22,6 +22,13 @@ extension ProgramOperation {
             "\(kind.rawValue)(\(inputs) probed sources)" + (failing.isEmpty ? "" : " failing \(failing)")
         }
         var operation: ProgramOperation { .combineProbed(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let kind = s.oneOf(CombinatorKind.self), s.take("("), let inputs = s.number(), s.take(" probed sources)") else { return nil }
+                if s.take(" failing ") { return s.list().map { Self(kind: kind, inputs: inputs, failing: $0) } }
+                return Self(kind: kind, inputs: inputs, failing: [])
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

@@ -45,6 +45,10 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// Candidate programs the shrinker ran, and how long it took.
     public let shrinkRuns: Int
     public let shrinkDuration: Duration
+    /// The shell line that runs exactly the shrunk program again (in `shrunkMode`, with its
+    /// schedule seed): the program is written to a file the line names
+    /// (`CONFORMANCE_PROGRAM_FILE`); nil when not shrunk.
+    public internal(set) var shrunkReplay: String?
 
     /// Steps of the program as generated.
     public var originalSize: Int { program.steps.count }
@@ -63,6 +67,7 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
         if let shrunkProgram, let shrunkSize {
             text += "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
                 + "\(shrinkRuns) candidate runs in \(shrinkDuration)"
+            if let shrunkReplay { text += "\n  replay: \(shrunkReplay)" }
             if let shrunkFinding {
                 text += "\n  \(shrunkFinding.message)\n    expected: \(shrunkFinding.expected)\n    observed: \(shrunkFinding.observed)"
             }
