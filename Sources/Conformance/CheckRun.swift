@@ -26,6 +26,8 @@ struct CheckRun {
     /// failure limit.
     private var stopped: String?
     private var shrinkTime: Duration = .zero
+    /// A replay of a schedule that does not replay exactly: how many runs it took.
+    private var replayNote: String?
     private var failingPrograms = 0
     private var programsRun = 0
     private var controlledRun = 0
@@ -87,7 +89,13 @@ struct CheckRun {
             let mode = configuration.mode.mode(forProgram: index)
             let program = configuration.replayProgram ?? configuration.program(seed: configuration.baseSeed &+ UInt64(index), mode: mode)
             let seed = program.seed
-            let result = pipeline.run(program, mode: mode)
+            let replays = configuration.replaying != nil || configuration.replayProgram != nil
+            let (result, attempts) = pipeline.run(program, mode: mode, attempts: replays ? configuration.replayAttempts : 1)
+            if attempts > 1 || (replays && !mode.isControlled) {
+                replayNote = result.findings.isEmpty
+                    ? "found nothing in \(attempts) runs (a race that did not come back: run the line again, or raise CONFORMANCE_REPLAY_ATTEMPTS)"
+                    : "failed at run \(attempts) of at most \(configuration.replayAttempts)"
+            }
             tally(result, of: program, seed: seed, mode: mode)
             if result.abandoned { abandoned = true; break }
         }
@@ -150,7 +158,10 @@ struct CheckRun {
             notReproducible: result.notReproducible,
             shrunkProgram: shrunk?.program, shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding,
             shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
-        if let shrunk { reported.shrunkReplay = shrunkReplayLine(shrunk, rule: finding.rule, seed: seed, originalSize: program.steps.count) }
+        if let shrunk {
+            reported.shrunkReplay = shrunkReplayLine(shrunk, rule: finding.rule, seed: seed, originalSize: program.steps.count)
+            reported.shrinkStoppedAt = shrunk.stoppedAt
+        }
         return reported
     }
 
@@ -182,6 +193,7 @@ struct CheckRun {
         report.checksRun = checks
         report.repeatedFailures = repeated
         report.stoppedBy = stopped
+        report.replayNote = replayNote
         return report
     }
 }

@@ -18,6 +18,9 @@ import Foundation
 ///   `CONFORMANCE_PROGRAMS` programs (see `Shard`); needs `CONFORMANCE_SEED`, the same on every shard.
 /// - `CONFORMANCE_PROGRAM_FILE=<path>`: set by the replay line of a shrunk counterexample: runs
 ///   the program that file holds (its text form, `Program(parsing:)`) instead of generated ones.
+/// - `CONFORMANCE_REPLAY_ATTEMPTS`: how many times a replay runs a program whose schedule does
+///   not replay exactly (stress mode, or a controlled run that saw outside work) until it fails
+///   (default 10).
 /// - `CONFORMANCE_REPLAY=<backend>`: set by replay lines. Runs exactly the program of
 ///   `CONFORMANCE_SEED` on the backend of that name (other backends' checks are skipped), and
 ///   fails if it runs none.
@@ -84,6 +87,10 @@ public struct ConformanceConfiguration: Sendable {
     /// The backend a replay line names (`CONFORMANCE_REPLAY`): only its check runs, exactly one
     /// program, and running none is an error.
     public var replaying: String?
+    /// How many times a replay (`replaying`, `replayProgram`) runs its program while it finds
+    /// nothing and its schedule does not replay exactly (stress mode, or a controlled run that
+    /// saw work from outside its control): a race may not come back at the first run.
+    public var replayAttempts = 10
     /// A program to run instead of generated ones (`CONFORMANCE_PROGRAM_FILE`, which the replay
     /// line of a shrunk counterexample sets): the check runs exactly it, once, in `mode` (as
     /// its program 0: `mixed` is then controlled, random walk), and neither the rule suite nor
@@ -184,6 +191,9 @@ public struct ConformanceConfiguration: Sendable {
         }
         if let slack = read("CONFORMANCE_TIMING_SLACK", "seconds > 0", { seconds($0, zero: false) }) {
             configuration.timingSlack = slack
+        }
+        if let count = read("CONFORMANCE_REPLAY_ATTEMPTS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
+            configuration.replayAttempts = count
         }
         if let count = read("CONFORMANCE_MAX_FAILURES", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.maxFailingPrograms = count

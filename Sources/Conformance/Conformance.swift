@@ -95,20 +95,23 @@ public enum Conformance {
     /// twice must give the same `eventLines`, unless `notReproducible` says why not.
     public static func runProgram(
         _ backend: any TaskBackend, seed: UInt64, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) -> ProgramRun {
         let mode = mode.mode(forProgram: 0)
-        return runProgram(backend, program: configuration.program(seed: seed, mode: mode), mode: mode, configuration: configuration)
+        return runProgram(backend, program: configuration.program(seed: seed, mode: mode), mode: mode, configuration: configuration,
+                          attempts: attempts)
     }
 
-    /// Runs `program` (generated, or written or shrunk by hand) in `mode`.
+    /// Runs `program` (generated, or written or shrunk by hand) in `mode`; with `attempts` above
+    /// 1, again while a run finds nothing and its schedule does not replay exactly (as a replay
+    /// line does, `ConformanceConfiguration.replayAttempts`).
     public static func runProgram(
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) -> ProgramRun {
-        let result = ProgramPipeline(makeBackend: { backend }, configuration: configuration).run(program, mode: mode)
+        let (result, runs) = ProgramPipeline(makeBackend: { backend }, configuration: configuration).run(program, mode: mode, attempts: attempts)
         return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
-                          notReproducible: result.notReproducible, abandoned: result.abandoned)
+                          notReproducible: result.notReproducible, abandoned: result.abandoned, runs: runs)
     }
 
     /// `program` made runnable after edits by hand or by the shrinker: steps whose ids are gone
@@ -122,17 +125,17 @@ public enum Conformance {
     /// async `check`): use it from async tests.
     public static func runProgram(
         _ backend: any TaskBackend, seed: UInt64, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) async -> ProgramRun {
-        await onOwnThread { runProgram(backend, seed: seed, mode: mode, configuration: configuration) }
+        await onOwnThread { runProgram(backend, seed: seed, mode: mode, configuration: configuration, attempts: attempts) }
     }
 
-    /// `runProgram(_:program:mode:configuration:)` from async code, on a thread of its own.
+    /// `runProgram(_:program:mode:configuration:attempts:)` from async code, on a thread of its own.
     public static func runProgram(
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) async -> ProgramRun {
-        await onOwnThread { runProgram(backend, program: program, mode: mode, configuration: configuration) }
+        await onOwnThread { runProgram(backend, program: program, mode: mode, configuration: configuration, attempts: attempts) }
     }
 
     /// Runs `body` on a thread of its own (4 MiB of stack) and returns what it returns: blocking
@@ -186,4 +189,6 @@ public struct ProgramRun: Sendable {
     public let notReproducible: [String]
     /// A hang left threads blocked inside the backend.
     public let abandoned: Bool
+    /// How many times the program ran (`attempts`: the last run is the one described).
+    public var runs = 1
 }

@@ -171,9 +171,12 @@ struct MutantTests {
                 // Its threads are still blocked in the backend: a replay would block more.
                 notReplayed.append("\(mutation)")
             } else if matching != nil {
+                // As the replay line does: again, up to replayAttempts runs, while a schedule that
+                // does not replay exactly finds nothing.
+                let replayConfiguration = Self.configuration(atLeastTheDefaultBudget: true)
                 let replay = await Conformance.runProgram(
                     ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode,
-                    configuration: Self.configuration(atLeastTheDefaultBudget: true))
+                    configuration: replayConfiguration, attempts: replayConfiguration.replayAttempts)
                 let reproduced = replay.findings.contains { $0.rule == failure.rule }
                 // A controlled run that saw work from outside its control says it may not replay:
                 // it counts with the stress failures, whose replay is a chance too.

@@ -1,4 +1,5 @@
 import Conformance
+import TaskAPI
 import Testing
 
 /// A printed program reads back (issue 22, point 6): a shrunk program is no seed's, so its replay
@@ -88,5 +89,38 @@ extension ProgramTextTests {
 
         let bad = ConformanceConfiguration.fromEnvironment(environment: ["CONFORMANCE_PROGRAM_FILE": "/no/such/file"])
         #expect(bad.environmentErrors.contains { $0.hasPrefix("CONFORMANCE_PROGRAM_FILE=/no/such/file") }, "\(bad.environmentErrors)")
+    }
+}
+
+extension ProgramTextTests {
+    /// A replay of a stress failure runs its program again until it fails, up to
+    /// `replayAttempts` (a race may not come back at the first run), and says how many it took.
+    @Test("a stress replay runs its program until it fails, up to replayAttempts, and says how many runs")
+    func aStressReplayRetries() throws {
+        let program = try Program(parsing: """
+            program seed=1 drivers=1 serial=0 counting=0 steps=3
+               0 d0 t0 = makeSource()
+               1 d0 t0.trysuccess
+               2 d0 t0.tryfailure
+            """)
+        let made = Locked(0)
+        var configuration = ConformanceConfiguration(output: { _ in })
+        configuration.replayProgram = program
+        configuration.replaying = "reference"
+        configuration.mode = .stress
+        configuration.shrinkTimeBudget = .zero
+        // The backend breaks C1.2 from its third program run on (the first one made names the check).
+        let report = Conformance.check(makeBackend: {
+            made.withLock { $0 += 1; return $0 } >= 4 ? ReferenceBackend(.twoTrySetWinners) : ReferenceBackend()
+        }, configuration: configuration)
+        #expect(report.programsRun == 1 && report.failures.first?.rule == .c1_2, "\(report)")
+        #expect(report.replayNote == "failed at run 3 of at most 10" && report.description.contains("  replay: failed at run 3"), "\(report)")
+
+        configuration.replayAttempts = 2
+        made.withLock { $0 = 0 }
+        let short = Conformance.check(makeBackend: {
+            made.withLock { $0 += 1; return $0 } >= 4 ? ReferenceBackend(.twoTrySetWinners) : ReferenceBackend()
+        }, configuration: configuration)
+        #expect(short.passed && short.replayNote?.hasPrefix("found nothing in 2 runs") == true, "\(short)")
     }
 }

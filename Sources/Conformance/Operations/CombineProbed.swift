@@ -115,7 +115,7 @@ private struct ProbedCombination {
         }
         let watched = inputs.enumerated().map { ("input \($0.offset)", $0.element) }
             + values.enumerated().filter { !returned.contains($0.offset) }.map { ("value of input \($0.offset)", $0.element) }
-        let deadline = Uptime.now + execution.timingSlack
+        let deadline = Uptime.now + execution.leakLimit
         var alive = watched.filter { $0.1.object != nil }
         while !alive.isEmpty, !deadline.hasPassed {
             usleep(500)

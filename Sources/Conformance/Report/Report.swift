@@ -49,6 +49,9 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// schedule seed): the program is written to a file the line names
     /// (`CONFORMANCE_PROGRAM_FILE`); nil when not shrunk.
     public internal(set) var shrunkReplay: String?
+    /// Where shrinking was when its time budget ran out (nil: it finished, no smaller candidate
+    /// still failed; or it did not shrink).
+    public internal(set) var shrinkStoppedAt: String?
 
     /// Steps of the program as generated.
     public var originalSize: Int { program.steps.count }
@@ -67,6 +70,8 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
         if let shrunkProgram, let shrunkSize {
             text += "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
                 + "\(shrinkRuns) candidate runs in \(shrinkDuration)"
+                + (shrinkStoppedAt.map { ", stopped by its time budget while \($0) (CONFORMANCE_SHRINK: a longer budget may shrink it further)" }
+                    ?? ", no smaller candidate fails")
             if let shrunkReplay { text += "\n  replay: \(shrunkReplay)" }
             if let shrunkFinding {
                 text += "\n  \(shrunkFinding.message)\n    expected: \(shrunkFinding.expected)\n    observed: \(shrunkFinding.observed)"
@@ -117,6 +122,9 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// Why the programs stopped before their count (the time budget, the time limit, the
     /// failure limit), or nil.
     public internal(set) var stoppedBy: String?
+    /// A replay of a program whose schedule does not replay exactly (stress): how many runs it
+    /// took to fail, or that it did not (`ConformanceConfiguration.replayAttempts`).
+    public internal(set) var replayNote: String?
 
     /// The rules broken by the reported failing programs, in the contract's order.
     public var brokenRules: [Rule] { Set(failures.map(\.rule)).sorted() }
@@ -155,8 +163,14 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
             "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
         ]
         if !notReproducible.isEmpty {
-            lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) controlled programs, e.g. \(notReproducible[0])")
+            lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) of \(controlledPrograms) controlled programs"
+                         + (notReproducible.count * 2 > controlledPrograms
+                            ? " (the backend runs work on threads of its own, such as an event loop or a private queue, which controlled "
+                                + "mode cannot schedule: their failures replay by running again, up to CONFORMANCE_REPLAY_ATTEMPTS times; "
+                                + "work run through the executors the harness passes replays exactly)" : "")
+                         + ", e.g. \(notReproducible[0])")
         }
+        if let replayNote { lines.append("  replay: \(replayNote)") }
         if !repeatedFailures.isEmpty {
             lines.append("  broken again by later programs (not reported again): "
                          + repeatedFailures.keys.sorted().map { "\($0)×\(repeatedFailures[$0] ?? 0)" }.joined(separator: " "))
