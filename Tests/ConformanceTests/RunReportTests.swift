@@ -86,8 +86,8 @@ import Testing
         #expect(report.failures.map(\.rule) == ["C6.1"] && report.failures.first?.message.contains("a wait that never returns") == true)
         #expect(report.checks.count == checks.count, "the suite went on after the hung check")
         let printed = lines.withLock { $0 }
-        #expect(printed.first?.hasPrefix("rule suite [reference]: \(checks.count) checks of 4 rules, each within 1.0 seconds") == true, "\(printed)")
-        #expect(printed.contains { $0.hasPrefix("rule suite [reference]: C6 waiting: 1 checks in") && $0.hasSuffix("1 failures (C6.1)") }, "\(printed)")
+        #expect(printed.first?.hasPrefix("rule suite [reference]: \(checks.count) checks of 4 rules, each within 1.0 s") == true, "\(printed)")
+        #expect(printed.contains { $0.hasPrefix("rule suite [reference]: C6 waiting: 1 check in") && $0.hasSuffix("1 failure (C6.1)") }, "\(printed)")
         #expect(printed.contains { $0.hasPrefix("rule suite [reference]: C3 errors: 4 checks in") && $0.hasSuffix("passed") }, "\(printed)")
 
         configuration.timeLimit = .milliseconds(100)

@@ -36,8 +36,8 @@ struct RuleSuiteRun {
     func run() -> RuleSuiteReport {
         let began = Uptime.now
         var report = RuleSuiteReport(backend: backend.name, checks: [], failures: [], duration: .zero)
-        say("\(checks.count) checks of \(RuleSuiteReport.rules(of: checks).count) rules, each within \(checkLimit)"
-            + (deadline == .distantFuture ? "" : ", all within \(deadline - began)"))
+        say("\(checks.count) checks of \(RuleSuiteReport.rules(of: checks).count) rules, each within \(RuleSuiteReport.short(checkLimit))"
+            + (deadline == .distantFuture ? "" : ", all within \(RuleSuiteReport.short(deadline - began))"))
         var chapters: [Int] = []
         for check in checks where !chapters.contains(check.chapter) { chapters.append(check.chapter) }
         for chapter in chapters {
@@ -76,7 +76,7 @@ struct RuleSuiteRun {
         let limit = Uptime.now + checkLimit
         var finished = done.wait(timeout: min(limit, Uptime.now + Self.slowCheck).dispatchTime) == .success
         if !finished, !limit.hasPassed {
-            say("\(check) still running after \(Self.slowCheck) (limit \(checkLimit))")
+            say("\(check): still running after \(RuleSuiteReport.short(Self.slowCheck)) (limit \(RuleSuiteReport.short(checkLimit)))")
             finished = done.wait(timeout: limit.dispatchTime) == .success
         }
         return RuleSuite.outcome(context, finished: finished, timeLimit: checkLimit)
@@ -92,11 +92,13 @@ extension RuleSuiteReport {
     static let chapterTitles = [1: "outcome", 2: "continuations", 3: "errors", 4: "cancellation", 5: "combinators",
                                 6: "waiting", 7: "executors", 8: "resources", 9: "conveniences"]
 
-    /// "C2 continuations: 8 checks in 0.4 seconds, passed", what this part of a run found.
+    /// "C2 continuations: 8 checks in 0.23 s, passed", what this part of a run found.
     func chapterLine(_ chapter: Int, in duration: Duration) -> String {
-        var text = "C\(chapter) \(Self.chapterTitles[chapter] ?? "rules"): \(checks.count) checks in \(duration), "
-            + (failures.isEmpty ? "passed" : "\(failures.count) failures (\(brokenRules.joined(separator: " ")))")
-        if !knownIssues.isEmpty { text += ", \(knownIssues.count) known issues (\(Self.rules(of: knownIssues.map(\.rule)).joined(separator: " ")))" }
+        var text = "C\(chapter) \(Self.chapterTitles[chapter] ?? "rules"): \(Self.count(checks.count, "check")) in \(Self.short(duration)), "
+            + (failures.isEmpty ? "passed" : "\(Self.count(failures.count, "failure")) (\(brokenRules.joined(separator: " ")))")
+        if !knownIssues.isEmpty {
+            text += ", \(Self.count(knownIssues.count, "known issue")) (\(Self.rules(of: knownIssues.map(\.rule)).joined(separator: " ")))"
+        }
         if !notRun.isEmpty { text += ", \(notRun.count) not run (the time limit ran out)" }
         return text
     }
