@@ -16,7 +16,7 @@ import Testing
 
     @Test("a shrunk controlled counterexample is 1-minimal: without any one of its steps it passes")
     func shrunkProgramIsOneMinimal() async throws {
-        let report = await Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: Self.configuration(shrink: .seconds(10)))
+        let report = await Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: Self.configuration(shrink: .seconds(60)))
         let failure = try #require(report.failures.first)
         let shrunk = try #require(failure.shrunkProgram)
         let mode = try #require(failure.shrunkMode)
