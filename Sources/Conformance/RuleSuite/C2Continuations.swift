@@ -55,7 +55,7 @@ extension RuleSuite {
                     source.trySucceed(7)
                 }
                 writer.start()
-                let call = "source.task.continueWith(on: \(name(executor, in: backend))) { (shared.value, try $0.get()) } "
+                let call = "source.task.continueWith(on: \(executorName(executor, in: backend))) { (shared.value, try $0.get()) } "
                     + "completed by trySucceed(7) on another thread after writing shared.value"
                 let (array, value) = try c.requireValue(seen, "a continuation runs and sees the outcome", call: call)
                 c.expectEqual(array, Array(0..<100), "a continuation sees every write made before the completion", call: call)
@@ -89,10 +89,10 @@ extension RuleSuite {
                     completed.whenComplete(on: executor, body)
                     inCall.withLock { $0 = nil }
                 }
-                let calls = "100 × pending.task.whenComplete(on: \(name(executor, in: backend))), pending.trySucceed(1), "
-                    + "100 × backend.succeeded(1).whenComplete(on: \(name(executor, in: backend)))"
+                let calls = "100 × pending.task.whenComplete(on: \(executorName(executor, in: backend))), pending.trySucceed(1), "
+                    + "100 × backend.succeeded(1).whenComplete(on: \(executorName(executor, in: backend)))"
                 c.expectCompletes(allRan.task, "every continuation runs", call: calls)
-                c.expectEqual(ranInside.count, 0, "continuations on a \(name(executor, in: backend)) executor never run inside the call that registers or completes",
+                c.expectEqual(ranInside.count, 0, "continuations on a \(executorName(executor, in: backend)) executor never run inside the call that registers or completes",
                               call: calls)
             }
             // The inline executor is the exception: on a completed task the body runs before the call returns.
@@ -115,7 +115,7 @@ extension RuleSuite {
                     if index == count / 2 { source.trySucceed(0) }
                     last = source.task.continueWith(on: executor, token: .none) { _ in order.append(index) }
                 }
-                let call = "500 × source.task.continueWith(on: \(name(executor, in: backend))) { order.append(i) }, trySucceed(0) after the 250th"
+                let call = "500 × source.task.continueWith(on: \(executorName(executor, in: backend))) { order.append(i) }, trySucceed(0) after the 250th"
                 c.expectCompletes(last, "every continuation runs", call: call)
                 c.expect(eventually { order.all.count == count }, "every continuation runs", call: call,
                          expected: "\(count) runs", observed: "\(order.all.count) runs")
@@ -248,25 +248,4 @@ extension RuleSuite {
             }
         }
     }
-}
-
-/// The executor's name in a failure's call: `default`, `inline`, `serial`, or `user`.
-func name(_ executor: any Executor, in backend: any TaskBackend) -> String {
-    executor === backend.defaultExecutor ? "default" : executor === backend.inlineExecutor ? "inline"
-        : executor is UserExecutor ? "user" : "serial"
-}
-
-/// How many times each of a list of things ran, in words: "all once", or the ones that did not.
-func runCounts(_ counts: [Int]) -> String {
-    let off = counts.enumerated().filter { $0.element != 1 }
-    guard !off.isEmpty else { return "each ran once" }
-    return "\(off.count) of \(counts.count) did not run once: " + off.prefix(5).map { "#\($0.offset) ran \($0.element) times" }
-        .joined(separator: ", ") + (off.count > 5 ? ", ..." : "")
-}
-
-/// A sequence expected to be 0, 1, 2, ...: where it first goes wrong.
-func firstDisorder(_ seen: [Int]) -> String {
-    guard let index = seen.indices.first(where: { seen[$0] != $0 }) else { return "\(seen.count) in order" }
-    let window = seen[max(0, index - 2)..<min(seen.count, index + 3)].map(String.init).joined(separator: ", ")
-    return "\(seen.count) runs, out of order at position \(index): ... \(window) ..."
 }

@@ -90,7 +90,7 @@ extension RuleSuite {
                         if total.increment() == count { done.trySucceed() }
                     }
                 }
-                let call = "\(name(executor, in: backend)).execute { } 5000 times"
+                let call = "\(executorName(executor, in: backend)).execute { } 5000 times"
                 c.expectCompletes(done.task, "the executor runs every job", call: call)
                 let counts = runs.map(\.count)
                 c.expect(counts.allSatisfy { $0 == 1 }, "an executor runs each job exactly once", call: call,

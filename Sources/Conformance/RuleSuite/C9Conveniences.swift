@@ -460,7 +460,7 @@ extension RuleSuite {
             let serial = backend.makeSerialExecutor(label: "c9.7")
             let other = backend.makeSerialExecutor(label: "c9.7-other")
             for executor in [backend.defaultExecutor, serial] {
-                let which = name(executor, in: backend)
+                let which = executorName(executor, in: backend)
                 c.expectEqual(executor.isCurrent, false, "isCurrent is false on a thread of no executor (the check's own)",
                               call: "backend.\(which == "default" ? "defaultExecutor" : "makeSerialExecutor(label:)").isCurrent")
                 let seen = backend.run(on: executor) { (executor.isCurrent, other.isCurrent) }.settle()?.value

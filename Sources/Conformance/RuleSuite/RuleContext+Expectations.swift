@@ -241,7 +241,7 @@ extension RuleContext {
         case (.success(let a)?, .success(let b)): same = sameValue(a, b)
         case (.failure(let a)?, .failure(let b)): same = type(of: a) == type(of: b) && String(reflecting: a) == String(reflecting: b)
         case (.cancelled?, .cancelled): same = true
-        default: same = false
+        case (nil, _), (.success?, _), (.failure?, _), (.cancelled?, _): same = false
         }
         return expect(same, message, call: call, expected: Self.describe(expected), observed: observed,
                       fileID: fileID, filePath: filePath, line: line, column: column)
