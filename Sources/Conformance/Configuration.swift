@@ -65,8 +65,11 @@ public struct ConformanceConfiguration: Sendable {
     public var executors: any ExecutorProvider
     /// The `swift test --filter` argument of the replay line.
     public var testFilter: String
-    /// Rules the backend is known to break, with why: their failures go to
-    /// `ConformanceReport.knownIssues` and do not stop the run; every other rule is still checked.
+    /// Rules the backend is known to break, with why: their failures, of generated programs and
+    /// of the rule suite alike, go to `ConformanceReport.knownIssues` and
+    /// `RuleSuiteReport.knownIssues` (both in `ConformanceReport.knownIssuesToRecord`) and do not
+    /// fail the report; every other rule is still checked. A backend catching up on newer rules
+    /// lists them here rather than filtering `checkAll`'s `rules:`.
     public var knownIssues: [Rule: String] = [:]
     /// Whether failures print the event log too (`CONFORMANCE_EVENTS=1`).
     public var showsEvents = false
