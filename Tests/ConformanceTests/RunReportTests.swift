@@ -105,11 +105,14 @@ import Testing
     func newVariablesParse() {
         let parsed = ConformanceConfiguration.fromEnvironment(environment: [
             "CONFORMANCE_MAX_FAILURES": "3", "CONFORMANCE_RULE_TIME_LIMIT": "2.5", "CONFORMANCE_TIME_LIMIT": "900",
+            "CONFORMANCE_REPLAY_ATTEMPTS": "4",
         ])
+        #expect(parsed.replayAttempts == 4)
         #expect(parsed.environmentErrors.isEmpty, "\(parsed.environmentErrors)")
         #expect(parsed.maxFailingPrograms == 3 && parsed.ruleTimeLimit == .milliseconds(2500) && parsed.effectiveTimeLimit == .seconds(900))
         #expect(ConformanceConfiguration().effectiveTimeLimit == .seconds(660), "the time budget plus 10 minutes")
-        for (name, value) in [("CONFORMANCE_MAX_FAILURES", "0"), ("CONFORMANCE_RULE_TIME_LIMIT", "-1"), ("CONFORMANCE_TIME_LIMIT", "soon")] {
+        for (name, value) in [("CONFORMANCE_MAX_FAILURES", "0"), ("CONFORMANCE_RULE_TIME_LIMIT", "-1"), ("CONFORMANCE_TIME_LIMIT", "soon"),
+                              ("CONFORMANCE_REPLAY_ATTEMPTS", "0")] {
             let configuration = ConformanceConfiguration.fromEnvironment(environment: [name: value])
             #expect(configuration.environmentErrors.contains { $0.hasPrefix("\(name)=\(value)") }, "\(name)=\(value)")
         }
