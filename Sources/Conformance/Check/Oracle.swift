@@ -107,12 +107,13 @@ struct Oracle {
         func input(_ id: Int) -> Expectation { id < known.count ? known[id] : .unknown }
     }
 
-    /// The value the model carries forward for `t`: the observed outcome if it is allowed,
-    /// else the first allowed one; `nil` if pending or unknown.
+    /// The value the model carries forward for `t`: the observed outcome, allowed or not (a
+    /// wrong one is `t`'s finding, reported once; what `t` feeds is judged against what it really
+    /// got, so one bug does not read as a finding of every task downstream), else the first
+    /// allowed one; `nil` if pending or unknown.
     func resolved(_ expectation: Expectation, task t: Int) -> Outcome? {
         guard let allowed = expectation.allowed else { return nil }
-        if let observed = observations.outcome(t), allowed.contains(observed) { return observed }
-        return allowed.first
+        return observations.outcome(t) ?? allowed.first
     }
 
     /// A task's state as an input (a `flatMap->t<n>`'s inner task, a combinator's input): its

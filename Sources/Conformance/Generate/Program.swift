@@ -85,13 +85,13 @@ public enum ExecutorRef: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// How a source is completed; the value or error is derived from the step.
-public enum SetterOutcome: String, Sendable, Hashable {
+public enum SetterOutcome: String, Sendable, Hashable, CaseIterable {
     case success, failure, cancel
 }
 
 /// What a body does: return its value, throw its error, throw `CancellationError`, or call
 /// `token.checkpoint()` and then return.
-public enum BodyAction: String, Sendable, Hashable {
+public enum BodyAction: String, Sendable, Hashable, CaseIterable {
     case returns, throwsError = "throws", throwsCancellation = "throwsCancellation", checkpoint
 }
 
@@ -125,7 +125,7 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The combinators (C5).
-public enum CombinatorKind: String, Sendable, Hashable {
+public enum CombinatorKind: String, Sendable, Hashable, CaseIterable {
     case whenAll, whenAllSettled, race, any
 }
 

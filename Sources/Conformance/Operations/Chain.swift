@@ -24,6 +24,15 @@ extension ProgramOperation {
             "t\(task) = t\(antecedent).\(kind)(on: \(executor)\(tokenArgument(token))) { \(body.rawValue) }"
         }
         var operation: ProgramOperation { .chain(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."), let kind = s.continuationKind(),
+                      s.take("(on: "), let executor = s.executor() else { return nil }
+                let token = s.tokenArgument()
+                guard s.take(") "), let body = s.body() else { return nil }
+                return Self(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty ? 0 : 22 }
 

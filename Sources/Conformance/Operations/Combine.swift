@@ -14,6 +14,13 @@ extension ProgramOperation {
         static let kind = OperationKind.combine
         public var description: String { "t\(task) = \(kind.rawValue)([\(inputs.map { "t\($0)" }.joined(separator: ", "))])" }
         var operation: ProgramOperation { .combine(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = "), let kind = s.oneOf(CombinatorKind.self), s.take("("), let inputs = s.list("t"),
+                      s.take(")") else { return nil }
+                return Self(task: task, kind: kind, inputs: inputs)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 6 }
 

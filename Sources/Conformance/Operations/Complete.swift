@@ -15,6 +15,13 @@ extension ProgramOperation {
         static let kind = OperationKind.complete
         public var description: String { "t\(source).\(throwing ? "" : "try")\(outcome.rawValue)" }
         var operation: ProgramOperation { .complete(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let source = s.id("t"), s.take(".") else { return nil }
+                let throwing = !s.take("try")
+                return s.oneOf(SetterOutcome.self).map { Self(source: source, outcome: $0, throwing: throwing) }
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 18 : 0 }
 

@@ -12,6 +12,12 @@ extension ProgramOperation {
         static let kind = OperationKind.makeCompleted
         public var description: String { "t\(task) = completed(\(outcome.rawValue))" }
         var operation: ProgramOperation { .makeCompleted(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = completed("), let outcome = s.oneOf(SetterOutcome.self), s.take(")") else { return nil }
+                return Self(task: task, outcome: outcome)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 3 }
 

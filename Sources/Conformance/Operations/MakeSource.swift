@@ -13,6 +13,14 @@ extension ProgramOperation {
         static let kind = OperationKind.makeSource
         public var description: String { "t\(task) = makeSource()" + (held.map { " held(\($0.rawValue))" } ?? "") }
         var operation: ProgramOperation { .makeSource(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = makeSource()") else { return nil }
+                guard s.take(" held(") else { return Self(task: task, held: nil) }
+                guard let held = s.oneOf(SetterOutcome.self), s.take(")") else { return nil }
+                return Self(task: task, held: held)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 14 }
 

@@ -15,6 +15,14 @@ extension ProgramOperation {
         static let kind = OperationKind.makeToken
         public var description: String { "k\(token) = makeCancellationSource(\(linkedTo.map { "linkedTo: k\($0)" } ?? ""))" }
         var operation: ProgramOperation { .makeToken(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let token = s.id("k"), s.take(" = makeCancellationSource(") else { return nil }
+                if s.take(")") { return Self(token: token, linkedTo: nil) }
+                guard s.take("linkedTo: "), let parent = s.id("k"), s.take(")") else { return nil }
+                return Self(token: token, linkedTo: parent)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 5 }
 

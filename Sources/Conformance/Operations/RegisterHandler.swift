@@ -13,6 +13,12 @@ extension ProgramOperation {
         static let kind = OperationKind.registerHandler
         public var description: String { "h\(handler) = k\(token).register { }" }
         var operation: ProgramOperation { .registerHandler(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let handler = s.id("h"), s.take(" = "), let token = s.id("k"), s.take(".register { }") else { return nil }
+                return Self(handler: handler, token: token)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 4 }
 

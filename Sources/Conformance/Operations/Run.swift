@@ -16,6 +16,14 @@ extension ProgramOperation {
         static let kind = OperationKind.run
         public var description: String { "t\(task) = run(on: \(executor)\(tokenArgument(token))) { \(body.rawValue) }" }
         var operation: ProgramOperation { .run(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = run(on: "), let executor = s.executor() else { return nil }
+                let token = s.tokenArgument()
+                guard s.take(") "), let body = s.body() else { return nil }
+                return Self(task: task, executor: executor, token: token, body: body)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 8 }
 

@@ -15,6 +15,14 @@ extension ProgramOperation {
         static let kind = OperationKind.runAsync
         public var description: String { "t\(task) = runAsync(\(token.map { "token: k\($0)" } ?? "")) { \(body.rawValue) }" }
         var operation: ProgramOperation { .runAsync(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = runAsync(") else { return nil }
+                let token = s.take("token: ") ? s.id("k") : nil
+                guard s.take(") "), let body = s.body() else { return nil }
+                return Self(task: task, token: token, body: body)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 3 : 0 }
 

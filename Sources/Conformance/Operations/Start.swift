@@ -13,6 +13,12 @@ extension ProgramOperation {
         static let kind = OperationKind.start
         public var description: String { "t\(task).start(on: \(executor))" }
         var operation: ProgramOperation { .start(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(".start(on: "), let executor = s.executor(), s.take(")") else { return nil }
+                return Self(task: task, executor: executor)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty ? 0 : 4 }
 
