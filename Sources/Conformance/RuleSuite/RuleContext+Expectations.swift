@@ -239,12 +239,22 @@ extension RuleContext {
         let same: Bool
         switch (outcome, expected) {
         case (.success(let a)?, .success(let b)): same = sameValue(a, b)
-        case (.failure(let a)?, .failure(let b)): same = type(of: a) == type(of: b) && String(reflecting: a) == String(reflecting: b)
+        case (.failure(let a)?, .failure(let b)): same = Self.sameError(a, b)
         case (.cancelled?, .cancelled): same = true
         case (nil, _), (.success?, _), (.failure?, _), (.cancelled?, _): same = false
         }
         return expect(same, message, call: call, expected: Self.describe(expected), observed: observed,
                       fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Errors of one type that are equal: by `==` where the type is `Equatable` (a
+    /// `TaskError.abandoned` that names where its source was made equals the bare `.abandoned`),
+    /// else by their reflected text.
+    static func sameError(_ a: any Error, _ b: any Error) -> Bool {
+        guard type(of: a) == type(of: b) else { return false }
+        func equal<E: Equatable>(_ x: E) -> Bool? { (b as? E).map { x == $0 } }
+        if let a = (a as Any) as? any Equatable, let result = equal(a) { return result }
+        return String(reflecting: a) == String(reflecting: b)
     }
 
     private static func error(of body: () throws -> Void) -> (any Error)? {
