@@ -13,6 +13,7 @@ struct CheckRun {
 
     private var exercised: [Rule: Int] = [:]
     private var checks: [Rule: Int] = [:]
+    private var entryPoints = EntryPointCoverage()
     private var failures: [ConformanceFailure] = []
     private var known: [ConformanceFailure] = []
     private var notReproducible: [String] = []
@@ -82,6 +83,7 @@ struct CheckRun {
         }
         for rule in result.exercised { exercised[rule, default: 0] += 1 }
         checks.merge(result.checks, uniquingKeysWith: +)
+        entryPoints.add(result)
         let knownIssues = configuration.knownIssues
         let isKnown = { (finding: Finding) in knownIssues[finding.rule] != nil }
         for finding in result.findings where isKnown(finding) && !known.contains(where: { $0.rule == finding.rule }) {
@@ -129,6 +131,7 @@ struct CheckRun {
             errors: configuration.replaying != nil && programsRun == 0
                 ? ["CONFORMANCE_REPLAY=\(backend): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : [])
         report.checksRun = checks
+        report.entryPoints = entryPoints
         return report
     }
 }

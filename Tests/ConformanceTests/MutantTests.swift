@@ -13,8 +13,9 @@ struct MutantTests {
         .continuationRunTwice: [.c2_1],
         .lifoContinuations: [.c2_4],
         // The body runs inside `whenComplete`, on the registering thread, whatever its executor:
-        // inside the call (C2.3), or not inside a counting executor's job (C2.5).
-        .runInsideRegister: [.c2_3, .c2_5],
+        // inside the call (C2.3), or not inside a counting executor's job (C2.5); an inline one
+        // registered from inside inline work runs in place instead of behind it (C2.7).
+        .runInsideRegister: [.c2_3, .c2_5, .c2_7],
         .tokenIgnoredBeforeStart: [.c4_3],
         // Jobs for a serial executor sent to the parallel default queue: run on the wrong executor
         // (C2.5), or, first seen under stress, out of their serial order (C2.4).
@@ -29,9 +30,10 @@ struct MutantTests {
         .flatMapNotWaiting: [.c2_6],
         // Or, since controlled mode parks a completion between winning and handing over (a
         // schedule point): their fast path hands a continuation on a completed task over at
-        // once, ahead of one registered earlier and still queued for that delivery (C2.4).
-        .lostContinuationOnRace: [.c2_1, .c6_3, .c2_4],
-        .lostContinuationInRegister: [.c2_1, .c6_3, .c2_4],
+        // once, ahead of one registered earlier and still queued for that delivery (C2.4), and
+        // in place, also from inside inline work, which must queue it behind that work (C2.7).
+        .lostContinuationOnRace: [.c2_1, .c6_3, .c2_4, .c2_7],
+        .lostContinuationInRegister: [.c2_1, .c6_3, .c2_4, .c2_7],
         .recursionInsteadOfTrampoline: [.c2_7],
         .errorReplaced: [.c3_1],
         // A token cancelled before the continuation registered does not take effect: the

@@ -60,7 +60,7 @@ struct HangDiagnosis {
         for event in hang.events {
             switch event.kind {
             case .stepEnd(let step): ended.insert(step)
-            case .bodyStart(let t, false, _, _, _):
+            case .bodyStart(let t, false, _, _, _, _):
                 open[t, default: 0] += 1
                 running[t] = (t, event.thread)
             case .bodyEnd(let t, false): open[t, default: 0] -= 1

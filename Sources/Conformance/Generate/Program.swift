@@ -95,34 +95,146 @@ public enum BodyAction: String, Sendable, Hashable {
     case returns, throwsError = "throws", throwsCancellation = "throwsCancellation", checkpoint
 }
 
-/// The kind of continuation.
+/// The task a body returns, for the forms whose body returns a task (C2.6, C9.5): an existing
+/// task of the program, or a new one run on the default executor (its value `innerValue`).
+public enum InnerTask: Sendable, Hashable, CustomStringConvertible {
+    case existing(Int)
+    case new
+
+    public var description: String {
+        switch self {
+        case .existing(let t): return "t\(t)"
+        case .new: return "new"
+        }
+    }
+
+    /// The task id it takes, if an existing one.
+    var task: Int? { if case .existing(let t) = self { return t } else { return nil } }
+}
+
+/// The kind of continuation: each of `AsyncTask`'s continuation entry points; the forms whose
+/// body returns a task carry that task.
 public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     case continueWith
+    /// `continueWithTask`: the body returns a task, whose outcome the continuation takes (C2.6).
+    case continueWithTask(InnerTask)
     case map
     /// `then` returning a value: the same as `map`.
     case then
-    /// `flatMap` whose body returns the existing task `t<n>`.
-    case flatMapExisting(Int)
-    /// `flatMap` whose body returns a new task run on the default executor.
-    case flatMapNew
+    /// `then` returning a task: the same as `flatMap`.
+    case thenTask(InnerTask)
+    case flatMap(InnerTask)
     case recover
+    /// `recover` whose handler returns a task.
+    case recoverTask(InnerTask)
     /// `catch` returning a value: the same as `recover`.
     case `catch`
+    /// `catch` returning a task: the same as `recoverTask`.
+    case catchTask(InnerTask)
     case finally
+    /// `finallyTask`: the body returns a `Void` task (an existing task's `asVoid()`), awaited
+    /// before the outcome passes on (C3.3).
+    case finallyTask(InnerTask)
+
+    /// `flatMap` whose body returns the existing task `t<n>`.
+    public static func flatMapExisting(_ t: Int) -> Self { .flatMap(.existing(t)) }
+    /// `flatMap` whose body returns a new task run on the default executor.
+    public static let flatMapNew = Self.flatMap(.new)
 
     public var description: String {
         switch self {
         case .continueWith: return "continueWith"
+        case .continueWithTask(let inner): return "continueWithTask->\(inner)"
         case .map: return "map"
         case .then: return "then"
-        case .flatMapExisting(let t): return "flatMap->t\(t)"
-        case .flatMapNew: return "flatMap->new"
+        case .thenTask(let inner): return "then->\(inner)"
+        case .flatMap(let inner): return "flatMap->\(inner)"
         case .recover: return "recover"
+        case .recoverTask(let inner): return "recover->\(inner)"
         case .catch: return "catch"
+        case .catchTask(let inner): return "catch->\(inner)"
         case .finally: return "finally"
+        case .finallyTask(let inner): return "finallyTask->\(inner)"
+        }
+    }
+
+    /// The task the body returns, for the task forms.
+    public var inner: InnerTask? {
+        switch self {
+        case .continueWithTask(let inner), .thenTask(let inner), .flatMap(let inner), .recoverTask(let inner),
+             .catchTask(let inner), .finallyTask(let inner):
+            return inner
+        case .continueWith, .map, .then, .recover, .catch, .finally:
+            return nil
+        }
+    }
+
+    /// Whether a convenience taking an optional executor exists beside the requirement.
+    var hasRequirementForm: Bool {
+        switch self {
+        case .then, .thenTask, .catch, .catchTask: return false
+        case .continueWith, .continueWithTask, .map, .flatMap, .recover, .recoverTask, .finally, .finallyTask: return true
+        }
+    }
+
+    /// The same kind with the inner task's id mapped.
+    func renumbered(_ ids: Renumbering) -> ContinuationKind {
+        func map(_ inner: InnerTask) -> InnerTask { inner.task.map { .existing(ids.task($0)) } ?? .new }
+        switch self {
+        case .continueWithTask(let inner): return .continueWithTask(map(inner))
+        case .thenTask(let inner): return .thenTask(map(inner))
+        case .flatMap(let inner): return .flatMap(map(inner))
+        case .recoverTask(let inner): return .recoverTask(map(inner))
+        case .catchTask(let inner): return .catchTask(map(inner))
+        case .finallyTask(let inner): return .finallyTask(map(inner))
+        case .continueWith, .map, .then, .recover, .catch, .finally: return self
         }
     }
 }
+
+/// Where a step's call is made when not by its driver directly: inside a continuation the
+/// driver registers on task `t<of>` with `whenComplete(on:)`, or inside a job the driver hands
+/// to an executor with `execute` (a body). Registering and completing from inside continuations
+/// and bodies are the call shapes C2.4 and C2.7 are about: on the inline executor, a
+/// registration made while inline work runs is queued behind it (C2.7's decision).
+public enum Host: Sendable, Hashable, CustomStringConvertible {
+    case continuation(of: Int, on: ExecutorRef)
+    case job(on: ExecutorRef)
+
+    public var description: String {
+        switch self {
+        case .continuation(let t, let executor): return "in t\(t).whenComplete(on: \(executor))"
+        case .job(let executor): return "in \(executor).execute"
+        }
+    }
+
+    var executor: ExecutorRef {
+        switch self {
+        case .continuation(_, let executor), .job(let executor): return executor
+        }
+    }
+
+    /// The task whose completion runs it, if any.
+    var antecedent: Int? { if case .continuation(let t, _) = self { return t } else { return nil } }
+
+    func renumbered(_ ids: Renumbering) -> Host {
+        switch self {
+        case .continuation(let t, let executor): return .continuation(of: ids.task(t), on: executor)
+        case .job: return self
+        }
+    }
+
+    /// The entry points the host itself calls.
+    var entryPoints: [EntryPoint] {
+        switch self {
+        case .continuation(_, let executor): return [.whenCompleteOn] + executor.entryPoints
+        case .job(let executor): return [.execute] + executor.entryPoints
+        }
+    }
+}
+
+/// `host.description + ": "`, or nothing for a call made by the driver itself.
+func hostPrefix(_ host: Host?) -> String { host.map { "\($0): " } ?? "" }
 
 /// The combinators (C5).
 public enum CombinatorKind: String, Sendable, Hashable {

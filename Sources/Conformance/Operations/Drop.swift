@@ -28,6 +28,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .untilEarlierUses }
         var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.drop(task)

@@ -1,17 +1,44 @@
+import TaskAPI
+
 extension ProgramOperation {
-    /// `t<task> = makeSource()`: a new completion source. A held source is completed by the
-    /// harness only after every driver finished, with `held`'s outcome.
+    /// `t<task> = makeSource(of: Int.self)` (or `makeSource()` with the type inferred, or
+    /// `makeTask { source in }`): a new completion source, of `Int`, or of `Void` (`void`). A held
+    /// source is completed by the harness only after every driver finished, with `held`'s outcome.
     public struct MakeSource: TaskOperation {
+        /// Which entry point makes the source.
+        public enum Form: String, Sendable, Hashable {
+            /// `makeSource(of:)`.
+            case ofType
+            /// `makeSource()`, its type taken from the context.
+            case inferred
+            /// `makeTask { source in }`: the source is handed to a closure, which keeps it.
+            case makeTask
+        }
+
         public var task: Int
         public var held: SetterOutcome?
+        public var form: Form
+        /// A source of `Void` (its setters' `trySucceed()` and `succeed()`), logged as `success(0)`.
+        public var void: Bool
 
-        public init(task: Int, held: SetterOutcome?) {
+        public init(task: Int, held: SetterOutcome?, form: Form = .ofType, void: Bool = false) {
             self.task = task
             self.held = held
+            self.form = form
+            self.void = void
         }
 
         static let kind = OperationKind.makeSource
-        public var description: String { "t\(task) = makeSource()" + (held.map { " held(\($0.rawValue))" } ?? "") }
+        public var description: String {
+            let type = void ? "Void" : "Int"
+            let call: String
+            switch form {
+            case .ofType: call = "makeSource(of: \(type).self)"
+            case .inferred: call = "makeSource() as \(type)"
+            case .makeTask: call = "makeTask { source of \(type) }"
+            }
+            return "t\(task) = \(call)" + (held.map { " held(\($0.rawValue))" } ?? "")
+        }
         var operation: ProgramOperation { .makeSource(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 14 }
@@ -19,25 +46,65 @@ extension ProgramOperation {
         static func generate(into program: inout ProgramBuilder) {
             let held: SetterOutcome? = program.rng.chance(15) ? program.setterOutcome() : nil
             let task = program.nextTask
-            program.addTask(.makeSource(task: task, held: held), sources: [task], held: held != nil)
+            let form = [Form.ofType, .inferred, .makeTask][program.rng.weighted([60, 20, 20])]
+            let void = program.rng.chance(12)
+            program.addTask(.makeSource(MakeSource(task: task, held: held, form: form, void: void)), sources: [task], held: held != nil,
+                            intValued: !void)
+            if void { program.voidSources.insert(task) }
             if held == nil { program.openSources.append(task) }
         }
 
         var uses: [Use] { [] }
         var createdToken: Int? { nil }
-        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), held: held) }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), held: held, form: form, void: void) }
 
         var neverWaits: Bool { true }
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] {
+            switch form {
+            case .ofType: return [.makeSourceOf, .sourceTask]
+            case .inferred: return [.makeSourceInferred, .sourceTask]
+            case .makeTask: return [.makeTask]
+            }
+        }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
-            let source = execution.backend.makeSource(of: Int.self)
-            execution.register(task, .int(source.task), source: source)
+            let backend = execution.backend
+            if void {
+                let (task, source) = Self.make(form, backend: backend, of: Void.self)
+                execution.register(self.task, .void(task), source: .void(source))
+            } else {
+                let (task, source) = Self.make(form, backend: backend, of: Int.self)
+                execution.register(self.task, .int(task), source: .int(source))
+            }
+        }
+
+        /// A source and its task, made the way `form` says.
+        private static func make<T: Sendable>(_ form: Form, backend: any TaskBackend, of type: T.Type)
+            -> (any AsyncTask<T>, any CompletionSource<T>) {
+            switch form {
+            case .ofType:
+                let source = backend.makeSource(of: T.self)
+                return (source.task, source)
+            case .inferred:
+                let source: any CompletionSource<T> = backend.makeSource()
+                return (source.task, source)
+            case .makeTask:
+                let kept = Locked<(any CompletionSource<T>)?>(nil)
+                let task: any AsyncTask<T> = backend.makeTask { source in kept.withLock { $0 = source } }
+                // TaskAPI's `makeTask` (no backend replaces it) hands the source over at once, on this thread.
+                guard let source = kept.withLock({ $0 }) else {
+                    preconditionFailure("makeTask returned without handing its closure the source")
+                }
+                return (task, source)
+            }
         }
 
         var dependence: Dependence { .source(held: held != nil) }
+        var madeFromSource: Bool { true }
         var pendingRule: Rule { .c2_2 }
 
         /// The winning setter's outcome (any racing one's if none is seen winning); a held
@@ -46,7 +113,7 @@ extension ProgramOperation {
             if model.oracle.releasedSources.contains(task) { return model.oracle.releasedSource(task) }
             if let held {
                 if model.world == .phaseOne { return .pending }
-                return .outcomes([Oracle.outcome(held, value: ProgramValues.heldValue(step: step))], .c1_1)
+                return .outcomes([Oracle.outcome(held, value: ProgramValues.heldValue(step: step), void: void)], .c1_1)
             }
             let setters = model.oracle.observations.setters[task] ?? []
             let winners = setters.filter(\.won)
@@ -56,6 +123,6 @@ extension ProgramOperation {
         }
     }
 
-    /// `t<task> = makeSource()`, held with `held`'s outcome or not.
+    /// `t<task> = makeSource(of: Int.self)`, held with `held`'s outcome or not.
     public static func makeSource(task: Int, held: SetterOutcome?) -> Self { .makeSource(MakeSource(task: task, held: held)) }
 }

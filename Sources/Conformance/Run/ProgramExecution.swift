@@ -77,13 +77,16 @@ final class ProgramExecution: Sendable {
     // MARK: - Bodies
 
     /// Every body: logs its start with the input it saw, checks its producer's payload (C2.2),
-    /// spins a little so that overlaps show, then does `action`.
+    /// reads its own task's status (C1.5) and, given its `executor`, whether that executor says it
+    /// is current (C9.7), spins a little so that overlaps show, then does `action`.
     func body(
-        task t: Int, step: Int, input: Outcome?, action: BodyAction, token: CancellationToken?, probe: Probe
+        task t: Int, step: Int, input: Outcome?, action: BodyAction, token: CancellationToken?, probe: Probe,
+        executor: ExecutorRef? = nil
     ) throws -> Int {
         withExtendedLifetime(probe) {}
+        let inside = BodyReads(status: slots.peekTask(t)?.status, isCurrent: executor.flatMap(isCurrent))
         log.append(.bodyStart(task: t, inner: false, input: input, counting: ThreadInfo.countingMarker,
-                              payloadOK: input.flatMap(checkPayload)))
+                              payloadOK: input.flatMap(checkPayload), inside: inside))
         defer { log.append(.bodyEnd(task: t, inner: false)) }
         spin(step % 4 * 100)
         switch action {
@@ -108,8 +111,18 @@ final class ProgramExecution: Sendable {
         }
     }
 
+    /// `isCurrent` of the executor `ref` names, for the backend's own executors (a counting
+    /// executor is the harness's: it cannot tell, and that is no finding).
+    private func isCurrent(_ ref: ExecutorRef) -> Bool? {
+        switch ref {
+        case .default, .inline, .serial: return executors[ref].isCurrent
+        case .counting: return nil
+        }
+    }
+
     func innerBody(task t: Int, step: Int) -> Int {
-        log.append(.bodyStart(task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil))
+        log.append(.bodyStart(task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil,
+                              inside: BodyReads(status: nil, isCurrent: nil)))
         defer { log.append(.bodyEnd(task: t, inner: true)) }
         payloads.write(program.steps.count + step)
         return ProgramValues.innerValue(step: step)
@@ -149,7 +162,7 @@ final class ProgramExecution: Sendable {
                   let source = slots.source(ifPresent: make.task) else { continue }
             let t = make.task
             payloads.write(index)
-            if !source.tryComplete(Self.completion(held, value: ProgramValues.heldValue(step: index))) {
+            if !source.tryComplete(held, value: ProgramValues.heldValue(step: index)) {
                 log.append(.setterTrouble(task: t, detail: "the harness's trySucceed/tryFail/tryCancel on a held source, its only setter, returned false"))
             }
         }
@@ -161,15 +174,39 @@ final class ProgramExecution: Sendable {
         program.steps.firstIndex { $0.operation.createdTask == t } ?? -1
     }
 
-    func register(_ id: Int, _ slot: TaskSlot, source: (any CompletionSource<Int>)? = nil) {
+    func register(_ id: Int, _ slot: TaskSlot, source: SourceSlot? = nil) {
         slot.observe(id, log: log, inline: backend.inlineExecutor)
         tasks.withLock { $0.append((id, WeakReference(slot.object))) }
         slots.put(id, slot, source: source)
     }
 
+    /// The token of cancellation source `id` (`.none` for none): read from the source's `token`
+    /// for an even id, made with `CancellationToken(source:)` for an odd one (`tokenEntryPoints`).
     func token(_ id: Int?) -> CancellationToken {
         guard let id, let source = slots.token(id) else { return .none }
-        return source.token
+        return id % 2 == 0 ? source.token : CancellationToken(source: source)
+    }
+
+    /// Runs `work` where `host` says: at once on the calling thread (no host), inside a
+    /// continuation registered on the host's task, or inside a job handed to its executor. The
+    /// host's task is taken now, by the driver; the run is not quiescent until the work ended.
+    func hosted(_ host: Host?, step: Int, _ work: @escaping @Sendable () -> Void) {
+        guard let host else { return work() }
+        let log = self.log
+        let body: @Sendable () -> Void = {
+            log.append(.hostStart(step: step))
+            work()
+            log.append(.hostEnd(step: step))
+        }
+        switch host {
+        case .continuation(let t, let executor):
+            guard let slot = slots.task(t) else { return }
+            log.callPending()
+            slot.whenComplete(on: executors[executor]) { _ in body() }
+        case .job(let executor):
+            log.callPending()
+            executors[executor].execute(body)
+        }
     }
 
     func makeProbe(_ what: String) -> Probe {

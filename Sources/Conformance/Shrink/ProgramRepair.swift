@@ -56,7 +56,9 @@ enum ProgramRepair {
         return steps.map { step in
             guard case .makeSource(let make) = step.operation, make.held == nil, !set.contains(make.task) else { return step }
             var changed = step
-            changed.operation = .makeSource(task: make.task, held: .success)
+            var heldSource = make
+            heldSource.held = .success
+            changed.operation = .makeSource(heldSource)
             return changed
         }
     }

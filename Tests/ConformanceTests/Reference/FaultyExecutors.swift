@@ -1,6 +1,11 @@
 import Dispatch
 import Synchronization
 import TaskAPI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A serial executor with a fault users' executors have been seen to have (issue #14, point 6):
 /// the reference backend hands it out from `makeSerialExecutor` for the fault mutations. The
@@ -26,14 +31,19 @@ final class FaultySerialExecutor: Executor {
     private let queue: DispatchQueue
     private let fault: Fault
     private let count = Atomic(0)
+    private let marker = JobMarker()
 
     init(label: String, fault: Fault) {
         queue = DispatchQueue(label: label)
         self.fault = fault
     }
 
+    /// Right, whatever the fault (C9.7): inside its jobs, wherever they run.
+    var isCurrent: Bool { marker.isInside }
+
     func execute(_ job: @escaping @Sendable () -> Void) {
         let n = count.add(1, ordering: .relaxed).newValue
+        let job = marker.marking(job)
         switch fault {
         case .runsTwice:
             queue.async { job(); job() }
@@ -69,12 +79,16 @@ extension Mutation {
 final class BacklogReorderingExecutor: Executor {
     private let queue: DispatchQueue
     private let state = Locked((jobs: [@Sendable () -> Void](), draining: false))
+    private let marker = JobMarker()
 
     init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
+    var isCurrent: Bool { marker.isInside }
+
     func execute(_ job: @escaping @Sendable () -> Void) {
+        let job = marker.marking(job)
         let start = state.withLock { state -> Bool in
             state.jobs.append(job)
             if state.draining { return false }
@@ -114,6 +128,8 @@ final class FaultyDefaultExecutor: Executor {
         self.fault = fault
     }
 
+    var isCurrent: Bool { base.isCurrent }
+
     func execute(_ job: @escaping @Sendable () -> Void) {
         let n = count.add(1, ordering: .relaxed).newValue
         switch fault {
@@ -136,4 +152,48 @@ extension Mutation {
         default: return nil
         }
     }
+}
+
+/// Marks the thread while it runs a job of one executor, for that executor's `isCurrent` (C9.7):
+/// a thread-local set of the executors whose jobs it is running.
+final class JobMarker: Sendable {
+    var isInside: Bool { JobMarker.running.contains(ObjectIdentifier(self)) }
+
+    /// `job`, marking the thread as inside this executor's job while it runs.
+    func marking(_ job: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let id = ObjectIdentifier(self)
+        return {
+            let outer = JobMarker.running
+            JobMarker.running.insert(id)
+            defer { JobMarker.running = outer }
+            job()
+        }
+    }
+
+    /// The executors whose jobs the calling thread runs (a Swift thread-local, by pthread key).
+    private static var running: Set<ObjectIdentifier> {
+        get { pthread_getspecific(runningKey).map { Unmanaged<Box>.fromOpaque($0).takeUnretainedValue().ids } ?? [] }
+        set {
+            if let pointer = pthread_getspecific(runningKey) {
+                Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue().ids = newValue
+            } else {
+                pthread_setspecific(runningKey, Unmanaged.passRetained(Box(newValue)).toOpaque())
+            }
+        }
+    }
+
+    /// One thread's set; only that thread touches it.
+    private final class Box {
+        var ids: Set<ObjectIdentifier>
+        init(_ ids: Set<ObjectIdentifier>) { self.ids = ids }
+    }
+
+    private static let runningKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            Unmanaged<Box>.fromOpaque(pointer).release()
+        }
+        return key
+    }()
 }

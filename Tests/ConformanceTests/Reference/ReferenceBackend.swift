@@ -403,9 +403,19 @@ final class ReferenceQueueExecutor: Executor {
     /// so, when the pool is blocked, a thread) of its own, so that bodies blocked in nested
     /// `wait()`s never starve the global queue's few threads (C6.4).
     let nestedOnOwnThread: Bool
+    /// Marks a serial queue as this executor's, for `isCurrent`.
+    private let key = DispatchSpecificKey<ObjectIdentifier>()
+
     init(queue: DispatchQueue, nestedOnOwnThread: Bool = false) {
         self.queue = queue
         self.nestedOnOwnThread = nestedOnOwnThread
+        if !nestedOnOwnThread { queue.setSpecific(key: key, value: ObjectIdentifier(self)) }
+    }
+
+    /// Inside one of its jobs (C9.7): the default executor marks the threads running its jobs,
+    /// a serial one its queue.
+    var isCurrent: Bool {
+        nestedOnOwnThread ? pthread_getspecific(insideDefaultJobKey) != nil : DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self)
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {

@@ -1,0 +1,153 @@
+import Synchronization
+import TaskAPI
+
+extension ProgramOperation {
+    /// `t<task> = retry(attempts: n, on: executor, token: k<token>, while: attempt < w) { ... }`:
+    /// each attempt throws `E` while it is one of the first `failures`, then does `body`; the body
+    /// returns a value, or (`taskForm`) a task. The result is the first success or the last
+    /// attempt's outcome, with at most `attempts` attempts, one after the other (C9.4).
+    public struct Retry: TaskOperation {
+        public var task: Int
+        public var attempts: Int
+        /// Attempts that fail before `body` is done.
+        public var failures: Int
+        public var body: BodyAction
+        public var executor: ExecutorRef
+        public var token: Int?
+        /// `while`: retry only after attempts numbered below this (nil: always).
+        public var whileBelow: Int?
+        /// `Backoff.fixed` of this many microseconds (a timer: programs with outside work only);
+        /// nil: `.none`.
+        public var backoffMicroseconds: Int?
+        /// The body returns a task (the unwrapping form) instead of a value.
+        public var taskForm: Bool
+
+        public init(task: Int, attempts: Int, failures: Int, body: BodyAction, executor: ExecutorRef, token: Int?,
+                    whileBelow: Int? = nil, backoffMicroseconds: Int? = nil, taskForm: Bool = false) {
+            self.task = task
+            self.attempts = attempts
+            self.failures = failures
+            self.body = body
+            self.executor = executor
+            self.token = token
+            self.whileBelow = whileBelow
+            self.backoffMicroseconds = backoffMicroseconds
+            self.taskForm = taskForm
+        }
+
+        static let kind = OperationKind.retry
+        public var description: String {
+            var arguments = ["attempts: \(attempts)"]
+            if let backoffMicroseconds { arguments.append("backoff: .fixed(\(backoffMicroseconds)us)") }
+            arguments.append("on: .some(\(executor))" + tokenArgument(token))
+            if let whileBelow { arguments.append("while: attempt < \(whileBelow)") }
+            return "t\(task) = retry(\(arguments.joined(separator: ", "))) { fails \(failures)×, then \(body.rawValue)\(taskForm ? " as a task" : "") }"
+        }
+        var operation: ProgramOperation { .retry(self) }
+
+        static func weight(in program: ProgramBuilder) -> Int { 2 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            let retry = Retry(
+                task: program.nextTask, attempts: program.rng.int(in: 0...3), failures: program.rng.int(in: 0...3), body: program.body(),
+                executor: program.executor(), token: program.token(), whileBelow: program.rng.chance(25) ? program.rng.int(in: 1...3) : nil,
+                backoffMicroseconds: program.usesOutsideWork && program.rng.chance(30) ? program.rng.int(in: 0...500) : nil,
+                taskForm: program.rng.chance(50))
+            program.addTask(.retry(retry), sources: [], held: false)
+        }
+
+        var uses: [Use] { token.map { [.token($0)] } ?? [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self {
+            Self(task: ids.task(task), attempts: attempts, failures: failures, body: body, executor: executor, token: token.map(ids.token),
+                 whileBelow: whileBelow, backoffMicroseconds: backoffMicroseconds, taskForm: taskForm)
+        }
+
+        var neverWaits: Bool { true }
+        var outsideWork: OutsideWork {
+            backoffMicroseconds.map { .completes(task: task, within: .microseconds($0 * max(1, attempts))) } ?? .none
+        }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] {
+            [taskForm ? .retryTask : .retry] + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
+        }
+        var bodySpec: BodySpec? { nil }
+
+        /// Each attempt logs its start and end; it throws `E` while it is one of the first
+        /// `failures`, then does `body` (`checkpoint()` on the token the attempt gets).
+        func perform(in execution: ProgramExecution, step: Int) {
+            let (t, failures, action, log, payloads) = (task, failures, body, execution.log, execution.payloads)
+            let value = ProgramValues.value(step: step)
+            let counter = Atomic(0)
+            let probe = execution.makeProbe("retried body of t\(task)")
+            @Sendable func attempt(_ token: CancellationToken) throws -> Int {
+                withExtendedLifetime(probe) {}
+                let number = counter.add(1, ordering: .relaxed).newValue
+                log.append(.retryAttempt(task: t, attempt: number, end: false))
+                defer { log.append(.retryAttempt(task: t, attempt: number, end: true)) }
+                if number <= failures { throw ProgramError(value) }
+                switch action {
+                case .returns: break
+                case .throwsError: throw ProgramError(value)
+                case .throwsCancellation: throw CancellationError()
+                case .checkpoint: try token.checkpoint()
+                }
+                // What a consumer of the value checks it sees (C2.2).
+                payloads.write(step)
+                return value
+            }
+            let backend = execution.backend
+            let backoff = backoffMicroseconds.map { Backoff.fixed(.microseconds($0)) } ?? .none
+            let on: (any Executor)? = execution.executors[executor]
+            let below = whileBelow ?? Int.max
+            let made: any AsyncTask<Int>
+            if taskForm {
+                made = backend.retry(attempts: attempts, backoff: backoff, on: on, token: execution.token(token), while: { n, _ in n < below }) {
+                    (token: CancellationToken) -> any AsyncTask<Int> in backend.completed(Completion { try attempt(token) })
+                }
+            } else {
+                made = backend.retry(attempts: attempts, backoff: backoff, on: on, token: execution.token(token), while: { n, _ in n < below }) {
+                    (token: CancellationToken) throws -> Int in try attempt(token)
+                }
+            }
+            execution.register(task, .int(made))
+        }
+
+        var dependence: Dependence { .nothing }
+        var madeFromSource: Bool { false }
+        var pendingRule: Rule { .c9_4 }
+
+        /// The attempts, played in order: the first success, else the last attempt's outcome
+        /// (C9.4); with a token that may be cancelled, also cancelled.
+        func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
+            // With no token a checkpoint never throws; with one, cancelled is allowed anyway.
+            let outcome = plan(step: step).outcome
+            switch model.oracle.tokenState(token) {
+            case .never: return .outcomes([outcome], .c9_4)
+            case .definite, .maybe: return .outcomes(unique([outcome, .cancelled]), .c9_4)
+            }
+        }
+
+        /// The attempts an uncancelled retry makes, and its outcome.
+        func plan(step: Int) -> (attempts: Int, outcome: Outcome) {
+            let value = ProgramValues.value(step: step)
+            let limit = max(1, attempts)
+            var number = 1
+            while true {
+                let outcome: Outcome
+                if number <= failures {
+                    outcome = .failure(.program(value))
+                } else {
+                    switch body {
+                    case .returns, .checkpoint: outcome = .success(value)
+                    case .throwsError: outcome = .failure(.program(value))
+                    case .throwsCancellation: outcome = .cancelled
+                    }
+                }
+                guard case .failure = outcome, number < limit, number < (whileBelow ?? Int.max) else { return (number, outcome) }
+                number += 1
+            }
+        }
+    }
+}
