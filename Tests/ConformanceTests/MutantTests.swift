@@ -18,8 +18,11 @@ struct MutantTests {
         .runInsideRegister: [.c2_3, .c2_5, .c2_7],
         .tokenIgnoredBeforeStart: [.c4_3],
         // Jobs for a serial executor sent to the parallel default queue: run on the wrong executor
-        // (C2.5), or, first seen under stress, out of their serial order (C2.4).
-        .wrongExecutor: [.c2_5, .c2_4],
+        // (C2.5), or, first seen under stress, out of their serial order (C2.4); in controlled
+        // mode every continuation goes to the default queue, where the serial executor's
+        // isCurrent, asked inside the body, says it is not its job (C9.7, which cannot tell that
+        // from an isCurrent that is wrong).
+        .wrongExecutor: [.c2_5, .c2_4, .c9_7],
         .closuresKeptAlive: [.c8_1],
         .cancellationAsFailure: [.c3_2],
         // A lost continuation hangs a chain (C2.1) or a waiter (C6.3), whichever comes first.
@@ -88,6 +91,18 @@ struct MutantTests {
         // Under stress, a dropped job may be a body of a nested-wait step (which runs on the
         // backend's own default executor): the nest then returns a failure's stand-in (C6.4).
         .defaultDropsJob: [.c7_3, .c2_1, .c6_4],
+        // Issue 22: shapes and strict checks. An inline registration run in place inside inline
+        // work: the oracle's C2.7 check (a continuation registered from inside an inline host
+        // ran before the host ended), or an async loop's stack growth.
+        .registrationRunsInPlace: [.c2_7],
+        .firstInlineHandedLast: [.c2_4],
+        .statusRunningWhenPending: [.c1_5],
+        // Its jobs run out of the order handed over: a burst (C7.2, or the interposition's C7.2),
+        // or continuations of one task on it (C2.4).
+        .serialRingReordersOnGrowth: [.c7_2, .c2_4],
+        .serialIsCurrentFalse: [.c9_7],
+        .tryStartOnCompleted: [.c1_5],
+        .finallyTaskSkipsInner: [.c3_3],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {

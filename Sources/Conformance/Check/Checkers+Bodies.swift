@@ -2,7 +2,7 @@
 /// over the kinds of operation: a new operation with a body is judged by declaring it.
 extension Checkers {
     /// The steps that make a body, with what they say of it.
-    var bodySteps: [(step: Int, spec: BodySpec)] {
+    static func bodySteps(of program: Program) -> [(step: Int, spec: BodySpec)] {
         program.steps.indices.compactMap { index in program.steps[index].operation.payload.bodySpec.map { (index, $0) } }
     }
 
@@ -71,7 +71,9 @@ extension Checkers {
         judged.judge(step)
         let expected = executor != .inline
         if isCurrent != expected {
-            fail(.c9_7, "\(executor).isCurrent inside the body of t\(t), run on \(executor), was \(isCurrent) (\(describe(t)))",
+            // False on the backend's own executor: isCurrent is wrong, or the body ran elsewhere (C2.5).
+            fail(.c9_7, "\(executor).isCurrent inside the body of t\(t), registered for \(executor), was \(isCurrent)"
+                 + (expected ? " (isCurrent is wrong, or the body ran on another executor: C2.5)" : "") + " (\(describe(t)))",
                  expected: expected ? "true inside a job of that executor" : "false: the inline executor has no thread of its own",
                  observed: "\(isCurrent)")
         }
@@ -185,6 +187,23 @@ extension Checkers {
                  + "which had completed, ran in place, before that work ended (\(describe(spec.task)))",
                  expected: "queued behind the running inline work (C2.7's decision)", observed: "ran at event #\(body.start.seq), "
                  + "the work ended at #\(span.end)")
+        }
+    }
+
+    /// A source completed from inside inline work (an inline host) delivers its inline
+    /// continuations, the harness's observer first, behind that work (C2.7).
+    mutating func checkHostedCompletions() {
+        for (index, step) in program.steps.enumerated() {
+            guard case .complete(let setter) = step.operation, setter.host?.executor == .inline,
+                  observations.setters[setter.source]?.contains(where: { $0.step == index && $0.won }) == true,
+                  let span = observations.callSpan(index, hosted: true), let observed = observations.completedBy(setter.source) else { continue }
+            exercised.insert(.c2_7)
+            judged.judge(index)
+            if observed < span.end {
+                fail(.c2_7, "t\(setter.source), completed from inside inline work (step \(index): \(step.operation)), ran its inline "
+                     + "continuation before that work ended", expected: "queued behind the running inline work (C2.7's decision)",
+                     observed: "ran at event #\(observed), the work ended at #\(span.end)")
+            }
         }
     }
 

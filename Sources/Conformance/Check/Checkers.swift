@@ -13,6 +13,8 @@ struct Checkers {
     var exercised: RuleTally = []
     /// The entry points each check judged (a step's calls).
     var judged: EntryPointTally
+    /// The steps that make a body, with what they say of it (`BodySpec`).
+    let bodySteps: [(step: Int, spec: BodySpec)]
     var findings: [Finding] = []
 
     init(program: Program, observations: Observations, snapshot: [Bool]) {
@@ -20,6 +22,7 @@ struct Checkers {
         self.observations = observations
         self.snapshot = snapshot
         judged = EntryPointTally(program: program)
+        bodySteps = Self.bodySteps(of: program)
         oracle = Oracle(program: program, observations: observations)
         phaseOne = oracle.evaluate(.phaseOne)
         final = oracle.evaluate(.final, phaseOne: phaseOne)
@@ -31,6 +34,7 @@ struct Checkers {
         checkSetters()
         checkBodies()
         checkRegistrationOrder()
+        checkHostedCompletions()
         checkSerialExclusion()
         checkCancellation()
         checkWaits()

@@ -1,19 +1,29 @@
 /// The entry points of TaskAPI a program called, and how many checks judged each: what the
 /// entry point coverage table counts (`ConformanceReport.entryPointTable`). A check that judges
 /// a step (its task's outcome, a setter's result, a body, a wait, a timer...) judges every entry
-/// point that step called.
+/// point that step called. Judging counts per step; the counts per entry point are made once.
 struct EntryPointTally {
-    private(set) var checks: [EntryPoint: Int] = [:]
+    private var judgedSteps: [Int]
     let program: Program
 
     init(program: Program) {
         self.program = program
+        judgedSteps = Array(repeating: 0, count: program.steps.count)
+    }
+
+    /// How many checks judged a step that called each entry point.
+    var checks: [EntryPoint: Int] {
+        var checks: [EntryPoint: Int] = [:]
+        for (step, count) in judgedSteps.enumerated() where count > 0 {
+            for entryPoint in Set(program.steps[step].operation.payload.entryPoints) { checks[entryPoint, default: 0] += count }
+        }
+        return checks
     }
 
     /// One check judged step `step`.
     mutating func judge(_ step: Int) {
-        guard step >= 0, step < program.steps.count else { return }
-        for entryPoint in Set(program.steps[step].operation.payload.entryPoints) { checks[entryPoint, default: 0] += 1 }
+        guard step >= 0, step < judgedSteps.count else { return }
+        judgedSteps[step] += 1
     }
 
     /// One check judged each of `steps`.
@@ -23,11 +33,11 @@ struct EntryPointTally {
 
     /// One check judged the cancellation sources `tokens` (the steps that made them).
     mutating func judge(tokens: [Int]) {
-        judge(program.steps.indices.filter { program.steps[$0].operation.createdToken.map(tokens.contains) ?? false })
+        for (index, step) in program.steps.enumerated() where step.operation.createdToken.map(tokens.contains) ?? false { judge(index) }
     }
 
     mutating func merge(_ other: EntryPointTally) {
-        checks.merge(other.checks, uniquingKeysWith: +)
+        for (step, count) in other.judgedSteps.enumerated() where step < judgedSteps.count { judgedSteps[step] += count }
     }
 }
 

@@ -16,7 +16,9 @@ struct ProgramResult {
     var mode: ScheduleMode = .stress
     /// The event log without threads and times (`Event.replayDescription`): in controlled mode,
     /// the same for the same seed.
-    var eventLines: [String] = []
+    var eventLines: [String] { replayEvents.map(\.replayDescription) }
+    /// The events `eventLines` describes, made into text only when asked (most runs never are).
+    var replayEvents: [Event] = []
     /// Controlled mode: what came from outside the harness (empty: reproducible).
     var notReproducible: [String] = []
 }
@@ -59,7 +61,7 @@ enum ProgramChecks {
             finding = Finding(finding.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
                               expected: finding.expected, observed: finding.observed)
             result.events = hang.events.map(\.description).joined(separator: "\n")
-            result.eventLines = hang.events.map(\.replayDescription)
+            result.replayEvents = hang.events
         }
         result.findings = record.executorViolations + [finding]
         return result
@@ -87,7 +89,7 @@ enum ProgramChecks {
         findings += leaks(record, exercised: &exercised, judged: &judged)
         let events = findings.isEmpty ? "" : record.timedEvents.map(\.description).joined(separator: "\n")
         var result = ProgramResult(findings: findings, exercised: exercised.rules, checks: exercised.counts, abandoned: false,
-                                   events: events, eventLines: record.events.map(\.replayDescription))
+                                   events: events, replayEvents: record.events)
         result.entryPointChecks = judged.checks
         return result
     }

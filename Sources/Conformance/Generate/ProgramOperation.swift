@@ -86,7 +86,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { payload.description }
 
     /// The task this operation creates, if any.
-    public var createdTask: Int? { (payload as? any TaskOperation)?.task }
+    public var createdTask: Int? { payload.createdTask }
 
     /// The cancellation source this operation creates, if any.
     public var createdToken: Int? { payload.createdToken }
@@ -182,6 +182,8 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     var uses: [Use] { get }
     /// The cancellation source the step makes, if any.
     var createdToken: Int? { get }
+    /// The task the step makes, if any (`TaskOperation`'s `task`; none for a `TasklessOperation`).
+    var createdTask: Int? { get }
     /// The same payload with task and token ids mapped (the shrinker's renumbering).
     func renumbered(_ ids: Renumbering) -> Self
     /// The payload as an operation.
@@ -276,8 +278,25 @@ struct BodySpec {
     var executor: ExecutorRef? { if case .on(let ref) = placement { return ref } else { return nil } }
 }
 
+/// An operation whose call may be made from inside a `Host` (a continuation or a job).
+protocol HostedCall {
+    var host: Host? { get }
+}
+
+extension ProgramOperation.Chain: HostedCall {}
+extension ProgramOperation.Observe: HostedCall {}
+extension ProgramOperation.Complete: HostedCall {}
+
 /// An operation that makes no task.
 protocol TasklessOperation: OperationPayload {}
+
+extension TaskOperation {
+    var createdTask: Int? { task }
+}
+
+extension TasklessOperation {
+    var createdTask: Int? { nil }
+}
 
 /// How a step takes an id.
 enum Use: Hashable {

@@ -114,7 +114,7 @@ extension ProgramOperation {
             .tasks([antecedent] + (kind.inner?.task.map { [$0] } ?? []) + (host?.antecedent.map { [$0] } ?? []))
         }
         var madeFromSource: Bool { false }
-        var pendingRule: Rule { kind.inner == nil ? .c2_2 : .c2_6 }
+        var pendingRule: Rule { kind.isFinallyTask ? .c3_3 : kind.inner == nil ? .c2_2 : .c2_6 }
 
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
             if let gated = model.hostGate(host) { return gated }

@@ -266,7 +266,7 @@ final class Slots: Sendable {
 
     /// Every prepared task, for the harness's own starts after the drivers.
     func allPrepared() -> [Int: PreparedTask<Int>] {
-        withState { $0.prepared }
+        reading { $0.prepared }
     }
 
     /// Forgets source `id` (keeping its task) once every earlier setter has taken it. The source
@@ -299,17 +299,17 @@ final class Slots: Sendable {
 
     /// The held sources, for the harness to complete after the drivers.
     func source(ifPresent id: Int) -> SourceSlot? {
-        withState { $0.sources[id] }
+        reading { $0.sources[id] }
     }
 
-    /// Task `id` if made, without counting a use or waiting.
+    /// Task `id` if made, without counting a use or waiting (every body asks: no broadcast).
     func peekTask(_ id: Int) -> TaskSlot? {
-        withState { $0.tasks[id] }
+        reading { $0.tasks[id] }
     }
 
     /// Whether a step with `uses` would find every id it takes without waiting (controlled mode).
     func isReady(_ uses: [Use]) -> Bool {
-        withState { state in
+        reading { state in
             uses.allSatisfy { use in
                 switch use {
                 case .task(let t): return state.tasks[t] != nil
@@ -332,6 +332,13 @@ final class Slots: Sendable {
             return old
         }
         withExtendedLifetime(old) {}
+    }
+
+    /// Reads the state: nothing changes, so no waiter needs waking.
+    private func reading<R>(_ body: (State) -> R) -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(state)
     }
 
     private func withState<R>(_ body: (inout State) -> R) -> R {

@@ -108,6 +108,68 @@ final class BacklogReorderingExecutor: Executor {
     }
 }
 
+/// `.serialRingReordersOnGrowth`: a serial executor on a Dispatch queue that keeps its waiting
+/// jobs in a ring buffer, as BackendKit's `JobRing` does. Growing a full ring whose jobs wrap
+/// around its end, the faulty version copies the slots in index order instead of from the head:
+/// the jobs behind the wrap then run before the older ones. Correct with `reordersWhenGrowingWrapped`
+/// false; only a burst queued after earlier jobs moved the head shows the fault.
+final class RingSerialExecutor: Executor {
+    private struct Ring {
+        var slots: [(@Sendable () -> Void)?] = Array(repeating: nil, count: 16)
+        var head = 0
+        var count = 0
+        var draining = false
+    }
+
+    private let queue: DispatchQueue
+    private let reorders: Bool
+    private let state = Locked(Ring())
+    private let marker = JobMarker()
+
+    init(label: String, reordersWhenGrowingWrapped: Bool) {
+        queue = DispatchQueue(label: label)
+        reorders = reordersWhenGrowingWrapped
+    }
+
+    var isCurrent: Bool { marker.isInside }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        let job = marker.marking(job)
+        let reorders = self.reorders
+        let start = state.withLock { ring -> Bool in
+            if ring.count == ring.slots.count {
+                let capacity = ring.slots.count
+                let order = reorders ? Array(0..<capacity) : (0..<capacity).map { (ring.head + $0) % capacity }
+                ring.slots = order.map { ring.slots[$0] } + Array(repeating: nil, count: capacity)
+                ring.head = 0
+            }
+            ring.slots[(ring.head + ring.count) % ring.slots.count] = job
+            ring.count += 1
+            if ring.draining { return false }
+            ring.draining = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while let job = state.withLock({ ring -> (@Sendable () -> Void)? in
+            guard ring.count > 0 else {
+                ring.draining = false
+                return nil
+            }
+            defer {
+                ring.slots[ring.head] = nil
+                ring.head = (ring.head + 1) % ring.slots.count
+                ring.count -= 1
+            }
+            return ring.slots[ring.head]
+        }) {
+            job()
+        }
+    }
+}
+
 /// A default executor with a rare fault, counted over the jobs handed to it: the state a backend
 /// keeps across programs, which only a fresh backend per program (`check(makeBackend:)`) lets a
 /// replay line reproduce.
