@@ -160,7 +160,7 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     /// it, and no check can judge it. The coverage table says so instead of a count.
     public var judgedByNoRule: String? {
         switch self {
-        case .taskBackend, .name, .preparedBackend, .factoryBackend:
+        case .taskBackend, .name, .preparedBackend:
             return "an identity: no rule of the contract states what it returns"
         default:
             return nil

@@ -49,7 +49,14 @@ extension Checkers {
                      expected: before.description, observed: input.description)
             }
         }
-        if let earliest = earliestCompletion(antecedent), body.start.seq < earliest {
+        guard let earliest = earliestCompletion(antecedent), body.start.seq < earliest else { return }
+        if let own = observations.bodies[antecedent]?.first?.end, own < body.start.seq,
+           let rule = oracle.creator[antecedent]?.operation.pendingRule {
+            // After the antecedent's own body, before the task that body returned ended: the
+            // antecedent completed without waiting for it (C2.6, or C3.3 for finallyTask).
+            fail(rule, "t\(antecedent) completed before the task its body returned did: its continuation t\(t) started first (\(describe(antecedent)))",
+                 expected: "t\(antecedent) completes after event #\(earliest)", observed: "t\(t) started at event #\(body.start.seq)")
+        } else {
             fail(.c2_2, "the body of t\(t) started before t\(antecedent) completed (\(describe(t)))",
                  expected: "start after event #\(earliest)", observed: "started at event #\(body.start.seq)")
         }

@@ -12,6 +12,9 @@ struct ProbeChecks {
 
     /// A recursion deeper than this from the first link to the last is one (a loop stays flat).
     static let recursionDepth = 64 * 1024
+    /// The same for an async loop's steps, fewer (100-150, so that a recursion cannot overflow a
+    /// driver's stack): every step of a loop runs at the first one's depth.
+    static let loopRecursionDepth = 16 * 1024
 
     init(program: Program, slack: Duration) {
         self.program = program
@@ -56,7 +59,7 @@ struct ProbeChecks {
         guard case .asyncLoop(let loop) = program.steps[step].operation else { return }
         exercised.insert(.c2_7)
         judged.judge(step)
-        if let growth, growth > Self.recursionDepth {
+        if let growth, growth > Self.loopRecursionDepth {
             findings.append(Finding(.c2_7, "step \(step): an async loop of \(loop.steps) steps on \(loop.executor) recursed: each registration on a "
                                     + "completed task ran in place, inside the inline continuation that made it",
                                     expected: "a loop: a registration made while inline work runs is queued behind it",

@@ -24,14 +24,15 @@ extension ProgramOperation {
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }
 
-        /// Inline loops long enough that a recursion shows in the stack; the others (on the
+        /// Inline loops long enough that a recursion shows in the stack (2 KiB a step in a debug
+        /// build), short enough that it cannot overflow a driver's (1 MiB); the others (on the
         /// backend's threads) only where programs may use work outside a controlled run.
         static func generate(into program: inout ProgramBuilder) {
             if program.usesOutsideWork, program.rng.chance(40) {
                 let executor: ExecutorRef = program.rng.chance(50) ? .default : .serial(0)
                 program.add(.asyncLoop(AsyncLoop(steps: program.rng.int(in: 50...150), executor: executor)))
             } else {
-                program.add(.asyncLoop(AsyncLoop(steps: program.rng.int(in: 500...1000), executor: .inline)))
+                program.add(.asyncLoop(AsyncLoop(steps: program.rng.int(in: 100...150), executor: .inline)))
             }
         }
 

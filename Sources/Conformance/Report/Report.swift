@@ -194,8 +194,9 @@ public struct EntryPointCoverage: Sendable {
             + EntryPoint.allCases.map { entryPoint in
                 let called = programs[entryPoint].map(String.init)
                     ?? entryPoint.notGenerated.map { "none: \($0)" } ?? "not called in this run"
-                let judged = checks[entryPoint].map(String.init)
-                    ?? (called.hasPrefix("none") ? "-" : entryPoint.judgedByNoRule.map { "none: \($0)" } ?? "0")
+                // An identity is called with the steps checks judge, but no check judges its answer.
+                let judged = entryPoint.judgedByNoRule.map { "none: \($0)" }
+                    ?? checks[entryPoint].map(String.init) ?? (called.hasPrefix("none") ? "-" : "0")
                 return "| `\(entryPoint.rawValue)` | \(called) | \(judged) |"
             }).joined(separator: "\n")
     }
