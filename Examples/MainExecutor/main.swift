@@ -4,9 +4,10 @@
 //     swift run main-executor-example actors    # ends with dispatchMain() (the main actor's queue)
 //     swift run main-executor-example threads   # ends with ThreadsBackend.runMainLoop(until:)
 //
-// Work runs on the default executor; its result comes back on the main executor, where
-// `MainActor.assumeIsolated` gives access to main-actor state. Exits 0 when every check held,
-// 1 otherwise; Tests/RuleTests/C9MainExecutorTests.swift runs it for every backend.
+// Work runs on the default executor, is summed on an actor pinned to one of the backend's serial
+// executors, and comes back on the main executor, where a body is `@MainActor` and writes
+// main-actor state directly (C9.10). Exits 0 when every check held, 1 otherwise;
+// Tests/RuleTests/C9MainExecutorTests.swift runs it for every backend.
 import Dispatch
 import TaskAPI
 import BackendGCD
@@ -22,6 +23,18 @@ import Darwin
 /// Main-actor state: what a UI would hold.
 @MainActor enum Screen {
     static var shown: [Int] = []
+    static var status = ""
+}
+
+/// An actor pinned to one of the backend's serial executors (C9.9): continuations registered on
+/// it take it `isolated` (C9.10).
+actor Tally: PinnedActor {
+    nonisolated let executor: any ActorExecutor
+    var total = 0
+
+    init(executor: any ActorExecutor) {
+        self.executor = executor
+    }
 }
 
 let name = CommandLine.arguments.dropFirst().first ?? "gcd"
@@ -32,23 +45,35 @@ case "actors": backend = ActorsBackend()
 default: backend = GCDBackend()
 }
 let main = backend.mainExecutor
+guard let tallyExecutor = backend.makeActorExecutor(label: "tally") else {
+    print("\(name): no actor executor")
+    exit(1)
+}
+let tally = Tally(executor: tallyExecutor)
 
-// Jobs on the main executor run in order, on the main executor, isolated to the main actor.
+// Bodies on the main executor are `@MainActor`, and run in submission order (C9.8, C9.10).
 for index in 0..<100 {
-    main.execute {
+    backend.run(on: main) {
         guard main.isCurrent else { exit(1) }
-        MainActor.assumeIsolated { Screen.shown.append(index) }
+        Screen.shown.append(index)
     }
 }
-// A result computed elsewhere, shown on the main executor.
+// A plain job on it: `MainActor.assumeIsolated` holds inside (C9.8).
+main.execute {
+    MainActor.assumeIsolated { Screen.status = "plain job" }
+}
+// A result computed elsewhere, added up on the actor, shown on the main executor.
 let done = backend.run { (1...10).reduce(0, +) }
+    .map(on: tally) { tally, sum in
+        tally.total += sum
+        return tally.total
+    }
     .continueWith(on: main) { outcome in
-        let ok = MainActor.assumeIsolated { () -> Bool in
-            Screen.shown.append(outcome.value ?? -1)
-            return Screen.shown == Array(0..<100) + [55]
-        }
+        Screen.shown.append(outcome.value ?? -1)
+        let ok = Screen.shown == Array(0..<100) + [55] && Screen.status == "plain job"
+            && main.isCurrent && !backend.defaultExecutor.isCurrent
         print("\(name): \(ok ? "ok" : "FAILED")")
-        exit(ok && main.isCurrent && !backend.defaultExecutor.isCurrent ? 0 : 1)
+        exit(ok ? 0 : 1)
     }
 
 if name == "threads" {

@@ -16,6 +16,6 @@ extension ActorsBackend {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () async throws -> T
     ) -> any AsyncTask<T> {
-        runAsync(token: token, preferring: pool, body)
+        runAsync(token: token, preferring: poolExecutor, body)
     }
 }

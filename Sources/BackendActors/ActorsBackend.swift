@@ -15,49 +15,39 @@ import TaskAPI
 /// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
 public final class ActorsBackend: KitBackend {
     public let name = "actors"
-    let pool: WorkerPool
+    let poolExecutor: PoolExecutor
 
     /// A backend on the worker pool every `ActorsBackend()` shares, with the default limit of
     /// threads for blocked bodies.
     public init() {
-        pool = WorkerPool.shared
+        poolExecutor = PoolExecutor.shared
     }
 
     /// A backend with a worker pool of its own, which starts at most `maxBlockedThreads` threads
     /// at once for bodies blocked in `wait()` (1 through `BlockingThreads.maximumLimit`; C6.4
     /// needs 16). Throws `BackendConfigurationError` for a value out of range.
     public init(maxBlockedThreads: Int) throws(BackendConfigurationError) {
-        pool = WorkerPool(limit: try BlockingThreads.validated(maxBlockedThreads, backend: "actors"))
+        poolExecutor = PoolExecutor(limit: try BlockingThreads.validated(maxBlockedThreads, backend: "actors"))
     }
 
     /// The most threads the pool starts at once for bodies blocked in `wait()`.
-    public var maxBlockedThreads: Int { pool.limit }
+    public var maxBlockedThreads: Int { poolExecutor.limit }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = ActorsBackend()
 
-    public var defaultExecutor: any Executor { pool }
+    public var defaultExecutor: any Executor { poolExecutor }
 
     /// The default executor as a Swift `TaskExecutor`, for `Task(executorPreference:)`.
-    public var taskExecutor: any TaskExecutor { pool }
+    public var taskExecutor: any TaskExecutor { poolExecutor }
 
     /// A new serial executor: FIFO, one job at a time, on the default executor's threads. It is
     /// also a Swift `SerialExecutor`, so an actor can use it as its executor.
     public func makeSerialExecutor(label: String) -> any Executor {
-        Mailbox(pool: pool)
-    }
-
-    /// The pool and the serial executors queue every job (C2.3): jobs go to them directly.
-    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any TaskAPI.Executor) -> Bool {
-        switch executor {
-        case let executor as WorkerPool: executor.execute(job)
-        case let executor as Mailbox: executor.execute(job)
-        default: return false
-        }
-        return true
+        Mailbox(poolExecutor: poolExecutor)
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        ActorsTimer(after: delay, on: pool, job)
+        ActorsTimer(after: delay, on: poolExecutor, job)
     }
 }

@@ -8,15 +8,15 @@ struct ActorsTimer: Disposable {
     private let slot: JobSlot
     private let sleeper: Task<Void, Never>
 
-    init(after delay: Duration, on pool: WorkerPool, _ job: @escaping @Sendable () -> Void) {
+    init(after delay: Duration, on poolExecutor: PoolExecutor, _ job: @escaping @Sendable () -> Void) {
         let slot = JobSlot(job)
         self.slot = slot
-        sleeper = Task.detached(executorPreference: pool) {
+        sleeper = Task.detached(executorPreference: poolExecutor) {
             // The sleeping task keeps the pool alive, as a pending timer of the threads backend
             // does: its resumption (fired or disposed) is enqueued on the pool, whose handle may
             // be the last reference once the backend is released. Held here explicitly, whatever
             // the runtime does with an executor preference (TaskAPI's `runAsync` does the same).
-            defer { withExtendedLifetime(pool) {} }
+            defer { withExtendedLifetime(poolExecutor) {} }
             do {
                 try await Task.sleep(for: delay)
             } catch {

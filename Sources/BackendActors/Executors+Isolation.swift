@@ -1,9 +1,9 @@
 import BackendKit
 import TaskAPI
 
-extension WorkerPool {
+extension PoolExecutor {
     /// `true` on one of the pool's threads (C9.7).
-    var isCurrent: Bool { ThreadRuntime.current.pool === core }
+    var isCurrent: Bool { ThreadRuntime.current.pool === pool }
 }
 
 extension Mailbox {

@@ -57,15 +57,15 @@ final class ClosureMessage: MailboxMessage, @unchecked Sendable {
 /// it from the kit's thread-local `ThreadRuntime.isolation`, so `assumeIsolated` works for actors
 /// whose executor this is.
 final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
-    // @unchecked Sendable: `state` is atomic; `pool` is immutable.
+    // @unchecked Sendable: `state` is atomic; `poolExecutor` is immutable.
     private let state = Atomic<UInt>(0)
     private static let running: UInt = 1
 
     /// Where the drains run.
-    let pool: WorkerPool
+    let poolExecutor: PoolExecutor
 
-    init(pool: WorkerPool) {
-        self.pool = pool
+    init(poolExecutor: PoolExecutor) {
+        self.poolExecutor = poolExecutor
     }
 
     /// Publishes `message`; returns `true` if the caller now owns the mailbox and must schedule
@@ -137,14 +137,14 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
     /// `enqueue`.
     func enqueue(_ job: consuming ExecutorJob) {
         if push(JobMessage(UnownedJob(job))) {
-            pool.execute { self.drain() }
+            poolExecutor.execute { self.drain() }
         }
     }
 
     /// As a serial executor (C7.2): queues `job`; jobs run one at a time, in order, on the pool.
     func execute(_ job: @escaping @Sendable () -> Void) {
         if push(ClosureMessage(job)) {
-            pool.execute { self.drain() }
+            poolExecutor.execute { self.drain() }
         }
     }
 

@@ -7,7 +7,7 @@ extension GCDBackend {
     /// queue). They run only while the main thread serves the main queue: an app's run loop,
     /// `dispatchMain()` at the end of a command-line program's top-level code,
     /// `RunLoop.main.run()`, or an `async` `main` that is waiting.
-    public var mainExecutor: any Executor { Self.main }
+    public var mainExecutor: MainExecutor { Self.main }
 
-    private static let main = DispatchQueueExecutor(DispatchQueue.main)
+    private static let main = MainExecutor(DispatchQueueExecutor(DispatchQueue.main))
 }

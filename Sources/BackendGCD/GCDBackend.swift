@@ -15,7 +15,7 @@ import TaskAPI
 ///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 public final class GCDBackend: KitBackend {
     public let name = "gcd"
-    private let defaultPool: GCDDefaultExecutor
+    private let defaultQueue: GCDDefaultExecutor
     /// The most replacement workers started at once for bodies blocked in `wait()`.
     public let maxBlockedThreads: Int
 
@@ -33,26 +33,16 @@ public final class GCDBackend: KitBackend {
 
     private init(validLimit: Int) {
         maxBlockedThreads = validLimit
-        defaultPool = GCDDefaultExecutor(maxBlockedThreads: validLimit)
+        defaultQueue = GCDDefaultExecutor(maxBlockedThreads: validLimit)
     }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = GCDBackend()
 
-    public var defaultExecutor: any Executor { defaultPool }
+    public var defaultExecutor: any Executor { defaultQueue }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)
-    }
-
-    /// The default executor and serial executors queue every job (C2.3): jobs go to them directly.
-    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
-        switch executor {
-        case let executor as GCDDefaultExecutor: executor.execute(job)
-        case let executor as GCDSerialExecutor: executor.execute(job)
-        default: return false
-        }
-        return true
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {

@@ -54,8 +54,6 @@ final class GCDDefaultExecutor: Executor {
 
 /// The queue of the default executor and its count of blocked and replacement workers.
 final class GCDJobQueue: BlockingPool {
-    typealias Job = @Sendable () -> Void
-
     private struct State {
         /// Kept capacity: 1,024 slots once drained.
         var jobs = JobRing(keptCapacity: 1_024)
@@ -69,7 +67,7 @@ final class GCDJobQueue: BlockingPool {
 
         var isEmpty: Bool { jobs.isEmpty }
 
-        mutating func push(_ job: @escaping Job) {
+        mutating func push(_ job: @escaping @Sendable () -> Void) {
             jobs.push(job)
         }
 
@@ -101,7 +99,7 @@ final class GCDJobQueue: BlockingPool {
 
     private let state = Locked(State())
     /// Drainers polling the queue length before they end (`drain`); any of them may.
-    private let spinners: IdleSpinners
+    private let pollers: QueuePollers
     /// At most this many replacement workers run at once (`BlockingThreads`).
     let limit: Int
 
@@ -115,13 +113,13 @@ final class GCDJobQueue: BlockingPool {
     init(limit: Int, drainers: Int) {
         self.limit = limit
         maxDrainers = Swift.max(1, drainers)
-        spinners = IdleSpinners(limit: maxDrainers, busyPolls: Self.streamPolls, yieldingPolls: 0)
+        pollers = QueuePollers(limit: maxDrainers, busyPolls: Self.streamPolls, yieldingPolls: 0)
     }
 
     /// Pops the oldest job and mirrors the new length (holding the lock).
     private func pop(_ state: inout State) -> JobRing.Slot {
         let slot = state.pop()
-        spinners.mirror(state.jobs.count)
+        pollers.mirror(state.jobs.count)
         return slot
     }
 
@@ -137,10 +135,10 @@ final class GCDJobQueue: BlockingPool {
 
     /// Queues `job`: `replace` if the caller must start a replacement worker, `drainer` if it
     /// must submit a drainer (fewer than the most are running; the count includes it now).
-    func push(_ job: @escaping Job) -> (replace: Bool, drainer: Bool) {
+    func push(_ job: @escaping @Sendable () -> Void) -> (replace: Bool, drainer: Bool) {
         let (replace, report, drainer) = state.withLock { state in
             state.push(job)
-            spinners.mirror(state.jobs.count)
+            pollers.mirror(state.jobs.count)
             let drainer = state.drainers < maxDrainers
             if drainer { state.drainers += 1 }
             return (state.needsReplacement(limit: limit), state.takeLimitHit(), drainer)
@@ -176,7 +174,7 @@ final class GCDJobQueue: BlockingPool {
             var slot = take(endIfEmpty: !stream)
             if slot.job == nil {
                 guard stream else { return false }
-                _ = spinners.spin()
+                _ = pollers.poll()
                 slot = take(endIfEmpty: true)
             }
             guard let job = slot.job else { return false }
@@ -217,7 +215,7 @@ final class GCDJobQueue: BlockingPool {
         }
     }
 
-    private func run(_ job: Job) {
+    private func run(_ job: @Sendable () -> Void) {
         let runtime = ThreadRuntime.current
         let outer = runtime.pool
         runtime.pool = self

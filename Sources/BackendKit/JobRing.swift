@@ -5,17 +5,15 @@
 /// A popped slot is cleared at once, so the ring never keeps a job's captures alive after handing
 /// the job out (C8.1). A drained ring larger than its kept capacity gives its storage back.
 public struct JobRing {
-    public typealias Job = @Sendable () -> Void
-
     /// A job in a struct. A closure stored in an array, returned through a generic function
     /// (`Locked.withLock`) or moved by a generic one (`Optional.take`) passes through the most
     /// general abstraction: wrapped in a thunk (an allocation) on the way in, in another on the
     /// way out. In a struct it keeps its own: pop a `Slot` and return it from a critical section
     /// as it is.
     public struct Slot: Sendable {
-        public var job: Job?
+        public var job: (@Sendable () -> Void)?
 
-        public init(_ job: Job? = nil) {
+        public init(_ job: (@Sendable () -> Void)? = nil) {
             self.job = job
         }
     }
@@ -37,7 +35,7 @@ public struct JobRing {
     public var isEmpty: Bool { queued == 0 }
 
     /// Appends `job` at the tail.
-    public mutating func push(_ job: @escaping Job) {
+    public mutating func push(_ job: @escaping @Sendable () -> Void) {
         if queued == slots.count { grow() }
         slots[(head + queued) & (slots.count - 1)].job = job
         queued += 1

@@ -8,6 +8,9 @@ extension KitBackend {
     public var inlineExecutor: any Executor { InlineExecutor.shared }
 
     /// A `KitSource`: a released source fails its pending task with `TaskError.abandoned` (C8.3).
+    /// Disfavored, as the requirement it implements: a call picks TaskAPI's
+    /// `makeSource(of:fileID:line:)`, which records the source's origin in debug builds.
+    @_disfavoredOverload
     public func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
         KitSource<T>(owner: self)
     }

@@ -53,7 +53,12 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
             body = nil
         }
         guard started else { return dropBody() }
-        guard let body = taken else { return }
+        // The start moved the task out of pending, which only this call and `dropBody`'s caller
+        // (a job that never ran) race for: the body is still there.
+        guard let body = taken else {
+            assertionFailure("kit task: a run task started without its body")
+            return
+        }
         // A token that can never be cancelled is `.none`: no guard was made for it.
         let token = startGuard?.token ?? .none
         settle { try body(token) }

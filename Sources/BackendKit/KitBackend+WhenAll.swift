@@ -40,7 +40,7 @@ class KitJoinBase: @unchecked Sendable {
 
     /// Input `index` completed with `outcome`; `antecedent` is that input, a `KitTask` of the
     /// join's element type.
-    func receive(_ outcome: Outcome, from antecedent: TaskCore, at index: Int) {}
+    func receive(_ outcome: KitOutcome, from antecedent: TaskCore, at index: Int) {}
 }
 
 /// One kit `whenAll`: its source and the collector of its values.
@@ -54,11 +54,11 @@ final class KitJoin<T: Sendable>: KitJoinBase, @unchecked Sendable {
         values = Collector(count: count)
     }
 
-    override func receive(_ outcome: Outcome, from antecedent: TaskCore, at index: Int) {
+    override func receive(_ outcome: KitOutcome, from antecedent: TaskCore, at index: Int) {
         switch outcome {
         case .success:
             // Registered on a KitTask<T> (see `whenAll`).
-            let value = unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue()
+            let value = antecedent.kitTask(of: T.self).loadValue()
             if let all = values.record(value, at: index) { _ = source.base.succeed(all) }
         case .failure, .cancelled:
             if values.finish() { _ = source.base.complete(outcome) }
@@ -90,7 +90,7 @@ final class JoinSlot: KitContinuation, @unchecked Sendable {
         super.init()
     }
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         join.receive(outcome, from: antecedent, at: index)
     }
 }

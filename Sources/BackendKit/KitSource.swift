@@ -13,6 +13,11 @@ public final class KitSource<T: Sendable>: CompletionSource {
     /// The task this source completes.
     public let base: KitTask<T>
 
+    #if DEBUG
+    /// Where the source was made (debug builds: `SourceOriginRecording`), for `TaskError.abandoned`.
+    private let origin = Locked<SourceOrigin?>(nil)
+    #endif
+
     /// A source for a new pending task of `owner`.
     public init(owner: any KitBackend) {
         base = SourceTask<T>(owner: owner)
@@ -20,7 +25,11 @@ public final class KitSource<T: Sendable>: CompletionSource {
 
     deinit {
         // A no-op if the task is completed (C1.1); otherwise it can never be completed now.
+        #if DEBUG
+        base.tryComplete(.failure(TaskError.abandoned(origin: origin.withLock { $0 })))
+        #else
         base.tryComplete(.failure(TaskError.abandoned))
+        #endif
     }
 
     public var task: any AsyncTask<T> { base }
@@ -36,6 +45,14 @@ public final class KitSource<T: Sendable>: CompletionSource {
     }
 }
 
+#if DEBUG
+extension KitSource: SourceOriginRecording {
+    public func recordOrigin(_ origin: SourceOrigin) {
+        self.origin.withLock { $0 = origin }
+    }
+}
+#endif
+
 /// A source's task: a `KitTask` with room for the body of its first continuation when that is a
 /// `whenComplete` on the inline executor, the common case for a source, which then needs no node
 /// (16 bytes more per task, a 48-byte node less per such continuation). A derived task has no
@@ -50,8 +67,12 @@ final class SourceTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         registerInline { inlineBody = body }
     }
 
-    override func runInline(_ outcome: Outcome) {
-        guard let body = inlineBody else { return }
+    override func runInline(_ outcome: KitOutcome) {
+        // Called only by a delivery whose completion found the body kept (`KitState.holdsBody`).
+        guard let body = inlineBody else {
+            assertionFailure("kit task: a delivery ran the inline body of a task that kept none")
+            return
+        }
         inlineBody = nil   // C8.1: the closure and its captures go as soon as it has run
         body(typed(outcome))
     }

@@ -53,10 +53,10 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     }
 
     /// The task completed: resume with its outcome, unless cancellation came first.
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let continuation = take() else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        let task = unsafeDowncast(antecedent, to: KitTask<T>.self)
+        let task = antecedent.kitTask(of: T.self)
         do {
             continuation.resume(returning: try task.get(outcome))
         } catch {

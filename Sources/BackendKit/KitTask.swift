@@ -3,7 +3,7 @@ import TaskAPI
 /// The task of every backend built on the kit, which is also its own completion source.
 ///
 /// The typed face of `TaskCore`: it keeps the value of a success in a slot of its own and
-/// converts between `Completion<T>` and the core's `Outcome` at the API boundary. All members are
+/// converts between `Completion<T>` and the core's `KitOutcome` at the API boundary. All members are
 /// safe from any thread. A backend makes one with `KitTask<T>(owner: backend)` (pending) or
 /// `KitTask<T>(owner:completed:)`.
 public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
@@ -90,6 +90,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// completion, or in `init` before the task is shared.
     @inline(__always)
     private final func store(_ value: T) {
+        assertSlotEmpty()
         Self.store(value, at: &slot)
     }
 
@@ -97,7 +98,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// the slot is filled before such an outcome is published, and never changes after.
     @inline(__always)
     final func loadValue() -> T {
-        Self.load(from: &slot)
+        assertHoldsValue()
+        return Self.load(from: &slot)
     }
 
     /// Completes with `value` (C1.1); `false` if the task was already completed.
@@ -106,8 +108,8 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         complete(.success(())) { store(value) }
     }
 
-    /// Completes with what `body` returns or throws (C3.1, C3.2); `fresh` for a task no other
-    /// thread can reach yet, as `finish(_:fresh:)`.
+    /// Completes with what `body` returns or throws (C3.1, C3.2, as `Completion(thrown:)` says);
+    /// `fresh` for a task no other thread can reach yet, as `finish(_:fresh:)`.
     @inline(__always)
     final func settle(fresh: Bool = false, _ body: () throws -> T) {
         do {
@@ -117,25 +119,23 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
             } else {
                 _ = succeed(value)
             }
-        } catch is CancellationError {
-            finish(.cancelled, fresh: fresh)
         } catch {
-            finish(.failure(error), fresh: fresh)
+            finish(KitOutcome(thrown: error), fresh: fresh)
         }
     }
 
     /// Completes with the outcome of `antecedent`, a `KitTask<T>` (C2.6, C3.3).
-    final func pass(_ outcome: Outcome, from antecedent: TaskCore) -> Bool {
+    final func pass(_ outcome: KitOutcome, from antecedent: TaskCore) -> Bool {
         guard case .success = outcome else { return complete(outcome) }
         // The antecedent is a KitTask<T>: every caller registered on one (see `KitContinuation.run`).
-        return succeed(unsafeDowncast(antecedent, to: KitTask<T>.self).loadValue())
+        return succeed(antecedent.kitTask(of: T.self).loadValue())
     }
 
     /// The value of `outcome`, this task's, or its error, as `Completion.get()` gives them
     /// (`CancellationError` for a cancellation), without building a `Completion<T>`, whose
     /// metadata unspecialized code looks up at run time.
     @inline(__always)
-    final func get(_ outcome: Outcome) throws -> T {
+    final func get(_ outcome: KitOutcome) throws -> T {
         switch outcome {
         case .success: return loadValue()
         case .failure(let error): throw error
@@ -144,7 +144,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// `outcome`, this task's, with its value.
-    final func typed(_ outcome: Outcome) -> Completion<T> {
+    final func typed(_ outcome: KitOutcome) -> Completion<T> {
         switch outcome {
         case .success: return .success(loadValue())
         case .failure(let error): return .failure(error)
@@ -196,5 +196,18 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     public final func wait(timeout: Duration) -> Completion<T>? {
         waitOutcome(timeout: timeout).map(typed)
+    }
+}
+
+extension TaskCore {
+    /// This task as the `KitTask<T>` it is. The one downcast of the kit's continuations: a
+    /// continuation made for a `T` is registered on a `KitTask<T>`, which is the task it is
+    /// handed (`KitContinuation.run`), and a join's input is its element type's. Unchecked in
+    /// release builds (`unsafeDowncast`, no dynamic cast on the hot path); debug builds check it
+    /// and name both types.
+    @inline(__always)
+    final func kitTask<T: Sendable>(of type: T.Type) -> KitTask<T> {
+        assert(self is KitTask<T>, "kit task: a continuation for KitTask<\(T.self)> was handed a \(Swift.type(of: self))")
+        return unsafeDowncast(self, to: KitTask<T>.self)
     }
 }

@@ -38,6 +38,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// metadata lookups per critical section.
     private let edge = Atomic<UInt8>(0)
     private let lock = Mutex(())
+    #if DEBUG
+    /// Debug builds: the ending again, in an atomic, for the check of a reader of the slot, who
+    /// has no lock (`assertHoldsValue`); reading `state` there would race with the transitions
+    /// that later threads make (a delivery phase opening). Relaxed, so it orders nothing the
+    /// thread sanitizer would otherwise see.
+    private let debugEnding = Atomic<UInt8>(0)
+    #endif
 
     /// A pending task.
     @inline(__always)
@@ -46,19 +53,22 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// A completed task; the caller stores the value of a success before sharing it.
-    init(owner: any KitBackend, completed outcome: Outcome) {
+    init(owner: any KitBackend, completed outcome: KitOutcome) {
         self.owner = owner
         super.init()
-        record(outcome, storing: {})
-        state.phase = .completed
+        completeUnshared(outcome) {}
     }
 
     deinit {
         // No other reference is left: no lock needed. `KitTask<T>` destroys the value of a
         // success; the error of a failure is the core's.
+        assert(state.phase != .delivering, "kit task: freed by its own delivery, \(state)")
+        assert(state.ending == .success || state.ending == .failure || slot == (0, 0),
+               "kit task: freed with a value in the slot of a task that holds none, \(state)")
         if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
         if continuations.isEmpty { return }
+        assert(!state.isCompleted, "kit task: freed holding continuations after completing, \(state)")
         var orphans = Continuations<KitContinuation>()
         swap(&orphans, &continuations)
         ThreadRuntime.current.release(&orphans)
@@ -92,36 +102,58 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         words.assumingMemoryBound(to: (any Error).self).deinitialize(count: 1)
     }
 
-    /// Stores `outcome` in the slot and state (a success's value through `store`). Under the
-    /// lock, or in init; the slot holds nothing.
+    /// Fills the slot for `outcome`, which the transition just recorded: a success's value
+    /// through `store`, a failure's error. Under the lock, or before the task is shared; once.
     @inline(__always)
-    private func record(_ outcome: Outcome, storing store: () -> Void) {
+    private func fill(_ outcome: KitOutcome, storing store: () -> Void) {
+        #if DEBUG
+        debugEnding.store(KitState.Ending(outcome).rawValue, ordering: .relaxed)
+        #endif
         switch outcome {
         case .success:
             store()
-            state.ending = .success
         case .failure(let error):
+            assertSlotEmpty()
             Self.storeError(error, at: &slot)
-            state.ending = .failure
         case .cancelled:
-            state.ending = .cancelled
+            break
         }
+    }
+
+    /// Debug builds: the slot is written once, by the completion that won (or in init).
+    @inline(__always)
+    final func assertSlotEmpty() {
+        assert(slot == (0, 0), "kit task: the slot is written twice, \(state)")
     }
 
     /// The outcome once completed, else `nil`. Under the lock.
     @inline(__always)
-    private var recorded: Outcome? {
-        guard state.isCompleted else { return nil }
+    private var recorded: KitOutcome? {
+        switch state.phase {
+        case .pending, .running: return nil
+        case .completed, .delivering: break
+        }
         switch state.ending {
         case .success: return .success(())
         case .failure: return .failure(Self.loadError(from: &slot))
-        case .cancelled, .none: return .cancelled
+        case .cancelled: return .cancelled
+        case .none: preconditionFailure("kit task: completed without an ending, reading the outcome, \(state)")
         }
     }
 
     /// Whether the task completed with a success, read without the lock: for deinit only, when no
     /// other reference is left. A `KitTask<T>`'s slot then holds the value.
     final var holdsValue: Bool { state.ending == .success }
+
+    /// Debug builds: the slot holds a success's value, for a reader who has seen the completion
+    /// (a reader who has not might see no ending yet, and stops here).
+    @inline(__always)
+    final func assertHoldsValue() {
+        #if DEBUG
+        assert(debugEnding.load(ordering: .relaxed) == KitState.Ending.success.rawValue,
+               "kit task: the value of a task that holds none was read")
+        #endif
+    }
 
     /// Where the task is (C1.5).
     public final var status: TaskStatus {
@@ -135,7 +167,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// The outcome without its value, once completed.
-    final var outcome: Outcome? { locked { recorded } }
+    final var outcome: KitOutcome? { locked { recorded } }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
     @discardableResult @inline(__always)
@@ -148,8 +180,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     final func tryStart(taking take: () -> Void) -> Bool {
         locked {
-            guard state.phase == .pending else { return false }
-            state.phase = .running
+            guard state.on(.start) == .proceed else { return false }
             take()
             return true
         }
@@ -188,25 +219,18 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// stays in its delivery phase until then, so no registration made meanwhile on another
     /// thread can overtake it. The task keeps none of them (C8.1).
     @inline(__always)
-    final func complete(_ outcome: Outcome, storing store: () -> Void) -> Bool {
+    final func complete(_ outcome: KitOutcome, storing store: () -> Void) -> Bool {
         SchedulePoint.reach() // Points (no lock held): TaskAPI's SchedulePoint.swift.
         var batch = Continuations<KitContinuation>()
-        var inline = false
-        let won = locked { () -> Bool in
-            guard !state.isCompleted else { return false }
-            inline = state.holdsBody
-            state.holdsBody = false
-            record(outcome, storing: store)
-            if continuations.isEmpty, !inline {
-                state.phase = .completed
-                return true
-            }
-            state.phase = .delivering
-            swap(&batch, &continuations)
-            return true
+        let action = locked { () -> KitState.Action in
+            let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
+            if action == .refuse { return action }
+            fill(outcome, storing: store)
+            if case .handOver = action { swap(&batch, &continuations) }
+            return action
         }
-        guard won else { return false }
-        if batch.isEmpty, !inline { return true }
+        // Refused: another completion won (C1.2). Proceeding: nothing to hand over.
+        guard case .handOver(let inline) = action else { return action == .proceed }
         // Between winning and handing over: a registration made meanwhile queues behind this
         // delivery phase (C2.4).
         SchedulePoint.reach()
@@ -216,14 +240,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Completes the task with a failure or a cancellation; see `complete(_:storing:)`.
-    final func complete(_ outcome: Outcome) -> Bool {
+    final func complete(_ outcome: KitOutcome) -> Bool {
         complete(outcome, storing: {})
     }
 
     /// Completes the task with a failure or a cancellation: through `complete(_:)`, or, `fresh`,
     /// through `completeUnshared` for a task no other thread can reach yet.
     @inline(__always)
-    final func finish(_ outcome: Outcome, fresh: Bool) {
+    final func finish(_ outcome: KitOutcome, fresh: Bool) {
         if fresh {
             completeUnshared(outcome) {}
         } else {
@@ -268,14 +292,12 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// over at once on this thread: the task completed and delivered, the thread running no
     /// trampoline work. `body` runs inside a delivery phase of this task, as `registerFresh` runs
     /// a node (C2.4, C2.7). `false`, running nothing, otherwise: the caller registers a node.
-    final func runInPlaceIfDelivered(_ body: (Outcome) -> Void) -> Bool {
+    final func runInPlaceIfDelivered(_ body: (KitOutcome) -> Void) -> Bool {
         ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
             guard !runtime.isDraining else { return false }
             SchedulePoint.reach()
-            let delivered = locked { () -> Outcome? in
-                guard state.phase == .completed else { return nil }
-                state.phase = .delivering
-                return recorded
+            let delivered = locked { () -> KitOutcome? in
+                state.on(.deliverInPlace) == .refuse ? nil : recorded
             }
             guard let outcome = delivered else { return false }
             deliverInPlace(outcome, on: runtime, body)
@@ -287,7 +309,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// as trampoline work on `runtime` (which runs none), then ends the phase, handing over
     /// whatever was registered meanwhile.
     @inline(__always)
-    private func deliverInPlace(_ outcome: Outcome, on runtime: ThreadRuntime, _ body: (Outcome) -> Void) {
+    private func deliverInPlace(_ outcome: KitOutcome, on runtime: ThreadRuntime, _ body: (KitOutcome) -> Void) {
         runtime.runAsWork {
             body(outcome)
             handOver(false, Continuations(), outcome)
@@ -297,29 +319,26 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Stores `continuation` unless the task is completed and delivered; then opens a delivery
     /// phase for it instead and returns the outcome. One critical section.
     @inline(__always)
-    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> Outcome? {
-        locked { () -> Outcome? in
-            guard state.phase == .completed else {
-                continuations.append(continuation)
-                return nil
-            }
-            state.phase = .delivering
-            return recorded
+    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitOutcome? {
+        locked { () -> KitOutcome? in
+            guard state.on(.register) == .store else { return recorded }   // a delivery opened
+            continuations.append(continuation)
+            return nil
         }
     }
 
     /// Starts the body of a task no other thread can reach yet (see `registerFresh`): no lock.
     @inline(__always)
     final func startUnshared() {
-        state.phase = .running
+        _ = state.on(.startUnshared)
     }
 
     /// Completes a task no other thread can reach yet and on which nothing is registered (see
     /// `registerFresh`): no lock, nothing to hand over.
     @inline(__always)
-    final func completeUnshared(_ outcome: Outcome, storing store: () -> Void) {
-        record(outcome, storing: store)
-        state.phase = .completed
+    final func completeUnshared(_ outcome: KitOutcome, storing store: () -> Void) {
+        _ = state.on(.completeUnshared(KitState.Ending(outcome)))
+        fill(outcome, storing: store)
     }
 
     /// Registers the body of an inline `whenComplete` that a subclass keeps in a field of its own
@@ -329,9 +348,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func registerInline(storing store: () -> Void) -> Bool {
         SchedulePoint.reach()
         return locked {
-            guard !state.isCompleted, !state.holdsBody, continuations.isEmpty else { return false }
+            guard state.on(.keepBody(first: continuations.isEmpty)) == .proceed else { return false }
             store()
-            state.holdsBody = true
             return true
         }
     }
@@ -339,17 +357,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs and drops the inline body that `registerInline` stored, with the outcome. Called
     /// once, by the delivery the completion started: after the completion's critical section,
     /// which no registration of an inline body follows.
-    func runInline(_ outcome: Outcome) {}
+    func runInline(_ outcome: KitOutcome) {}
 
     /// The continuations registered since the last batch was taken, or `nil`, which ends the
     /// delivery phase: from then on a registration opens one of its own. Under the lock, during a
     /// delivery phase.
     @inline(__always)
     private func nextDelivery() -> Continuations<KitContinuation>? {
-        guard !continuations.isEmpty else {
-            state.phase = .completed
-            return nil
-        }
+        guard state.on(.endRound(stored: !continuations.isEmpty)) != .proceed else { return nil }
         // Moved out, not copied: no retain and release of each stored continuation.
         var taken = Continuations<KitContinuation>()
         swap(&taken, &continuations)
@@ -359,7 +374,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs the inline body if the completion found one (`inline`); then hands over `first`, a
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
     /// which ends the delivery phase. Runs only from the thread's trampoline.
-    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: Outcome) {
+    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitOutcome) {
         if inline { runInline(outcome) }
         var batch = first
         while true {
@@ -377,9 +392,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
-    final func registerWaker(_ waker: KitContinuation) -> Outcome? {
+    final func registerWaker(_ waker: KitContinuation) -> KitOutcome? {
         locked {
-            if state.phase == .completed { return recorded }
+            guard state.on(.registerWaker) == .store else { return recorded }
             continuations.append(waker)
             return nil
         }
@@ -393,71 +408,33 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
-    final func waitOutcome() -> Outcome {
+    final func waitOutcome() -> KitOutcome {
         if let outcome { return outcome }
         let waiter = Waiter()
         if let outcome = registerWaker(waiter) { return outcome }
         // Without a deadline the waiter returns only once woken, when the outcome is there.
         _ = waiter.wait(until: nil)
-        return outcome ?? .cancelled
+        return outcome(after: "a wait was woken")
     }
 
     /// Blocks until the task completes or `timeout` elapses (C6.2); `nil` if it timed out.
-    final func waitOutcome(timeout: Duration) -> Outcome? {
+    final func waitOutcome(timeout: Duration) -> KitOutcome? {
         if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
         let waiter = Waiter()
         if let outcome = registerWaker(waiter) { return outcome }
-        if waiter.wait(until: deadline) { return outcome }
+        if waiter.wait(until: deadline) { return outcome(after: "a timed wait was woken") }
         if remove(waiter) { return nil }
         // Completed between the timeout and the removal: the outcome is there after all.
-        return outcome
-    }
-}
-
-/// Where a kit task is, in three bytes: they share a word with the sanitizer edge and the lock.
-struct KitState {
-    enum Phase: UInt8 {
-        case pending, running
-        /// Completed, and every continuation handed over.
-        case completed
-        /// Completed, and a delivery is handing continuations over: a registration is stored
-        /// behind them and that delivery takes it (C2.4).
-        case delivering
+        return outcome(after: "a timed-out wait found its waker taken")
     }
 
-    /// How the task completed; `.none` while it has not.
-    enum Ending: UInt8 { case none, success, failure, cancelled }
-
-    var phase = Phase.pending
-    var ending = Ending.none
-    /// The task holds an inline `whenComplete`'s body (`SourceTask`), not yet handed over.
-    var holdsBody = false
-
-    var isCompleted: Bool { phase == .completed || phase == .delivering }
-}
-
-/// What a derived task checks before its body starts when its token can be cancelled (C4.3): the
-/// gate and the token, behind one optional reference, so that the node of a token that can never
-/// be cancelled (the common case) stores and tests a single word.
-final class StartGuard: Sendable {
-    private let gate: StartGate?
-    let token: CancellationToken
-
-    /// A guard for `task`'s body under `token`, which can be cancelled.
-    init<T>(for task: KitTask<T>, token: CancellationToken) {
-        self.token = token
-        gate = StartGate.make(for: task, token: token)
-    }
-
-    /// `false` if the token's handler won the gate, or if the token is cancelled by now: then
-    /// `task` is cancelled.
-    func allowsStart(of task: TaskCore) -> Bool {
-        if let gate, !gate.claimForBody() { return false }
-        if token.isCancellationRequested {
-            _ = task.complete(.cancelled)
-            return false
+    /// The outcome of a task that `what` shows completed: a waker runs, or is taken, only once
+    /// the completion recorded it.
+    private func outcome(after what: String) -> KitOutcome {
+        locked { () -> KitOutcome in
+            guard let outcome = recorded else { preconditionFailure("kit task: \(what), but \(state)") }
+            return outcome
         }
-        return true
     }
 }

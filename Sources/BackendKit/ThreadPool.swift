@@ -1,4 +1,5 @@
 import Synchronization
+import TaskAPI
 
 /// A pool of POSIX threads of its own behind one FIFO run queue, with C6.4's accounting for
 /// workers blocked in `wait()`: the default executor of the threads and actors backends, and of
@@ -13,7 +14,7 @@ import Synchronization
 ///   replacement worker. A worker that finds more than `target` unblocked workers once it is
 ///   done with its job exits, so the pool shrinks back.
 /// - Idle workers spin briefly on an atomic mirror of the queue length before parking on the
-///   condition variable (`IdleSpinners`); at most half of them spin at once.
+///   condition variable (`QueuePollers`); at most half of them spin at once.
 /// - Shutdown: `stop()` (called when the last handle to the pool goes away) makes workers exit
 ///   once the queue is empty; jobs already queued still run, each exactly once (C7.3).
 ///
@@ -51,7 +52,7 @@ public final class ThreadPool: BlockingPool {
     }
 
     private enum Take {
-        case job(JobRing.Job)
+        case job(@Sendable () -> Void)
         case exit
         case empty
     }
@@ -64,7 +65,7 @@ public final class ThreadPool: BlockingPool {
     public let name: String
     private let state: ConditionLock<State>
     /// Idle workers polling the queue length before they park (at most half the workers).
-    private let spinners: IdleSpinners
+    private let pollers: QueuePollers
     /// Opens once the pool was stopped and its last worker has exited.
     public let exited = Latch()
 
@@ -74,17 +75,17 @@ public final class ThreadPool: BlockingPool {
         self.name = name
         target = max(1, workers)
         limit = maxBlockedThreads
-        spinners = IdleSpinners(limit: target / 2)
+        pollers = QueuePollers(limit: target / 2)
         state = ConditionLock(State())
     }
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
-    public func push(_ job: @escaping JobRing.Job) {
+    public func push(_ job: @escaping @Sendable () -> Void) {
         state.lock()
         state.guarded.queue.push(job)
         let count = state.guarded.queue.count
-        spinners.mirror(count)
-        let spinning = spinners.count
+        pollers.mirror(count)
+        let spinning = pollers.count
         // Spinning workers will each take a job before they park; wake a sleeper only for the
         // jobs they cannot cover.
         if state.guarded.parked > 0 && count > spinning { state.signal() }
@@ -99,7 +100,7 @@ public final class ThreadPool: BlockingPool {
         state.lock()
         state.guarded.blocked += 1
         let (spawn, report) = state.guarded.claimWorker(
-            target: target, limit: limit, spinning: spinners.count)
+            target: target, limit: limit, spinning: pollers.count)
         state.unlock()
         if report { reportLimit() }
         if spawn { startWorker() }
@@ -148,7 +149,7 @@ public final class ThreadPool: BlockingPool {
     }
 
     /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.
-    private func nextJob() -> JobRing.Job? {
+    private func nextJob() -> (@Sendable () -> Void)? {
         while true {
             state.lock()
             let first = take()
@@ -158,7 +159,7 @@ public final class ThreadPool: BlockingPool {
             case .exit: return nil
             case .empty: break
             }
-            if spinners.spin() { continue }
+            if pollers.poll() { continue }
             state.lock()
             defer { state.unlock() }
             while true {
@@ -181,7 +182,7 @@ public final class ThreadPool: BlockingPool {
             return .exit
         }
         if let job = state.guarded.queue.pop().job {
-            spinners.mirror(state.guarded.queue.count)
+            pollers.mirror(state.guarded.queue.count)
             return .job(job)
         }
         if state.guarded.stopping {

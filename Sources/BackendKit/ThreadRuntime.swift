@@ -19,7 +19,7 @@ public final class ThreadRuntime {
     /// run (a retain and a release of each reference, three per hand-over).
     enum Work: ~Copyable {
         /// `Bool`: the task's inline body runs first (see `TaskCore.handOver`).
-        case handOver(TaskCore, Outcome, Bool, Continuations<KitContinuation>)
+        case handOver(TaskCore, KitOutcome, Bool, Continuations<KitContinuation>)
         case job(@Sendable () -> Void)
         /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
         /// a hundred instructions per slot).
@@ -163,12 +163,6 @@ public final class ThreadRuntime {
         }
     }
 
-    /// Runs `job` like the inline executor's `execute`: now, or behind the running inline work.
-    public func submit(_ job: @escaping @Sendable () -> Void) {
-        var work = Work.job(job)
-        trampoline(&work)
-    }
-
     /// Continuations of tasks freed while pending, waiting to be released by the outermost
     /// `release(_:)` on this thread.
     @exclusivity(unchecked) private var graveyard: [KitContinuation] = []
@@ -178,6 +172,15 @@ public final class ThreadRuntime {
     /// recursion: a released continuation may hold a derived task whose own deinit lands here
     /// again, and is then only queued (C8.2: a long pending chain is freed in constant stack).
     /// `jobs` is emptied first, so that the graveyard holds the only references while it drains.
+    ///
+    /// Which public paths still get here: since C8.3 a released source completes its task, a
+    /// dropped `run` job fails its task and a dropped prepared task is cancelled, so a dropped
+    /// chain is completed and delivered, not freed pending (the harness's dropped-chain check
+    /// never reaches this loop). One path remains: an executor that drops a continuation's job
+    /// without running it (it breaks C7.3; `ClosureExecutor { _ in }` does) frees that derived
+    /// task pending, with whatever was registered on it. `StackDepthTests`' "chain dropped by an
+    /// executor" frees a million links that way on a 512 KiB stack; a `TaskCore.deinit` that let
+    /// its continuations go directly overflows there (and passes every other check).
     func release(_ jobs: inout Continuations<KitContinuation>) {
         graveyard.append(contentsOf: jobs)
         jobs = Continuations()
@@ -231,37 +234,3 @@ private let runtimeKey: pthread_key_t = {
     }
     return key
 }()
-
-/// A pool of worker threads that wants to know when one of its workers blocks, so that it can
-/// start a replacement while it is blocked (C6.4).
-public protocol BlockingPool: AnyObject, Sendable {
-    /// The calling worker is about to block.
-    func willBlock()
-    /// The calling worker's blocking call returned.
-    func didUnblock()
-}
-
-/// Wraps a call that may block the calling thread. On a worker of a pool (`ThreadRuntime.pool`),
-/// the pool counts the worker as blocked for the duration and may start a replacement (C6.4).
-/// On any other thread it just calls `body`.
-public func blockingCall<R>(_ body: () -> R) -> R {
-    guard let pool = ThreadRuntime.current.pool else { return body() }
-    pool.willBlock()
-    defer { pool.didUnblock() }
-    return body()
-}
-
-/// The inline executor (C7.2) of every backend built on the kit: runs a job on the calling
-/// thread before `execute` returns, through the thread's trampoline, so nested hand-offs run in a
-/// loop, not a recursion (C2.7).
-public final class InlineExecutor: Executor {
-    /// The one instance (the initializer is private): the kit recognises it by its type.
-    public static let shared = InlineExecutor()
-
-    private init() {}
-
-    public func execute(_ job: @escaping @Sendable () -> Void) {
-        var work = ThreadRuntime.Work.job(job)
-        ThreadRuntime.trampolineHere(&work)
-    }
-}

@@ -14,7 +14,7 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     private let woken = ConditionLock<Bool>(false)
     private let done = Atomic(false)
 
-    override func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         woken.withLock { $0 = true }
         woken.signal()
         done.store(true, ordering: .releasing)

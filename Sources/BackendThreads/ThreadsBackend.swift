@@ -22,7 +22,7 @@ public final class ThreadsBackend: KitBackend {
     public let name = "threads"
     /// The number of workers the pool keeps running (more only while some are blocked).
     public let workerCount: Int
-    private let pool: ThreadsDefaultExecutor
+    private let poolExecutor: ThreadsDefaultExecutor
     private let timers: TimerThread
 
     /// The most threads started at once beyond `workerCount` for bodies blocked in `wait()`.
@@ -57,8 +57,8 @@ public final class ThreadsBackend: KitBackend {
     private init(validWorkers workers: Int, maxBlockedThreads: Int) {
         workerCount = workers
         self.maxBlockedThreads = maxBlockedThreads
-        pool = ThreadsDefaultExecutor(workers: workers, maxBlockedThreads: maxBlockedThreads)
-        timers = TimerThread(pool: pool)
+        poolExecutor = ThreadsDefaultExecutor(workers: workers, maxBlockedThreads: maxBlockedThreads)
+        timers = TimerThread(poolExecutor: poolExecutor)
     }
 
     /// The number of processors online (at least 1): the default worker count.
@@ -67,20 +67,10 @@ public final class ThreadsBackend: KitBackend {
     /// A backend shared by everyone who needs just one. Its threads live as long as the process.
     public static let shared = ThreadsBackend()
 
-    public var defaultExecutor: any Executor { pool }
+    public var defaultExecutor: any Executor { poolExecutor }
 
     public func makeSerialExecutor(label: String) -> any Executor {
-        ThreadsSerialExecutor(label: label, pool: pool)
-    }
-
-    /// The pool and serial executors queue every job (C2.3): jobs go to them directly.
-    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
-        switch executor {
-        case let executor as ThreadsDefaultExecutor: executor.core.push(job)
-        case let executor as ThreadsSerialExecutor: executor.execute(job)
-        default: return false
-        }
-        return true
+        ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor)
     }
 
     /// Runs `job` on a pool worker no earlier than `delay` from now, unless disposed first.
@@ -91,20 +81,20 @@ public final class ThreadsBackend: KitBackend {
     /// A watch on this backend's threads that does not keep the backend alive; see
     /// `ThreadsExitWatch`.
     public func makeExitWatch() -> ThreadsExitWatch {
-        ThreadsExitWatch(pool: pool.core.exited, timer: timers.core.exited)
+        ThreadsExitWatch(poolExited: poolExecutor.pool.exited, timerExited: timers.core.exited)
     }
 }
 
 /// Observes the shutdown of one backend's threads, for tests and orderly process exit.
 public struct ThreadsExitWatch: Sendable {
-    let pool: Latch
-    let timer: Latch
+    let poolExited: Latch
+    let timerExited: Latch
 
     /// Blocks until every thread the backend started (workers and timer) has exited, which
     /// happens only after the backend and everything keeping its pool alive were released.
     /// Returns `false` if that did not happen within `timeout`.
     public func wait(timeout: Duration) -> Bool {
         let deadline = MonotonicClock.deadline(after: timeout)
-        return timer.wait(until: deadline) && pool.wait(until: deadline)
+        return timerExited.wait(until: deadline) && poolExited.wait(until: deadline)
     }
 }

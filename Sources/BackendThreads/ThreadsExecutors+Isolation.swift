@@ -3,7 +3,7 @@ import TaskAPI
 
 extension ThreadsDefaultExecutor {
     /// `true` on a worker of this executor's pool (C9.7).
-    var isCurrent: Bool { ThreadRuntime.current.pool === core }
+    var isCurrent: Bool { ThreadRuntime.current.pool === pool }
 }
 
 /// A serial executor is also a Swift `SerialExecutor` (C9.9): an actor whose `unownedExecutor`

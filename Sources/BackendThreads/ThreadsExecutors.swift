@@ -1,9 +1,6 @@
 import BackendKit
 import TaskAPI
 
-/// A job: what executors run.
-typealias Job = @Sendable () -> Void
-
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
 /// of submission (they may finish in any order).
 ///
@@ -12,18 +9,18 @@ typealias Job = @Sendable () -> Void
 /// queued job has run.
 final class ThreadsDefaultExecutor: Executor {
     /// The kit's pool of POSIX threads: its run queue, workers and C6.4 accounting.
-    let core: ThreadPool
+    let pool: ThreadPool
 
     init(workers: Int, maxBlockedThreads: Int) {
-        core = ThreadPool(name: "threads", workers: workers, maxBlockedThreads: maxBlockedThreads)
+        pool = ThreadPool(name: "threads", workers: workers, maxBlockedThreads: maxBlockedThreads)
     }
 
     deinit {
-        core.stop()
+        pool.stop()
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
-        core.push(job)
+        pool.push(job)
     }
 }
 
@@ -41,13 +38,13 @@ final class ThreadsSerialExecutor: Executor {
     }
 
     let label: String
-    private let pool: ThreadsDefaultExecutor
+    private let poolExecutor: ThreadsDefaultExecutor
     private let state = Locked(State())
     private static let batch = 64
 
-    init(label: String, pool: ThreadsDefaultExecutor) {
+    init(label: String, poolExecutor: ThreadsDefaultExecutor) {
         self.label = label
-        self.pool = pool
+        self.poolExecutor = poolExecutor
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -58,7 +55,7 @@ final class ThreadsSerialExecutor: Executor {
             return true
         }
         // The drain job keeps this executor alive until its queue is empty.
-        if schedule { pool.execute { self.drain() } }
+        if schedule { poolExecutor.execute { self.drain() } }
     }
 
     private func drain() {
@@ -76,6 +73,6 @@ final class ThreadsSerialExecutor: Executor {
             guard let job = next.job else { return }
             job()
         }
-        pool.execute { self.drain() }
+        poolExecutor.execute { self.drain() }
     }
 }

@@ -83,7 +83,9 @@ extension ThreadsBackend {
     /// The main executor (C9.8): jobs run on the main thread, in order, while it runs
     /// `ThreadsBackend.runMainLoop(until:)` (or `drainMainLoop()` from a loop of its own).
     /// Shared by every threads backend of the process.
-    public var mainExecutor: any Executor { ThreadsMainLoop.shared }
+    public var mainExecutor: MainExecutor { Self.main }
+
+    private static let main = MainExecutor(ThreadsMainLoop.shared)
 
     /// Runs the main executor's jobs on the calling thread, which must be the main thread, until
     /// `task` has completed; waits (without spinning) while there are none. A command-line

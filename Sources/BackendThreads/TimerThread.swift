@@ -11,8 +11,8 @@ import TaskAPI
 final class TimerThread: Sendable {
     let core: TimerCore
 
-    init(pool: ThreadsDefaultExecutor) {
-        core = TimerCore(pool: pool)
+    init(poolExecutor: ThreadsDefaultExecutor) {
+        core = TimerCore(poolExecutor: poolExecutor)
     }
 
     deinit {
@@ -20,7 +20,7 @@ final class TimerThread: Sendable {
     }
 
     /// Runs `job` on the pool no earlier than `delay` from now, unless disposed first.
-    func schedule(after delay: Duration, _ job: @escaping Job) -> any Disposable {
+    func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         core.schedule(at: MonotonicClock.deadline(after: delay), job)
     }
 }
@@ -52,7 +52,7 @@ final class TimerCore: Sendable {
     private struct State {
         var heap = TimerHeap()
         /// The jobs of pending timers; a heap entry whose id is missing here was disposed.
-        var jobs: [UInt64: Job] = [:]
+        var jobs: [UInt64: @Sendable () -> Void] = [:]
         var nextID: UInt64 = 0
         var started = false
         var stopping = false
@@ -60,16 +60,16 @@ final class TimerCore: Sendable {
         var sleepingUntil: UInt64?
     }
 
-    private let pool: ThreadsDefaultExecutor
+    private let poolExecutor: ThreadsDefaultExecutor
     private let state = ConditionLock(State())
     /// Opens once the timer was stopped and its thread (if any) has exited.
     let exited = Latch()
 
-    init(pool: ThreadsDefaultExecutor) {
-        self.pool = pool
+    init(poolExecutor: ThreadsDefaultExecutor) {
+        self.poolExecutor = poolExecutor
     }
 
-    func schedule(at deadline: UInt64, _ job: @escaping Job) -> any Disposable {
+    func schedule(at deadline: UInt64, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         let (id, start) = state.withLock { state -> (UInt64, Bool) in
             let id = state.nextID
             state.nextID += 1
@@ -85,7 +85,7 @@ final class TimerCore: Sendable {
     }
 
     func cancel(_ id: UInt64) {
-        let job = state.withLock { state -> Job? in
+        let job = state.withLock { state -> (@Sendable () -> Void)? in
             guard let job = state.jobs.removeValue(forKey: id) else { return nil }
             // Disposed entries are skipped lazily; compact when they are most of the heap.
             if state.heap.count > 64 && state.heap.count > 2 * state.jobs.count {
@@ -135,7 +135,7 @@ final class TimerCore: Sendable {
                 _ = state.guarded.heap.popFirst()
                 let job = state.guarded.jobs.removeValue(forKey: first.id)
                 state.unlock()
-                if let job { pool.execute(job) }
+                if let job { poolExecutor.execute(job) }
                 state.lock()
                 continue
             }

@@ -30,8 +30,10 @@ extension Conformance {
         rules: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
-        let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
-            ? RuleSuite.run(makeBackend(), checks: rules, timingSlack: configuration.timingSlack,
+        var configuration = configuration
+        configuration.deadline = configuration.deadline ?? Uptime.now + configuration.effectiveTimeLimit
+        let suite: RuleSuiteReport? = configuration.runsRuleSuite
+            ? RuleSuite.run(makeBackend(), checks: rules, configuration: configuration,
                             fileID: fileID, filePath: filePath, line: line, column: column) : nil
         if let suite { configuration.output(suite.description) }
         var report = check(makeBackend: makeBackend, configuration: configuration,
@@ -59,16 +61,18 @@ extension Conformance {
         rules: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> ConformanceReport {
-        let suite: RuleSuiteReport? = configuration.replaying == nil && configuration.environmentErrors.isEmpty
-            ? await RuleSuite.run(makeBackend(), checks: rules, timingSlack: configuration.timingSlack,
-                                  fileID: fileID, filePath: filePath, line: line, column: column)
-            : nil
-        if let suite { configuration.output(suite.description) }
-        var report: ConformanceReport = await check(
-            makeBackend: makeBackend, configuration: configuration, fileID: fileID, filePath: filePath, line: line, column: column)
-        report.ruleSuite = suite
-        return report
+        await onOwnThread {
+            checkAll(makeBackend: makeBackend, configuration: configuration, rules: rules,
+                     fileID: fileID, filePath: filePath, line: line, column: column)
+        }
     }
+}
+
+extension ConformanceConfiguration {
+    /// Whether `checkAll` runs the rule suite: not for a replay (the suite has no seed, nor a
+    /// program file), nor when
+    /// the environment did not parse (the check reports the errors and runs nothing).
+    var runsRuleSuite: Bool { replaying == nil && replayProgram == nil && environmentErrors.isEmpty }
 }
 
 /// One thing a test framework adapter records as a failure: a message, the rule it breaks (nil
@@ -91,11 +95,22 @@ extension ConformanceReport {
             + failures.map { ConformanceIssue(rule: $0.rule.rawValue, message: $0.description, location: $0.callSite) }
             + (ruleSuite?.issues ?? [])
     }
+
+    /// The failures of the rules listed in `ConformanceConfiguration.knownIssues`, of programs and
+    /// of the rule suite alike, for an adapter to record as known issues (never as failures).
+    public var knownIssuesToRecord: [ConformanceIssue] {
+        knownIssues.map { ConformanceIssue(rule: $0.rule.rawValue, message: $0.description, location: $0.callSite) }
+            + (ruleSuite?.knownIssues.map(\.issue) ?? [])
+    }
 }
 
 extension RuleSuiteReport {
-    /// The failures as issues, at the failing expectation inside the suite.
-    public var issues: [ConformanceIssue] { failures.map(\.issue) }
+    /// The failures as issues, at the failing expectation inside the suite, and the error of a
+    /// suite cut short by the time limit (at the adapter's call).
+    public var issues: [ConformanceIssue] {
+        (notRunError.map { [ConformanceIssue(rule: nil, message: "rule suite [\(backend)]: \($0)", location: nil)] } ?? [])
+            + failures.map(\.issue)
+    }
 }
 
 extension RuleFailure {

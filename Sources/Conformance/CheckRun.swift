@@ -3,6 +3,9 @@ import TaskAPI
 
 /// One `Conformance.check` under way: the resource checks, then the generated programs (each
 /// generated, run and checked by the pipeline, a failing one shrunk), tallied into the report.
+/// A failure does not stop the run: each program that breaks a rule no earlier program broke is
+/// reported and shrunk, up to `maxFailingPrograms`; one that breaks only rules already reported
+/// is counted (`repeatedFailures`). Nothing starts after the configuration's deadline.
 struct CheckRun {
     let backend: String
     let makeBackend: @Sendable () -> any TaskBackend
@@ -17,11 +20,23 @@ struct CheckRun {
     private var failures: [ConformanceFailure] = []
     private var known: [ConformanceFailure] = []
     private var notReproducible: [String] = []
+    private var errors: [String] = []
+    /// Programs that broke a rule already reported by an earlier program, by rule.
+    private var repeated: [Rule: Int] = [:]
+    /// Where the programs stopped, when not at their count: the time budget, the time limit, the
+    /// failure limit.
+    private var stopped: String?
+    private var shrinkTime: Duration = .zero
+    /// A replay of a schedule that does not replay exactly: how many runs it took.
+    private var replayNote: String?
     private var failingPrograms = 0
     private var programsRun = 0
     private var controlledRun = 0
     private var stepsRun = 0
     private var abandoned = false
+
+    /// When nothing more may start (`ConformanceConfiguration.deadline`, set by `check`).
+    private var deadline: Uptime { configuration.deadline ?? .distantFuture }
 
     init(backend: String, makeBackend: @escaping @Sendable () -> any TaskBackend, configuration: ConformanceConfiguration,
          callSite: CallSite) {
@@ -34,11 +49,16 @@ struct CheckRun {
 
     /// C2.7's chains and C8.2's dropped chain at `configuration.resourceLinks` links, in-process.
     mutating func checkResources(_ instance: any TaskBackend) {
+        guard !deadline.hasPassed else {
+            errors.append("the time limit ran out before the resource checks (C2.7, C8.2) started (CONFORMANCE_TIME_LIMIT)")
+            return
+        }
         // A crash here kills the process: say first what runs, so the last line names it.
         FileHandle.standardError.write(Data(("conformance [\(backend)] resource checks (C2.7, C8.2): "
             + "\(configuration.resourceLinks) links each, on a 512 KiB stack\n").utf8))
-        let findings = Conformance.checkResources(instance, links: configuration.resourceLinks,
-                                                  limit: max(configuration.hangLimit, .seconds(120)))
+        let findings = Conformance.checkResources(
+            instance, links: configuration.resourceLinks, limit: max(configuration.hangLimit, .seconds(120)),
+            freeLimit: ResourceCheck.freeLimit * max(1, configuration.timingSlack / .seconds(2)))
         exercised[.c2_7, default: 0] += 1
         exercised[.c8_2, default: 0] += 1
         let empty = Program(seed: configuration.baseSeed, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [])
@@ -55,18 +75,28 @@ struct CheckRun {
         }
     }
 
-    /// The programs of `configuration.programIndices`, within the time budget (the programs':
-    /// the resource checks before them take what their links take), until a failure limit or a
-    /// hang that left threads blocked in the backend.
+    /// The programs of `configuration.programIndices`, within the time budget (the programs'
+    /// own: the resource checks before them and the shrinking of failures are not counted),
+    /// until the failure limit, the time limit, or a hang that left threads blocked in the backend.
     mutating func runPrograms() {
         let programsStart = Uptime.now
         for index in configuration.programIndices {
-            if Uptime.now - programsStart > configuration.timeBudget { break }
-            if failingPrograms >= configuration.maxFailingPrograms { break }
-            let seed = configuration.baseSeed &+ UInt64(index)
+            if Uptime.now - programsStart - shrinkTime > configuration.timeBudget { stopped = "the time budget"; break }
+            if deadline.hasPassed { stopped = "the time limit (CONFORMANCE_TIME_LIMIT)"; break }
+            if failingPrograms >= configuration.maxFailingPrograms {
+                stopped = "\(failingPrograms) failing programs (maxFailingPrograms)"
+                break
+            }
             let mode = configuration.mode.mode(forProgram: index)
-            let program = configuration.program(seed: seed, mode: mode)
-            let result = pipeline.run(program, mode: mode)
+            let program = configuration.replayProgram ?? configuration.program(seed: configuration.baseSeed &+ UInt64(index), mode: mode)
+            let seed = program.seed
+            let replays = configuration.replaying != nil || configuration.replayProgram != nil
+            let (result, attempts) = pipeline.run(program, mode: mode, attempts: replays ? configuration.replayAttempts : 1)
+            if attempts > 1 || (replays && !mode.isControlled) {
+                replayNote = result.findings.isEmpty
+                    ? "found nothing in \(attempts) runs (a race that did not come back: run the line again, or raise CONFORMANCE_REPLAY_ATTEMPTS)"
+                    : "failed at run \(attempts) of at most \(configuration.replayAttempts)"
+            }
             tally(result, of: program, seed: seed, mode: mode)
             if result.abandoned { abandoned = true; break }
         }
@@ -89,11 +119,15 @@ struct CheckRun {
         for finding in result.findings where isKnown(finding) && !known.contains(where: { $0.rule == finding.rule }) {
             known.append(failure(finding, seed: seed, program: program, result: result))
         }
-        let unknown = result.findings.filter { !isKnown($0) }
-        guard let first = unknown.first else { return }
+        let reported = Set(failures.map(\.rule))
+        for rule in Set(result.findings.filter { !isKnown($0) }.map(\.rule)) where reported.contains(rule) {
+            repeated[rule, default: 0] += 1
+        }
+        let new = result.findings.filter { !isKnown($0) && !reported.contains($0.rule) }
+        guard let first = new.first else { return }
         failingPrograms += 1
-        let shrunk = configuration.shrinkTimeBudget > .zero ? shrink(program, mode: mode, rule: first.rule) : nil
-        failures += unknown.map { finding in
+        let shrunk = shrink(program, mode: mode, rule: first.rule)
+        failures += new.map { finding in
             failure(finding, seed: seed, program: program, result: result, shrunk: finding.rule == first.rule ? shrunk : nil)
         }
     }
@@ -101,25 +135,53 @@ struct CheckRun {
     /// Candidates are smaller than the original: hangs and leaks show sooner. One limit per
     /// candidate, longer than any wait inside its run (cancelled awaits get the timing slack), so
     /// that a slow candidate is never taken for a hang.
-    private func shrink(_ program: Program, mode: ScheduleMode, rule: Rule) -> Shrinker.Result {
+    private mutating func shrink(_ program: Program, mode: ScheduleMode, rule: Rule) -> Shrinker.Result? {
+        let budget = min(configuration.shrinkTimeBudget, deadline.remaining)
+        guard budget > .zero else { return nil }
         let pipeline = ProgramPipeline(makeBackend: makeBackend, configuration: configuration,
                                        leakLimit: min(configuration.leakLimit, .milliseconds(300)))
-        return Shrinker(pipeline: pipeline, rule: rule, timeBudget: configuration.shrinkTimeBudget,
-                        candidateLimit: configuration.candidateLimit(for:))
+        let result = Shrinker(pipeline: pipeline, rule: rule, timeBudget: budget, candidateLimit: configuration.candidateLimit(for:))
             .shrink(program, mode: mode)
+        shrinkTime += result.duration
+        return result
     }
 
     private func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
                          shrunk: Shrinker.Result? = nil) -> ConformanceFailure {
-        ConformanceFailure(
+        let replay = configuration.programFile.map {
+            Conformance.replayLine(programFile: $0, filter: configuration.testFilter, mode: result.mode, backend: backend)
+        } ?? Conformance.replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend)
+        var reported = ConformanceFailure(
             backend: backend, rule: finding.rule, seed: seed, message: finding.message,
             expected: finding.expected, observed: finding.observed, program: program,
-            replay: Conformance.replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend),
+            replay: replay,
             callSite: callSite,
             events: result.events, showsEvents: configuration.showsEvents, mode: result.mode,
             notReproducible: result.notReproducible,
             shrunkProgram: shrunk?.program, shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding,
             shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
+        if let shrunk {
+            reported.shrunkReplay = shrunkReplayLine(shrunk, rule: finding.rule, seed: seed, originalSize: program.steps.count)
+            reported.shrinkStoppedAt = shrunk.stoppedAt
+        }
+        return reported
+    }
+
+    /// Writes the shrunk program (its text form) where its replay line will read it, and returns
+    /// the line; the shrunk program is no seed's, so this is its only way back.
+    private func shrunkReplayLine(_ shrunk: Shrinker.Result, rule: Rule, seed: UInt64, originalSize: Int) -> String {
+        let directory = configuration.programDirectory ?? FileManager.default.temporaryDirectory.path
+        let name = "conformance-\(backend.filter { $0.isLetter || $0.isNumber || $0 == "-" })-\(seed)-\(rule)-shrunk.txt"
+        let path = (directory as NSString).appendingPathComponent(name)
+        let line = Conformance.replayLine(programFile: path, filter: configuration.testFilter, mode: shrunk.mode, backend: backend)
+        let text = "# [\(backend)] \(rule): shrunk from the program of seed \(seed) (\(originalSize) steps); replay: \(line)\n"
+            + shrunk.program.description + "\n"
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return line
+        } catch {
+            return "(\(path) could not be written: save the shrunk program below there) " + line
+        }
     }
 
     func report() -> ConformanceReport {
@@ -128,10 +190,13 @@ struct CheckRun {
             duration: Uptime.now - start, rulesExercised: exercised, failures: failures, knownIssues: known,
             abandoned: abandoned, controlledPrograms: controlledRun, notReproducible: notReproducible,
             shard: configuration.shard,
-            errors: configuration.replaying != nil && programsRun == 0
-                ? ["CONFORMANCE_REPLAY=\(backend): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : [])
+            errors: errors + (configuration.replaying != nil && programsRun == 0
+                ? ["CONFORMANCE_REPLAY=\(backend): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : []))
         report.checksRun = checks
         report.entryPoints = entryPoints
+        report.repeatedFailures = repeated
+        report.stoppedBy = stopped
+        report.replayNote = replayNote
         return report
     }
 }

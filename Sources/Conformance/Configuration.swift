@@ -11,14 +11,25 @@ import Foundation
 /// - `CONFORMANCE_EVENTS=1`: failures print the run's event log.
 /// - `CONFORMANCE_MODE`: `mixed` (default), `stress`, `controlled` (random walk), `pct3`, ...
 /// - `CONFORMANCE_SHRINK`: seconds to shrink a failing program (default 10; 0: do not shrink).
+/// - `CONFORMANCE_MAX_FAILURES`: failing programs reported, one per rule broken, before the run
+///   stops (default 10; 1 stops at the first).
 /// - `CONFORMANCE_STACK_LINKS`: links of the resource checks (default 1,000,000; 0 skips them).
 /// - `CONFORMANCE_SHARD=k/n`: run shard `k` of `n`, a disjoint part of the seed space of
 ///   `CONFORMANCE_PROGRAMS` programs (see `Shard`); needs `CONFORMANCE_SEED`, the same on every shard.
+/// - `CONFORMANCE_PROGRAM_FILE=<path>`: set by the replay line of a shrunk counterexample: runs
+///   the program that file holds (its text form, `Program(parsing:)`) instead of generated ones.
+/// - `CONFORMANCE_REPLAY_ATTEMPTS`: how many times a replay runs a program whose schedule does
+///   not replay exactly (stress mode, or a controlled run that saw outside work) until it fails
+///   (default 10).
 /// - `CONFORMANCE_REPLAY=<backend>`: set by replay lines. Runs exactly the program of
 ///   `CONFORMANCE_SEED` on the backend of that name (other backends' checks are skipped), and
 ///   fails if it runs none.
 /// - `CONFORMANCE_TIMING_SLACK`: seconds a timer may be late (default 2, 10 under the thread
 ///   sanitizer: `TimingSlack.standard`).
+/// - `CONFORMANCE_RULE_TIME_LIMIT`: seconds one check of the rule suite may run before it is a
+///   finding (default 60: `RuleSuite.timeLimit`).
+/// - `CONFORMANCE_TIME_LIMIT`: seconds the whole `checkAll` (or `check`) may take: no rule check,
+///   resource check, program or shrink starts after it (default: the time budget plus 10 minutes).
 ///
 /// These are the only `CONFORMANCE_*` variables the library reads, and this is the only place
 /// it reads them. A value that does not parse is an error in the report (`environmentErrors`),
@@ -43,14 +54,22 @@ public struct ConformanceConfiguration: Sendable {
         let outside = program.steps.contains { $0.operation.makesOutsideWork }
         return min(hangLimit, outside ? max(.seconds(1), timingSlack + .milliseconds(500)) : .seconds(1))
     }
-    /// Stop after this many failing programs.
+    /// How many failing programs a run reports (and shrinks) before it stops (default 10,
+    /// `CONFORMANCE_MAX_FAILURES`). A failure does not stop the run: a program is reported when
+    /// it breaks a rule no earlier program broke, so each distinct rule broken gets one failing
+    /// program, and one rule that cannot be fixed hides no other; a program that breaks only
+    /// rules already reported is counted (`ConformanceReport.repeatedFailures`). 1: stop at the
+    /// first failing program.
     public var maxFailingPrograms: Int
     /// The executors programs use; controlled mode interposes on the ones it makes.
     public var executors: any ExecutorProvider
     /// The `swift test --filter` argument of the replay line.
     public var testFilter: String
-    /// Rules the backend is known to break, with why: their failures go to
-    /// `ConformanceReport.knownIssues` and do not stop the run; every other rule is still checked.
+    /// Rules the backend is known to break, with why: their failures, of generated programs and
+    /// of the rule suite alike, go to `ConformanceReport.knownIssues` and
+    /// `RuleSuiteReport.knownIssues` (both in `ConformanceReport.knownIssuesToRecord`) and do not
+    /// fail the report; every other rule is still checked. A backend catching up on newer rules
+    /// lists them here rather than filtering `checkAll`'s `rules:`.
     public var knownIssues: [Rule: String] = [:]
     /// Whether failures print the event log too (`CONFORMANCE_EVENTS=1`).
     public var showsEvents = false
@@ -71,6 +90,20 @@ public struct ConformanceConfiguration: Sendable {
     /// The backend a replay line names (`CONFORMANCE_REPLAY`): only its check runs, exactly one
     /// program, and running none is an error.
     public var replaying: String?
+    /// How many times a replay (`replaying`, `replayProgram`) runs its program while it finds
+    /// nothing and its schedule does not replay exactly (stress mode, or a controlled run that
+    /// saw work from outside its control): a race may not come back at the first run.
+    public var replayAttempts = 10
+    /// A program to run instead of generated ones (`CONFORMANCE_PROGRAM_FILE`, which the replay
+    /// line of a shrunk counterexample sets): the check runs exactly it, once, in `mode` (as
+    /// its program 0: `mixed` is then controlled, random walk), and neither the rule suite nor
+    /// the resource checks.
+    public var replayProgram: Program?
+    /// The file `replayProgram` came from, for the replay line of a failure it shows.
+    var programFile: String?
+    /// Where a failure's shrunk program is written for its replay line (a directory; nil: the
+    /// system's temporary directory).
+    public var programDirectory: String?
     /// `CONFORMANCE_*` variables that did not parse or do not fit together: the check reports
     /// them as errors and runs nothing.
     public var environmentErrors: [String] = []
@@ -79,6 +112,22 @@ public struct ConformanceConfiguration: Sendable {
     /// how long the steps that wait on the backend themselves wait, and how far the rule
     /// suite's contract bounds stretch (`checkAll`).
     public var timingSlack: Duration = TimingSlack.standard
+    /// How long one check of the rule suite may run (`CONFORMANCE_RULE_TIME_LIMIT`): one still
+    /// running then is a failure of its rule naming the check (its thread is left blocked in the
+    /// backend), and the suite goes on.
+    public var ruleTimeLimit: Duration = RuleSuite.timeLimit
+    /// How long the whole `checkAll` (or `check`) may take (`CONFORMANCE_TIME_LIMIT`): after it,
+    /// no rule check, resource check, program or shrink candidate starts; what is under way ends
+    /// within its own limit. Rule checks and resource checks left out are errors of the report.
+    /// `nil` (the default): `timeBudget` plus `timeLimitBeyondBudget`, 10 minutes.
+    public var timeLimit: Duration?
+    /// The default `timeLimit` beyond the programs' time budget.
+    public static let timeLimitBeyondBudget: Duration = .seconds(600)
+    /// The time limit in force: `timeLimit`, or the time budget plus 10 minutes.
+    public var effectiveTimeLimit: Duration { timeLimit ?? timeBudget + Self.timeLimitBeyondBudget }
+    /// The moment `effectiveTimeLimit` runs out, set when `checkAll` starts (so that `check`,
+    /// which it calls, keeps the same one); `check` alone sets its own.
+    var deadline: Uptime?
     /// Set by `fromEnvironment` when `CONFORMANCE_REPLAY` is this process's own: a check that
     /// replays it must reach that backend, or the process fails at exit (`ReplayGuard`). A
     /// configuration built by hand (a test of the replay itself) never fails the process.
@@ -86,7 +135,7 @@ public struct ConformanceConfiguration: Sendable {
 
     /// The indices of the programs to run: program `i` has seed `baseSeed &+ i`.
     public var programIndices: Range<Int> {
-        if replaying != nil { return 0..<min(programs, 1) }
+        if replaying != nil || replayProgram != nil { return 0..<min(programs, 1) }
         return shard?.indices(programs: programs) ?? 0..<programs
     }
 
@@ -97,7 +146,7 @@ public struct ConformanceConfiguration: Sendable {
         generator: ProgramGenerator = ProgramGenerator(),
         hangLimit: Duration = .seconds(10),
         leakLimit: Duration = .seconds(2),
-        maxFailingPrograms: Int = 1,
+        maxFailingPrograms: Int = 10,
         executors: any ExecutorProvider = BackendExecutorProvider(),
         testFilter: String = "ConformanceTests",
         output: @escaping @Sendable (String) -> Void = { print($0) }
@@ -146,6 +195,18 @@ public struct ConformanceConfiguration: Sendable {
         if let slack = read("CONFORMANCE_TIMING_SLACK", "seconds > 0", { seconds($0, zero: false) }) {
             configuration.timingSlack = slack
         }
+        if let count = read("CONFORMANCE_REPLAY_ATTEMPTS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
+            configuration.replayAttempts = count
+        }
+        if let count = read("CONFORMANCE_MAX_FAILURES", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
+            configuration.maxFailingPrograms = count
+        }
+        if let limit = read("CONFORMANCE_RULE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) {
+            configuration.ruleTimeLimit = limit
+        }
+        if let limit = read("CONFORMANCE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) {
+            configuration.timeLimit = limit
+        }
         if let steps = read("CONFORMANCE_MAX_STEPS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.generator.maxSteps = steps
         }
@@ -160,11 +221,31 @@ public struct ConformanceConfiguration: Sendable {
             errors.append("CONFORMANCE_SHARD needs CONFORMANCE_SEED, the same on every shard (e.g. the CI run's number), "
                           + "or the shards would not be disjoint")
         }
-        if configuration.replaying != nil, seed == nil {
-            errors.append("CONFORMANCE_REPLAY needs CONFORMANCE_SEED: without it the replay would run a random program")
+        if let path = environment["CONFORMANCE_PROGRAM_FILE"] {
+            do {
+                configuration.replayProgram = try readProgram(at: path)
+                configuration.programFile = path
+            } catch {
+                errors.append("CONFORMANCE_PROGRAM_FILE=\(path): \(error)")
+            }
+        }
+        if configuration.replaying != nil, seed == nil, configuration.replayProgram == nil, environment["CONFORMANCE_PROGRAM_FILE"] == nil {
+            errors.append("CONFORMANCE_REPLAY needs CONFORMANCE_SEED or CONFORMANCE_PROGRAM_FILE: without either the replay would run a random program")
         }
         configuration.environmentErrors = errors
         return configuration
+    }
+
+    /// The program a file holds (`CONFORMANCE_PROGRAM_FILE`): its text form, made runnable
+    /// (`Conformance.repaired`: a hand edit may leave ids no step makes).
+    static func readProgram(at path: String) throws -> Program {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ProgramParseError(line: 0, text: path, reason: "cannot be read (\(error.localizedDescription))")
+        }
+        return ProgramRepair.repaired(try Program(parsing: text))
     }
 
     /// The program of `seed` for a run in `mode`: controlled runs generate programs without

@@ -33,6 +33,8 @@ public enum Conformance {
         configuration: ConformanceConfiguration = .fromEnvironment(),
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
+        var configuration = configuration
+        configuration.deadline = configuration.deadline ?? Uptime.now + configuration.effectiveTimeLimit
         let backend = makeBackend()
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         if let early = earlyReport(backend, configuration: configuration) {
@@ -41,7 +43,7 @@ public enum Conformance {
         }
         configuration.output(startLine(backend.name, configuration: configuration))
         var run = CheckRun(backend: backend.name, makeBackend: makeBackend, configuration: configuration, callSite: callSite)
-        if configuration.resourceLinks > 0, configuration.replaying == nil { run.checkResources(backend) }
+        if configuration.resourceLinks > 0, configuration.replaying == nil, configuration.replayProgram == nil { run.checkResources(backend) }
         run.runPrograms()
         let report = run.report()
         configuration.output(report.description)
@@ -93,20 +95,23 @@ public enum Conformance {
     /// twice must give the same `eventLines`, unless `notReproducible` says why not.
     public static func runProgram(
         _ backend: any TaskBackend, seed: UInt64, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) -> ProgramRun {
         let mode = mode.mode(forProgram: 0)
-        return runProgram(backend, program: configuration.program(seed: seed, mode: mode), mode: mode, configuration: configuration)
+        return runProgram(backend, program: configuration.program(seed: seed, mode: mode), mode: mode, configuration: configuration,
+                          attempts: attempts)
     }
 
-    /// Runs `program` (generated, or written or shrunk by hand) in `mode`.
+    /// Runs `program` (generated, or written or shrunk by hand) in `mode`; with `attempts` above
+    /// 1, again while a run finds nothing and its schedule does not replay exactly (as a replay
+    /// line does, `ConformanceConfiguration.replayAttempts`).
     public static func runProgram(
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) -> ProgramRun {
-        let result = ProgramPipeline(makeBackend: { backend }, configuration: configuration).run(program, mode: mode)
+        let (result, runs) = ProgramPipeline(makeBackend: { backend }, configuration: configuration).run(program, mode: mode, attempts: attempts)
         return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
-                          notReproducible: result.notReproducible, abandoned: result.abandoned)
+                          notReproducible: result.notReproducible, abandoned: result.abandoned, runs: runs)
     }
 
     /// `program` made runnable after edits by hand or by the shrinker: steps whose ids are gone
@@ -120,20 +125,22 @@ public enum Conformance {
     /// async `check`): use it from async tests.
     public static func runProgram(
         _ backend: any TaskBackend, seed: UInt64, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) async -> ProgramRun {
-        await onOwnThread { runProgram(backend, seed: seed, mode: mode, configuration: configuration) }
+        await onOwnThread { runProgram(backend, seed: seed, mode: mode, configuration: configuration, attempts: attempts) }
     }
 
-    /// `runProgram(_:program:mode:configuration:)` from async code, on a thread of its own.
+    /// `runProgram(_:program:mode:configuration:attempts:)` from async code, on a thread of its own.
     public static func runProgram(
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
-        configuration: ConformanceConfiguration = ConformanceConfiguration()
+        configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) async -> ProgramRun {
-        await onOwnThread { runProgram(backend, program: program, mode: mode, configuration: configuration) }
+        await onOwnThread { runProgram(backend, program: program, mode: mode, configuration: configuration, attempts: attempts) }
     }
 
-    private static func onOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
+    /// Runs `body` on a thread of its own (4 MiB of stack) and returns what it returns: blocking
+    /// work from async code that never holds a thread of Swift's cooperative pool.
+    static func onOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
         await withCheckedContinuation { continuation in
             let thread = Thread { continuation.resume(returning: body()) }
             thread.stackSize = 4 << 20
@@ -146,6 +153,13 @@ public enum Conformance {
     /// a run that reaches no program of it fails.
     public static func replayLine(seed: UInt64, filter: String, mode: ScheduleMode? = nil, backend: String? = nil) -> String {
         (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "") + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 "
+            + (backend.map { "CONFORMANCE_REPLAY=\(Shell.quoted($0)) " } ?? "") + "swift test --filter \(Shell.quoted(filter))"
+    }
+
+    /// The shell line that runs exactly `programFile`'s program (a shrunk counterexample, a
+    /// program written by hand) again, in `mode` (its schedule seed is the program's `seed=`).
+    public static func replayLine(programFile: String, filter: String, mode: ScheduleMode, backend: String? = nil) -> String {
+        "CONFORMANCE_MODE=\(mode) CONFORMANCE_PROGRAM_FILE=\(Shell.quoted(programFile)) CONFORMANCE_PROGRAMS=1 "
             + (backend.map { "CONFORMANCE_REPLAY=\(Shell.quoted($0)) " } ?? "") + "swift test --filter \(Shell.quoted(filter))"
     }
 
@@ -175,4 +189,6 @@ public struct ProgramRun: Sendable {
     public let notReproducible: [String]
     /// A hang left threads blocked inside the backend.
     public let abandoned: Bool
+    /// How many times the program ran (`attempts`: the last run is the one described).
+    public var runs = 1
 }

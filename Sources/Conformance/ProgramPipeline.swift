@@ -24,4 +24,18 @@ struct ProgramPipeline {
     func run(_ program: Program, mode: ScheduleMode = .stress) -> ProgramResult {
         ProgramChecks.check(runner.run(program, mode: mode), slack: runner.timingSlack)
     }
+
+    /// Runs `program` until a run finds something, at most `attempts` times, while its schedule
+    /// does not replay exactly (stress mode, or a controlled run that saw work from outside its
+    /// control): a replay of a race that may not come back at once. The last run, and how many.
+    func run(_ program: Program, mode: ScheduleMode, attempts: Int) -> (result: ProgramResult, attempts: Int) {
+        var made = 1
+        var result = run(program, mode: mode)
+        while made < attempts, result.findings.isEmpty, !result.abandoned,
+              !mode.mode(forProgram: 0).isControlled || !result.notReproducible.isEmpty {
+            made += 1
+            result = run(program, mode: mode)
+        }
+        return (result, made)
+    }
 }

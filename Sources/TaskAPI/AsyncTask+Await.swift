@@ -3,6 +3,7 @@ import Synchronization
 extension AsyncTask {
     /// Default `value`: a checked continuation resumed by a `whenComplete` on the inline executor,
     /// or by the awaiting Swift task's cancellation, whichever comes first (C6.5, C4.7).
+    @_disfavoredOverload
     public var value: Success {
         get async throws {
             if let completion { return try completion.get() }

@@ -4,6 +4,8 @@
 /// Failure and cancellation pass through `map`/`flatMap`/`then` unchanged; `recover` and `catch`
 /// see only failures; `finally` sees every outcome.
 extension AsyncTask {
+    @_disfavoredOverload
+    @discardableResult
     public func map<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -14,6 +16,8 @@ extension AsyncTask {
         }
     }
 
+    @_disfavoredOverload
+    @discardableResult
     public func flatMap<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -24,6 +28,8 @@ extension AsyncTask {
         }
     }
 
+    @_disfavoredOverload
+    @discardableResult
     public func recover(
         on executor: any Executor,
         token: CancellationToken,
@@ -35,7 +41,9 @@ extension AsyncTask {
         }
     }
 
-    public func recover(
+    @_disfavoredOverload
+    @discardableResult
+    public func recoverTask(
         on executor: any Executor,
         token: CancellationToken,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
@@ -47,6 +55,8 @@ extension AsyncTask {
         }
     }
 
+    @_disfavoredOverload
+    @discardableResult
     public func finally(
         on executor: any Executor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> Void
@@ -57,6 +67,8 @@ extension AsyncTask {
         }
     }
 
+    @_disfavoredOverload
+    @discardableResult
     public func finallyTask(
         on executor: any Executor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
@@ -71,32 +83,55 @@ extension AsyncTask {
     }
 }
 
-/// The conveniences: an optional executor (`nil`: the backend's default executor) and a token
-/// that defaults to `.none`. Each forwards to the requirement, so a backend's override is used.
+/// The conveniences, shaped as `continueWith`'s (AsyncTask+ContinueWith.swift): one candidate
+/// per call form, the executor and the token each left out or named (C9.1). A name says what
+/// its body returns: `map`, `then`, `recover`, `catch` and `finally` take a value, `flatMap`,
+/// `recoverTask` and `finallyTask` a task, whose outcome the result takes (C2.6).
 extension AsyncTask {
-    /// Transforms a success; failures and cancellation pass through unchanged (C3.3).
+    /// Transforms a success; failures and cancellation pass through unchanged (C3.3). Swift's
+    /// `map`: a transform returning a task makes a task of a task; `flatMap` unwraps it.
     @inlinable
+    @discardableResult
     public func map<U: Sendable>(
         on executor: (any Executor)? = nil,
-        token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: executor ?? backend.defaultExecutor, token: token, transform)
+        map(on: executor ?? backend.defaultExecutor, token: .none, transform)
+    }
+
+    /// `map` on the default executor, under `token` (C4.3).
+    @inlinable
+    @discardableResult
+    public func map<U: Sendable>(
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> U
+    ) -> any AsyncTask<U> {
+        map(on: backend.defaultExecutor, token: token, transform)
     }
 
     /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).
     @inlinable
+    @discardableResult
     public func flatMap<U: Sendable>(
         on executor: (any Executor)? = nil,
-        token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        flatMap(on: executor ?? backend.defaultExecutor, token: token, transform)
+        flatMap(on: executor ?? backend.defaultExecutor, token: .none, transform)
     }
 
-    /// JS-style `then` returning a value: the same as `map`. Disfavored, so that a closure
-    /// returning a task picks the unwrapping overload below (C2.6).
-    @inlinable @_disfavoredOverload
+    /// `flatMap` on the default executor, under `token` (C4.3).
+    @inlinable
+    @discardableResult
+    public func flatMap<U: Sendable>(
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
+    ) -> any AsyncTask<U> {
+        flatMap(on: backend.defaultExecutor, token: token, transform)
+    }
+
+    /// JS-style `then` (HNTask's): the same as `map`. A step returning a task is `flatMap`.
+    @inlinable
+    @discardableResult
     public func then<U: Sendable>(
         on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
@@ -105,37 +140,47 @@ extension AsyncTask {
         map(on: executor ?? backend.defaultExecutor, token: token, transform)
     }
 
-    /// JS-style `then` returning a task: the same as `flatMap`.
-    @inlinable
-    public func then<U: Sendable>(
-        on executor: (any Executor)? = nil,
-        token: CancellationToken = .none,
-        _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
-    ) -> any AsyncTask<U> {
-        flatMap(on: executor ?? backend.defaultExecutor, token: token, transform)
-    }
-
     /// Turns a failure into a value (or another error); success and cancellation pass through (C3.3).
     @inlinable
+    @discardableResult
     public func recover(
         on executor: (any Executor)? = nil,
-        token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> Success
     ) -> any AsyncTask<Success> {
-        recover(on: executor ?? backend.defaultExecutor, token: token, handler)
+        recover(on: executor ?? backend.defaultExecutor, token: .none, handler)
     }
 
-    /// Turns a failure into another task's outcome; success and cancellation pass through (C3.3).
+    /// `recover` on the default executor, under `token` (C4.3).
     @inlinable
+    @discardableResult
     public func recover(
+        token: CancellationToken,
+        _ handler: @escaping @Sendable (any Error) throws -> Success
+    ) -> any AsyncTask<Success> {
+        recover(on: backend.defaultExecutor, token: token, handler)
+    }
+
+    /// Turns a failure into another task's outcome; success and cancellation pass through (C2.6, C3.3).
+    @inlinable
+    @discardableResult
+    public func recoverTask(
         on executor: (any Executor)? = nil,
-        token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {
-        recover(on: executor ?? backend.defaultExecutor, token: token, handler)
+        recoverTask(on: executor ?? backend.defaultExecutor, token: .none, handler)
     }
 
-    /// JS-style `catch` returning a value: the same as `recover`.
+    /// `recoverTask` on the default executor, under `token` (C4.3).
+    @inlinable
+    @discardableResult
+    public func recoverTask(
+        token: CancellationToken,
+        _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
+    ) -> any AsyncTask<Success> {
+        recoverTask(on: backend.defaultExecutor, token: token, handler)
+    }
+
+    /// JS-style `catch` (HNTask's): the same as `recover`. A handler returning a task is `recoverTask`.
     @inlinable
     public func `catch`(
         on executor: (any Executor)? = nil,
@@ -145,35 +190,25 @@ extension AsyncTask {
         recover(on: executor ?? backend.defaultExecutor, token: token, handler)
     }
 
-    /// JS-style `catch` returning a task: the same as `recover` with a task.
+    /// Runs `body` on every outcome on the default executor, then passes the original outcome
+    /// on, unless `body` throws: then its error (or cancellation, for `CancellationError`)
+    /// replaces the outcome (C3.3). `finally(on:_:)` names the executor.
     @inlinable
-    public func `catch`(
-        on executor: (any Executor)? = nil,
-        token: CancellationToken = .none,
-        _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
-    ) -> any AsyncTask<Success> {
-        recover(on: executor ?? backend.defaultExecutor, token: token, handler)
+    @discardableResult
+    public func finally(_ body: @escaping @Sendable (Completion<Success>) throws -> Void) -> any AsyncTask<Success> {
+        finally(on: backend.defaultExecutor, body)
     }
 
-    /// Runs `body` on every outcome, then passes the original outcome on, unless `body` throws:
-    /// then its error (or cancellation, for `CancellationError`) replaces the outcome (C3.3).
+    /// HNTask's `finally` returning a task (named like `continueWithTask`), on the default
+    /// executor: the result completes once that task has, with the original outcome, unless that
+    /// task failed or was cancelled: then with its outcome (C3.3). `finallyTask(on:_:)` names the
+    /// executor.
     @inlinable
-    public func finally(
-        on executor: (any Executor)? = nil,
-        _ body: @escaping @Sendable (Completion<Success>) throws -> Void
-    ) -> any AsyncTask<Success> {
-        finally(on: executor ?? backend.defaultExecutor, body)
-    }
-
-    /// HNTask's `finally` returning a task (named like `continueWithTask`): the result completes
-    /// once that task has, with the original outcome, unless that task failed or was cancelled:
-    /// then with its outcome (C3.3).
-    @inlinable
+    @discardableResult
     public func finallyTask(
-        on executor: (any Executor)? = nil,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
     ) -> any AsyncTask<Success> {
-        finallyTask(on: executor ?? backend.defaultExecutor, body)
+        finallyTask(on: backend.defaultExecutor, body)
     }
 
     /// A task that succeeds with `()` when this one succeeds: for joining tasks of mixed types.

@@ -1,8 +1,9 @@
 extension TaskBackend {
     /// Succeeds no earlier than `delay` from now (C5.4). If `token` is cancelled first, the task
     /// completes cancelled at once and the timer is released.
+    @_disfavoredOverload
     public func delay(_ delay: Duration, token: CancellationToken) -> any AsyncTask<Void> {
-        let source = makeSource(of: Void.self)
+        let source = sourceWithoutOrigin(of: Void.self)
         if token.isCancellationRequested {
             source.tryCancel()
             return source.task
@@ -28,9 +29,10 @@ extension AsyncTask {
     /// Completes with this task's outcome if it arrives within `delay`, otherwise fails with
     /// `TaskError.timedOut` (C5.4). This task is left alone either way; the timer is released as
     /// soon as the result completes.
+    @_disfavoredOverload
     public func timeout(after delay: Duration) -> any AsyncTask<Success> {
         let backend = self.backend
-        let source = backend.makeSource(of: Success.self)
+        let source = backend.sourceWithoutOrigin(of: Success.self)
         let timer = backend.schedule(after: delay) {
             source.tryFail(TaskError.timedOut(delay))
         }

@@ -7,6 +7,10 @@
 /// `continueWith`, `continueWithTask` and `value` have defaults written once in TaskAPI
 /// (a backend may replace them for speed), and everything else (map, flatMap, recover,
 /// finally, timeout, ...) is an extension over these.
+///
+/// Their defaults are disfavored overloads: a call matching a requirement's form picks the
+/// requirement (and so the backend's implementation) at once, without weighing the default as
+/// a second candidate, so that chains type-check in time linear in their length (C9.1).
 public protocol AsyncTask<Success>: AnyObject, Sendable {
     associatedtype Success: Sendable
 
@@ -28,11 +32,17 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<Success>) -> Void)
 
     /// Blocks the calling thread until the task completes, and returns its outcome (C6.1).
-    /// Usable as a statement, for its effect (C9.1).
+    /// Usable as a statement, for its effect (C9.1). Unavailable from async code, as SwiftNIO's
+    /// `wait()`: a blocked cooperative thread can starve the work it waits for; there,
+    /// `await task.value` suspends instead (C6.5).
+    @available(*, noasync, message: "wait() blocks the thread; in async code use 'await task.value'")
     @discardableResult
     func wait() -> Completion<Success>
 
     /// Blocks until the task completes or `timeout` elapses; `nil` means it timed out (C6.2).
+    /// Usable as a statement: a bounded wait for its effect (C9.1).
+    @available(*, noasync, message: "wait(timeout:) blocks the thread; in async code use 'await task.value'")
+    @discardableResult
     func wait(timeout: Duration) -> Completion<Success>?
 
     /// Suspends the calling Swift task, without blocking a thread, until this task completes (C6.5).
@@ -47,6 +57,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     ///
     /// If `token` is cancelled before `body` starts, `body` never runs and the returned task
     /// completes cancelled at once (C4.3).
+    @discardableResult
     func continueWith<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -55,6 +66,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
 
     /// Like `continueWith`, for a `body` that returns a task: the returned task completes with
     /// that inner task's outcome (C2.6).
+    @discardableResult
     func continueWithTask<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -65,6 +77,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     // backend can replace them; call sites use the conveniences with optional executors.
 
     /// Transforms a success; failures and cancellation pass through unchanged (C3.3).
+    @discardableResult
     func map<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -72,6 +85,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     ) -> any AsyncTask<U>
 
     /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).
+    @discardableResult
     func flatMap<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -79,6 +93,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     ) -> any AsyncTask<U>
 
     /// Turns a failure into a value or another error; success and cancellation pass through (C3.3).
+    @discardableResult
     func recover(
         on executor: any Executor,
         token: CancellationToken,
@@ -86,19 +101,22 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     ) -> any AsyncTask<Success>
 
     /// Turns a failure into another task's outcome; success and cancellation pass through (C3.3).
-    func recover(
+    @discardableResult
+    func recoverTask(
         on executor: any Executor,
         token: CancellationToken,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success>
 
     /// Runs `body` on every outcome, then passes the outcome on unless `body` throws (C3.3).
+    @discardableResult
     func finally(
         on executor: any Executor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> Void
     ) -> any AsyncTask<Success>
 
     /// Like `finally`, waiting for the task `body` returns before passing the outcome on (C3.3).
+    @discardableResult
     func finallyTask(
         on executor: any Executor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
@@ -113,6 +131,7 @@ extension AsyncTask {
     /// (`CancellationError` if it was cancelled). FATask's `get`, Swift-Async's `await()`.
     /// Usable as a statement: `try task.get()` waits and rethrows (C9.1).
     @inlinable @discardableResult
+    @available(*, noasync, message: "get() blocks the thread; in async code use 'await task.value'")
     public func get() throws -> Success {
         try wait().get()
     }

@@ -4,20 +4,17 @@
 /// once, now or later (C7.3). `isCurrent` calls the `isCurrent` closure if one was given, and
 /// otherwise answers `false`. Safe to use from any thread if the closures are.
 public final class ClosureExecutor: Executor {
-    /// A job: what `execute` hands to the closure.
-    public typealias Job = @Sendable () -> Void
-
-    private let submit: @Sendable (@escaping Job) -> Void
+    private let submit: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let current: (@Sendable () -> Bool)?
 
     /// An executor that hands every job to `submit`; `isCurrent`, if given, answers "am I on
     /// this executor?".
-    public init(isCurrent: (@Sendable () -> Bool)? = nil, _ submit: @escaping @Sendable (@escaping Job) -> Void) {
+    public init(isCurrent: (@Sendable () -> Bool)? = nil, _ submit: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         self.submit = submit
         current = isCurrent
     }
 
-    public func execute(_ job: @escaping Job) {
+    public func execute(_ job: @escaping @Sendable () -> Void) {
         submit(job)
     }
 

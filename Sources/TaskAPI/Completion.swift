@@ -9,17 +9,23 @@ public enum Completion<Success: Sendable>: Sendable {
     /// The task was cancelled (C3.2, C4.3).
     case cancelled
 
-    /// Runs `body` and captures its outcome: a returned value is `.success`, a thrown
-    /// `CancellationError` is `.cancelled` (C3.2), any other error is `.failure` (C3.1).
+    /// Runs `body` and captures its outcome: a returned value is `.success`, a thrown error is
+    /// what `init(thrown:)` says.
     @inlinable
     public init(catching body: () throws -> Success) {
         do {
             self = .success(try body())
-        } catch is CancellationError {
-            self = .cancelled
         } catch {
-            self = .failure(error)
+            self.init(thrown: error)
         }
+    }
+
+    /// The outcome of a body that threw `error`: a `CancellationError` is `.cancelled` (C3.2),
+    /// any other error is `.failure` with it (C3.1). The one place that decides it: TaskAPI's
+    /// runners and every backend of this package go through it.
+    @inlinable
+    public init(thrown error: any Error) {
+        self = error is CancellationError ? .cancelled : .failure(error)
     }
 
     /// Returns the value, or throws: the failure's error, or `CancellationError` when cancelled (C6.1).

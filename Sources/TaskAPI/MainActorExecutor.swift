@@ -1,16 +1,13 @@
-/// The main executor made of the `MainActor` (C9.8): jobs run one at a time, in submission
-/// order, isolated to the main actor, so `MainActor.assumeIsolated` works inside them. The
-/// default `mainExecutor` of a backend that names none.
+/// The main actor as an executor (C9.8): jobs run one at a time, in submission order, isolated
+/// to the main actor, so `MainActor.assumeIsolated` works inside them. `MainExecutor.mainActor`
+/// wraps it: the default `mainExecutor` of a backend that names none.
 ///
 /// Jobs wait in a FIFO of this executor's own; while it holds jobs, one Swift task on the main
 /// actor drains it. They run only while the program's main thread serves the main actor: an
 /// app's run loop, `dispatchMain()`, `RunLoop.main.run()`, or an `async` `main` that is waiting.
 public final class MainActorExecutor: Executor {
-    /// A job: run once, on the main actor.
-    public typealias Job = @Sendable () -> Void
-
     private struct State {
-        var jobs: [Job] = []
+        var jobs: [@Sendable () -> Void] = []
         var scheduled = false
     }
 
@@ -24,7 +21,7 @@ public final class MainActorExecutor: Executor {
 
     private init() {}
 
-    public func execute(_ job: @escaping Job) {
+    public func execute(_ job: @escaping @Sendable () -> Void) {
         let schedule = state.withLock { state -> Bool in
             state.jobs.append(job)
             defer { state.scheduled = true }
@@ -42,7 +39,7 @@ public final class MainActorExecutor: Executor {
     private func drain() {
         Self.$draining.withValue(true) {
             while true {
-                let batch = state.withLock { state -> [Job] in
+                let batch = state.withLock { state -> [@Sendable () -> Void] in
                     if state.jobs.isEmpty { state.scheduled = false }
                     defer { state.jobs = [] }
                     return state.jobs
@@ -58,19 +55,22 @@ public final class MainActorExecutor: Executor {
 public typealias ActorExecutor = Executor & SerialExecutor
 
 extension TaskBackend {
-    /// `mainExecutor` default: the main actor (C9.8).
-    public var mainExecutor: any Executor { MainActorExecutor.shared }
+    /// `mainExecutor` default: the main actor (C9.8). Disfavored, as every default of a
+    /// requirement: `backend.mainExecutor` then has one candidate, the requirement (C9.1).
+    @_disfavoredOverload
+    public var mainExecutor: MainExecutor { MainExecutor.mainActor }
 
     /// A new serial executor (C7.2) that is also a Swift `SerialExecutor`, so an actor can be
     /// pinned to it (C9.9); `nil` if this backend's serial executors are not (every backend of
-    /// this package's are):
+    /// this package's are). A `PinnedActor` runs on one, and continuations registered on the
+    /// actor take it `isolated` (C9.10):
     ///
-    ///     actor Screen {
-    ///         let ui: any ActorExecutor
-    ///         nonisolated var unownedExecutor: UnownedSerialExecutor { ui.asUnownedSerialExecutor() }
+    ///     actor Screen: PinnedActor {
+    ///         nonisolated let executor: any ActorExecutor
     ///         var title = ""
+    ///         init(executor: any ActorExecutor) { self.executor = executor }
     ///     }
-    ///     task.continueWith(on: ui) { outcome in screen.assumeIsolated { $0.title = "done" } }
+    ///     task.continueWith(on: screen) { screen, outcome in screen.title = "done" }
     public func makeActorExecutor(label: String) -> (any ActorExecutor)? {
         makeSerialExecutor(label: label) as? any ActorExecutor
     }

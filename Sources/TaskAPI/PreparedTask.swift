@@ -18,8 +18,15 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     /// The body: runs once, on the executor chosen at start, with the prepared task's token.
     public typealias Body = @Sendable (CancellationToken) throws -> Success
 
+    /// What `start` runs: a body returning the value (`prepare`), or one returning a task whose
+    /// outcome the prepared task takes (`prepareTask`, C2.6).
+    enum Work {
+        case value(Body)
+        case task(@Sendable (CancellationToken) throws -> any AsyncTask<Success>)
+    }
+
     private enum State {
-        case prepared(Body)
+        case prepared(Work)
         case cancelledBeforeStart
         case started
     }
@@ -32,13 +39,13 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     private let executor: any Executor
     private let state: Locked<State>
 
-    init(backend: any TaskBackend, executor: any Executor, token: CancellationToken, body: @escaping Body) {
+    init(backend: any TaskBackend, executor: any Executor, token: CancellationToken, work: Work) {
         self.backend = backend
         self.executor = executor
-        source = backend.makeSource(of: Success.self)
+        source = backend.sourceWithoutOrigin(of: Success.self)
         cancellation = backend.makeCancellationSource(linkedTo: [token])
         gate = StartGate.make(for: source, token: cancellation.token)
-        state = Locked(.prepared(body))
+        state = Locked(.prepared(work))
         // Weak: the source's handlers must not keep this object alive (C8.2). The registration
         // lives as long as the source, which only this object holds.
         _ = cancellation.register { [weak self] in self?.releaseBodyIfPending() }
@@ -73,11 +80,11 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     /// also after `cancel()`, when the task is already cancelled and nothing runs.
     @discardableResult
     public func tryStart(on executor: (any Executor)? = nil) -> Bool {
-        let claimed: (started: Bool, body: Body?) = state.withLock { state in
+        let claimed: (started: Bool, work: Work?) = state.withLock { state in
             switch state {
-            case .prepared(let body):
+            case .prepared(let work):
                 state = .started
-                return (true, body)
+                return (true, work)
             case .cancelledBeforeStart:
                 state = .started
                 return (true, nil)
@@ -85,12 +92,19 @@ public final class PreparedTask<Success: Sendable>: Sendable {
                 return (false, nil)
             }
         }
-        if let body = claimed.body {
+        if let work = claimed.work {
             let source = self.source
             let gate = self.gate
             let token = cancellation.token
+            let inline = backend.inlineExecutor
             (executor ?? self.executor).execute {
-                gate.runBody(on: source, token: token) { try body(token) }
+                switch work {
+                case .value(let body):
+                    gate.runBody(on: source, token: token) { try body(token) }
+                case .task(let body):
+                    guard gate.start(source, token: token) else { return }
+                    source.adoptOutcome(of: { try body(token) }, inline: inline)
+                }
             }
         }
         return claimed.started
@@ -128,13 +142,14 @@ public enum StartError: Error, Sendable, Equatable, CustomStringConvertible {
 extension TaskBackend {
     /// A task with `body`, not started: see `PreparedTask` (C9.3). `executor` (default: the
     /// default executor) is where `start()` runs the body when `start(on:)` names none; `token`
-    /// cancels it like `cancel()`.
+    /// cancels it like `cancel()`. The body returns the value; one returning a task is
+    /// `prepareTask` (C2.6).
     public func prepare<T: Sendable>(
         on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> PreparedTask<T> {
-        PreparedTask(backend: self, executor: executor ?? defaultExecutor, token: token, body: body)
+        PreparedTask(backend: self, executor: executor ?? defaultExecutor, token: token, work: .value(body))
     }
 
     /// `prepare` for a body that takes no token.
@@ -144,5 +159,42 @@ extension TaskBackend {
         _ body: @escaping @Sendable () throws -> T
     ) -> PreparedTask<T> {
         prepare(on: executor, token: token) { (_: CancellationToken) in try body() }
+    }
+
+    /// A prepared task whose body returns a task: once started, the prepared task takes that
+    /// task's outcome (C9.3, C2.6).
+    public func prepareTask<T: Sendable>(
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
+    ) -> PreparedTask<T> {
+        PreparedTask(backend: self, executor: executor ?? defaultExecutor, token: token, work: .task(body))
+    }
+
+    /// `prepareTask` for a body that takes no token.
+    public func prepareTask<T: Sendable>(
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable () throws -> any AsyncTask<T>
+    ) -> PreparedTask<T> {
+        prepareTask(on: executor, token: token) { (_: CancellationToken) in try body() }
+    }
+
+    @available(*, unavailable, message: "the body returns a task: use prepareTask, which unwraps it (C2.6)")
+    public func prepare<T: Sendable>(
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
+    ) -> PreparedTask<T> {
+        prepareTask(on: executor, token: token, body)
+    }
+
+    @available(*, unavailable, message: "the body returns a task: use prepareTask, which unwraps it (C2.6)")
+    public func prepare<T: Sendable>(
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        _ body: @escaping @Sendable () throws -> any AsyncTask<T>
+    ) -> PreparedTask<T> {
+        prepareTask(on: executor, token: token, body)
     }
 }

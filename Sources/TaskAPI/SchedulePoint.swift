@@ -54,7 +54,4 @@ public enum SchedulePoint {
         active.store(false, ordering: .releasing)
         handler.withLock { $0 = nil }
     }
-
-    /// Whether a handler is installed.
-    public static var isActive: Bool { active.load(ordering: .acquiring) }
 }

@@ -7,6 +7,8 @@ extension TaskBackend {
     /// - `token` cancelled while the body runs: the Swift task is cancelled, so
     ///   `Task.isCancelled`, `Task.checkCancellation()` and `Task.sleep` inside the body see it;
     /// - the body throwing `CancellationError` (however caused) completes the task cancelled.
+    @_disfavoredOverload
+    @discardableResult
     public func runAsync<T: Sendable>(
         token: CancellationToken,
         _ body: @escaping @Sendable () async throws -> T
@@ -17,12 +19,13 @@ extension TaskBackend {
     /// The bridge behind every `runAsync`, for a backend that has a `TaskExecutor` of its own:
     /// `body` as a Swift task preferring `executor`, with cancellation crossing both ways as
     /// `runAsync(token:_:)` describes (C9.6, C4.3).
+    @discardableResult
     public func runAsync<T: Sendable>(
         token: CancellationToken,
         preferring executor: any TaskExecutor,
         _ body: @escaping @Sendable () async throws -> T
     ) -> any AsyncTask<T> {
-        let source = makeSource(of: T.self)
+        let source = sourceWithoutOrigin(of: T.self)
         let gate = StartGate.make(for: source, token: token)
         if token.isCancellationRequested {
             source.tryCancel()
@@ -43,6 +46,7 @@ extension TaskBackend {
 
     /// `runAsync(token:_:)` with no token (C9.6).
     @inlinable
+    @discardableResult
     public func runAsync<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> any AsyncTask<T> {
         runAsync(token: .none, body)
     }
@@ -51,6 +55,7 @@ extension TaskBackend {
     /// `await` picks this overload; one without picks the synchronous `run`, in async code too.
     /// Disfavored, like the synchronous value forms, so that it never wins over them.
     @inlinable @_disfavoredOverload
+    @discardableResult
     public func run<T: Sendable>(
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () async throws -> T
@@ -61,14 +66,12 @@ extension TaskBackend {
 
 extension Completion {
     /// Runs an async `body` and captures its outcome: a returned value is `.success`, a thrown
-    /// `CancellationError` is `.cancelled` (C3.2), any other error is `.failure` (C3.1).
+    /// error is what `init(thrown:)` says.
     public static func capturing(_ body: () async throws -> Success) async -> Completion<Success> {
         do {
             return .success(try await body())
-        } catch is CancellationError {
-            return .cancelled
         } catch {
-            return .failure(error)
+            return Completion(thrown: error)
         }
     }
 }

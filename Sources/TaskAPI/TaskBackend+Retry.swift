@@ -33,7 +33,8 @@ extension TaskBackend {
     /// Runs `body` until it succeeds, at most `attempts` times in all (google/promises' `retry`,
     /// whose `attempts` counts the retries only: its `attempts: n` is `attempts: n + 1` here) (C9.4).
     ///
-    /// - Each attempt runs on `executor` (default: the default executor); its task is unwrapped.
+    /// - Each attempt runs on `executor` (default: the default executor). The body returns the
+    ///   attempt's value; a body returning a task (google/promises' promise) is `retryTask`.
     /// - After a failure, if attempts remain and `shouldRetry(attempt, error)` says so (default:
     ///   always), the next attempt starts after `backoff.delay(beforeRetry: attempt)`.
     /// - The result is the first success, or the outcome of the last attempt made. An attempt
@@ -49,13 +50,41 @@ extension TaskBackend {
         on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> any AsyncTask<T> {
+        retryTask(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry) { token in
+            completed(Completion(catching: { try body(token) }))
+        }
+    }
+
+    /// `retry` for a body that takes no token (C9.4).
+    public func retry<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable () throws -> T
+    ) -> any AsyncTask<T> {
+        retry(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry) { (_: CancellationToken) in
+            try body()
+        }
+    }
+
+    /// `retry` for a body that returns a task: each attempt's outcome is that task's (C9.4, C2.6).
+    public func retryTask<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {
         let attempts = max(1, attempts)
         let executor = executor ?? defaultExecutor
         let inline = inlineExecutor
         @Sendable func attempt(_ number: Int) -> any AsyncTask<T> {
-            run(on: executor, token: token, body).continueWithTask(on: inline, token: .none) { outcome in
+            runTask(on: executor, token: token, body).continueWithTask(on: inline, token: .none) { outcome in
                 guard case .failure(let error) = outcome, number < attempts else { return completed(outcome) }
                 if token.isCancellationRequested { return completed(.cancelled) }
                 guard shouldRetry(number, error) else { return completed(outcome) }
@@ -69,19 +98,29 @@ extension TaskBackend {
         return attempt(1)
     }
 
-    /// `retry` for a body that returns a value rather than a task (C9.4). Disfavored, so that a
-    /// body returning a task picks the unwrapping form.
-    @_disfavoredOverload
+    /// `retryTask` for a body that takes no token (C9.4).
+    public func retryTask<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable () throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        retryTask(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry) { (_: CancellationToken) in
+            try body()
+        }
+    }
+
+    @available(*, unavailable, message: "the body returns a task: use retryTask, which unwraps it (C9.4)")
     public func retry<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,
         on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
-        _ body: @escaping @Sendable (CancellationToken) throws -> T
+        _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {
-        retry(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry) { token in
-            completed(Completion(catching: { try body(token) }))
-        }
+        retryTask(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry, body)
     }
 }

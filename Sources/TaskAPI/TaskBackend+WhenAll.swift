@@ -2,9 +2,10 @@ extension TaskBackend {
     /// Succeeds with every input's value in input order, whatever the completion order (C5.1).
     /// The first failure or cancellation among the inputs completes it at once with that outcome.
     /// `whenAll([])` succeeds with `[]` at once. Holds no input once complete (C5.5).
+    @_disfavoredOverload
     public func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]> {
         if tasks.isEmpty { return completed(.success([])) }
-        let source = makeSource(of: [T].self)
+        let source = sourceWithoutOrigin(of: [T].self)
         let collector = Collector<T>(count: tasks.count)
         // Indices, not `enumerated()`: unspecialized, its iterator costs metadata lookups per input.
         for index in tasks.indices {
@@ -24,9 +25,10 @@ extension TaskBackend {
 
     /// Waits for every input and succeeds with every outcome, in input order (C5.2).
     /// `whenAllSettled([])` succeeds with `[]` at once.
+    @_disfavoredOverload
     public func whenAllSettled<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[Completion<T>]> {
         if tasks.isEmpty { return completed(.success([])) }
-        let source = makeSource(of: [Completion<T>].self)
+        let source = sourceWithoutOrigin(of: [Completion<T>].self)
         let collector = Collector<Completion<T>>(count: tasks.count)
         for index in tasks.indices {
             tasks[index].whenComplete(on: inlineExecutor) { completion in
@@ -76,6 +78,9 @@ extension TaskBackend {
         guard let value = iterator.next() else {
             throw CompletionTypeMismatch(expected: "\(V.self)", found: "no value")
         }
-        return try Completion<any Sendable>.unbox(value, as: V.self)
+        guard let typed = value as? V else {
+            throw CompletionTypeMismatch(expected: "\(V.self)", found: "\(Swift.type(of: value))")
+        }
+        return typed
     }
 }

@@ -19,10 +19,14 @@ public protocol TaskBackend: Sendable {
 
     /// The main executor: a serial executor whose jobs run on the program's main thread, in
     /// order, with `MainActor.assumeIsolated` working inside them (C9.8). The program's main
-    /// thread must serve it (each backend documents how). Default: `MainActorExecutor.shared`.
-    var mainExecutor: any Executor { get }
+    /// thread must serve it (each backend documents how). Continuations registered on it take
+    /// `@MainActor` bodies (C9.10). Default: `MainExecutor.mainActor`.
+    var mainExecutor: MainExecutor { get }
 
-    /// A new pending source and its task (C1.1).
+    /// A new pending source and its task (C1.1). Disfavored: in debug builds a call picks the
+    /// extension `makeSource(of:fileID:line:)`, which records where the source was made
+    /// (`TaskError.abandoned`, C8.3) and calls this.
+    @_disfavoredOverload
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T>
 
     /// A new cancellation source, not cancelled (C4.1).
@@ -35,8 +39,7 @@ public protocol TaskBackend: Sendable {
     /// Starts `body` at once on `executor`, and returns its task (Swift-Async's `Async<T> {}`).
     /// The task completes with what `body` returns or throws (C3.1, C3.2). If `token` is cancelled
     /// before `body` starts, `body` never runs and the task completes cancelled (C4.3).
-    /// Disfavored, so that a body returning a task picks the unwrapping overload (C9.5).
-    @_disfavoredOverload
+    @discardableResult
     func run<T: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -49,6 +52,7 @@ public protocol TaskBackend: Sendable {
     /// Runs an async `body` as a Swift task on the backend's threads and returns its task; token
     /// and Swift task cancellation are bridged both ways (C9.6). Default in TaskAPI
     /// (TaskBackend+Async.swift); a backend may replace it.
+    @discardableResult
     func runAsync<T: Sendable>(
         token: CancellationToken,
         _ body: @escaping @Sendable () async throws -> T
@@ -74,14 +78,17 @@ public protocol TaskBackend: Sendable {
 }
 
 extension TaskBackend {
-    /// Default `run`: a source, started and completed by a job on `executor`.
+    /// Default `run`: a source, started and completed by a job on `executor`. The defaults of
+    /// requirements are disfavored: a call picks the requirement (so the backend's implementation)
+    /// without weighing the default as a second candidate (C9.1).
     @_disfavoredOverload
+    @discardableResult
     public func run<T: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
-        let source = makeSource(of: T.self)
+        let source = sourceWithoutOrigin(of: T.self)
         let gate = StartGate.make(for: source, token: token)
         executor.execute {
             gate.runBody(on: source, token: token) { try body(token) }
@@ -90,23 +97,62 @@ extension TaskBackend {
     }
 
     /// Default `completed`: a source completed at once.
+    @_disfavoredOverload
     public func completed<T: Sendable>(_ completion: Completion<T>) -> any AsyncTask<T> {
-        let source = makeSource(of: T.self)
+        let source = sourceWithoutOrigin(of: T.self)
         source.tryComplete(completion)
         return source.task
     }
 
-    /// A new pending source, its type inferred from the context.
-    @inlinable
-    public func makeSource<T: Sendable>() -> any CompletionSource<T> {
+    #if DEBUG
+    /// A new pending source and its task (C1.1), in debug builds: the `makeSource(of:)`
+    /// requirement, and the source keeps where it was made (this call's file and line), which
+    /// `TaskError.abandoned` names if it is released pending (C8.3). A source of a backend whose
+    /// sources are not `SourceOriginRecording` keeps nothing. Release builds have no such
+    /// overload: `makeSource(of:)` is the requirement itself, at no cost.
+    public func makeSource<T: Sendable>(
+        of type: T.Type,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) -> any CompletionSource<T> {
+        let source = sourceWithoutOrigin(of: type)
+        (source as? any SourceOriginRecording)?.recordOrigin(SourceOrigin(fileID: fileID, line: line))
+        return source
+    }
+    #endif
+
+    /// The `makeSource(of:)` requirement itself, recording no origin: for the sources TaskAPI
+    /// makes on a caller's behalf (derived tasks, combinators), which no caller holds. In debug
+    /// builds the requirement is named through a function reference, since a call would pick
+    /// the recording overload above; release builds call it directly.
+    @usableFromInline
+    func sourceWithoutOrigin<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+        #if DEBUG
+        let requirement: (T.Type) -> any CompletionSource<T> = makeSource(of:)
+        return requirement(type)
+        #else
+        return makeSource(of: type)
+        #endif
+    }
+
+    /// A new pending source, its type inferred from the context; in debug builds it keeps this
+    /// call's file and line (C8.3).
+    public func makeSource<T: Sendable>(fileID: StaticString = #fileID, line: UInt = #line) -> any CompletionSource<T> {
+        #if DEBUG
+        makeSource(of: T.self, fileID: fileID, line: line)
+        #else
         makeSource(of: T.self)
+        #endif
     }
 
     /// A task made by hand: `body` gets the source at once, on the calling thread, and completes
     /// it whenever it likes (HNTask's `newTask { resolve, reject in }`).
-    @inlinable
-    public func makeTask<T: Sendable>(_ body: (any CompletionSource<T>) -> Void) -> any AsyncTask<T> {
-        let source = makeSource(of: T.self)
+    public func makeTask<T: Sendable>(
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ body: (any CompletionSource<T>) -> Void
+    ) -> any AsyncTask<T> {
+        let source: any CompletionSource<T> = makeSource(fileID: fileID, line: line)
         body(source)
         return source.task
     }

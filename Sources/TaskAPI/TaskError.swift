@@ -8,8 +8,25 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `race` or `any` was given no tasks (C5.3). The payload names the combinator.
     case emptyInput(String)
     /// The task's source was released before anyone completed it (C8.3): nothing can complete
-    /// the task any more, so it fails instead of leaving its waiters hanging.
-    case abandoned
+    /// the task any more, so it fails instead of leaving its waiters hanging. In debug builds,
+    /// `origin` says where the source was made (`nil` in release builds, and for a source made
+    /// by a backend that does not record it). Match it as `catch TaskError.abandoned` or
+    /// `case .abandoned:`; `TaskError.abandoned` equals it whatever its origin.
+    case abandoned(origin: SourceOrigin?)
+
+    /// `abandoned` with no origin: equal to every `abandoned` error (`==` ignores the origin).
+    public static var abandoned: TaskError { .abandoned(origin: nil) }
+
+    /// Equal cases with equal payloads, except that two `abandoned` errors are equal whatever
+    /// their origins: the origin is a debugging aid, not part of the outcome.
+    public static func == (lhs: TaskError, rhs: TaskError) -> Bool {
+        switch (lhs, rhs) {
+        case (.alreadyCompleted, .alreadyCompleted), (.abandoned, .abandoned): return true
+        case (.timedOut(let a), .timedOut(let b)): return a == b
+        case (.emptyInput(let a), .emptyInput(let b)): return a == b
+        case (.alreadyCompleted, _), (.timedOut, _), (.emptyInput, _), (.abandoned, _): return false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -19,7 +36,9 @@ public enum TaskError: Error, Sendable, Equatable, CustomStringConvertible {
             return "TaskError.timedOut: the task did not complete within \(duration) (C5.4)"
         case .emptyInput(let name):
             return "TaskError.emptyInput: \(name) needs at least one task (C5.3)"
-        case .abandoned:
+        case .abandoned(let origin?):
+            return "TaskError.abandoned: the task's source, made at \(origin), was released without completing it (C8.3)"
+        case .abandoned(nil):
             return "TaskError.abandoned: the task's source was released without completing it (C8.3)"
         }
     }

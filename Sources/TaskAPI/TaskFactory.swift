@@ -41,49 +41,105 @@ public struct TaskFactory: Sendable {
 
     /// Starts `body` at once on the factory's executor under its token; see
     /// `TaskBackend.run(on:token:_:)`. For another token: `factory.with(token: t).run { ... }`.
-    @_disfavoredOverload
-    public func run<T: Sendable>(
-        _ body: @escaping @Sendable (CancellationToken) throws -> T
-    ) -> any AsyncTask<T> {
+    @discardableResult
+    public func run<T: Sendable>(_ body: @escaping @Sendable (CancellationToken) throws -> T) -> any AsyncTask<T> {
         backend.run(on: executor, token: token, body)
     }
 
-    /// `run` for a body that takes no token.
-    @_disfavoredOverload
-    public func run<T: Sendable>(
-        _ body: @escaping @Sendable () throws -> T
-    ) -> any AsyncTask<T> {
+    /// `run` for a body that takes no token: `factory.run { 40 }`.
+    @discardableResult
+    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> any AsyncTask<T> {
         backend.run(on: executor, token: token) { (_: CancellationToken) in try body() }
     }
 
     /// `run` for a body that returns a task, unwrapped (C9.5).
-    public func run<T: Sendable>(
+    @discardableResult
+    public func runTask<T: Sendable>(
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {
-        backend.run(on: executor, token: token, body)
+        backend.runTask(on: executor, token: token, body)
+    }
+
+    /// `runTask` for a body that takes no token (C9.5).
+    @discardableResult
+    public func runTask<T: Sendable>(_ body: @escaping @Sendable () throws -> any AsyncTask<T>) -> any AsyncTask<T> {
+        backend.runTask(on: executor, token: token, body)
+    }
+
+    /// An async body as a Swift task under the factory's token (C9.6): `factory.run { try await f() }`.
+    /// It runs on the backend's threads, as `TaskBackend.runAsync` does; the factory's executor
+    /// does not apply to Swift tasks.
+    @_disfavoredOverload
+    @discardableResult
+    public func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> any AsyncTask<T> {
+        backend.runAsync(token: token, body)
     }
 
     /// A prepared task that starts on the factory's executor unless `start(on:)` names another
     /// (C9.3).
-    public func prepare<T: Sendable>(
-        _ body: @escaping @Sendable (CancellationToken) throws -> T
-    ) -> PreparedTask<T> {
+    public func prepare<T: Sendable>(_ body: @escaping @Sendable (CancellationToken) throws -> T) -> PreparedTask<T> {
         backend.prepare(on: executor, token: token, body)
     }
 
-    /// `task.continueWith` on the factory's executor under its token (C3.1, C4.3).
-    public func continueWith<S: Sendable, U: Sendable>(
-        _ task: any AsyncTask<S>,
-        _ body: @escaping @Sendable (Completion<S>) throws -> U
-    ) -> any AsyncTask<U> {
-        task.continueWith(on: executor, token: token, body)
+    /// `prepare` for a body that takes no token (C9.3).
+    public func prepare<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> PreparedTask<T> {
+        backend.prepare(on: executor, token: token, body)
     }
 
-    /// `task.continueWithTask` on the factory's executor under its token (C2.6, C4.3).
-    public func continueWithTask<S: Sendable, U: Sendable>(
-        _ task: any AsyncTask<S>,
-        _ body: @escaping @Sendable (Completion<S>) throws -> any AsyncTask<U>
-    ) -> any AsyncTask<U> {
-        task.continueWithTask(on: executor, token: token, body)
+    /// `prepare` for a body that returns a task, unwrapped once started (C9.3, C2.6).
+    public func prepareTask<T: Sendable>(
+        _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
+    ) -> PreparedTask<T> {
+        backend.prepareTask(on: executor, token: token, body)
+    }
+
+    /// `prepareTask` for a body that takes no token (C9.3, C2.6).
+    public func prepareTask<T: Sendable>(_ body: @escaping @Sendable () throws -> any AsyncTask<T>) -> PreparedTask<T> {
+        backend.prepareTask(on: executor, token: token, body)
+    }
+
+    /// `TaskBackend.retry` with the factory's executor and token (C9.4).
+    public func retry<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> any AsyncTask<T> {
+        backend.retry(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry, body)
+    }
+
+    /// `retry` for a body that takes no token (C9.4).
+    public func retry<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable () throws -> T
+    ) -> any AsyncTask<T> {
+        backend.retry(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry, body)
+    }
+
+    /// `TaskBackend.retryTask` with the factory's executor and token (C9.4, C2.6).
+    public func retryTask<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        backend.retryTask(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry, body)
+    }
+
+    /// `retryTask` for a body that takes no token (C9.4, C2.6).
+    public func retryTask<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable () throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        backend.retryTask(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry, body)
+    }
+
+    /// `TaskBackend.delay` under the factory's token (C5.4).
+    public func delay(_ delay: Duration) -> any AsyncTask<Void> {
+        backend.delay(delay, token: token)
     }
 }

@@ -2,6 +2,12 @@
 /// caller must do next. A backend keeps it under its own lock (or inside an actor) and acts on
 /// the returned value only after releasing the lock, so continuations never run under a lock.
 ///
+/// The toolkit for a backend written outside BackendKit (docs/WRITING_A_BACKEND.md builds one on
+/// it). This package's backends use the kit's own machine instead, `KitState`: the same events,
+/// the same delivery phase and the same answers, in three bytes, with the continuations and the
+/// value kept beside it rather than in one generic value (docs/DESIGN.md, "`TaskStateMachine`
+/// and the kit").
+///
 /// `Continuation` is whatever the backend stores per registration (an executor and a closure).
 public struct TaskStateMachine<Success: Sendable, Continuation> {
     // Laid out in declaration order: the two one-byte fields last, side by side, so that they
@@ -103,22 +109,6 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         return true
     }
 
-    /// Completes the task like `completeForDelivery(_:)` and moves the stored continuations into
-    /// `batch` (empty on entry) at once, saving the caller a critical section: it hands `batch`
-    /// over, then calls `nextDelivery()` until it returns `nil`, exactly as after `complete(_:)`.
-    /// With no continuation stored, no delivery phase opens: there is nothing to hand over, and
-    /// the caller does nothing more. `false`, changing nothing, if the task was already completed.
-    @inlinable
-    public mutating func complete(_ completion: Completion<Success>, taking batch: inout Continuations<Continuation>) -> Bool {
-        guard _status != .completed else { return false }
-        self._completion = completion
-        _status = .completed
-        if continuations.isEmpty { return true }
-        _delivering = true
-        swap(&batch, &continuations)
-        return true
-    }
-
     /// Takes the continuations of a task that is being freed while still pending. A backend should
     /// release them in a loop rather than let them go with the task: each may hold a derived task
     /// holding its own, and letting a long pending chain go at once recurses once per link (C8.2).
@@ -154,93 +144,4 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     }
 }
 
-/// Registered continuations in registration order. The first is stored inline, so a task with a
-/// single continuation (the common case) needs no array.
-public struct Continuations<Element>: Sequence {
-    @usableFromInline var first: Element?
-    @usableFromInline var rest: [Element]
-
-    @inlinable
-    public init() {
-        first = nil
-        rest = []
-    }
-
-    @inlinable
-    public var count: Int { first == nil ? 0 : 1 + rest.count }
-
-    @inlinable
-    public var isEmpty: Bool { first == nil }
-
-    /// Removes the first element and returns it, moved out rather than copied; `nil` if there is
-    /// none. The elements after it stay in `tail`: this is for handing over a batch in order, one
-    /// element at a time, without a retain of each.
-    @inlinable
-    public mutating func takeFirst() -> Element? {
-        var taken: Element? = nil
-        swap(&taken, &first)
-        return taken
-    }
-
-    /// The elements after the first, in order.
-    @inlinable
-    public var tail: [Element] { rest }
-
-    @inlinable
-    public mutating func append(_ element: Element) {
-        if first == nil {
-            first = element
-        } else {
-            rest.append(element)
-        }
-    }
-
-    /// Calls `body` on each element in order, without making an iterator (which copies the
-    /// inline element and the array): the common single-element case touches no array.
-    @inlinable
-    public func forEachInOrder(_ body: (Element) throws -> Void) rethrows {
-        guard let first else { return }
-        try body(first)
-        if rest.isEmpty { return }
-        for element in rest { try body(element) }
-    }
-
-    /// Removes and returns the first element that `matches`, keeping the others in order.
-    @inlinable
-    public mutating func remove(where matches: (Element) -> Bool) -> Element? {
-        guard let head = first else { return nil }
-        if matches(head) {
-            first = rest.isEmpty ? nil : rest.removeFirst()
-            return head
-        }
-        guard let index = rest.firstIndex(where: matches) else { return nil }
-        return rest.remove(at: index)
-    }
-
-    public struct Iterator: IteratorProtocol {
-        @usableFromInline var first: Element?
-        @usableFromInline var rest: IndexingIterator<[Element]>
-
-        @inlinable
-        init(_ continuations: Continuations) {
-            first = continuations.first
-            rest = continuations.rest.makeIterator()
-        }
-
-        @inlinable
-        public mutating func next() -> Element? {
-            if let element = first {
-                first = nil
-                return element
-            }
-            return rest.next()
-        }
-    }
-
-    @inlinable
-    public func makeIterator() -> Iterator { Iterator(self) }
-}
-
 extension TaskStateMachine: Sendable where Continuation: Sendable {}
-extension Continuations: Sendable where Element: Sendable {}
-extension Continuations.Iterator: Sendable where Element: Sendable {}

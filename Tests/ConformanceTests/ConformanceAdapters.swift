@@ -17,20 +17,19 @@ extension ConformanceReport {
     /// Records every failure and error as a Swift Testing issue at the call site of the check,
     /// and the failures of known issues as (intermittent) known issues.
     func recordIssues(sourceLocation: SourceLocation = #_sourceLocation) {
-        for error in errors { Issue.record(Comment(rawValue: "conformance [\(backend)]: \(error)"), sourceLocation: sourceLocation) }
-        for failure in failures { failure.record() }
-        for failure in knownIssues {
-            withKnownIssue(Comment(rawValue: "known: \(failure.rule)"), isIntermittent: true) { failure.record() }
+        for issue in issues { issue.record(at: sourceLocation) }
+        for issue in knownIssuesToRecord {
+            withKnownIssue(Comment(rawValue: "known: \(issue.rule ?? "?")"), isIntermittent: true) { issue.record(at: sourceLocation) }
         }
     }
 }
 
-extension ConformanceFailure {
-    func record() {
-        Issue.record(
-            Comment(rawValue: description),
-            sourceLocation: SourceLocation(fileID: callSite.fileID, filePath: callSite.filePath, line: callSite.line, column: callSite.column)
-        )
+extension ConformanceIssue {
+    /// Records this issue where it points (the failing program's check call, a rule check's
+    /// failing expectation), or at `sourceLocation` for an error of the run.
+    func record(at sourceLocation: SourceLocation) {
+        let location = self.location.map { SourceLocation(fileID: $0.fileID, filePath: $0.filePath, line: $0.line, column: $0.column) }
+        Issue.record(Comment(rawValue: message), sourceLocation: location ?? sourceLocation)
     }
 }
 
@@ -51,9 +50,8 @@ extension XCTestCase {
 /// XCTest flavour: `XCTAssertConforms(report)` fails the current test once per failure and
 /// error, at the line of the assertion (XCTest takes only static file names).
 func XCTAssertConforms(_ report: ConformanceReport, file: StaticString = #filePath, line: UInt = #line) {
-    for error in report.errors { XCTFail("conformance [\(report.backend)]: \(error)", file: file, line: line) }
-    for failure in report.failures {
-        XCTFail(failure.description, file: file, line: line)
+    for issue in report.issues {
+        XCTFail(issue.message, file: file, line: line)
     }
 }
 #endif

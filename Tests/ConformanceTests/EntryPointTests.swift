@@ -41,7 +41,7 @@ struct EntryPointTests {
 enum TaskAPISurface {
     static let types: Set<String> = [
         "AsyncTask", "CompletionSource", "TaskBackend", "CancellationSource", "CancellationToken", "Executor",
-        "TaskFactory", "PreparedTask",
+        "TaskFactory", "PreparedTask", "WorkGroup", "MainExecutor",
     ]
 
     /// The features that tell overloads apart, in the order tags list them.
@@ -53,6 +53,8 @@ enum TaskAPISurface {
         ("pack", { declaration, _ in declaration.contains("repeat ") }),
         ("unavailable", { declaration, _ in declaration.contains("@available(*, unavailable") }),
         ("Void", { declaration, _ in declaration.contains("Success == Void") }),
+        ("main", { declaration, _ in declaration.contains("MainExecutor") }),
+        ("actor", { declaration, _ in declaration.contains("PinnedActor") }),
     ]
 
     struct Declaration {

@@ -18,11 +18,12 @@ struct MutantTests {
         .runInsideRegister: [.c2_3, .c2_5, .c2_7],
         .tokenIgnoredBeforeStart: [.c4_3],
         // Jobs for a serial executor sent to the parallel default queue: run on the wrong executor
-        // (C2.5), or, first seen under stress, out of their serial order (C2.4); in controlled
+        // (C2.5), or, first seen under stress, out of their serial order (C2.4), or two of them
+        // at once (C7.2; seen in a controlled-pct3 run, seed 16087621648947022366); in controlled
         // mode every continuation goes to the default queue, where the serial executor's
         // isCurrent, asked inside the body, says it is not its job (C9.7, which cannot tell that
         // from an isCurrent that is wrong).
-        .wrongExecutor: [.c2_5, .c2_4, .c9_7],
+        .wrongExecutor: [.c2_5, .c2_4, .c7_2, .c9_7],
         .closuresKeptAlive: [.c8_1],
         .cancellationAsFailure: [.c3_2],
         // A lost continuation hangs a chain (C2.1) or a waiter (C6.3), whichever comes first.
@@ -113,6 +114,9 @@ struct MutantTests {
         // catch runs them in a child process below (stackOverflowIsReported).
         configuration.resourceLinks = 0
         configuration.shrinkTimeBudget = .seconds(5)
+        // A mutant is killed by its first failing program: stop there (a run goes on by default,
+        // to report every rule broken).
+        configuration.maxFailingPrograms = 1
         // Mutants get the default budget even when CI lowers CONFORMANCE_PROGRAMS (a run stops
         // at its first failure, so a caught mutant costs a few programs only).
         if atLeastTheDefaultBudget { configuration.programs = max(configuration.programs, 1_000) }
@@ -184,9 +188,12 @@ struct MutantTests {
                 // Its threads are still blocked in the backend: a replay would block more.
                 notReplayed.append("\(mutation)")
             } else if matching != nil {
+                // As the replay line does: again, up to replayAttempts runs, while a schedule that
+                // does not replay exactly finds nothing.
+                let replayConfiguration = Self.configuration(atLeastTheDefaultBudget: true)
                 let replay = await Conformance.runProgram(
                     ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode,
-                    configuration: Self.configuration(atLeastTheDefaultBudget: true))
+                    configuration: replayConfiguration, attempts: replayConfiguration.replayAttempts)
                 let reproduced = replay.findings.contains { $0.rule == failure.rule }
                 // A controlled run that saw work from outside its control says it may not replay:
                 // it counts with the stress failures, whose replay is a chance too.

@@ -217,7 +217,7 @@ import Darwin
             src.trySucceed(3)
             for try await value in group { #expect(value == 3) }
         }
-        #expect(threads.wait().value == Array(repeating: 3, count: 8))
+        #expect(try await threads.value == Array(repeating: 3, count: 8))
     }
 
     @Test func waitTimeout() {

@@ -57,7 +57,7 @@ struct BlockingLimitTests {
             }
             let during = BlockingLimitTests.threadCount()
             gate.trySucceed(1)
-            let all = backend.whenAll(bodies).wait(timeout: .seconds(60))
+            let all = backend.whenAll(bodies).settle(within: .seconds(60))
             guard reports.load(ordering: .relaxed) == 1 else { exit(4) }
             // The pool's workers (a few per core), `limit` added threads, and slack for Dispatch's
             // own helpers and timers.
@@ -83,7 +83,7 @@ struct BlockingLimitTests {
                 guard let backend = try? BlockingLimitTests.limited(name, 4) else { exit(3) }
                 // Two bodies at once, so that each pool starts more than one thread.
                 let bodies = [backend.run { _ in round }, backend.run { _ in round + 1 }]
-                guard case .success(let values)? = backend.whenAll(bodies).wait(timeout: .seconds(30)),
+                guard case .success(let values)? = backend.whenAll(bodies).settle(within: .seconds(30)),
                       values == [round, round + 1] else { exit(4) }
             }
             // Idle threads end within seconds (the actors pool's after two idle seconds,

@@ -10,8 +10,10 @@ struct C9MainExecutorTests {
     /// for each backend: its top-level code queues main-executor jobs and ends with
     /// `dispatchMain()` or `ThreadsBackend.runMainLoop(until:)` on the program's main thread.
     /// It exits 0 when every job ran in order on the main executor with
-    /// `MainActor.assumeIsolated` holding; a failing `assumeIsolated` crashes it.
-    @Test("C9.8 a program's main thread serves the main executor, and MainActor.assumeIsolated works in its jobs",
+    /// `MainActor.assumeIsolated` holding, `@MainActor` bodies of `run(on:)` and `continueWith(on:)`
+    /// on the main executor and a body on a pinned actor ran there (C9.10); a failing
+    /// `assumeIsolated` crashes it.
+    @Test("C9.8 a program's main thread serves the main executor, and MainActor.assumeIsolated works in its jobs; C9.10 @MainActor bodies run there",
           arguments: Backends.all)
     func mainExecutorProgram(_ c: BackendCase) throws {
         let program = try #require(MainProbe.exampleURL, "main-executor-example is built next to the tests")

@@ -32,4 +32,21 @@ struct StackDepthTests {
             exit(findings.isEmpty ? 0 : 1)
         }
     }
+
+    /// The one public path known to free a pending kit task that holds continuations (the check
+    /// above never does: since C8.3 its dropped source completes the chain, which is then
+    /// delivered, not freed pending). An executor that drops a continuation's job without running
+    /// it (breaking C7.3, as `ClosureExecutor { _ in }` does) lets the derived task go pending,
+    /// with the chain registered on it: its `deinit` must free that chain in a loop (the kit's
+    /// graveyard, `ThreadRuntime.release`), not one deinit inside the other.
+    @Test("C8.2 a pending chain freed when an executor drops its head's job does not overflow the stack",
+          .serialized, arguments: Backends.all)
+    func chainDroppedByExecutor(_ c: BackendCase) async {
+        await #expect(processExitsWith: .success) { [name = c.name as String] in
+            guard let backend = Backends.named(name) else { exit(3) }
+            let freed = StackProbe.onSmallStack { StackProbe.chainDroppedByExecutor(backend) }
+            if !freed { print("C8.2: the chain behind a dropped job was not freed") }
+            exit(freed ? 0 : 1)
+        }
+    }
 }

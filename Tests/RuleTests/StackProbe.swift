@@ -53,6 +53,28 @@ enum StackProbe {
         return try? last.wait(timeout: .seconds(120))?.get()
     }
 
+    /// A chain of `links` inline maps registered on a derived task whose executor drops its job;
+    /// `true` if the whole chain was freed once that job was dropped.
+    static func chainDroppedByExecutor(_ backend: any TaskBackend) -> Bool {
+        let dropper = ClosureExecutor { _ in }   // lets every job go unrun
+        let source = backend.makeSource(of: Int.self)
+        weak var head: (any AsyncTask<Int>)?
+        weak var leaf: (any AsyncTask<Int>)?
+        do {
+            let first = source.task.map(on: dropper) { $0 }
+            head = first
+            var last = first
+            for _ in 0..<links {
+                last = last.map(on: backend.inlineExecutor) { $0 + 1 }
+            }
+            leaf = last
+        }
+        // The completion hands `first` to the dropper, whose dropped job was its only holder:
+        // `first` is freed pending, holding the chain.
+        source.trySucceed(0)
+        return head == nil && leaf == nil
+    }
+
     /// One task completing with 100,000 continuations registered.
     static func wideFanOut(_ backend: any TaskBackend) -> Int? {
         let source = backend.makeSource(of: Int.self)

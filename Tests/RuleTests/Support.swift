@@ -7,8 +7,10 @@ typealias Recorder = RuleSuite.Recorder
 typealias Unsynchronized = RuleSuite.Unsynchronized
 
 extension AsyncTask {
-    /// Waits for the outcome up to 10 s; `nil` means the task hung.
-    func settle() -> Completion<Success>? {
-        wait(timeout: .seconds(10))
+    /// Waits for the outcome up to `timeout` (10 s); `nil` means the task hung. A synchronous
+    /// function, so that the exit tests' async bodies, which run in a child process of their
+    /// own, may block in it (`wait` is unavailable from async code, C6.1).
+    func settle(within timeout: Duration = .seconds(10)) -> Completion<Success>? {
+        wait(timeout: timeout)
     }
 }

@@ -127,12 +127,13 @@ struct Oracle {
         }
     }
 
-    /// The value the model carries forward for `t`: the observed outcome if it is allowed,
-    /// else the first allowed one; `nil` if pending or unknown.
+    /// The value the model carries forward for `t`: the observed outcome, allowed or not (a
+    /// wrong one is `t`'s finding, reported once; what `t` feeds is judged against what it really
+    /// got, so one bug does not read as a finding of every task downstream), else the first
+    /// allowed one; `nil` if pending or unknown.
     func resolved(_ expectation: Expectation, task t: Int) -> Outcome? {
         guard let allowed = expectation.allowed else { return nil }
-        if let observed = observations.outcome(t), allowed.contains(observed) { return observed }
-        return allowed.first
+        return observations.outcome(t) ?? allowed.first
     }
 
     /// A task's state as an input (a `flatMap->t<n>`'s inner task, a combinator's input): its
@@ -203,8 +204,8 @@ extension ContinuationKind {
     func runs(on input: Outcome) -> Bool {
         switch self {
         case .continueWith, .continueWithTask, .finally, .finallyTask: return true
-        case .map, .then, .thenTask, .flatMap: return input.isSuccess
-        case .recover, .recoverTask, .catch, .catchTask: return input.isFailure
+        case .map, .then, .flatMap: return input.isSuccess
+        case .recover, .recoverTask, .catch: return input.isFailure
         }
     }
 
@@ -214,7 +215,7 @@ extension ContinuationKind {
     var result: Result {
         switch self {
         case .continueWith, .map, .then, .recover, .catch: return .bodyValue
-        case .continueWithTask, .thenTask, .flatMap, .recoverTask, .catchTask: return .innerOutcome
+        case .continueWithTask, .flatMap, .recoverTask: return .innerOutcome
         case .finally: return .input
         case .finallyTask: return .inputOnceInnerSucceeded
         }

@@ -85,14 +85,42 @@ public enum ExecutorRef: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// How a source is completed; the value or error is derived from the step.
-public enum SetterOutcome: String, Sendable, Hashable {
+public enum SetterOutcome: String, Sendable, Hashable, CaseIterable {
     case success, failure, cancel
 }
 
 /// What a body does: return its value, throw its error, throw `CancellationError`, or call
 /// `token.checkpoint()` and then return.
-public enum BodyAction: String, Sendable, Hashable {
+public enum BodyAction: String, Sendable, Hashable, CaseIterable {
     case returns, throwsError = "throws", throwsCancellation = "throwsCancellation", checkpoint
+}
+
+/// Which call form a step uses, where a name has several (C9.1): the executor and the token both
+/// named (the requirement, where there is one), the executor alone (`on:` an optional executor),
+/// or the token alone (`token:`, on the default executor). Each is one candidate.
+public enum CallForm: String, Sendable, Hashable, CaseIterable {
+    case requirement, executor, token
+
+    /// The form made consistent with its arguments: the executor form takes no token, the token
+    /// form needs one and runs on the default executor; otherwise the requirement's form.
+    static func consistent(_ form: CallForm, executor: ExecutorRef, token: Int?) -> CallForm {
+        switch form {
+        case .requirement: return .requirement
+        case .executor: return token == nil ? .executor : .requirement
+        case .token:
+            guard executor == .default else { return .requirement }
+            return token == nil ? .executor : .token
+        }
+    }
+
+    /// The arguments as a step prints them: `(on: x, token: k)`, `(on: .some(x))`, `(token: k)`.
+    func arguments(executor: ExecutorRef, token: Int?) -> String {
+        switch self {
+        case .requirement: return "(on: \(executor)\(tokenArgument(token)))"
+        case .executor: return "(on: .some(\(executor)))"
+        case .token: return "(token: k\(token ?? 0))"
+        }
+    }
 }
 
 /// The task a body returns, for the forms whose body returns a task (C2.6, C9.5): an existing
@@ -112,25 +140,22 @@ public enum InnerTask: Sendable, Hashable, CustomStringConvertible {
     var task: Int? { if case .existing(let t) = self { return t } else { return nil } }
 }
 
-/// The kind of continuation: each of `AsyncTask`'s continuation entry points; the forms whose
-/// body returns a task carry that task.
+/// The kind of continuation: each of `AsyncTask`'s continuation entry points. A name says what
+/// its body returns (C2.6): the forms named for a task (`continueWithTask`, `flatMap`,
+/// `recoverTask`, `finallyTask`) carry the task their body returns, whose outcome they take.
 public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     case continueWith
     /// `continueWithTask`: the body returns a task, whose outcome the continuation takes (C2.6).
     case continueWithTask(InnerTask)
     case map
-    /// `then` returning a value: the same as `map`.
+    /// `then`: the same as `map`.
     case then
-    /// `then` returning a task: the same as `flatMap`.
-    case thenTask(InnerTask)
     case flatMap(InnerTask)
     case recover
-    /// `recover` whose handler returns a task.
+    /// `recoverTask`: the handler returns a task, whose outcome the continuation takes.
     case recoverTask(InnerTask)
-    /// `catch` returning a value: the same as `recover`.
+    /// `catch`: the same as `recover`.
     case `catch`
-    /// `catch` returning a task: the same as `recoverTask`.
-    case catchTask(InnerTask)
     case finally
     /// `finallyTask`: the body returns a `Void` task (an existing task's `asVoid()`), awaited
     /// before the outcome passes on (C3.3).
@@ -147,12 +172,10 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
         case .continueWithTask(let inner): return "continueWithTask->\(inner)"
         case .map: return "map"
         case .then: return "then"
-        case .thenTask(let inner): return "then->\(inner)"
         case .flatMap(let inner): return "flatMap->\(inner)"
         case .recover: return "recover"
-        case .recoverTask(let inner): return "recover->\(inner)"
+        case .recoverTask(let inner): return "recoverTask->\(inner)"
         case .catch: return "catch"
-        case .catchTask(let inner): return "catch->\(inner)"
         case .finally: return "finally"
         case .finallyTask(let inner): return "finallyTask->\(inner)"
         }
@@ -161,19 +184,28 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     /// The task the body returns, for the task forms.
     public var inner: InnerTask? {
         switch self {
-        case .continueWithTask(let inner), .thenTask(let inner), .flatMap(let inner), .recoverTask(let inner),
-             .catchTask(let inner), .finallyTask(let inner):
+        case .continueWithTask(let inner), .flatMap(let inner), .recoverTask(let inner), .finallyTask(let inner):
             return inner
         case .continueWith, .map, .then, .recover, .catch, .finally:
             return nil
         }
     }
 
-    /// Whether a convenience taking an optional executor exists beside the requirement.
+    /// Whether the kind has a protocol requirement, `(on: any Executor, token:)`, besides its
+    /// conveniences; `then` and `catch` are conveniences only, one candidate taking an optional
+    /// executor and a token (C9.1).
     var hasRequirementForm: Bool {
         switch self {
-        case .then, .thenTask, .catch, .catchTask: return false
+        case .then, .catch: return false
         case .continueWith, .continueWithTask, .map, .flatMap, .recover, .recoverTask, .finally, .finallyTask: return true
+        }
+    }
+
+    /// `finally` and `finallyTask` run on every outcome and take no token (C3.3).
+    var takesToken: Bool {
+        switch self {
+        case .finally, .finallyTask: return false
+        case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch: return true
         }
     }
 
@@ -182,10 +214,8 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
         func map(_ inner: InnerTask) -> InnerTask { inner.task.map { .existing(ids.task($0)) } ?? .new }
         switch self {
         case .continueWithTask(let inner): return .continueWithTask(map(inner))
-        case .thenTask(let inner): return .thenTask(map(inner))
         case .flatMap(let inner): return .flatMap(map(inner))
         case .recoverTask(let inner): return .recoverTask(map(inner))
-        case .catchTask(let inner): return .catchTask(map(inner))
         case .finallyTask(let inner): return .finallyTask(map(inner))
         case .continueWith, .map, .then, .recover, .catch, .finally: return self
         }
@@ -237,7 +267,7 @@ public enum Host: Sendable, Hashable, CustomStringConvertible {
 func hostPrefix(_ host: Host?) -> String { host.map { "\($0): " } ?? "" }
 
 /// The combinators (C5).
-public enum CombinatorKind: String, Sendable, Hashable {
+public enum CombinatorKind: String, Sendable, Hashable, CaseIterable {
     case whenAll, whenAllSettled, race, any
 }
 

@@ -189,6 +189,13 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     /// The payload as an operation.
     var operation: ProgramOperation { get }
 
+    // MARK: Text
+
+    /// The payload back from its `description` (nil: the text is not this kind's), so that a
+    /// printed program reads back (`Program(parsing:)`): `parse(description[...]) == self`
+    /// for every payload (`ProgramTextTests`).
+    static func parse(_ text: Substring) -> Self?
+
     // MARK: Schedule
 
     /// Never waits for another thread, whatever the backend (controlled mode: it may park at

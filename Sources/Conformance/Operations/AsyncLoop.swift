@@ -21,6 +21,12 @@ extension ProgramOperation {
         static let kind = OperationKind.asyncLoop
         public var description: String { "async loop of \(steps) steps on \(executor)" }
         var operation: ProgramOperation { .asyncLoop(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("async loop of "), let steps = s.number(), s.take(" steps on "), let executor = s.executor() else { return nil }
+                return Self(steps: steps, executor: executor)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }
 
@@ -51,7 +57,7 @@ extension ProgramOperation {
             case .default: on = [.defaultExecutor]
             case .serial, .counting: on = [.makeSerialExecutor]
             }
-            return [.succeeded, .whenCompleteOn, .makeSourceOf, .sourceTask, .trySucceed, .waitTimeout] + on
+            return [.succeeded, .whenCompleteOn, .makeSourceOfType, .sourceTask, .trySucceed, .waitTimeout] + on
         }
         var bodySpec: BodySpec? { nil }
 
@@ -107,6 +113,12 @@ extension ProgramOperation {
         static let kind = OperationKind.burst
         public var description: String { "serial\(serial).execute { job } ×\(count)" }
         var operation: ProgramOperation { .burst(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let serial = s.id("serial"), s.take(".execute { job } ×"), let count = s.number() else { return nil }
+                return Self(serial: serial, count: count)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.serials > 0 ? 1 : 0 }
 

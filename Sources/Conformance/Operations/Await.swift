@@ -16,6 +16,12 @@ extension ProgramOperation {
         static let kind = OperationKind.await
         public var description: String { "await t\(task).value" + (cancelled ? " (cancelled)" : "") }
         var operation: ProgramOperation { .await(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("await "), let task = s.id("t"), s.take(".value") else { return nil }
+                return Self(task: task, cancelled: s.take(" (cancelled)"))
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 4 }
 

@@ -10,6 +10,12 @@ extension ProgramOperation {
         static let kind = OperationKind.awaitThenCancel
         public var description: String { "await t\(task).value, then cancelled" }
         var operation: ProgramOperation { .awaitThenCancel(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("await "), let task = s.id("t"), s.take(".value, then cancelled") else { return nil }
+                return Self(task: task)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 1 }
 

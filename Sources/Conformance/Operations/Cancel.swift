@@ -17,6 +17,14 @@ extension ProgramOperation {
             afterMicroseconds.map { "k\(token).cancel(after: \($0)us)" } ?? "k\(token).cancel()"
         }
         var operation: ProgramOperation { .cancel(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let token = s.id("k"), s.take(".cancel(") else { return nil }
+                if s.take(")") { return Self(token: token, afterMicroseconds: nil) }
+                guard s.take("after: "), let after = s.microseconds(), s.take(")") else { return nil }
+                return Self(token: token, afterMicroseconds: after)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 5 }
 

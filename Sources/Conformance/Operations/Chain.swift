@@ -2,8 +2,7 @@ import TaskAPI
 
 extension ProgramOperation {
     /// `t<task> = t<antecedent>.<kind>(on: executor, token: k<token>) { body }`: a continuation,
-    /// through the requirement or (`convenience`) the extension taking an optional executor,
-    /// registered by the driver or from inside a `host`.
+    /// through one of its call forms (`CallForm`), registered by the driver or from inside a `host`.
     public struct Chain: TaskOperation {
         public var task: Int
         public var kind: ContinuationKind
@@ -11,29 +10,44 @@ extension ProgramOperation {
         public var executor: ExecutorRef
         public var token: Int?
         public var body: BodyAction
-        /// The convenience form (`on:` an optional executor) instead of the requirement.
-        public var convenience: Bool
+        public var form: CallForm
         /// Where the continuation is registered from (nil: the driver).
         public var host: Host?
 
+        /// The form is made consistent with the arguments: `finally` takes no token, the
+        /// executor form none either, the token form needs one and runs on the default executor.
         public init(task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-                    convenience: Bool = false, host: Host? = nil) {
+                    form: CallForm = .requirement, host: Host? = nil) {
             self.task = task
             self.kind = kind
             self.antecedent = antecedent
             self.executor = executor
-            self.token = token
+            self.token = kind.takesToken ? token : nil
             self.body = body
-            self.convenience = convenience || !kind.hasRequirementForm
             self.host = host
+            // `finally { }` and `finallyTask { }`, the executor form of a kind taking no token, name none.
+            let form = CallForm.consistent(form, executor: executor, token: self.token)
+            self.form = form == .executor && !kind.takesToken && executor != .default ? .requirement : form
         }
 
         static let kind = OperationKind.chain
         public var description: String {
-            let on = convenience && kind.hasRequirementForm ? ".some(\(executor))" : "\(executor)"
-            return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind)(on: \(on)\(tokenArgument(token))) { \(body.rawValue) }"
+            let arguments = form == .executor && !kind.takesToken ? "" : form.arguments(executor: executor, token: token)
+            return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind)\(arguments) { \(body.rawValue) }"
         }
         var operation: ProgramOperation { .chain(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                let host = s.hostPrefix()
+                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."), let kind = s.continuationKind()
+                else { return nil }
+                // `finally { }` names no executor.
+                guard let (form, executor, token) = s.rest.hasPrefix(" {") ? (.executor, .default, nil) : s.callArguments() else { return nil }
+                guard s.take(" "), let body = s.body() else { return nil }
+                let chain = Self(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host)
+                return chain.form == form ? chain : nil
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty ? 0 : 22 }
 
@@ -41,22 +55,28 @@ extension ProgramOperation {
             let hosted = program.rng.chance(10)
             guard let (antecedent, reused) = program.continuationTarget(reuse: hosted ? 0 : 35) else { return }
             let kind = drawKind(&program)
-            let token = kind == .finally || kind.isFinallyTask ? nil : program.token()
-            let executor = reused ?? program.executor()
+            // The forms that name no executor run on the backend's own default executor, which a
+            // controlled run does not schedule: only where programs may use work from outside it.
+            var form = [CallForm.requirement, .executor, .token][program.rng.weighted([50, 25, program.usesOutsideWork ? 25 : 0])]
+            if form == .executor, !kind.takesToken, !program.usesOutsideWork { form = .requirement }
+            var executor = reused ?? program.executor()
+            var token = kind.takesToken && form != .executor ? program.token() : nil
+            if form == .token, reused == nil { executor = .default }
+            if form == .token, token == nil { token = program.rng.pick(program.tokens) }
             let host = hosted ? program.host() : nil
             let (sources, held) = program.dependencies([antecedent] + [kind.inner?.task, host?.antecedent].compactMap { $0 })
             if !hosted { program.lastChain = (antecedent, executor) }
             let chain = Chain(task: program.nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token,
-                              body: program.body(), convenience: program.rng.chance(40), host: host)
+                              body: program.body(), form: form, host: host)
             // A task made inside a host exists once the host ran: no later step takes it.
             program.addTask(.chain(chain), sources: sources, held: held, hidden: hosted)
         }
 
         /// A kind, with the inner task of the task forms (an existing task or a new one).
         private static func drawKind(_ program: inout ProgramBuilder) -> ContinuationKind {
-            let draw = program.rng.weighted([14, 8, 10, 6, 5, 14, 8, 5, 5, 4, 12, 8])
+            let draw = program.rng.weighted([14, 8, 10, 8, 16, 8, 10, 8, 12, 8])
             var inner: InnerTask = .new
-            if [1, 4, 5, 7, 9, 11].contains(draw), program.rng.chance(50), let existing = program.rng.pick(program.intTasks) {
+            if [1, 4, 6, 9].contains(draw), program.rng.chance(50), let existing = program.rng.pick(program.intTasks) {
                 inner = .existing(existing)
             }
             switch draw {
@@ -64,13 +84,11 @@ extension ProgramOperation {
             case 1: return .continueWithTask(inner)
             case 2: return .map
             case 3: return .then
-            case 4: return .thenTask(inner)
-            case 5: return .flatMap(inner)
-            case 6: return .recover
-            case 7: return .recoverTask(inner)
-            case 8: return .catch
-            case 9: return .catchTask(inner)
-            case 10: return .finally
+            case 4: return .flatMap(inner)
+            case 5: return .recover
+            case 6: return .recoverTask(inner)
+            case 7: return .catch
+            case 8: return .finally
             default: return .finallyTask(inner)
             }
         }
@@ -84,15 +102,17 @@ extension ProgramOperation {
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
-                 token: token.map(ids.token), body: body, convenience: convenience, host: host?.renumbered(ids))
+                 token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
+        /// A form naming no executor hands the body to the backend's own default executor.
+        var outsideWork: OutsideWork { namesNoExecutor ? .completes(task: task, within: .seconds(1)) : .none }
+        var namesNoExecutor: Bool { form == .token || (form == .executor && !kind.takesToken) }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
-            kind.entryPoints(convenience: convenience) + executor.entryPoints + tokenEntryPoints(token)
+            kind.entryPoints(form) + executor.entryPoints + tokenEntryPoints(token)
                 + (body == .checkpoint ? [.tokenCheckpoint] : []) + (host?.entryPoints ?? []) + [.isCurrent, .status]
         }
         var bodySpec: BodySpec? {
@@ -174,33 +194,39 @@ extension ProgramOperation {
 
     public static func chain(
         task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-        convenience: Bool = false, host: Host? = nil
+        form: CallForm = .requirement, host: Host? = nil
     ) -> Self {
         .chain(Chain(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body,
-                     convenience: convenience, host: host))
+                     form: form, host: host))
     }
 }
 
 extension ContinuationKind {
     var isFinallyTask: Bool { if case .finallyTask = self { return true } else { return false } }
 
-    /// The entry point a continuation of this kind calls: the requirement, or the convenience
-    /// taking an optional executor (`then` and `catch` exist only as conveniences).
-    func entryPoints(convenience: Bool) -> [EntryPoint] {
+    /// The entry point a continuation of this kind calls in `form` (`then` and `catch` have one
+    /// form, taking an optional executor and a token).
+    func entryPoints(_ form: CallForm) -> [EntryPoint] {
         let inner: [EntryPoint] = inner == .new ? [.run, .defaultExecutor] : []
+        func pick(_ requirement: EntryPoint, _ executor: EntryPoint, _ token: EntryPoint) -> EntryPoint {
+            switch form {
+            case .requirement: return requirement
+            case .executor: return executor
+            case .token: return token
+            }
+        }
         switch self {
-        case .continueWith: return [convenience ? .continueWithConvenience : .continueWith]
-        case .continueWithTask: return [convenience ? .continueWithTaskConvenience : .continueWithTask] + inner
-        case .map: return [convenience ? .mapConvenience : .map]
+        case .continueWith: return [pick(.continueWith, .continueWithOn, .continueWithToken)]
+        case .continueWithTask: return [pick(.continueWithTask, .continueWithTaskOn, .continueWithTaskToken)] + inner
+        case .map: return [pick(.map, .mapOn, .mapToken)]
         case .then: return [.then]
-        case .thenTask: return [.thenTask] + inner
-        case .flatMap: return [convenience ? .flatMapConvenience : .flatMap] + inner
-        case .recover: return [convenience ? .recoverConvenience : .recover]
-        case .recoverTask: return [convenience ? .recoverTaskConvenience : .recoverTask] + inner
+        case .flatMap: return [pick(.flatMap, .flatMapOn, .flatMapToken)] + inner
+        case .recover: return [pick(.recover, .recoverOn, .recoverToken)]
+        case .recoverTask: return [pick(.recoverTask, .recoverTaskOn, .recoverTaskToken)] + inner
         case .catch: return [.catch]
-        case .catchTask: return [.catchTask] + inner
-        case .finally: return [convenience ? .finallyConvenience : .finally]
-        case .finallyTask(let task): return [convenience ? .finallyTaskConvenience : .finallyTask] + (task.task == nil ? inner : [.asVoid])
+        case .finally: return [form == .executor ? .finallyDefault : .finally]
+        case .finallyTask(let task):
+            return [form == .executor ? .finallyTaskDefault : .finallyTask] + (task.task == nil ? inner : [.asVoid])
         }
     }
 }
@@ -216,8 +242,6 @@ private struct ChainRegistration {
     func register(on antecedent: any AsyncTask<Int>, inner: (any AsyncTask<Int>)?, token: CancellationToken) -> any AsyncTask<Int> {
         let (execution, t, step, action) = (self.execution, chain.task, self.step, chain.body)
         let executor = execution.executors[chain.executor]
-        let optional: (any Executor)? = executor
-        let convenience = chain.convenience
         let probe = execution.makeProbe("continuation of t\(t)")
         let ref = chain.executor
         @Sendable func body(_ input: Outcome) throws -> Int {
@@ -238,43 +262,50 @@ private struct ChainRegistration {
             return innerTask()
         }
         @Sendable func failure(_ error: any Error) -> Outcome { .failure(ErrorValue(error)) }
+        let optional: (any Executor)? = executor
+        /// The call of the step's form: `requirement` (`on:token:`), `onExecutor` (`on:` an optional
+        /// executor), `withToken` (`token:`, the default executor).
+        func call(_ requirement: () -> any AsyncTask<Int>, _ onExecutor: () -> any AsyncTask<Int>,
+                  _ withToken: () -> any AsyncTask<Int>) -> any AsyncTask<Int> {
+            switch chain.form {
+            case .requirement: return requirement()
+            case .executor: return onExecutor()
+            case .token: return withToken()
+            }
+        }
+        let a = antecedent
         switch chain.kind {
         case .continueWith:
-            if convenience { return antecedent.continueWith(on: optional, token: token) { try body(Outcome($0)) } }
-            return antecedent.continueWith(on: executor, token: token) { try body(Outcome($0)) }
+            return call({ a.continueWith(on: executor, token: token) { try body(Outcome($0)) } },
+                        { a.continueWith(on: optional) { try body(Outcome($0)) } }, { a.continueWith(token: token) { try body(Outcome($0)) } })
         case .continueWithTask:
-            if convenience { return antecedent.continueWithTask(on: optional, token: token) { try task(Outcome($0)) } }
-            return antecedent.continueWithTask(on: executor, token: token) { try task(Outcome($0)) }
+            return call({ a.continueWithTask(on: executor, token: token) { try task(Outcome($0)) } },
+                        { a.continueWithTask(on: optional) { try task(Outcome($0)) } },
+                        { a.continueWithTask(token: token) { try task(Outcome($0)) } })
         case .map:
-            if convenience { return antecedent.map(on: optional, token: token) { try body(.success($0)) } }
-            return antecedent.map(on: executor, token: token) { try body(.success($0)) }
+            return call({ a.map(on: executor, token: token) { try body(.success($0)) } }, { a.map(on: optional) { try body(.success($0)) } },
+                        { a.map(token: token) { try body(.success($0)) } })
         case .then:
-            return antecedent.then(on: executor, token: token) { (value: Int) throws -> Int in try body(.success(value)) }
-        case .thenTask:
-            return antecedent.then(on: executor, token: token) { (value: Int) throws -> any AsyncTask<Int> in try task(.success(value)) }
+            return call({ a.then(on: executor, token: token) { try body(.success($0)) } }, { a.then(on: optional) { try body(.success($0)) } },
+                        { a.then(token: token) { try body(.success($0)) } })
         case .flatMap:
-            if convenience { return antecedent.flatMap(on: optional, token: token) { try task(.success($0)) } }
-            return antecedent.flatMap(on: executor, token: token) { try task(.success($0)) }
+            return call({ a.flatMap(on: executor, token: token) { try task(.success($0)) } },
+                        { a.flatMap(on: optional) { try task(.success($0)) } }, { a.flatMap(token: token) { try task(.success($0)) } })
         case .recover:
-            if convenience { return antecedent.recover(on: optional, token: token) { (e: any Error) throws -> Int in try body(failure(e)) } }
-            return antecedent.recover(on: executor, token: token) { (e: any Error) throws -> Int in try body(failure(e)) }
+            return call({ a.recover(on: executor, token: token) { try body(failure($0)) } }, { a.recover(on: optional) { try body(failure($0)) } },
+                        { a.recover(token: token) { try body(failure($0)) } })
         case .recoverTask:
-            if convenience {
-                return antecedent.recover(on: optional, token: token) { (e: any Error) throws -> any AsyncTask<Int> in try task(failure(e)) }
-            }
-            return antecedent.recover(on: executor, token: token) { (e: any Error) throws -> any AsyncTask<Int> in try task(failure(e)) }
+            return call({ a.recoverTask(on: executor, token: token) { try task(failure($0)) } },
+                        { a.recoverTask(on: optional) { try task(failure($0)) } }, { a.recoverTask(token: token) { try task(failure($0)) } })
         case .catch:
-            return antecedent.catch(on: executor, token: token) { (e: any Error) throws -> Int in try body(failure(e)) }
-        case .catchTask:
-            return antecedent.catch(on: executor, token: token) { (e: any Error) throws -> any AsyncTask<Int> in try task(failure(e)) }
+            return call({ a.catch(on: executor, token: token) { try body(failure($0)) } }, { a.catch(on: optional) { try body(failure($0)) } },
+                        { a.catch(token: token) { try body(failure($0)) } })
         case .finally:
-            if convenience { return antecedent.finally(on: optional) { _ = try body(Outcome($0)) } }
-            return antecedent.finally(on: executor) { _ = try body(Outcome($0)) }
+            let run: @Sendable (Completion<Int>) throws -> Void = { _ = try body(Outcome($0)) }
+            return call({ a.finally(on: executor, run) }, { a.finally(run) }, { a.finally(run) })
         case .finallyTask:
-            if convenience {
-                return antecedent.finallyTask(on: optional) { _ = try body(Outcome($0)); return voidTask() }
-            }
-            return antecedent.finallyTask(on: executor) { _ = try body(Outcome($0)); return voidTask() }
+            let run: @Sendable (Completion<Int>) throws -> any AsyncTask<Void> = { _ = try body(Outcome($0)); return voidTask() }
+            return call({ a.finallyTask(on: executor, run) }, { a.finallyTask(run) }, { a.finallyTask(run) })
         }
     }
 }

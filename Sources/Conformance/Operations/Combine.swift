@@ -37,6 +37,30 @@ extension ProgramOperation {
             }
         }
         var operation: ProgramOperation { .combine(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = ") else { return nil }
+                if s.take("whenAll(voids: [") {
+                    var inputs: [Int] = []
+                    while !s.take("])") {
+                        if !inputs.isEmpty, !s.take(", ") { return nil }
+                        guard let input = s.id("t"), s.take(".asVoid()") else { return nil }
+                        inputs.append(input)
+                    }
+                    return Self(task: task, kind: .whenAll, inputs: inputs, form: .voids)
+                }
+                guard let kind = s.oneOf(CombinatorKind.self), s.take("(") else { return nil }
+                if let inputs = s.list("t") { return s.take(")") ? Self(task: task, kind: kind, inputs: inputs) : nil }
+                var inputs: [Int] = []
+                while !s.take(")") {
+                    if !inputs.isEmpty, !s.take(", ") { return nil }
+                    guard let input = s.id("t") else { return nil }
+                    inputs.append(input)
+                }
+                let pack = Self(task: task, kind: kind, inputs: inputs, form: .pack)
+                return pack.form == .pack ? pack : nil
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 6 }
 

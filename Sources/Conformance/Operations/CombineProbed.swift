@@ -22,6 +22,13 @@ extension ProgramOperation {
             "\(kind.rawValue)(\(inputs) probed sources)" + (failing.isEmpty ? "" : " failing \(failing)")
         }
         var operation: ProgramOperation { .combineProbed(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let kind = s.oneOf(CombinatorKind.self), s.take("("), let inputs = s.number(), s.take(" probed sources)") else { return nil }
+                if s.take(" failing ") { return s.list().map { Self(kind: kind, inputs: inputs, failing: $0) } }
+                return Self(kind: kind, inputs: inputs, failing: [])
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 
@@ -41,7 +48,7 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .duringStep }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
-        var entryPoints: [EntryPoint] { [.makeSourceOf, .sourceTask, kind.entryPoint, .trySucceed, .tryFail, .waitTimeout] }
+        var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, kind.entryPoint, .trySucceed, .tryFail, .waitTimeout] }
         var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
@@ -110,7 +117,7 @@ private struct ProbedCombination {
         }
         let watched = inputs.enumerated().map { ("input \($0.offset)", $0.element) }
             + values.enumerated().filter { !returned.contains($0.offset) }.map { ("value of input \($0.offset)", $0.element) }
-        let deadline = Uptime.now + execution.timingSlack
+        let deadline = Uptime.now + execution.leakLimit
         var alive = watched.filter { $0.1.object != nil }
         while !alive.isEmpty, !deadline.hasPassed {
             usleep(500)

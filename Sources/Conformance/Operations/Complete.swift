@@ -27,22 +27,39 @@ extension ProgramOperation {
 
         static let kind = OperationKind.complete
         public var description: String {
-            let call: String
-            if named {
-                let argument: String
-                switch outcome {
-                case .success: argument = void ? "" : "v"
-                case .failure: argument = "e"
-                case .cancel: argument = ""
-                }
-                let name = ["success": "succeed", "failure": "fail", "cancel": "cancel"][outcome.rawValue] ?? outcome.rawValue
-                call = throwing ? "\(name)(\(argument))" : "try\(name.prefix(1).uppercased())\(name.dropFirst())(\(argument))"
-            } else {
-                call = "\(throwing ? "complete" : "tryComplete")(.\(outcome.rawValue))"
+            hostPrefix(host) + "t\(source).\(call)" + (void ? " of Void" : "")
+        }
+
+        /// The setter's call as the step prints it: `tryComplete(.success)`, `trySucceed(v)`, `fail(e)`...
+        var call: String {
+            guard named else { return "\(throwing ? "complete" : "tryComplete")(.\(outcome.rawValue))" }
+            let (name, argument): (String, String)
+            switch outcome {
+            case .success: (name, argument) = ("succeed", void ? "" : "v")
+            case .failure: (name, argument) = ("fail", "e")
+            case .cancel: (name, argument) = ("cancel", "")
             }
-            return hostPrefix(host) + "t\(source).\(call)"
+            return throwing ? "\(name)(\(argument))" : "try\(name.prefix(1).uppercased())\(name.dropFirst())(\(argument))"
         }
         var operation: ProgramOperation { .complete(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                let host = s.hostPrefix()
+                guard let source = s.id("t"), s.take(".") else { return nil }
+                var text = s.rest
+                let void = text.hasSuffix(" of Void")
+                if void { text = text.dropLast(" of Void".count) }
+                for outcome in SetterOutcome.allCases {
+                    for throwing in [false, true] {
+                        for named in [false, true] {
+                            let setter = Self(source: source, outcome: outcome, throwing: throwing, named: named, void: void, host: host)
+                            if setter.call == text, s.take(String(s.rest)) { return setter }
+                        }
+                    }
+                }
+                return nil
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 18 : 0 }
 

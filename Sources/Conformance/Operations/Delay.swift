@@ -15,6 +15,13 @@ extension ProgramOperation {
         static let kind = OperationKind.delay
         public var description: String { "t\(task) = delay(\(microseconds)us\(tokenArgument(token)))" }
         var operation: ProgramOperation { .delay(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = delay("), let microseconds = s.microseconds() else { return nil }
+                let token = s.tokenArgument()
+                return s.take(")") ? Self(task: task, microseconds: microseconds, token: token) : nil
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 2 : 0 }
 

@@ -8,6 +8,12 @@ extension ProgramOperation {
         static let kind = OperationKind.disposeHandler
         public var description: String { "h\(handler).dispose()" }
         var operation: ProgramOperation { .disposeHandler(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let handler = s.id("h"), s.take(".dispose()") else { return nil }
+                return Self(handler: handler)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.handlers == 0 ? 0 : 2 }
 

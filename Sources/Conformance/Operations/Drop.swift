@@ -8,6 +8,9 @@ extension ProgramOperation {
         static let kind = OperationKind.drop
         public var description: String { "drop t\(task)" }
         var operation: ProgramOperation { .drop(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in s.take("drop ") ? s.id("t").map { Self(task: $0) } : nil }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 2 }
 

@@ -49,7 +49,7 @@ extension ProgramOperation {
             let made: String
             switch call {
             case .run(let noToken, let returns):
-                made = "run { \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? "")
+                made = "\(returns == nil ? "run" : "runTask") { \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? "")
             case .prepare: made = "prepare { \(body.rawValue) }"
             case .continueWith(let antecedent, let inner):
                 made = inner.map { "continueWithTask(t\(antecedent)) { \(body.rawValue) } -> \($0)" } ?? "continueWith(t\(antecedent)) { \(body.rawValue) }"
@@ -57,6 +57,53 @@ extension ProgramOperation {
             return "t\(task) = \(factory).\(made)"
         }
         var operation: ProgramOperation { .factory(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = TaskFactory(on: "), let (construction, executor, token) = factory(&s), s.take(".")
+                else { return nil }
+                var call: Call
+                if s.take("run") {
+                    let unwraps = s.take("Task")
+                    guard s.take(" "), let (noToken, body, returns) = s.runBody(unwraps: unwraps) else { return nil }
+                    return Self(task: task, call: .run(noToken: noToken, returns: returns), construction: construction, executor: executor,
+                                token: token, body: body)
+                }
+                if s.take("prepare { ") {
+                    call = .prepare
+                } else {
+                    guard s.take("continueWith") else { return nil }
+                    let unwraps = s.take("Task")
+                    guard s.take("(t"), let antecedent = s.number(), s.take(") { ") else { return nil }
+                    call = .continueWith(antecedent: antecedent, inner: unwraps ? .new : nil)
+                    guard let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
+                    if unwraps {
+                        guard s.take(" -> "), let inner = s.innerTask() else { return nil }
+                        call = .continueWith(antecedent: antecedent, inner: inner)
+                    }
+                    return Self(task: task, call: call, construction: construction, executor: executor, token: token, body: body)
+                }
+                guard let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
+                return Self(task: task, call: call, construction: construction, executor: executor, token: token, body: body)
+            }
+        }
+
+        /// The factory as `description` prints it, after `TaskFactory(on: `.
+        private static func factory(_ s: inout TextScanner) -> (Construction, ExecutorRef, Int?)? {
+            guard let first = s.executor() else { return nil }
+            let token = s.tokenArgument()
+            guard s.take(")") else { return nil }
+            if s.take(".with(executor: ") {
+                guard first == .default, let executor = s.executor(), s.take(")") else { return nil }
+                return (.withExecutor, executor, token)
+            }
+            if s.take(".with(token: ") {
+                guard token == nil else { return nil }
+                if s.take(".none)") { return (.withToken, first, nil) }
+                guard let k = s.id("k"), s.take(")") else { return nil }
+                return (.withToken, first, k)
+            }
+            return (.initializer, first, token)
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 3 }
 
@@ -95,7 +142,7 @@ extension ProgramOperation {
         var equivalent: any TaskOperation {
             switch call {
             case .run(let noToken, let returns):
-                return Run(task: task, executor: executor, token: token, body: body, form: noToken ? .noToken : .convenience, returns: returns)
+                return Run(task: task, executor: executor, token: token, body: body, noToken: noToken, returns: returns)
             case .prepare:
                 return Prepare(task: task, token: token, body: body, executor: executor)
             case .continueWith(let antecedent, let inner):
@@ -132,7 +179,7 @@ extension ProgramOperation {
             }
             let vended: [EntryPoint]
             switch call {
-            case .run(let noToken, let returns): vended = [returns != nil ? .factoryRunTask : noToken ? .factoryRunNoToken : .factoryRun]
+            case .run(let noToken, let returns): vended = [returns != nil ? (noToken ? .factoryRunTaskNoToken : .factoryRunTask) : noToken ? .factoryRunNoToken : .factoryRun]
             case .prepare: vended = [.factoryPrepare, .preparedTask]
             case .continueWith(_, let inner): vended = [inner == nil ? .factoryContinueWith : .factoryContinueWithTask]
             }
@@ -191,10 +238,17 @@ private struct FactoryVending {
         case .run(let noToken, let returns):
             if let returns {
                 let existing = returns.task.flatMap { execution.slots.task($0)?.intTask }
-                execution.register(t, .int(factory.run { token -> any AsyncTask<Int> in
-                    _ = try body(nil, token)
-                    return inner(returns, existing: existing)
-                }))
+                if noToken {
+                    execution.register(t, .int(factory.runTask { () -> any AsyncTask<Int> in
+                        _ = try body(nil, captured)
+                        return inner(returns, existing: existing)
+                    }))
+                } else {
+                    execution.register(t, .int(factory.runTask { (token: CancellationToken) -> any AsyncTask<Int> in
+                        _ = try body(nil, token)
+                        return inner(returns, existing: existing)
+                    }))
+                }
             } else if noToken {
                 // A body that takes no token checks the one it captured.
                 execution.register(t, .int(factory.run { () throws -> Int in try body(nil, captured) }))

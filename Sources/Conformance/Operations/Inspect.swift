@@ -2,7 +2,8 @@ import TaskAPI
 
 extension ProgramOperation {
     /// `inspect t<task>`: reads the task's `completion`, `status`, `isCompleted` and
-    /// `backend.name`, and the backend's `mainExecutor.isCurrent`; for a prepared task also its
+    /// `backend.name`, and `isCurrent` of the backend's `mainExecutor` (and of its `executor`, and of
+    /// `MainExecutor.mainActor`); for a prepared task also its
     /// `isStarted`, its token's `isCancellationRequested` and its `backend`. The checks judge
     /// them where the model knows the answer: pending until something started or completed the
     /// task, completed once its completion was seen (C1.1, C1.5, C9.3, C9.7).
@@ -19,6 +20,12 @@ extension ProgramOperation {
         static let kind = OperationKind.inspect
         public var description: String { "inspect t\(task)" + (prepared ? " (prepared)" : "") }
         var operation: ProgramOperation { .inspect(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("inspect "), let task = s.id("t") else { return nil }
+                return Self(task: task, prepared: s.take(" (prepared)"))
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 5 }
 
@@ -40,7 +47,8 @@ extension ProgramOperation {
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] {
-            [.completion, .status, .isCompleted, .taskBackend, .name, .mainExecutor, .isCurrent]
+            [.completion, .status, .isCompleted, .taskBackend, .name, .mainExecutor, .mainIsCurrent, .mainExecutorExecutor, .isCurrent,
+             .mainActor]
                 + (prepared ? [.preparedIsStarted, .preparedToken, .tokenIsCancellationRequested, .preparedBackend] : [])
         }
         var bodySpec: BodySpec? { nil }
@@ -48,7 +56,10 @@ extension ProgramOperation {
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }
             let read = slot.inspect()
-            let mainIsCurrent = execution.backend.mainExecutor.isCurrent
+            // The main executor, as itself and as a plain executor, and the main actor's: none is
+            // current on a driver thread (C9.7).
+            let main = execution.backend.mainExecutor
+            let mainIsCurrent = main.isCurrent || main.executor.isCurrent || MainExecutor.mainActor.isCurrent
             execution.log.append(.inspected(step: step, task: task, status: read.status, completion: read.completion,
                                             isCompleted: read.isCompleted, backend: read.backend, mainIsCurrent: mainIsCurrent))
             guard prepared, let preparedTask = execution.slots.prepared(task) else { return }
@@ -73,6 +84,9 @@ extension ProgramOperation {
         static let kind = OperationKind.inspectToken
         public var description: String { "inspect k\(token)" }
         var operation: ProgramOperation { .inspectToken(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in s.take("inspect ") ? s.id("k").map { Self(token: $0) } : nil }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 2 }
 

@@ -14,6 +14,12 @@ extension ProgramOperation {
         static let kind = OperationKind.longChain
         public var description: String { "chain of \(links) maps on inline" }
         var operation: ProgramOperation { .longChain(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("chain of "), let links = s.number(), s.take(" maps on inline") else { return nil }
+                return Self(links: links)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }
 
@@ -29,7 +35,7 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
-        var entryPoints: [EntryPoint] { [.makeSourceOf, .sourceTask, .inlineExecutor, .map, .trySucceed, .waitTimeout] }
+        var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, .inlineExecutor, .map, .trySucceed, .waitTimeout] }
         var bodySpec: BodySpec? { nil }
 
         /// The maps run inside the completing call on this thread: a loop keeps every link at

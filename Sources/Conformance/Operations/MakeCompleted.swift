@@ -21,7 +21,8 @@ extension ProgramOperation {
         public init(task: Int, outcome: SetterOutcome, form: Form = .completed) {
             self.task = task
             self.outcome = outcome
-            self.form = form
+            // `succeeded` has one form.
+            self.form = outcome == .success && form == .namedAs ? .named : form
         }
 
         static let kind = OperationKind.makeCompleted
@@ -36,6 +37,21 @@ extension ProgramOperation {
             }
         }
         var operation: ProgramOperation { .makeCompleted(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = ") else { return nil }
+                if s.take("completed(") {
+                    guard let outcome = s.oneOf(SetterOutcome.self), s.take(")") else { return nil }
+                    return Self(task: task, outcome: outcome)
+                }
+                let forms: [(String, SetterOutcome, Form)] = [
+                    ("succeeded(v)", .success, .named), ("failed(e, as: Int.self)", .failure, .namedAs), ("failed(e)", .failure, .named),
+                    ("cancelled(as: Int.self)", .cancel, .namedAs), ("cancelled()", .cancel, .named),
+                ]
+                guard let (_, outcome, form) = forms.first(where: { s.take($0.0) }) else { return nil }
+                return Self(task: task, outcome: outcome, form: form)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 3 }
 

@@ -40,6 +40,22 @@ extension ProgramOperation {
             return "t\(task) = \(call)" + (held.map { " held(\($0.rawValue))" } ?? "")
         }
         var operation: ProgramOperation { .makeSource(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = ") else { return nil }
+                let forms: [(Form, String, String)] = [(.ofType, "makeSource(of: ", ".self)"), (.inferred, "makeSource() as ", ""),
+                                                       (.makeTask, "makeTask { source of ", " }")]
+                guard let (form, _, close) = forms.first(where: { s.take($0.1) }) else { return nil }
+                let void = s.take("Void")
+                guard void || s.take("Int"), s.take(close) else { return nil }
+                var held: SetterOutcome?
+                if s.take(" held(") {
+                    guard let outcome = s.oneOf(SetterOutcome.self), s.take(")") else { return nil }
+                    held = outcome
+                }
+                return Self(task: task, held: held, form: form, void: void)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 14 }
 
@@ -64,7 +80,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             switch form {
-            case .ofType: return [.makeSourceOf, .sourceTask]
+            case .ofType: return [.makeSourceOfType, .sourceTask]
             case .inferred: return [.makeSourceInferred, .sourceTask]
             case .makeTask: return [.makeTask]
             }

@@ -17,6 +17,20 @@ extension ProgramOperation {
             "k\(token) = makeCancellationSource(\(linkedTo.isEmpty ? "" : "linkedTo: " + linkedTo.map { "k\($0)" }.joined(separator: ", ")))"
         }
         var operation: ProgramOperation { .makeToken(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let token = s.id("k"), s.take(" = makeCancellationSource(") else { return nil }
+                var parents: [Int] = []
+                if s.take("linkedTo: ") {
+                    repeat {
+                        guard let parent = s.id("k") else { return nil }
+                        parents.append(parent)
+                    } while s.take(", ")
+                    if parents.isEmpty { return nil }
+                }
+                return s.take(")") ? Self(token: token, linkedTo: parents) : nil
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 5 }
 

@@ -12,6 +12,12 @@ extension ProgramOperation {
         static let kind = OperationKind.nestedWait
         public var description: String { "run(on: default) { wait() } nested \(depth) deep" }
         var operation: ProgramOperation { .nestedWait(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("run(on: default) { wait() } nested "), let depth = s.number(), s.take(" deep") else { return nil }
+                return Self(depth: depth)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

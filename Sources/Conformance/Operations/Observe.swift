@@ -28,6 +28,20 @@ extension ProgramOperation {
             hostPrefix(host) + "t\(task) = t\(antecedent).whenComplete\(convenience ? "" : "(on: \(executor))") { echo }"
         }
         var operation: ProgramOperation { .observe(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                let host = s.hostPrefix()
+                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take(".whenComplete") else { return nil }
+                var executor = ExecutorRef.default
+                let convenience = !s.take("(on: ")
+                if !convenience {
+                    guard let on = s.executor(), s.take(")") else { return nil }
+                    executor = on
+                }
+                guard s.take(" { echo }") else { return nil }
+                return Self(task: task, antecedent: antecedent, executor: executor, convenience: convenience, host: host)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty ? 0 : 5 }
 

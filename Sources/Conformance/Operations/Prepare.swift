@@ -26,6 +26,16 @@ extension ProgramOperation {
             "t\(task) = prepare(on: .some(\(executor))\(tokenArgument(token))) { \(noToken ? "() in " : "")\(body.rawValue) }"
         }
         var operation: ProgramOperation { .prepare(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = prepare(on: .some("), let executor = s.executor(), s.take(")") else { return nil }
+                let token = s.tokenArgument()
+                guard s.take(") { ") else { return nil }
+                let noToken = s.take("() in ")
+                guard let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
+                return Self(task: task, token: token, body: body, executor: executor, noToken: noToken)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 3 }
 

@@ -16,6 +16,13 @@ extension ProgramOperation {
         static let kind = OperationKind.registerHandler
         public var description: String { "h\(handler) = k\(token)\(viaToken ? ".token" : "").register { }" }
         var operation: ProgramOperation { .registerHandler(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let handler = s.id("h"), s.take(" = "), let token = s.id("k") else { return nil }
+                let viaToken = s.take(".token")
+                return s.take(".register { }") ? Self(handler: handler, token: token, viaToken: viaToken) : nil
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 4 }
 

@@ -10,6 +10,12 @@ extension ProgramOperation {
         static let kind = OperationKind.releaseSource
         public var description: String { "release t\(source)'s source" }
         var operation: ProgramOperation { .releaseSource(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("release "), let source = s.id("t"), s.take("'s source") else { return nil }
+                return Self(source: source)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 3 : 0 }
 

@@ -4,8 +4,9 @@ import TaskAPI
 extension ProgramOperation {
     /// `t<task> = retry(attempts: n, on: executor, token: k<token>, while: attempt < w) { ... }`:
     /// each attempt throws `E` while it is one of the first `failures`, then does `body`; the body
-    /// returns a value, or (`taskForm`) a task. The result is the first success or the last
-    /// attempt's outcome, with at most `attempts` attempts, one after the other (C9.4).
+    /// takes the token or (`noToken`) none, and returns a value, or (`taskForm`: `retryTask`) a
+    /// task. The result is the first success or the last attempt's outcome, with at most
+    /// `attempts` attempts, one after the other (C9.4).
     public struct Retry: TaskOperation {
         public var task: Int
         public var attempts: Int
@@ -19,11 +20,13 @@ extension ProgramOperation {
         /// `Backoff.fixed` of this many microseconds (a timer: programs with outside work only);
         /// nil: `.none`.
         public var backoffMicroseconds: Int?
-        /// The body returns a task (the unwrapping form) instead of a value.
+        /// `retryTask`: the body returns a task (the unwrapping form) instead of a value.
         public var taskForm: Bool
+        /// The body takes no token.
+        public var noToken: Bool
 
         public init(task: Int, attempts: Int, failures: Int, body: BodyAction, executor: ExecutorRef, token: Int?,
-                    whileBelow: Int? = nil, backoffMicroseconds: Int? = nil, taskForm: Bool = false) {
+                    whileBelow: Int? = nil, backoffMicroseconds: Int? = nil, taskForm: Bool = false, noToken: Bool = false) {
             self.task = task
             self.attempts = attempts
             self.failures = failures
@@ -33,6 +36,7 @@ extension ProgramOperation {
             self.whileBelow = whileBelow
             self.backoffMicroseconds = backoffMicroseconds
             self.taskForm = taskForm
+            self.noToken = noToken
         }
 
         static let kind = OperationKind.retry
@@ -41,9 +45,35 @@ extension ProgramOperation {
             if let backoffMicroseconds { arguments.append("backoff: .fixed(\(backoffMicroseconds)us)") }
             arguments.append("on: .some(\(executor))" + tokenArgument(token))
             if let whileBelow { arguments.append("while: attempt < \(whileBelow)") }
-            return "t\(task) = retry(\(arguments.joined(separator: ", "))) { fails \(failures)×, then \(body.rawValue)\(taskForm ? " as a task" : "") }"
+            return "t\(task) = \(taskForm ? "retryTask" : "retry")(\(arguments.joined(separator: ", "))) "
+                + "{ \(noToken ? "() in " : "")fails \(failures)×, then \(body.rawValue) }"
         }
         var operation: ProgramOperation { .retry(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = retry") else { return nil }
+                let taskForm = s.take("Task")
+                guard s.take("(attempts: "), let attempts = s.number() else { return nil }
+                var backoff: Int?
+                if s.take(", backoff: .fixed(") {
+                    guard let us = s.microseconds(), s.take(")") else { return nil }
+                    backoff = us
+                }
+                guard s.take(", on: .some("), let executor = s.executor(), s.take(")") else { return nil }
+                let token = s.tokenArgument()
+                var whileBelow: Int?
+                if s.take(", while: attempt < ") {
+                    guard let below = s.number() else { return nil }
+                    whileBelow = below
+                }
+                guard s.take(") { ") else { return nil }
+                let noToken = s.take("() in ")
+                guard s.take("fails "), let failures = s.number(), s.take("×, then "), let body = s.oneOf(BodyAction.self), s.take(" }")
+                else { return nil }
+                return Self(task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token,
+                            whileBelow: whileBelow, backoffMicroseconds: backoff, taskForm: taskForm, noToken: noToken)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 2 }
 
@@ -52,7 +82,7 @@ extension ProgramOperation {
                 task: program.nextTask, attempts: program.rng.int(in: 0...3), failures: program.rng.int(in: 0...3), body: program.body(),
                 executor: program.executor(), token: program.token(), whileBelow: program.rng.chance(25) ? program.rng.int(in: 1...3) : nil,
                 backoffMicroseconds: program.usesOutsideWork && program.rng.chance(30) ? program.rng.int(in: 0...500) : nil,
-                taskForm: program.rng.chance(50))
+                taskForm: program.rng.chance(50), noToken: program.rng.chance(30))
             program.addTask(.retry(retry), sources: [], held: false)
         }
 
@@ -60,7 +90,7 @@ extension ProgramOperation {
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(task: ids.task(task), attempts: attempts, failures: failures, body: body, executor: executor, token: token.map(ids.token),
-                 whileBelow: whileBelow, backoffMicroseconds: backoffMicroseconds, taskForm: taskForm)
+                 whileBelow: whileBelow, backoffMicroseconds: backoffMicroseconds, taskForm: taskForm, noToken: noToken)
         }
 
         var neverWaits: Bool { true }
@@ -70,7 +100,8 @@ extension ProgramOperation {
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
-            [taskForm ? .retryTask : .retry] + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
+            let call: EntryPoint = taskForm ? (noToken ? .retryTaskNoToken : .retryTask) : (noToken ? .retryNoToken : .retry)
+            return [call] + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
         }
         var bodySpec: BodySpec? { nil }
 
@@ -101,14 +132,26 @@ extension ProgramOperation {
             let backoff = backoffMicroseconds.map { Backoff.fixed(.microseconds($0)) } ?? .none
             let on: (any Executor)? = execution.executors[executor]
             let below = whileBelow ?? Int.max
+            let captured = execution.token(token)
+            let shouldRetry: @Sendable (Int, any Error) -> Bool = { n, _ in n < below }
             let made: any AsyncTask<Int>
-            if taskForm {
-                made = backend.retry(attempts: attempts, backoff: backoff, on: on, token: execution.token(token), while: { n, _ in n < below }) {
+            // A body that takes no token checks the one it captured.
+            switch (taskForm, noToken) {
+            case (true, false):
+                made = backend.retryTask(attempts: attempts, backoff: backoff, on: on, token: captured, while: shouldRetry) {
                     (token: CancellationToken) -> any AsyncTask<Int> in backend.completed(Completion { try attempt(token) })
                 }
-            } else {
-                made = backend.retry(attempts: attempts, backoff: backoff, on: on, token: execution.token(token), while: { n, _ in n < below }) {
+            case (true, true):
+                made = backend.retryTask(attempts: attempts, backoff: backoff, on: on, token: captured, while: shouldRetry) {
+                    () -> any AsyncTask<Int> in backend.completed(Completion { try attempt(captured) })
+                }
+            case (false, false):
+                made = backend.retry(attempts: attempts, backoff: backoff, on: on, token: captured, while: shouldRetry) {
                     (token: CancellationToken) throws -> Int in try attempt(token)
+                }
+            case (false, true):
+                made = backend.retry(attempts: attempts, backoff: backoff, on: on, token: captured, while: shouldRetry) {
+                    () throws -> Int in try attempt(captured)
                 }
             }
             execution.register(task, .int(made))

@@ -1,84 +1,94 @@
 import TaskAPI
 
 extension ProgramOperation {
-    /// `t<task> = backend.run(on: executor, token: k<token>) { body }`, through the requirement or
-    /// one of the conveniences (`on:` an optional executor; a body taking no token; a body
-    /// returning a task, unwrapped: C9.5).
+    /// `t<task> = backend.run(on: executor, token: k<token>) { body }`, through one of its call
+    /// forms (`CallForm`), the body taking the token or (`noToken`) none; or `runTask`, whose body
+    /// returns a task (`returns`), unwrapped (C9.5).
     public struct Run: TaskOperation {
-        /// Which `run` the step calls.
-        public enum Form: String, Sendable, Hashable {
-            /// The requirement: `run(on: any Executor, token:_:)`, a body taking the token.
-            case requirement
-            /// The convenience taking an optional executor, a body taking the token.
-            case convenience
-            /// The convenience whose body takes no token (`backend.run { 40 }`).
-            case noToken
-        }
-
         public var task: Int
         public var executor: ExecutorRef
         public var token: Int?
         public var body: BodyAction
-        public var form: Form
-        /// The task the body returns (nil: it returns a value): C9.5.
+        public var form: CallForm
+        /// The body takes no token (`backend.run { 40 }`).
+        public var noToken: Bool
+        /// `runTask`: the task the body returns (nil: `run`, its body returns a value): C9.5.
         public var returns: InnerTask?
 
-        public init(task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: Form = .requirement, returns: InnerTask? = nil) {
+        public init(task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: CallForm = .requirement, noToken: Bool = false,
+                    returns: InnerTask? = nil) {
             self.task = task
             self.executor = executor
             self.token = token
             self.body = body
-            // No requirement returns a task: such a run is a convenience.
-            self.form = returns != nil && form == .requirement ? .convenience : form
+            self.form = CallForm.consistent(form, executor: executor, token: token)
+            self.noToken = noToken
             self.returns = returns
         }
 
         static let kind = OperationKind.run
         public var description: String {
-            let on = form == .requirement ? "\(executor)" : ".some(\(executor))"
-            let parameter = form == .noToken ? "() in " : ""
-            return "t\(task) = run(on: \(on)\(tokenArgument(token))) { \(parameter)\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? "")
+            "t\(task) = \(returns == nil ? "run" : "runTask")\(form.arguments(executor: executor, token: token)) "
+                + "{ \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? "")
         }
         var operation: ProgramOperation { .run(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = run") else { return nil }
+                let unwraps = s.take("Task")
+                guard let (form, executor, token) = s.callArguments(), s.take(" "), let (noToken, body, returns) = s.runBody(unwraps: unwraps)
+                else { return nil }
+                let run = Self(task: task, executor: executor, token: token, body: body, form: form, noToken: noToken, returns: returns)
+                return run.form == form ? run : nil
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 8 }
 
         static func generate(into program: inout ProgramBuilder) {
-            let form = [Form.requirement, .convenience, .noToken][program.rng.weighted([50, 25, 25])]
+            // `run(token:)` runs on the backend's own default executor, which a controlled run does
+            // not schedule: only where programs may use work from outside it.
+            let form = [CallForm.requirement, .executor, .token][program.rng.weighted([50, 25, program.usesOutsideWork ? 25 : 0])]
             var returns: InnerTask?
             var sources: [Int] = []
             var held = false
-            if form != .requirement, program.rng.chance(40) {
+            if program.rng.chance(30) {
                 returns = .new
                 if program.rng.chance(50), let existing = program.rng.pick(program.intTasks) {
                     returns = .existing(existing)
                     (sources, held) = (program.sourcesDependedOn[existing], program.dependsOnHeld[existing])
                 }
             }
-            let run = Run(task: program.nextTask, executor: program.executor(), token: program.token(), body: program.body(), form: form,
-                          returns: returns)
+            let executor = form == .token ? ExecutorRef.default : program.executor()
+            let token = form == .executor ? nil : form == .token ? program.rng.pick(program.tokens) : program.token()
+            let run = Run(task: program.nextTask, executor: executor, token: token, body: program.body(), form: form,
+                          noToken: program.rng.chance(35), returns: returns)
             program.addTask(.run(run), sources: sources, held: held)
         }
 
         var uses: [Use] { (returns?.task.map { [.task($0)] } ?? []) + (token.map { [.token($0)] } ?? []) }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), executor: executor, token: token.map(ids.token), body: body, form: form,
+            Self(task: ids.task(task), executor: executor, token: token.map(ids.token), body: body, form: form, noToken: noToken,
                  returns: returns.map { $0.task.map { .existing(ids.task($0)) } ?? .new })
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
+        /// `run(token:)` hands the body to the backend's own default executor.
+        var outsideWork: OutsideWork { form == .token ? .completes(task: task, within: .seconds(1)) : .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let call: EntryPoint
-            switch (form, returns != nil) {
-            case (.requirement, _): call = .run
-            case (.convenience, false): call = .runConvenience
-            case (.noToken, false): call = .runNoToken
-            case (.convenience, true): call = .runTask
-            case (.noToken, true): call = .runTaskNoToken
+            switch (form, noToken, returns != nil) {
+            case (_, false, true): call = .runTask
+            case (_, true, true): call = .runTaskNoToken
+            case (.requirement, false, false): call = .run
+            case (.executor, false, false): call = .runOn
+            case (.token, false, false): call = .runToken
+            case (.requirement, true, false): call = .runNoToken
+            case (.executor, true, false): call = .runOnNoToken
+            case (.token, true, false): call = .runTokenNoToken
             }
             let inner: [EntryPoint] = returns == .new ? [.run, .defaultExecutor] : []
             return [call] + inner + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
@@ -89,39 +99,24 @@ extension ProgramOperation {
         func perform(in execution: ProgramExecution, step: Int) {
             let cancellation = execution.token(token)
             let probe = execution.makeProbe("body of t\(task)")
-            let (t, action, ref) = (task, self.body, self.executor)
-            let executor = execution.executors[ref]
-            let optional: (any Executor)? = executor
-            @Sendable func body(_ token: CancellationToken?) throws -> Int {
-                try execution.body(task: t, step: step, input: nil, action: action, token: token, probe: probe, executor: ref)
+            let (t, action, ref, noToken) = (task, self.body, self.executor, self.noToken)
+            // A body that takes no token checks the one it captured.
+            @Sendable func body(_ token: CancellationToken) throws -> Int {
+                try execution.body(task: t, step: step, input: nil, action: action, token: noToken ? cancellation : token, probe: probe,
+                                   executor: ref)
             }
             let made: any AsyncTask<Int>
             if let returns {
                 let backend = execution.backend
                 let defaultExecutor = execution.executors.defaultExecutor
                 let existing = returns.task.flatMap { execution.slots.task($0)?.intTask } ?? backend.cancelled(as: Int.self)
-                @Sendable func inner() -> any AsyncTask<Int> {
-                    returns == .new ? backend.run(on: defaultExecutor, token: .none) { _ in execution.innerBody(task: t, step: step) } : existing
+                @Sendable func inner(_ token: CancellationToken) throws -> any AsyncTask<Int> {
+                    _ = try body(token)
+                    return returns == .new ? backend.run(on: defaultExecutor, token: .none) { _ in execution.innerBody(task: t, step: step) } : existing
                 }
-                switch form {
-                case .requirement, .convenience:
-                    made = backend.run(on: optional, token: cancellation) { (token: CancellationToken) throws -> any AsyncTask<Int> in
-                        _ = try body(token)
-                        return inner()
-                    }
-                case .noToken:
-                    made = backend.run(on: optional, token: cancellation) { () throws -> any AsyncTask<Int> in
-                        _ = try body(cancellation)
-                        return inner()
-                    }
-                }
+                made = RunCall(execution: execution, run: self, token: cancellation).runTask(inner)
             } else {
-                switch form {
-                case .requirement: made = execution.backend.run(on: executor, token: cancellation) { token in try body(token) }
-                case .convenience: made = execution.backend.run(on: optional, token: cancellation) { (token: CancellationToken) in try body(token) }
-                // A body that takes no token checks the one it captured.
-                case .noToken: made = execution.backend.run(on: optional, token: cancellation) { () throws -> Int in try body(cancellation) }
-                }
+                made = RunCall(execution: execution, run: self, token: cancellation).run(body)
             }
             execution.register(task, .int(made))
         }
@@ -146,9 +141,47 @@ extension ProgramOperation {
         }
     }
 
-    public static func run(task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: Run.Form = .requirement,
-                           returns: InnerTask? = nil) -> Self {
-        .run(Run(task: task, executor: executor, token: token, body: body, form: form, returns: returns))
+    public static func run(task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: CallForm = .requirement,
+                           noToken: Bool = false, returns: InnerTask? = nil) -> Self {
+        .run(Run(task: task, executor: executor, token: token, body: body, form: form, noToken: noToken, returns: returns))
+    }
+}
+
+/// One `Run` step's call, in its form: `run` with a body taking the token or none, `runTask`
+/// likewise.
+private struct RunCall {
+    let execution: ProgramExecution
+    let run: ProgramOperation.Run
+    let token: CancellationToken
+
+    func run(_ body: @escaping @Sendable (CancellationToken) throws -> Int) -> any AsyncTask<Int> {
+        let backend = execution.backend
+        let executor = execution.executors[run.executor]
+        let optional: (any Executor)? = executor
+        let captured = token
+        switch (run.form, run.noToken) {
+        case (.requirement, false): return backend.run(on: executor, token: token) { token in try body(token) }
+        case (.executor, false): return backend.run(on: optional) { (token: CancellationToken) in try body(token) }
+        case (.token, false): return backend.run(token: token) { (token: CancellationToken) in try body(token) }
+        case (.requirement, true): return backend.run(on: executor, token: token) { () throws -> Int in try body(captured) }
+        case (.executor, true): return backend.run(on: optional) { () throws -> Int in try body(captured) }
+        case (.token, true): return backend.run(token: token) { () throws -> Int in try body(captured) }
+        }
+    }
+
+    func runTask(_ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<Int>) -> any AsyncTask<Int> {
+        let backend = execution.backend
+        let executor = execution.executors[run.executor]
+        let optional: (any Executor)? = executor
+        let captured = token
+        switch (run.form, run.noToken) {
+        case (.requirement, false): return backend.runTask(on: executor, token: token) { (token: CancellationToken) in try body(token) }
+        case (.executor, false): return backend.runTask(on: optional) { (token: CancellationToken) in try body(token) }
+        case (.token, false): return backend.runTask(token: token) { (token: CancellationToken) in try body(token) }
+        case (.requirement, true): return backend.runTask(on: executor, token: token) { () throws -> any AsyncTask<Int> in try body(captured) }
+        case (.executor, true): return backend.runTask(on: optional) { () throws -> any AsyncTask<Int> in try body(captured) }
+        case (.token, true): return backend.runTask(token: token) { () throws -> any AsyncTask<Int> in try body(captured) }
+        }
     }
 }
 

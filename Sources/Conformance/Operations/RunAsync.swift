@@ -36,9 +36,32 @@ extension ProgramOperation {
             let name = ["runAsync": "runAsync", "noToken": "runAsync", "spelledRun": "run", "preferring": "runAsync"][form.rawValue] ?? "runAsync"
             var arguments = token.map { ["token: k\($0)"] } ?? []
             if form == .preferring { arguments.append("preferring: default") }
-            return "t\(task) = \(name)(\(arguments.joined(separator: ", "))) { \(body.rawValue) }"
+            let call = form == .noToken ? name : "\(name)(\(arguments.joined(separator: ", ")))"
+            return "t\(task) = \(call) { async \(body.rawValue) }"
         }
         var operation: ProgramOperation { .runAsync(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = ") else { return nil }
+                let form: Form
+                var token: Int?
+                if s.take("runAsync { ") {
+                    form = .noToken
+                } else {
+                    let spelledRun = s.take("run(")
+                    guard spelledRun || s.take("runAsync(") else { return nil }
+                    if s.take("token: ") {
+                        guard let k = s.id("k") else { return nil }
+                        token = k
+                    }
+                    let preferring = !spelledRun && s.take(token == nil ? "preferring: default" : ", preferring: default")
+                    form = spelledRun ? .spelledRun : preferring ? .preferring : .runAsync
+                    guard s.take(") { ") else { return nil }
+                }
+                guard s.take("async "), let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
+                return Self(task: task, token: token, body: body, form: form)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 3 : 0 }
 

@@ -8,6 +8,12 @@ extension ProgramOperation {
         static let kind = OperationKind.schedule
         public var description: String { "schedule(after: \(microseconds)us)" }
         var operation: ProgramOperation { .schedule(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("schedule(after: "), let microseconds = s.microseconds(), s.take(")") else { return nil }
+                return Self(microseconds: microseconds)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

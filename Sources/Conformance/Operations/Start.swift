@@ -16,6 +16,14 @@ extension ProgramOperation {
         static let kind = OperationKind.start
         public var description: String { throwing ? "try t\(task).start(on: \(executor))" : "t\(task).tryStart(on: \(executor))" }
         var operation: ProgramOperation { .start(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                let throwing = s.take("try ")
+                guard let task = s.id("t"), s.take(throwing ? ".start(on: " : ".tryStart(on: "), let executor = s.executor(), s.take(")")
+                else { return nil }
+                return Self(task: task, executor: executor, throwing: throwing)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty ? 0 : 4 }
 

@@ -9,6 +9,12 @@ extension ProgramOperation {
         static let kind = OperationKind.submit
         public var description: String { "\(executor).execute { job }" }
         var operation: ProgramOperation { .submit(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let executor = s.executor(), s.take(".execute { job }") else { return nil }
+                return Self(executor: executor)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { 2 }
 

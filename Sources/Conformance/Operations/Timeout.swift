@@ -15,6 +15,13 @@ extension ProgramOperation {
         static let kind = OperationKind.timeout
         public var description: String { "t\(task) = t\(antecedent).timeout(after: \(microseconds)us)" }
         var operation: ProgramOperation { .timeout(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take(".timeout(after: "),
+                      let microseconds = s.microseconds(), s.take(")") else { return nil }
+                return Self(task: task, antecedent: antecedent, microseconds: microseconds)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty || !program.usesOutsideWork ? 0 : 3 }
 

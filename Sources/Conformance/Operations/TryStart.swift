@@ -11,6 +11,12 @@ extension ProgramOperation {
         static let kind = OperationKind.tryStart
         public var description: String { "t\(task).tryStart()" }
         var operation: ProgramOperation { .tryStart(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(".tryStart()") else { return nil }
+                return Self(task: task)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 2 : 0 }
 
@@ -54,6 +60,12 @@ extension ProgramOperation {
         static let kind = OperationKind.cancelPrepared
         public var description: String { "t\(task).cancel() (prepared)" }
         var operation: ProgramOperation { .cancelPrepared(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(".cancel() (prepared)") else { return nil }
+                return Self(task: task)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty && program.started.isEmpty ? 0 : 2 }
 

@@ -21,6 +21,18 @@ extension ProgramOperation {
             return timeoutMicroseconds.map { "t\(task).wait(timeout: \($0)us)" } ?? "t\(task).wait()"
         }
         var operation: ProgramOperation { .wait(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                if s.take("try ") {
+                    guard let task = s.id("t"), s.take(".get()") else { return nil }
+                    return Self(task: task, timeoutMicroseconds: nil, get: true)
+                }
+                guard let task = s.id("t"), s.take(".wait(") else { return nil }
+                if s.take(")") { return Self(task: task, timeoutMicroseconds: nil) }
+                guard s.take("timeout: "), let timeout = s.microseconds(), s.take(")") else { return nil }
+                return Self(task: task, timeoutMicroseconds: timeout)
+            }
+        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 6 }
 

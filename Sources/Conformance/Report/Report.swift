@@ -45,6 +45,13 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// Candidate programs the shrinker ran, and how long it took.
     public let shrinkRuns: Int
     public let shrinkDuration: Duration
+    /// The shell line that runs exactly the shrunk program again (in `shrunkMode`, with its
+    /// schedule seed): the program is written to a file the line names
+    /// (`CONFORMANCE_PROGRAM_FILE`); nil when not shrunk.
+    public internal(set) var shrunkReplay: String?
+    /// Where shrinking was when its time budget ran out (nil: it finished, no smaller candidate
+    /// still failed; or it did not shrink).
+    public internal(set) var shrinkStoppedAt: String?
 
     /// Steps of the program as generated.
     public var originalSize: Int { program.steps.count }
@@ -63,6 +70,9 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
         if let shrunkProgram, let shrunkSize {
             text += "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
                 + "\(shrinkRuns) candidate runs in \(shrinkDuration)"
+                + (shrinkStoppedAt.map { ", stopped by its time budget while \($0) (CONFORMANCE_SHRINK: a longer budget may shrink it further)" }
+                    ?? ", no smaller candidate fails")
+            if let shrunkReplay { text += "\n  replay: \(shrunkReplay)" }
             if let shrunkFinding {
                 text += "\n  \(shrunkFinding.message)\n    expected: \(shrunkFinding.expected)\n    observed: \(shrunkFinding.observed)"
             }
@@ -108,6 +118,21 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public internal(set) var entryPoints = EntryPointCoverage()
     /// The rule suite's results, when the check ran it (`Conformance.checkAll`).
     public internal(set) var ruleSuite: RuleSuiteReport?
+    /// Programs that broke a rule an earlier failing program had already broken (and which was
+    /// reported with it), by rule: how often it came back, not reported again.
+    public internal(set) var repeatedFailures: [Rule: Int] = [:]
+    /// Why the programs stopped before their count (the time budget, the time limit, the
+    /// failure limit), or nil.
+    public internal(set) var stoppedBy: String?
+    /// A replay of a program whose schedule does not replay exactly (stress): how many runs it
+    /// took to fail, or that it did not (`ConformanceConfiguration.replayAttempts`).
+    public internal(set) var replayNote: String?
+
+    /// The rules broken by the reported failing programs, in the contract's order.
+    public var brokenRules: [Rule] { Set(failures.map(\.rule)).sorted() }
+
+    /// How many programs were reported failing (a program may break several rules).
+    public var failingPrograms: Int { Set(failures.map(\.seed)).count }
 
     /// Every rule of the contract with the programs that exercised it and the checks that ran,
     /// as a Markdown table (docs/CONFORMANCE.md).
@@ -138,13 +163,25 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         var lines = [
             "conformance [\(backend)] base seed \(baseSeed)\(shard.map { ", shard \($0)" } ?? ""): \(programsRun) programs, \(stepsRun) steps in \(duration), "
                 + "(\(controlledPrograms) controlled, \(programsRun - controlledPrograms) stress), "
-                + (passed ? "passed" : "\(failures.count) failures") + (abandoned ? " (abandoned after a hang)" : ""),
+                + (passed ? "passed" : failures.isEmpty ? "errors" : "\(brokenRules.count) rules broken in \(failingPrograms) failing programs "
+                    + "(\(brokenRules.map(\.rawValue).joined(separator: " ")))")
+                + (abandoned ? " (abandoned after a hang)" : stoppedBy.map { " (stopped at \($0))" } ?? ""),
             "  rules exercised (programs/checks): \(rules)",
             "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
             "  " + entryPoints.summary,
         ]
         if !notReproducible.isEmpty {
-            lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) controlled programs, e.g. \(notReproducible[0])")
+            lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) of \(controlledPrograms) controlled programs"
+                         + (notReproducible.count * 2 > controlledPrograms
+                            ? " (the backend runs work on threads of its own, such as an event loop or a private queue, which controlled "
+                                + "mode cannot schedule: their failures replay by running again, up to CONFORMANCE_REPLAY_ATTEMPTS times; "
+                                + "work run through the executors the harness passes replays exactly)" : "")
+                         + ", e.g. \(notReproducible[0])")
+        }
+        if let replayNote { lines.append("  replay: \(replayNote)") }
+        if !repeatedFailures.isEmpty {
+            lines.append("  broken again by later programs (not reported again): "
+                         + repeatedFailures.keys.sorted().map { "\($0)×\(repeatedFailures[$0] ?? 0)" }.joined(separator: " "))
         }
         lines += errors.map { "  error: \($0)" }
         lines += knownIssues.map { "  known issue: \($0.rule) (seed \($0.seed)): \($0.message)" }

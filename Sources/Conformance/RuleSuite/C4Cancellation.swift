@@ -19,16 +19,18 @@ extension RuleSuite {
         static func cancelIdempotent(_ c: RuleContext) throws {
             let source = c.backend.makeCancellationSource()
             let token = source.token
-            c.expect(!token.isCancellationRequested)
-            c.expect(token.canBeCancelled)
-            c.expect(!CancellationToken.none.canBeCancelled)
+            c.expectEqual(token.isCancellationRequested, false, "a new source is not cancelled",
+                          call: "backend.makeCancellationSource().token.isCancellationRequested")
+            c.expectEqual(token.canBeCancelled, true, "a source's token can be cancelled", call: "backend.makeCancellationSource().token.canBeCancelled")
+            c.expectEqual(CancellationToken.none.canBeCancelled, false, "the none token cannot be cancelled", call: "CancellationToken.none.canBeCancelled")
             let handlerRuns = Counter()
             _ = token.register { handlerRuns.increment() }
             race(8) { _ in source.cancel() }
             source.cancel()
-            c.expect(source.isCancellationRequested)
-            c.expect(token.isCancellationRequested)
-            c.expectEqual(handlerRuns.count, 1)
+            let call = "source.cancel() from 8 threads at once, then once more"
+            c.expectEqual(source.isCancellationRequested, true, "cancellation stays requested", call: call + "; source.isCancellationRequested")
+            c.expectEqual(token.isCancellationRequested, true, "the token sees the cancellation", call: call + "; token.isCancellationRequested")
+            c.expectEqual(handlerRuns.count, 1, "a handler runs once however many cancel() calls race", call: call)
         }
 
         /// Every wait is bounded and the racing calls run on threads of their own: the test holds no
@@ -57,7 +59,8 @@ extension RuleSuite {
             let child = backend.makeCancellationSource(linkedTo: [parent.token])
             let first = Thread { parent.cancel() }
             first.start()
-            c.expect(entered.wait(timeout: .now() + 30) == .success, "the first cancel() never ran its handlers")
+            c.expect(entered.wait(timeout: .now() + 30) == .success, "the first cancel() runs its handlers", call: "parent.cancel() on a thread",
+                     expected: "the first handler entered", observed: "not entered after 30 s")
             // The first cancel() is inside the slow handler now; the second one races it.
             let second = Thread {
                 parent.cancel()
@@ -66,10 +69,14 @@ extension RuleSuite {
                 secondDone.signal()
             }
             second.start()
-            c.expect(secondDone.wait(timeout: .now() + 30) == .success, "the second cancel() never returned")
-            c.expect(childCancelled.count == 1, "after a cancel() returns, a linked source is cancelled")
-            c.expect(secondReturnedEarly.count == 0, "the second cancel() returned while the first was running handlers")
-            c.expectEqual(innerCancelReturned.count, 1)
+            let call = "parent.cancel() on a second thread while the first one runs a slow handler"
+            c.expect(secondDone.wait(timeout: .now() + 30) == .success, "the second cancel() returns once the first one's handlers ran",
+                     call: call, expected: "returned", observed: "still blocked after 30 s")
+            c.expectEqual(childCancelled.count, 1, "after any cancel() returns, a source linked to it is cancelled",
+                          call: call + "; child.isCancellationRequested")
+            c.expectEqual(secondReturnedEarly.count, 0, "the second cancel() does not return while the first one runs handlers", call: call)
+            c.expectEqual(innerCancelReturned.count, 1, "a cancel() from inside a handler, on the thread running it, returns at once",
+                          call: "parent.cancel() inside parent's handler")
         }
 
         static func handlers(_ c: RuleContext) throws {
@@ -83,15 +90,18 @@ extension RuleSuite {
                 return source.token.register { _ = probe; order.append(-1) }
             }()
             disposed.dispose()
-            c.expect(weakProbe == nil, "a disposed handler must be released")
+            c.expect(weakProbe == nil, "a disposed handler is released", call: "token.register { probe }.dispose()",
+                     expected: "the handler's capture freed", observed: "still alive")
             source.cancel()
             source.cancel()
-            c.expectEqual(order.all, Array(0..<10))
+            c.expectEqual(order.all, Array(0..<10), "handlers run once each, in registration order, and never when disposed",
+                          call: "10 × token.register, one disposed, then source.cancel() twice")
             let late = Counter()
             _ = source.token.register { late.increment() }
-            c.expect(late.count == 1, "a handler registered after cancel runs before register returns")
+            c.expectEqual(late.count, 1, "a handler registered after cancel() runs before register returns",
+                          call: "token.register { } after source.cancel()")
             _ = CancellationToken.none.register { late.increment() }
-            c.expectEqual(late.count, 1)
+            c.expectEqual(late.count, 1, "a handler on the none token never runs", call: "CancellationToken.none.register { }")
         }
 
         static func cancelledBeforeStart(_ c: RuleContext) throws {
@@ -99,23 +109,28 @@ extension RuleSuite {
             let ran = Counter()
             let early = backend.makeCancellationSource()
             early.cancel()
-            let run = backend.run(token: early.token) { _ in ran.increment() }
-            c.expectEqual(run.settle()?.isCancelled, true)
+            c.expectOutcome(backend.run(token: early.token) { _ in ran.increment() }, .cancelled,
+                            "a body whose token was cancelled before it starts completes cancelled", call: "backend.run(token: cancelled) { ... }")
 
             // A continuation completes cancelled as soon as its token is, not when its antecedent does.
             let antecedent = backend.makeSource(of: Int.self)
             let source = backend.makeCancellationSource()
-            let continuations: [any AsyncTask<Int>] = [
-                antecedent.task.map(token: source.token) { ran.increment(); return $0 },
-                antecedent.task.continueWith(on: backend.inlineExecutor, token: source.token) { _ in ran.increment(); return 0 },
-                antecedent.task.flatMap(token: source.token) { v -> any AsyncTask<Int> in ran.increment(); return backend.succeeded(v) },
+            let continuations: [(any AsyncTask<Int>, String)] = [
+                (antecedent.task.map(token: source.token) { ran.increment(); return $0 }, "map(token:)"),
+                (antecedent.task.continueWith(on: backend.inlineExecutor, token: source.token) { _ in ran.increment(); return 0 },
+                 "continueWith(on: inline, token:)"),
+                (antecedent.task.flatMap(token: source.token) { v -> any AsyncTask<Int> in ran.increment(); return backend.succeeded(v) },
+                 "flatMap(token:)"),
             ]
             source.cancel()
-            for task in continuations { c.expect(task.settle()?.isCancelled == true) }
+            for (task, form) in continuations {
+                c.expectOutcome(task, .cancelled, "a continuation completes cancelled as soon as its token is, not when its antecedent does",
+                                call: "pending.\(form) { ... }, then source.cancel()")
+            }
             antecedent.trySucceed(1)
-            let after = antecedent.task.map { $0 }
-            c.expect(after.settle() != nil)
-            c.expectEqual(ran.count, 0)
+            c.expectCompletes(antecedent.task.map { $0 }, "a continuation without the token runs", call: "antecedent.task.map { $0 }")
+            c.expectEqual(ran.count, 0, "no body of a cancelled continuation runs, even once its antecedent completes",
+                          call: "map, continueWith and flatMap with a cancelled token, antecedent completed after")
 
             // On a busy serial executor: queued behind a blocked job, cancelled, never starts.
             let serial = backend.makeSerialExecutor(label: "c4.3")
@@ -124,19 +139,25 @@ extension RuleSuite {
             let queued = backend.makeCancellationSource()
             let waiting = backend.run(on: serial, token: queued.token) { _ in ran.increment() }
             queued.cancel()
-            c.expectEqual(waiting.settle()?.isCancelled, true)
+            let call = "backend.run(on: serial, token:) queued behind a blocked job, then its token cancelled"
+            c.expectOutcome(waiting, .cancelled, "a queued body whose token is cancelled completes cancelled", call: call)
             gate.trySucceed()
-            c.expect(blocker.settle() != nil)
-            c.expect(backend.run(on: serial, token: .none) { _ in }.settle() != nil)
-            c.expectEqual(ran.count, 0)
+            c.expectCompletes(blocker, "the blocking job finishes once released", call: "backend.run(on: serial) { gate.task.wait() }")
+            c.expectCompletes(backend.run(on: serial, token: .none) { _ in }, "the serial executor goes on", call: "backend.run(on: serial) { }")
+            c.expectEqual(ran.count, 0, "a body whose token was cancelled before it started never runs", call: call)
         }
 
         static func checkpoint(_ c: RuleContext) throws {
             let source = c.backend.makeCancellationSource()
-            c.expectNoThrow { try source.token.checkpoint() }
+            c.expectNoThrow("checkpoint() returns while no cancellation is requested", call: "try token.checkpoint()") {
+                try source.token.checkpoint()
+            }
             source.cancel()
-            c.expectThrows(CancellationError.self) { try source.token.checkpoint() }
-            c.expectNoThrow { try CancellationToken.none.checkpoint() }
+            c.expectThrows(CancellationError.self, "checkpoint() throws CancellationError once cancellation is requested",
+                           call: "try token.checkpoint() after source.cancel()") { try source.token.checkpoint() }
+            c.expectNoThrow("the none token's checkpoint() never throws", call: "try CancellationToken.none.checkpoint()") {
+                try CancellationToken.none.checkpoint()
+            }
         }
 
         static func cancelRacingCompletion(_ c: RuleContext) throws {
@@ -148,18 +169,20 @@ extension RuleSuite {
                 tasks.append(backend.run(token: source.token) { _ in bodies.increment(); return 1 })
                 source.cancel()
             }
-            let outcomes = backend.whenAllSettled(tasks)
-            let all = try c.require(try outcomes.settle()?.get())
+            let call = "300 × backend.run(token:) { 1 }, each token cancelled right after"
+            let all = try c.requireValue(backend.whenAllSettled(tasks), "every task completes", call: call)
             let successes = all.filter(\.isSuccess).count
             let cancels = all.filter(\.isCancelled).count
-            c.expectEqual(successes + cancels, all.count)
-            c.expect(successes == bodies.count, "a body that ran must give the task its outcome")
+            c.expectEqual(successes + cancels, all.count, "each task either succeeds or is cancelled", call: call)
+            c.expect(successes == bodies.count, "a body that ran gives the task its outcome", call: call,
+                     expected: "\(bodies.count) successes (the bodies that ran)", observed: "\(successes) successes, \(cancels) cancelled")
 
             let done = backend.makeCancellationSource()
             let finished = backend.run(token: done.token) { _ in 5 }
-            c.expect(try finished.settle()?.get() == 5)
+            c.expectOutcome(finished, .success(5), "the body's value", call: "backend.run(token:) { 5 }")
             done.cancel()
-            c.expectEqual(finished.completion?.value, 5)
+            c.expectOutcome(of: finished.completion, .success(5), "cancelling after completion changes nothing",
+                            call: "source.cancel() after backend.run(token:) { 5 } completed")
         }
 
         static func delayedAndLinked(_ c: RuleContext) throws {
@@ -169,20 +192,23 @@ extension RuleSuite {
             _ = timed.token.register { fired.trySucceed() }
             let start = ContinuousClock.now
             timed.cancel(after: .milliseconds(30))
-            c.expect(fired.task.settle() != nil)
-            c.expect(ContinuousClock.now - start >= .milliseconds(30))
-            c.expect(timed.isCancellationRequested)
+            c.expectCompletes(fired.task, "cancel(after:) cancels, running the handlers", call: "source.cancel(after: .milliseconds(30))")
+            let elapsed = ContinuousClock.now - start
+            c.expect(elapsed >= .milliseconds(30), "cancel(after:) cancels no earlier than the delay", call: "source.cancel(after: .milliseconds(30))",
+                     expected: "handlers ran after 30 ms or more", observed: "after \(elapsed)")
+            c.expectEqual(timed.isCancellationRequested, true, "the source is cancelled", call: "source.cancel(after: .milliseconds(30))")
 
             let parentA = backend.makeCancellationSource()
             let parentB = backend.makeCancellationSource()
             let child = backend.makeCancellationSource(linkedTo: [parentA.token, parentB.token])
-            c.expect(!child.isCancellationRequested)
+            let link = "backend.makeCancellationSource(linkedTo: [parentA.token, parentB.token])"
+            c.expectEqual(child.isCancellationRequested, false, "a source linked to uncancelled parents is not cancelled", call: link)
             child.cancel()
-            c.expect(!parentA.isCancellationRequested, "cancelling a child leaves its parents alone")
+            c.expectEqual(parentA.isCancellationRequested, false, "cancelling a child leaves its parents alone", call: "child.cancel()")
             let second = backend.makeCancellationSource(linkedTo: [parentA.token, parentB.token])
             parentB.cancel()
-            c.expect(second.isCancellationRequested)
-            c.expect(!parentA.isCancellationRequested)
+            c.expectEqual(second.isCancellationRequested, true, "a linked source is cancelled when any parent is", call: link + ", then parentB.cancel()")
+            c.expectEqual(parentA.isCancellationRequested, false, "one parent's cancellation leaves the other alone", call: "parentB.cancel()")
         }
 
         static func swiftTaskCancellation(_ c: RuleContext) async throws {
@@ -200,10 +226,14 @@ extension RuleSuite {
                 if round.isMultiple(of: 2) { _ = try await awaiting.task.value }
                 waiter.cancel()
                 let outcome = await waiter.result
-                c.expectThrows(CancellationError.self) { _ = try outcome.get() }
-                c.expect(task.status == .pending, "the awaited task is left alone")
+                let call = "try await task.value in a Swift task, then that Swift task cancelled (round \(round))"
+                c.expectThrows(CancellationError.self, "a cancelled Swift task stops awaiting with CancellationError", call: call) {
+                    _ = try outcome.get()
+                }
+                c.expectEqual(task.status, .pending, "the awaited task is left alone", call: call + "; task.status")
                 source.trySucceed(3)
-                c.expect(try await task.value == 3)
+                let value = try? await task.value
+                c.expectEqual(value, 3, "the awaited task completes as its source says", call: "source.trySucceed(3); try await task.value")
             }
         }
     }

@@ -21,10 +21,13 @@ extension RuleSuite {
             let finals = backend.succeeded(true).finally(on: user) { _ in
                 if !user.isCurrent { throw TestError(code: 2) }
             }
-            for task in [run, continued, mapped, recovered, finals] {
-                c.expect(try task.settle()?.get() == true)
+            let calls = ["backend.run(on: user) { user.isCurrent }", "run.continueWith(on: user) { user.isCurrent }",
+                         "continued.map(on: user) { $0 && user.isCurrent }", "backend.failed(...).recover(on: user) { user.isCurrent }",
+                         "backend.succeeded(true).finally(on: user) { throws unless user.isCurrent }"]
+            for (task, call) in zip([run, continued, mapped, recovered, finals], calls) {
+                c.expectOutcome(task, .success(true), "a body runs on the user-written executor it was given", call: call)
             }
-            c.expectEqual(user.ran.count, 5)
+            c.expectEqual(user.ran.count, 5, "the user's executor ran one job per body", call: calls.joined(separator: "; "))
         }
 
         static func executorKinds(_ c: RuleContext) throws {
@@ -34,7 +37,8 @@ extension RuleSuite {
             let b = backend.makeSource(of: Void.self)
             let first = backend.run { _ in a.trySucceed(); return b.task.wait(timeout: patience) != nil }
             let second = backend.run { _ in b.trySucceed(); return a.task.wait(timeout: patience) != nil }
-            c.expect(try backend.whenAll([first, second]).settle()?.get() == [true, true])
+            c.expectOutcome(backend.whenAll([first, second]), .success([true, true]), "the default executor runs jobs in parallel",
+                            call: "two backend.run { } bodies, each waiting for the other's signal")
 
             // Serial: FIFO and never two jobs at once.
             let serial = backend.makeSerialExecutor(label: "c7.2")
@@ -56,18 +60,20 @@ extension RuleSuite {
                 }
                 submitters.withLock { $0 += 1 }
             }
-            c.expect(done.task.settle() != nil)
-            c.expectEqual(overlaps.count, 0)
+            let call = "serial.execute { } 1000 times from each of 2 threads"
+            c.expectCompletes(done.task, "a serial executor runs every job", call: call)
+            c.expectEqual(overlaps.count, 0, "a serial executor runs one job at a time (jobs that overlapped another)", call: call)
             let all = order.all
             for thread in 0..<2 {
-                let mine = all.filter { $0 / jobs == thread }
-                c.expect(mine == mine.sorted(), "serial executor reordered jobs of one submitter")
+                let mine = all.filter { $0 / jobs == thread }.map { $0 % jobs }
+                c.expect(mine == mine.sorted(), "a serial executor runs one submitter's jobs in FIFO order", call: call + " (thread \(thread)'s jobs)",
+                         expected: "0, 1, 2, ... \(jobs / 2 - 1)", observed: firstDisorder(mine))
             }
 
             // Inline: the job has run when execute returns.
             let ran = Counter()
             backend.inlineExecutor.execute { ran.increment() }
-            c.expectEqual(ran.count, 1)
+            c.expectEqual(ran.count, 1, "the inline executor runs a job before execute returns", call: "backend.inlineExecutor.execute { }")
         }
 
         static func exactlyOnce(_ c: RuleContext) throws {
@@ -84,8 +90,11 @@ extension RuleSuite {
                         if total.increment() == count { done.trySucceed() }
                     }
                 }
-                c.expect(done.task.settle() != nil)
-                c.expect(runs.allSatisfy { $0.count == 1 })
+                let call = "\(executorName(executor, in: backend)).execute { } 5000 times"
+                c.expectCompletes(done.task, "the executor runs every job", call: call)
+                let counts = runs.map(\.count)
+                c.expect(counts.allSatisfy { $0 == 1 }, "an executor runs each job exactly once", call: call,
+                         expected: "each of \(count) ran once", observed: runCounts(counts))
             }
         }
     }

@@ -46,9 +46,11 @@ public struct RuleCheck: Sendable, CustomStringConvertible {
     public var description: String { "\(rule) \(name)" }
 }
 
-/// A failed expectation of a rule check: the rule, the check, what failed, where the failing
-/// expectation is in the suite (`location`, in Sources/Conformance/RuleSuite) and who ran the
-/// suite (`callSite`, the line of `RuleSuite.run` or `Conformance.checkAll` in the caller's test).
+/// A failed expectation of a rule check: the rule, the check, what the rule expects (`message`),
+/// the backend call involved (`call`), what was expected and what was observed, where the
+/// failing expectation is in the suite (`location`, in Sources/Conformance/RuleSuite) and who
+/// ran the suite (`callSite`, the line of `RuleSuite.run` or `Conformance.checkAll` in the
+/// caller's test).
 public struct RuleFailure: Sendable, CustomStringConvertible {
     public let backend: String
     public let rule: String
@@ -56,10 +58,21 @@ public struct RuleFailure: Sendable, CustomStringConvertible {
     public let message: String
     public let location: CallSite
     public let callSite: CallSite
+    /// The backend call the failure is about, as the check makes it (nil: a failure recorded
+    /// by a check written with the plain `expect(_:_:)`).
+    public var call: String?
+    /// What the rule expects to see, and what the check saw.
+    public var expected: String?
+    public var observed: String?
 
     public var description: String {
-        "[\(backend)] \(rule) broken: \(message)\n  check: \(rule) \(check)\n"
-            + "  at: \(location.fileID):\(location.line) (suite run from \(callSite.fileID):\(callSite.line))"
+        var lines = ["[\(backend)] \(rule) broken: \(message)"]
+        if let call { lines.append("  call: \(call)") }
+        if let expected { lines.append("  expected: \(expected)") }
+        if let observed { lines.append("  observed: \(observed)") }
+        lines.append("  check: \(rule) \(check)")
+        lines.append("  at: \(location.fileID):\(location.line) (suite run from \(callSite.fileID):\(callSite.line))")
+        return lines.joined(separator: "\n")
     }
 }
 
@@ -83,19 +96,24 @@ public final class RuleContext: Sendable {
     /// The failures recorded so far.
     public var failures: [RuleFailure] { recorded.withLock { $0 } }
 
-    /// Records a failure of the check's rule at the caller's line.
+    func record(_ failure: RuleFailure) {
+        recorded.withLock { $0.append(failure) }
+    }
+
+    /// Records a failure of the check's rule at the caller's line, in `message`'s words only
+    /// (`fail(_:call:expected:observed:)` says more).
     public func fail(
         _ message: String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
-        let failure = RuleFailure(
+        record(RuleFailure(
             backend: backend.name, rule: check.rule, check: check.name, message: message,
-            location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite)
-        recorded.withLock { $0.append(failure) }
+            location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite))
     }
 
     /// Records a failure unless `condition` holds; returns `condition`.
     @discardableResult
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func expect(
         _ condition: Bool, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -109,6 +127,7 @@ public final class RuleContext: Sendable {
 
     /// Records "expected `expected`, got `actual`" unless they are equal; returns whether they are.
     @discardableResult
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func expectEqual<T: Equatable>(
         _ actual: T, _ expected: T, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -121,16 +140,20 @@ public final class RuleContext: Sendable {
     }
 
     /// Records a failure and stops the check unless `condition` holds.
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func require(
         _ condition: Bool, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) throws {
-        guard expect(condition, message(), fileID: fileID, filePath: filePath, line: line, column: column) else {
+        guard condition else {
+            let text = message()
+            fail(text.isEmpty ? "expectation failed" : text, fileID: fileID, filePath: filePath, line: line, column: column)
             throw RequirementFailed()
         }
     }
 
     /// Returns `value`; records a failure and stops the check when it is `nil`.
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func require<T>(
         _ value: T?, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -144,6 +167,7 @@ public final class RuleContext: Sendable {
     }
 
     /// Expects `body` to throw an error equal to `expected`.
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func expectThrows<E: Error & Equatable>(
         _ expected: E, _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -152,12 +176,14 @@ public final class RuleContext: Sendable {
             try body()
             fail("expected \(expected) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
         } catch {
-            expect((error as? E) == expected, "expected \(expected) to be thrown, got \(error)",
-                   fileID: fileID, filePath: filePath, line: line, column: column)
+            if (error as? E) != expected {
+                fail("expected \(expected) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+            }
         }
     }
 
     /// Expects `body` to throw an error of type `type`.
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func expectThrows<E: Error>(
         _ type: E.Type, _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -166,11 +192,14 @@ public final class RuleContext: Sendable {
             try body()
             fail("expected \(type) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
         } catch {
-            expect(error is E, "expected \(type) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+            if !(error is E) {
+                fail("expected \(type) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+            }
         }
     }
 
     /// Expects `body` to throw an error equal to `expected`, from async code.
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func expectThrowsAsync<E: Error & Equatable>(
         _ expected: E, _ body: () async throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -179,12 +208,14 @@ public final class RuleContext: Sendable {
             try await body()
             fail("expected \(expected) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
         } catch {
-            expect((error as? E) == expected, "expected \(expected) to be thrown, got \(error)",
-                   fileID: fileID, filePath: filePath, line: line, column: column)
+            if (error as? E) != expected {
+                fail("expected \(expected) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+            }
         }
     }
 
     /// Expects `body` not to throw.
+    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
     public func expectNoThrow(
         _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column

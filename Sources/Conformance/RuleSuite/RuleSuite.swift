@@ -70,7 +70,7 @@ public enum RuleSuite {
     }
 
     /// Starts the check's body on a thread (or Swift task) of its own; `done` once it returned.
-    private static func start(_ check: RuleCheck, _ context: RuleContext, done: @escaping @Sendable () -> Void) {
+    static func start(_ check: RuleCheck, _ context: RuleContext, done: @escaping @Sendable () -> Void) {
         switch check.body {
         case .sync(let body):
             let thread = Thread {
@@ -94,36 +94,58 @@ public enum RuleSuite {
     }
 
     /// The failures of a check, plus one for a check still running at its time limit.
-    private static func outcome(_ context: RuleContext, finished: Bool, timeLimit: Duration, line: Int = #line) -> [RuleFailure] {
+    static func outcome(_ context: RuleContext, finished: Bool, timeLimit: Duration, line: Int = #line) -> [RuleFailure] {
         if !finished {
-            context.fail("the check did not finish within \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
+            context.fail("the check \"\(context.check.name)\" finishes within its time limit",
+                         call: "a call of the check's body into the backend that did not return",
+                         expected: "done within \(timeLimit)",
+                         observed: "still running after \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
         }
         return context.failures
     }
 
-    /// Runs `checks` (all by default) against `backend`, one after the other.
+    /// Runs `checks` (all by default) against `backend`, one after the other, each within
+    /// `RuleSuite.timeLimit`, printing nothing.
     public static func run(
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        let began = Uptime.now
-        let failures = checks.flatMap {
-            run($0, on: backend, timingSlack: timingSlack, fileID: fileID, filePath: filePath, line: line, column: column)
-        }
-        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: Uptime.now - began)
+        RuleSuiteRun(backend: backend, checks: checks, timingSlack: timingSlack,
+                     callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)).run()
     }
 
-    /// The same, from async code.
+    /// The same, from async code (on a thread of its own, never one of Swift's cooperative pool).
     public static func run(
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> RuleSuiteReport {
-        let began = Uptime.now
-        var failures: [RuleFailure] = []
-        for check in checks {
-            failures += await run(check, on: backend, timingSlack: timingSlack, fileID: fileID, filePath: filePath, line: line, column: column)
+        let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        return await Conformance.onOwnThread {
+            RuleSuiteRun(backend: backend, checks: checks, timingSlack: timingSlack, callSite: callSite).run()
         }
-        return RuleSuiteReport(backend: backend.name, checks: checks, failures: failures, duration: Uptime.now - began)
+    }
+
+    /// Runs `checks` as `configuration` says: its timing slack, `ruleTimeLimit` per check, its
+    /// `knownIssues` (their failures go to the report's `knownIssues`), a progress line per
+    /// chapter (and one for a check still running after 10 s) on its `output`, and no check
+    /// started once its time limit ran out (`checkAll` shares it with the programs).
+    public static func run(
+        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, configuration: ConformanceConfiguration,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> RuleSuiteReport {
+        RuleSuiteRun(backend: backend, checks: checks, configuration: configuration,
+                     callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)).run()
+    }
+
+    /// The same, from async code.
+    public static func run(
+        _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, configuration: ConformanceConfiguration,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) async -> RuleSuiteReport {
+        let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        return await Conformance.onOwnThread {
+            RuleSuiteRun(backend: backend, checks: checks, configuration: configuration, callSite: callSite).run()
+        }
     }
 
     private static func finish(_ context: RuleContext, _ body: () throws -> Void) {
@@ -137,7 +159,8 @@ public enum RuleSuite {
     /// An error a check did not catch: a `require` that failed (already recorded), or a failure.
     private static func recordThrown(_ error: any Error, _ context: RuleContext, line: Int = #line) {
         guard !(error is RequirementFailed) else { return }
-        context.fail("the check threw \(error)", line: line)
+        context.fail("the check's calls into the backend do not throw", call: "a throwing call of the check's body",
+                     expected: "no error", observed: "threw \(RuleContext.show(error))", line: line)
     }
 }
 
@@ -147,29 +170,5 @@ private final class Once: Sendable {
     init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = Locked(body) }
     func callAsFunction(_ value: Bool) {
         body.withLock { body in defer { body = nil }; return body }?(value)
-    }
-}
-
-/// What `RuleSuite.run` found for one backend.
-public struct RuleSuiteReport: Sendable, CustomStringConvertible {
-    public let backend: String
-    /// The checks that ran.
-    public let checks: [RuleCheck]
-    public let failures: [RuleFailure]
-    public let duration: Duration
-
-    public var passed: Bool { failures.isEmpty }
-
-    /// The rule ids whose checks ran, in the contract's order.
-    public var rules: [String] {
-        var seen = Set<String>()
-        return checks.map(\.rule).filter { seen.insert($0).inserted }
-    }
-
-    public var description: String {
-        let broken = Set(failures.map(\.rule))
-        return (["rule suite [\(backend)]: \(checks.count) checks of \(rules.count) rules in \(duration), "
-            + (passed ? "passed" : "\(failures.count) failures (\(rules.filter(broken.contains).joined(separator: " ")))")]
-            + failures.map(\.description)).joined(separator: "\n")
     }
 }

@@ -66,10 +66,11 @@ typealias Counter = RuleSuite.Counter
 typealias Recorder = RuleSuite.Recorder
 typealias Unsynchronized = RuleSuite.Unsynchronized
 
-/// Waits until `condition` holds, re-checking every millisecond up to `patience`. For outcomes
-/// with no task to wait on (an object's release on another thread); returns the final answer.
-func eventually(_ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + patience
+/// Waits until `condition` holds, re-checking every millisecond up to `limit` (`patience` by
+/// default). For outcomes with no task to wait on (an object's release on another thread, a
+/// delivery to an executor); returns the final answer.
+func eventually(within limit: Duration = patience, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }
         Thread.sleep(forTimeInterval: 0.001)
@@ -138,4 +139,25 @@ final class GateExecutor: Executor {
 /// An executor that drops every job: the fault C8.3 turns into a failure instead of a hang.
 final class DroppingJobsExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) {}
+}
+
+/// The executor's name in a failure's call: `default`, `inline`, `serial`, or `user`.
+func executorName(_ executor: any Executor, in backend: any TaskBackend) -> String {
+    executor === backend.defaultExecutor ? "default" : executor === backend.inlineExecutor ? "inline"
+        : executor is UserExecutor ? "user" : "serial"
+}
+
+/// How many times each of a list of things ran, in words: "all once", or the ones that did not.
+func runCounts(_ counts: [Int]) -> String {
+    let off = counts.enumerated().filter { $0.element != 1 }
+    guard !off.isEmpty else { return "each ran once" }
+    return "\(off.count) of \(counts.count) did not run once: " + off.prefix(5).map { "#\($0.offset) ran \($0.element) times" }
+        .joined(separator: ", ") + (off.count > 5 ? ", ..." : "")
+}
+
+/// A sequence expected to be 0, 1, 2, ...: where it first goes wrong.
+func firstDisorder(_ seen: [Int]) -> String {
+    guard let index = seen.indices.first(where: { seen[$0] != $0 }) else { return "\(seen.count) in order" }
+    let window = seen[max(0, index - 2)..<min(seen.count, index + 3)].map(String.init).joined(separator: ", ")
+    return "\(seen.count) runs, out of order at position \(index): ... \(window) ..."
 }

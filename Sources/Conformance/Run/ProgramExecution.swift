@@ -21,12 +21,16 @@ final class ProgramExecution: Sendable {
     /// How long the steps that wait for the backend themselves (long chains, nested waits, probed
     /// combinators) wait: the configuration's timing slack.
     let timingSlack: Duration
+    /// How long a step that watches for releases itself (a probed combinator, C5.5) waits for
+    /// them: the leak limit of the run (C8.1, C8.2), no longer than the timing slack.
+    let leakLimit: Duration
 
-    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration) {
+    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration, leakLimit: Duration? = nil) {
         self.program = program
         self.backend = backend
         self.executors = executors
         self.timingSlack = timingSlack
+        self.leakLimit = min(timingSlack, leakLimit ?? timingSlack)
         log = EventLog(taskCount: program.taskCount)
         slots = Slots(program: program)
         payloads = Payloads(count: 2 * program.steps.count)

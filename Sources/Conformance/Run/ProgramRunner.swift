@@ -36,7 +36,7 @@ struct ProgramRunner {
         }
         let execution = ProgramExecution(
             program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend),
-            timingSlack: timingSlack)
+            timingSlack: timingSlack, leakLimit: leakLimit)
         var record = RunRecord(program: program, mode: .stress)
         guard runDrivers(execution) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }

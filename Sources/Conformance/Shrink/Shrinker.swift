@@ -1,12 +1,24 @@
 import Foundation
 
-/// Shrinks a failing program while the same rule still fails: tries a stress failure under a
-/// controlled schedule, drops chunks of steps (halving the chunk size down to single steps),
-/// drops combinator inputs, merges drivers, removes pauses, and lowers PCT's depth. Greedy: the first smaller candidate that still fails is
-/// kept, and the search restarts from it. Bounded by a time budget.
+/// Shrinks a failing program while the same rule still fails, within a time budget:
 ///
-/// A controlled candidate runs once (the same seed and program is the same schedule); a stress
-/// candidate up to `stressAttempts` times, since the race may not show every time.
+/// 1. the mode: a stress failure tried under a controlled schedule (random walk, then PCT 3),
+///    so that every later candidate runs once and the counterexample replays exactly; PCT's
+///    depth lowered;
+/// 2. chunks of steps removed as delta debugging does: halves first, then, at each chunk size,
+///    every chunk in turn, staying at that size after a removal (the rest of the program is
+///    tried at the same granularity, not from halves again), then half the size, down to
+///    single steps, until no single step can go;
+/// 3. the other edits: drivers merged, combinator inputs dropped, pauses removed; after one
+///    succeeds, the chunk removal runs again from the size where it last removed something;
+/// 4. for a controlled failure, steps 2 and 3 once more with `scheduleAttempts` schedule seeds
+///    per candidate, when one seed finds nothing more to remove.
+///
+/// Every candidate is repaired (`ProgramRepair`) and kept only if smaller. A stress candidate
+/// runs up to `stressAttempts` times, since the race may not show every time; a controlled one
+/// under up to `scheduleAttempts` schedule seeds, since a smaller program draws another
+/// schedule from the same seed (the one that fails is kept: its `seed` says which, and the
+/// counterexample still replays exactly).
 struct Shrinker {
     let pipeline: ProgramPipeline
     let rule: Rule
@@ -14,6 +26,7 @@ struct Shrinker {
     /// Each candidate's one time limit (the pipeline's `hangLimit` while it runs).
     let candidateLimit: @Sendable (Program) -> Duration
     var stressAttempts = 3
+    var scheduleAttempts = 3
 
     struct Result {
         var program: Program
@@ -24,42 +37,120 @@ struct Shrinker {
         /// Candidate programs run.
         var runs: Int
         var duration: Duration
+        /// Where the search was when the budget ran out (nil: it finished: no smaller candidate
+        /// of those it makes still fails).
+        var stoppedAt: String?
+    }
+
+    /// The search under way: the current program and mode, what it cost so far.
+    private struct Search {
+        var current: Program
+        var mode: ScheduleMode
+        var finding: Finding?
+        var runs = 0
+        let start = Uptime.now
+        var stoppedAt: String?
+        /// Schedule seeds tried per controlled candidate.
+        var scheduleSeeds = 1
     }
 
     func shrink(_ program: Program, mode: ScheduleMode) -> Result {
-        let start = Uptime.now
-        var current = program
-        var currentMode = mode
-        var runs = 0
-        var finding: Finding?
-        var improved = true
-        search: while improved {
-            improved = false
-            for (candidate, candidateMode) in candidates(current, mode: currentMode) {
-                if Uptime.now - start > timeBudget { break search }
-                let repaired = ProgramRepair.repaired(candidate)
-                guard candidateMode != currentMode || isSmaller(repaired, than: current) else { continue }
-                runs += 1
-                if let found = failure(repaired, mode: candidateMode) {
-                    finding = found
-                    current = repaired
-                    currentMode = candidateMode
-                    improved = true
-                    continue search
-                }
+        var search = Search(current: program, mode: mode)
+        // The mode first: every later candidate then runs once, and replays exactly.
+        for candidateMode in modes(after: mode) where !budgetOver(&search, at: "trying the failure in \(candidateMode) mode") {
+            if attempt(search.current, candidateMode, &search, force: true) { break }
+        }
+        if case .controlled(.pct(var depth)) = search.mode {
+            while depth > 1, !budgetOver(&search, at: "lowering PCT's depth") {
+                depth -= 1
+                guard attempt(search.current, .controlled(.pct(depth: depth)), &search, force: true) else { break }
             }
         }
-        return Result(program: current, mode: currentMode, finding: finding, runs: runs, duration: Uptime.now - start)
+        // One schedule per controlled candidate first; when that finds nothing more, again with
+        // `scheduleAttempts` seeds per candidate (a race whose window a smaller program's
+        // schedule misses), from halves.
+        for seeds in [1, scheduleAttempts] where search.stoppedAt == nil {
+            search.scheduleSeeds = seeds
+            var chunk = max(1, search.current.steps.count / 2)
+            while search.stoppedAt == nil {
+                chunk = removeChunks(from: chunk, &search)
+                guard search.stoppedAt == nil, otherEdits(&search) else { break }
+            }
+            if !search.mode.isControlled { break }
+        }
+        return Result(program: search.current, mode: search.mode, finding: search.finding, runs: search.runs,
+                      duration: Uptime.now - search.start, stoppedAt: search.stoppedAt)
     }
 
-    /// The finding of `rule` if `program` still breaks it.
-    private func failure(_ program: Program, mode: ScheduleMode) -> Finding? {
-        let attempts = mode.isControlled ? 1 : stressAttempts
+    /// Removes chunks of `size` steps, then of half that, ... down to single steps; returns the
+    /// size at which the last removal happened (where a later pass should start again).
+    private func removeChunks(from size: Int, _ search: inout Search) -> Int {
+        var chunk = max(1, min(size, search.current.steps.count / 2))
+        var lastRemoval = 1
+        while true {
+            var start = 0
+            var removed = false
+            while start < search.current.steps.count {
+                if budgetOver(&search, at: "removing chunks of \(chunk) steps (\(search.current.steps.count) left)") { return chunk }
+                var candidate = search.current
+                candidate.steps.removeSubrange(start..<min(candidate.steps.count, start + chunk))
+                // Kept: the next chunk now starts where this one did.
+                if attempt(candidate, search.mode, &search) {
+                    lastRemoval = chunk
+                    removed = true
+                } else {
+                    start += chunk
+                }
+            }
+            // Single steps until a whole pass removes none: no one step can go.
+            if chunk == 1, !removed { return lastRemoval }
+            chunk = max(1, chunk / 2)
+        }
+    }
+
+    /// Drivers merged, combinator inputs dropped, pauses removed: the first that still fails
+    /// is kept (`true`).
+    private func otherEdits(_ search: inout Search) -> Bool {
+        for candidate in edits(of: search.current) {
+            if budgetOver(&search, at: "merging drivers, dropping inputs and pauses (\(search.current.steps.count) steps left)") { return false }
+            if attempt(candidate, search.mode, &search) { return true }
+        }
+        return false
+    }
+
+    /// Whether the budget is spent; if so, records where the search was.
+    private func budgetOver(_ search: inout Search, at stage: String) -> Bool {
+        if search.stoppedAt != nil { return true }
+        guard Uptime.now - search.start > timeBudget else { return false }
+        search.stoppedAt = stage
+        return true
+    }
+
+    /// Runs `candidate` (repaired) in `mode` if it is smaller (or `force`: the same program in
+    /// another mode); keeps it when it still breaks the rule.
+    private func attempt(_ candidate: Program, _ mode: ScheduleMode, _ search: inout Search, force: Bool = false) -> Bool {
+        let repaired = ProgramRepair.repaired(candidate)
+        guard force || isSmaller(repaired, than: search.current) else { return false }
+        search.runs += 1
+        guard let (found, failing) = failure(repaired, mode: mode, scheduleSeeds: search.scheduleSeeds) else { return false }
+        search.current = failing
+        search.mode = mode
+        search.finding = found
+        return true
+    }
+
+    /// The finding of `rule` if `program` still breaks it, and the program that did: a stress
+    /// candidate runs up to `stressAttempts` times; a controlled one under `scheduleSeeds`
+    /// schedule seeds (its own, then the next ones): a smaller program draws another schedule
+    /// from the same seed, which may miss the window the original hit.
+    private func failure(_ program: Program, mode: ScheduleMode, scheduleSeeds: Int) -> (Finding, Program)? {
         var pipeline = self.pipeline
         pipeline.hangLimit = candidateLimit(program)
-        for _ in 0..<attempts {
-            let result = pipeline.run(program, mode: mode)
-            if let finding = result.findings.first(where: { $0.rule == rule }) { return finding }
+        for attempt in 0..<(mode.isControlled ? scheduleSeeds : stressAttempts) {
+            var candidate = program
+            if mode.isControlled { candidate.seed = program.seed &+ UInt64(attempt) }
+            let result = pipeline.run(candidate, mode: mode)
+            if let finding = result.findings.first(where: { $0.rule == rule }) { return (finding, candidate) }
             if result.abandoned { return nil }
         }
         return nil
@@ -69,39 +160,24 @@ struct Shrinker {
         (a.steps.count, a.drivers, a.pauseCount, a.inputCount) < (b.steps.count, b.drivers, b.pauseCount, b.inputCount)
     }
 
-    /// Candidates, biggest cuts first; each is repaired before it runs.
-    private func candidates(_ program: Program, mode: ScheduleMode) -> [(Program, ScheduleMode)] {
-        var result: [(Program, ScheduleMode)] = []
-        // A stress failure that a controlled schedule shows too becomes reproducible, and its
-        // candidates need one run each.
-        if mode == .stress {
-            result.append((program, .controlled(.randomWalk)))
-            result.append((program, .controlled(.pct(depth: 3))))
-        }
-        if case .controlled(.pct(let depth)) = mode, depth > 1 {
-            result.append((program, .controlled(.pct(depth: depth - 1))))
-        }
-        let count = program.steps.count
-        var chunk = max(1, count / 2)
-        while true {
-            var start = 0
-            while start < count {
-                var copy = program
-                copy.steps.removeSubrange(start..<min(count, start + chunk))
-                result.append((copy, mode))
-                start += chunk
-            }
-            if chunk == 1 { break }
-            chunk = max(1, chunk / 2)
-        }
+    /// A stress failure that a controlled schedule shows too becomes reproducible, and its
+    /// candidates need one run each.
+    private func modes(after mode: ScheduleMode) -> [ScheduleMode] {
+        mode == .stress ? [.controlled(.randomWalk), .controlled(.pct(depth: 3))] : []
+    }
+
+    /// The edits other than removing steps: one driver, drivers merged pairwise, each
+    /// combinator input dropped, every pause removed.
+    private func edits(of program: Program) -> [Program] {
+        var result: [Program] = []
         if program.drivers > 1 {
             var single = program
             single.steps = program.steps.map { Step(driver: 0, operation: $0.operation, pause: $0.pause) }
-            result.append((single, mode))
+            result.append(single)
             for driver in 1..<program.drivers {
                 var merged = program
                 merged.steps = program.steps.map { Step(driver: $0.driver == driver ? driver - 1 : $0.driver, operation: $0.operation, pause: $0.pause) }
-                result.append((merged, mode))
+                result.append(merged)
             }
         }
         for (index, step) in program.steps.enumerated() {
@@ -111,13 +187,13 @@ struct Shrinker {
                 var fewer = combine
                 fewer.inputs.remove(at: drop)
                 copy.steps[index].operation = .combine(fewer)
-                result.append((copy, mode))
+                result.append(copy)
             }
         }
         if program.pauseCount > 0 {
             var calm = program
             calm.steps = program.steps.map { Step(driver: $0.driver, operation: $0.operation, pause: .none) }
-            result.append((calm, mode))
+            result.append(calm)
         }
         return result
     }

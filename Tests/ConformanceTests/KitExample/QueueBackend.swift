@@ -25,17 +25,6 @@ public final class QueueBackend: KitBackend {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
         return CancelOnDispose(item)
     }
-
-    /// Both executors only queue (C2.3), so the kit may hand jobs to them directly; anything
-    /// else (a user's executor) it calls from its trampoline (C2.7).
-    public func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool {
-        switch executor {
-        case let executor as ThreadPerJobExecutor: executor.execute(job)
-        case let executor as QueueExecutor: executor.execute(job)
-        default: return false
-        }
-        return true
-    }
 }
 
 /// The default executor: every job on a new thread, marked as this executor's (C9.7).

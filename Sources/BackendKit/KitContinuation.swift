@@ -1,22 +1,5 @@
 import TaskAPI
 
-/// What a backend built on the kit contributes: its executors, and how a job is handed to them.
-/// Everything else (task state, continuations, trampoline, waiting, await) is the kit's.
-public protocol KitBackend: TaskBackend, AnyObject {
-    /// Hands `job` to `executor` if it is one of this backend's executors that never runs a job
-    /// inside the call (C2.3), and returns `true`; returns `false`, touching nothing, for any
-    /// other executor. The kit then calls `executor.execute` from the thread's trampoline, so
-    /// that an executor running jobs synchronously cannot turn a long chain into a recursion
-    /// (C2.7). The inline executor never reaches this call.
-    func enqueueDirectly(_ job: @escaping @Sendable () -> Void, on executor: any Executor) -> Bool
-}
-
-/// A kit task's outcome without its value: `.success(())` means the value is in the
-/// `KitTask<T>`'s slot (stored before the outcome is published), failure and cancellation are
-/// complete as they are. Non-generic, so the core's state never boxes a value or looks up
-/// generic metadata.
-typealias Outcome = Completion<Void>
-
 /// One registration on a kit task (C2.1), in a non-generic shape: where to run, and what to run,
 /// in one object. A derived task (`map`, `continueWith`) is its own registration (`TaskCore` is a
 /// `KitContinuation`), so registering it allocates nothing beyond the task; the other
@@ -33,7 +16,7 @@ public class KitContinuation: @unchecked Sendable {
     /// node registered on the inline executor. The subclasses that can run elsewhere store their
     /// executor (`nil` for the inline one, see `stored(_:)`, so that handing over needs no
     /// identity check and registering no retain of it) and override this with `HandOff`.
-    func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         run(outcome, from: antecedent)
     }
 
@@ -51,11 +34,11 @@ public class KitContinuation: @unchecked Sendable {
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
     /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
     /// continuation was made for, whose slot holds the value when `outcome` is a success.
-    func run(_ outcome: Outcome, from antecedent: TaskCore) {}
+    func run(_ outcome: KitOutcome, from antecedent: TaskCore) {}
 
     /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
     /// it may start and complete itself without its lock.
-    func runFresh(_ outcome: Outcome, from antecedent: TaskCore) {
+    func runFresh(_ outcome: KitOutcome, from antecedent: TaskCore) {
         run(outcome, from: antecedent)
     }
 }
@@ -70,9 +53,9 @@ class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
         self.body = body
     }
 
-    override final func run(_ outcome: Outcome, from antecedent: TaskCore) {
+    override final func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         // Registered on a KitTask<T> (see `KitContinuation.run`).
-        body(unsafeDowncast(antecedent, to: KitTask<T>.self).typed(outcome))
+        body(antecedent.kitTask(of: T.self).typed(outcome))
     }
 }
 
@@ -86,23 +69,21 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
         super.init(body: body)
     }
 
-    override func handOff(_ outcome: Outcome, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 }
 
 /// Hands one continuation to its executor (C2.3, C2.5), from a delivery running on the thread's
 /// trampoline (`KitContinuation.handOff`): wakers and inline continuations run at once (the
-/// trampoline queues whatever they complete in turn, so nothing nests deeper than one, C2.7), the
-/// backend's own queueing executors get the job directly, and any other executor is called
-/// directly too: one that runs the job synchronously adds one level, no more.
+/// trampoline queues whatever they complete in turn, so nothing nests deeper than one, C2.7);
+/// any other executor gets the job through its `execute`: one that runs the job synchronously
+/// adds one level, no more, since whatever the job completes is queued on the trampoline.
 enum HandOff {
     /// The hand-off to an executor, out of line: the inline path stays small.
     @inline(never)
-    static func enqueue(_ continuation: KitContinuation, _ outcome: Outcome, _ antecedent: TaskCore,
+    static func enqueue(_ continuation: KitContinuation, _ outcome: KitOutcome, _ antecedent: TaskCore,
                         on executor: any Executor) {
-        let bound: @Sendable () -> Void = { continuation.run(outcome, from: antecedent) }
-        if antecedent.owner.enqueueDirectly(bound, on: executor) { return }
-        executor.execute(bound)
+        executor.execute { continuation.run(outcome, from: antecedent) }
     }
 }

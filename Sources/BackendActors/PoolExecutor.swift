@@ -14,26 +14,26 @@ import TaskAPI
 /// This object is the pool's handle: backends, mailboxes, tasks waiting to hand over to it and
 /// queued Swift jobs hold it; the threads hold only the pool. When the last handle goes, the pool
 /// stops: its workers run what is queued and exit (the shared pool lives as long as the process).
-final class WorkerPool: TaskAPI.Executor, TaskExecutor, Sendable {
+final class PoolExecutor: TaskAPI.Executor, TaskExecutor, Sendable {
     /// The threads, the queue and the blocking accounting.
-    let core: ThreadPool
+    let pool: ThreadPool
 
     /// The pool every `ActorsBackend()` shares.
-    static let shared = WorkerPool(limit: BlockingThreads.defaultLimit)
+    static let shared = PoolExecutor(limit: BlockingThreads.defaultLimit)
 
     init(width: Int = max(2, NativeThread.processorCount), limit: Int) {
-        core = ThreadPool(name: "actors", workers: width, maxBlockedThreads: limit)
+        pool = ThreadPool(name: "actors", workers: width, maxBlockedThreads: limit)
     }
 
     deinit {
-        core.stop()
+        pool.stop()
     }
 
     /// The most threads started at once beyond the core count for blocked workers.
-    var limit: Int { core.limit }
+    var limit: Int { pool.limit }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
-        core.push(job)
+        pool.push(job)
     }
 
     /// A Swift job (a task started with this pool as its preferred executor) in a closure: one
@@ -41,6 +41,6 @@ final class WorkerPool: TaskAPI.Executor, TaskExecutor, Sendable {
     /// closure holds this handle until the job has run.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        core.push { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+        pool.push { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 }
