@@ -226,6 +226,9 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
 
     public var description: String { rawValue }
 
+    /// A form registered on a `PinnedActor` (C9.10).
+    var isPinnedForm: Bool { rawValue.hasSuffix("[actor]") }
+
     /// What `backend.makeSource(of: T.self)` calls: in debug builds the overload that records
     /// where the source was made (C8.3), in release builds the requirement.
     static var makeSourceOfType: EntryPoint {
@@ -252,14 +255,6 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
             return "needs the program's main thread to serve the main executor (C9.8), which a test process's main thread may not "
                 + "(the threads backend's never does): Tests/RuleTests' child processes run every form (C9MainExecutorTests, "
                 + "C9IsolatedContinuationTests, Examples/MainExecutor); the rule suite checks what holds off the main thread (C9.10)"
-        case .whenCompleteActor, .continueWithActor, .continueWithTaskActor, .mapActor, .flatMapActor, .thenActor, .recoverActor,
-             .recoverTaskActor, .catchActor, .finallyActor, .finallyTaskActor, .makeSourceOf, .prepareTask, .prepareTaskNoToken,
-             .factoryRunAsync, .factoryPrepareNoToken, .factoryPrepareTask, .factoryPrepareTaskNoToken, .factoryRetry, .factoryRetryNoToken,
-             .factoryRetryTask, .factoryRetryTaskNoToken, .factoryDelay, .factoryMap, .factoryFlatMap, .factoryThen, .factoryRecover,
-             .factoryRecoverTask, .factoryCatch, .factoryFinally, .factoryFinallyTask, .factoryWhenComplete, .groupInit, .groupJoin,
-             .groupIdle, .groupPendingCount, .groupWait, .groupWaitTimeout:
-            // The merge of issue 24's API (a3) into issue 22's programs (b2): the next commit generates them.
-            return "new in issue 24's API: not generated yet"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
         case .makeSourceOfOrigin:
@@ -293,7 +288,7 @@ extension ExecutorRef {
         switch self {
         case .default: return [.defaultExecutor]
         case .inline: return [.inlineExecutor]
-        case .serial(let n): return n % 2 == 1 ? [.makeActorExecutor] : [.makeSerialExecutor]
+        case .serial: return isActorExecutor ? [.makeActorExecutor] : [.makeSerialExecutor]
         case .counting: return []
         }
     }

@@ -35,8 +35,10 @@ struct DeterminismTests {
 
     /// Changed by issue 22's operations (every API entry point, call shapes), then by their merge
     /// with issue 24's API (a3: the call forms `(on:)`, `(token:)`, `runTask`, `recoverTask`,
-    /// `retryTask`; setters' and async bodies' text): every earlier seed now gives another program.
-    static let golden7: UInt64 = 3_344_135_623_642_774_406
+    /// `retryTask`; setters' and async bodies' text), then by that API's coverage (pinned-actor
+    /// forms, value forms keeping a task, tasks made by bodies, every factory form, work groups,
+    /// the `makeSource(of:)` requirement): every earlier seed now gives another program.
+    static let golden7: UInt64 = 9_924_377_324_892_959_585
 
     /// Replaying: program `i` of a run with base seed `b` is the single program of a run with
     /// base seed `b &+ i`, which is what the printed replay line runs.
@@ -76,7 +78,10 @@ struct DeterminismTests {
                        "probed sources", "then cancelled", "chain of", "whenComplete(on:", "whenComplete { echo }", "in t", ".execute: ",
                        "inspect t", "(prepared)", "inspect k", ".tryStart()", ".tryStart(on:", "try t", ".start(on:", "retry(",
                        "TaskFactory(", ".with(executor:", ".with(token:", ".prepare {", "async loop", "on default",
-                       "execute { job } ×", "runAsync(", "run(token:", "preferring:"] {
+                       "execute { job } ×", "runAsync(", "run(token:", "preferring:", "(on: actor(", "whenComplete(on: actor(", "=>",
+                       "->succeeded", "->failed", "->cancelled", "prepareTask(", "each a new task", "own token cancelled on retry",
+                       "(makeSource(of:))(", ").map(t", ").recoverTask->", ").retryTask(", ").delay(", ").whenComplete(t", "run { async",
+                       "WorkGroup().idle()", ".join(t", ").idle()", ").wait()", ").wait(timeout:"] {
             #expect(kinds.contains { $0.contains(needle.replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression)) }, "no \(needle)")
         }
     }

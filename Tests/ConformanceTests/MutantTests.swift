@@ -11,7 +11,10 @@ struct MutantTests {
     static let expectedRules: [Mutation: Set<Rule>] = [
         .twoTrySetWinners: [.c1_2],
         .continuationRunTwice: [.c2_1],
-        .lifoContinuations: [.c2_4],
+        // Continuations run last registered first (C2.4); a work group's count-out, registered at
+        // the join, then runs before the harness's observer of the joined task, so an idle() is
+        // seen completing before that task (C9.11).
+        .lifoContinuations: [.c2_4, .c9_11],
         // The body runs inside `whenComplete`, on the registering thread, whatever its executor:
         // inside the call (C2.3), or not inside a counting executor's job (C2.5); an inline one
         // registered from inside inline work runs in place instead of behind it (C2.7).
@@ -39,7 +42,9 @@ struct MutantTests {
         .lostContinuationOnRace: [.c2_1, .c6_3, .c2_4, .c2_7],
         .lostContinuationInRegister: [.c2_1, .c6_3, .c2_4, .c2_7],
         .recursionInsteadOfTrampoline: [.c2_7],
-        .errorReplaced: [.c3_1],
+        // A thrown error replaced (C3.1); in a retryTask whose attempts are tasks run on the
+        // default executor, the retry ends with the replaced error (C9.4, the retry's model).
+        .errorReplaced: [.c3_1, .c9_4],
         // A token cancelled before the continuation registered does not take effect: the
         // continuation waits for its antecedent (C4.3), or a token linked to a cancelled one
         // stays uncancelled (C4.6), which a checkpoint shows (C4.4).
@@ -96,7 +101,9 @@ struct MutantTests {
         // work: the oracle's C2.7 check (a continuation registered from inside an inline host
         // ran before the host ended), or an async loop's stack growth.
         .registrationRunsInPlace: [.c2_7],
-        .firstInlineHandedLast: [.c2_4],
+        // The first inline continuation (the harness's observer) handed over after the next: C2.4,
+        // or a work group counting a joined task out before its observer logged it (C9.11).
+        .firstInlineHandedLast: [.c2_4, .c9_11],
         .statusRunningWhenPending: [.c1_5],
         // Its jobs run out of the order handed over: a burst (C7.2, or the interposition's C7.2),
         // or continuations of one task on it (C2.4).

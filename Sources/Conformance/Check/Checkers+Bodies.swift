@@ -77,7 +77,14 @@ extension Checkers {
         exercised.insert(.c9_7)
         judged.judge(step)
         let expected = executor != .inline
-        if isCurrent != expected {
+        if spec.pinned {
+            // Registered on the actor pinned to the executor: the body runs as its job, isolated (C9.10).
+            exercised.insert(.c9_10)
+            if !isCurrent {
+                fail(.c9_10, "the body of t\(t), registered on the actor pinned to \(executor), ran outside \(executor)'s jobs (\(describe(t)))",
+                     expected: "a job of the actor's executor, isolated to the actor", observed: "\(executor).isCurrent false")
+            }
+        } else if isCurrent != expected {
             // False on the backend's own executor: isCurrent is wrong, or the body ran elsewhere (C2.5).
             fail(.c9_7, "\(executor).isCurrent inside the body of t\(t), registered for \(executor), was \(isCurrent)"
                  + (expected ? " (isCurrent is wrong, or the body ran on another executor: C2.5)" : "") + " (\(describe(t)))",

@@ -11,6 +11,8 @@ extension Checkers {
         checkRetries()
         checkFactories()
         checkBursts()
+        checkGroups()
+        checkAbandonedOrigins()
     }
 
     /// The steps of `kind` on task `t` (by the ids they take), with their start and end.
@@ -199,7 +201,7 @@ extension Checkers {
     /// that is never cancelled, one after the other (C9.4).
     private mutating func checkRetries() {
         for (index, step) in program.steps.enumerated() {
-            guard case .retry(let retry) = step.operation, let attempts = observations.retryAttempts[retry.task] else { continue }
+            guard let retry = step.operation.retry, let attempts = observations.retryAttempts[retry.task] else { continue }
             exercised.insert(.c9_4)
             judged.judge(index)
             let starts = attempts.filter { !$0.end }
@@ -243,6 +245,22 @@ extension Checkers {
                 let first = zip(order, order.dropFirst()).first { $0 > $1 }
                 fail(.c7_2, "the jobs of the burst at step \(step) (\(program.steps[step].operation)) ran out of the order they were handed over",
                      expected: "FIFO: job \(first?.1 ?? 0) before job \(first?.0 ?? 0)", observed: "job \(first?.0 ?? 0) first")
+            }
+        }
+    }
+
+    /// A source that records its origin, released pending, fails its task with an abandoned error
+    /// naming the file and line of the call that made it in debug builds, nothing in release
+    /// builds or when made through the `makeSource(of:)` requirement (C8.3).
+    private mutating func checkAbandonedOrigins() {
+        for (t, expected) in observations.sourceOrigins.sorted(by: { $0.key < $1.key }) {
+            guard let named = observations.abandonedOrigins[t], let step = oracle.creator[t]?.step else { continue }
+            exercised.insert(.c8_3)
+            judged.judge(step)
+            if named != expected {
+                fail(.c8_3, "t\(t)'s source, released pending, failed it abandoned naming \(named ?? "no origin") (\(describe(t)))",
+                     expected: expected.map { "TaskError.abandoned(origin: \($0)), where the source was made" } ?? "TaskError.abandoned(origin: nil)",
+                     observed: "origin \(named ?? "nil")")
             }
         }
     }

@@ -214,6 +214,18 @@ struct HangDiagnosis {
             found.unexplained.append((.c2_1, "\(driver) never returned from the backend (a deadlock or a lost wake-up inside the call?)"))
         case .untilCompleted(let t):
             explainWait(on: t, driver: driver, into: &found)
+        case .untilGroupIdle(let g):
+            // What the group waits for: its joined tasks, as a wait() on each would.
+            let joined = program.steps.compactMap { step -> Int? in
+                if case .joinGroup(let join) = step.operation, join.group == g { return join.task }
+                return nil
+            }
+            guard let pending = joined.first(where: { hang.actual[$0] != true }) else {
+                found.stuck.append(driver)
+                found.culprits.append((.c9_11, "\(driver): every task joined to the group completed, but wait() never returned"))
+                return
+            }
+            explainWait(on: pending, driver: driver, into: &found)
         }
     }
 

@@ -53,6 +53,13 @@ struct Observations {
     var factories: [(step: Int, backendOK: Bool, executorOK: Bool, tokenOK: Bool)] = []
     /// Each burst's jobs, in the order they ran.
     var burstRuns: [Int: [(index: Int, seq: UInt64)]] = [:]
+    /// Joins to work groups, with the `pendingCount` read after each, by step (C9.11).
+    var groupJoins: [Int: (group: Int, task: Int, pending: Int)] = [:]
+    /// The origin each recording source must name if abandoned, and the one it named (C8.3).
+    var sourceOrigins: [Int: String?] = [:]
+    var abandonedOrigins: [Int: String?] = [:]
+    /// Group waits, with what they returned, by step (C9.11).
+    var groupWaits: [Int: (group: Int, idle: Bool, seq: UInt64)] = [:]
 
     init(_ events: [Event]) {
         for event in events {
@@ -91,7 +98,11 @@ struct Observations {
             case .retryAttempt(let task, let attempt, let end): retryAttempts[task, default: []].append((attempt, end, event.seq))
             case .factoryMade(let step, let backendOK, let executorOK, let tokenOK): factories.append((step, backendOK, executorOK, tokenOK))
             case .burstJobRan(let step, let index): burstRuns[step, default: []].append((index, event.seq))
-            case .handlerRan, .timerFired, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined, .probedRetained,
+            case .sourceOrigin(let task, let expected): sourceOrigins[task] = .some(expected)
+            case .abandonedOrigin(let task, let origin): abandonedOrigins[task] = .some(origin)
+            case .groupJoined(let step, let group, let task, let pending): groupJoins[step] = (group, task, pending)
+            case .groupWaited(let step, let group, let idle): groupWaits[step] = (group, idle, event.seq)
+            case .handlerRan, .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined, .probedRetained,
                  .asyncLoopRan:
                 break
             }

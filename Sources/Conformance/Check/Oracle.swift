@@ -140,6 +140,22 @@ struct Oracle {
     /// outcome, or pending/unknown.
     enum Inner { case outcome(Outcome), pending, unknown }
 
+    /// The state of the task a body returns: an existing task's, or the outcome of one it makes.
+    func inner(_ inner: InnerTask, step: Int, in model: Evaluation) -> Inner {
+        if let t = inner.task { return resolvedOrState(model.input(t), task: t) }
+        return inner.madeOutcome(step: step).map { .outcome($0) } ?? .unknown
+    }
+
+    /// A task taking the outcome of the task its body returned (`runTask`, `prepareTask`, C9.5),
+    /// once the body returned it: that task's outcome by `rule`, or pending, or unknown.
+    func returnedOutcome(_ returned: InnerTask, step: Int, in model: Evaluation, rule: Rule) -> Expectation {
+        switch inner(returned, step: step, in: model) {
+        case .outcome(let outcome): return .outcomes([outcome], rule)
+        case .pending: return .pending
+        case .unknown: return .unknown
+        }
+    }
+
     func resolvedOrState(_ expectation: Expectation, task: Int) -> Inner {
         if let outcome = resolved(expectation, task: task) { return .outcome(outcome) }
         if case .pending = expectation { return .pending }
@@ -203,14 +219,17 @@ extension ContinuationKind {
     /// Whether the body runs on `input` (C3.3).
     func runs(on input: Outcome) -> Bool {
         switch self {
-        case .continueWith, .continueWithTask, .finally, .finallyTask: return true
-        case .map, .then, .flatMap: return input.isSuccess
+        case .continueWith, .continueWithTask, .finally, .finallyTask, .continueWithKeeping: return true
+        case .map, .then, .flatMap, .mapKeeping, .thenKeeping: return input.isSuccess
         case .recover, .recoverTask, .catch: return input.isFailure
         }
     }
 
-    /// What the continuation's task takes once its body returned.
-    enum Result { case bodyValue, innerOutcome, input, inputOnceInnerSucceeded }
+    /// What the continuation's task takes once its body returned: its value, the outcome of the
+    /// task it returned, its input, its input once the task it returned succeeded (`finallyTask`),
+    /// or the task it returned as its value, at once (C2.6: the harness reads whether it is that
+    /// very task).
+    enum Result { case bodyValue, innerOutcome, input, inputOnceInnerSucceeded, keptTask }
 
     var result: Result {
         switch self {
@@ -218,6 +237,7 @@ extension ContinuationKind {
         case .continueWithTask, .flatMap, .recoverTask: return .innerOutcome
         case .finally: return .input
         case .finallyTask: return .inputOnceInnerSucceeded
+        case .continueWithKeeping, .mapKeeping, .thenKeeping: return .keptTask
         }
     }
 }

@@ -117,15 +117,21 @@ enum ProgramChecks {
 }
 
 extension ProgramChecks {
-    /// The entry points called by the steps of `record` that started.
+    /// The entry points called by the steps of `record` that started; a pinned-actor form that
+    /// fell back to its executor (the backend made no actor executor) called none (C9.10).
     static func calledEntryPoints(_ record: RunRecord) -> Set<EntryPoint> {
-        var called: Set<EntryPoint> = []
+        var started: [Int] = []
+        var fellBack: Set<Int> = []
         var events = record.timedEvents.isEmpty ? record.events : record.timedEvents
         if case .hung(let hang) = record.ending { events = hang.events }
         for event in events {
-            if case .stepStart(let step) = event.kind, step < record.program.steps.count {
-                called.formUnion(record.program.steps[step].operation.payload.entryPoints)
-            }
+            if case .stepStart(let step) = event.kind, step < record.program.steps.count { started.append(step) }
+            if case .pinnedUnavailable(let step) = event.kind { fellBack.insert(step) }
+        }
+        var called: Set<EntryPoint> = []
+        for step in started {
+            let entryPoints = record.program.steps[step].operation.payload.entryPoints
+            called.formUnion(fellBack.contains(step) ? entryPoints.filter { !$0.isPinnedForm } : entryPoints)
         }
         return called
     }

@@ -63,6 +63,14 @@ struct ProgramBuilder {
     var tokens: [Int] = []
     /// User cancellation handlers registered so far (`h0..<handlers`).
     var handlers = 0
+    /// Work groups not dropped, by the id of their first `idle()` task (C9.11).
+    var groups: [Int] = []
+    /// Groups with a blocking `wait()`, with the sources completed (or started) before the first
+    /// one: they join only tasks that complete through those, as a `wait()` on the task itself would
+    /// need at that step.
+    var waitedGroups: [Int: Set<Int>] = [:]
+    /// The tasks of `idle()` steps: never joined to a group (one may wait for itself).
+    var idleTasks: Set<Int> = []
     /// The last continuation's antecedent and executor: often reused, for registration order (C2.4).
     var lastChain: (antecedent: Int, executor: ExecutorRef)?
 
@@ -135,10 +143,13 @@ struct ProgramBuilder {
 
     /// Whether task `t` completes without the harness: none of its sources is held, and each has
     /// a completing step (or a start) earlier in the program. A blocking `wait()` may wait for it.
-    func completesEarly(_ t: Int) -> Bool {
-        let completedEarlier = Set(completedSources + releasedSources + started)
+    func completesEarly(_ t: Int, through completedEarlier: Set<Int>? = nil) -> Bool {
+        let completedEarlier = completedEarlier ?? self.completedEarlier
         return !dependsOnHeld[t] && sourcesDependedOn[t].allSatisfy { completedEarlier.contains($0) }
     }
+
+    /// The sources with a completing step (or a start) so far.
+    var completedEarlier: Set<Int> { Set(completedSources + releasedSources + started) }
 
     /// Adds `operation` for a driver drawn at random, with a pause drawn after it.
     mutating func add(_ operation: ProgramOperation) {
@@ -183,6 +194,20 @@ struct ProgramBuilder {
         let executor = rng.chance(40) ? ExecutorRef.inline : self.executor()
         if rng.chance(75), let task = rng.pick(liveTasks) { return .continuation(of: task, on: executor) }
         return .job(on: executor)
+    }
+
+    /// The task a body returns (C2.6, C9.5): an existing task of the program (with the sources it
+    /// depends on), or one the body makes (new, succeeded, failed, cancelled).
+    mutating func returnedTask() -> (inner: InnerTask, sources: [Int], held: Bool) {
+        switch rng.weighted([40, 24, 14, 11, 11]) {
+        case 0:
+            guard let existing = rng.pick(intTasks) else { return (.new, [], false) }
+            return (.existing(existing), sourcesDependedOn[existing], dependsOnHeld[existing])
+        case 1: return (.new, [], false)
+        case 2: return (.succeeded, [], false)
+        case 3: return (.failed, [], false)
+        default: return (.cancelled, [], false)
+        }
     }
 
     mutating func combinatorKind() -> CombinatorKind {

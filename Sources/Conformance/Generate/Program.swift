@@ -95,54 +95,64 @@ public enum BodyAction: String, Sendable, Hashable, CaseIterable {
     case returns, throwsError = "throws", throwsCancellation = "throwsCancellation", checkpoint
 }
 
-/// Which call form a step uses, where a name has several (C9.1): the executor and the token both
-/// named (the requirement, where there is one), the executor alone (`on:` an optional executor),
-/// or the token alone (`token:`, on the default executor). Each is one candidate.
-public enum CallForm: String, Sendable, Hashable, CaseIterable {
-    case requirement, executor, token
-
-    /// The form made consistent with its arguments: the executor form takes no token, the token
-    /// form needs one and runs on the default executor; otherwise the requirement's form.
-    static func consistent(_ form: CallForm, executor: ExecutorRef, token: Int?) -> CallForm {
-        switch form {
-        case .requirement: return .requirement
-        case .executor: return token == nil ? .executor : .requirement
-        case .token:
-            guard executor == .default else { return .requirement }
-            return token == nil ? .executor : .token
-        }
-    }
-
-    /// The arguments as a step prints them: `(on: x, token: k)`, `(on: .some(x))`, `(token: k)`.
-    func arguments(executor: ExecutorRef, token: Int?) -> String {
-        switch self {
-        case .requirement: return "(on: \(executor)\(tokenArgument(token)))"
-        case .executor: return "(on: .some(\(executor)))"
-        case .token: return "(token: k\(token ?? 0))"
-        }
-    }
-}
-
 /// The task a body returns, for the forms whose body returns a task (C2.6, C9.5): an existing
-/// task of the program, or a new one run on the default executor (its value `innerValue`).
+/// task of the program, or one the body makes: a new one run on the default executor, or one
+/// already succeeded, failed or cancelled (its value and error `innerValue` of the step).
 public enum InnerTask: Sendable, Hashable, CustomStringConvertible {
     case existing(Int)
     case new
+    case succeeded
+    case failed
+    case cancelled
 
     public var description: String {
         switch self {
         case .existing(let t): return "t\(t)"
         case .new: return "new"
+        case .succeeded: return "succeeded"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
         }
     }
 
     /// The task id it takes, if an existing one.
     var task: Int? { if case .existing(let t) = self { return t } else { return nil } }
+
+    /// The outcome of a task the body makes at `step`; nil for an existing one (the model's).
+    func madeOutcome(step: Int) -> Outcome? {
+        let value = ProgramValues.innerValue(step: step)
+        switch self {
+        case .existing: return nil
+        case .new, .succeeded: return .success(value)
+        case .failed: return .failure(.program(value))
+        case .cancelled: return .cancelled
+        }
+    }
+
+    /// The same inner task with its id mapped.
+    func renumbered(_ ids: Renumbering) -> InnerTask {
+        if case .existing(let t) = self { return .existing(ids.task(t)) }
+        return self
+    }
+
+    /// What the body calls to make it: `run` on the default executor, `succeeded`,
+    /// `failed(_:as:)`, `cancelled(as:)`.
+    var entryPoints: [EntryPoint] {
+        switch self {
+        case .existing: return []
+        case .new: return [.run, .defaultExecutor]
+        case .succeeded: return [.succeeded]
+        case .failed: return [.failedAs]
+        case .cancelled: return [.cancelledAs]
+        }
+    }
 }
 
 /// The kind of continuation: each of `AsyncTask`'s continuation entry points. A name says what
 /// its body returns (C2.6): the forms named for a task (`continueWithTask`, `flatMap`,
-/// `recoverTask`, `finallyTask`) carry the task their body returns, whose outcome they take.
+/// `recoverTask`, `finallyTask`) carry the task their body returns, whose outcome they take; the
+/// value forms `continueWith`, `map` and `then` may be given a body returning a task too
+/// (`continueWith=>t3`), which they keep as their value, as it is, without waiting for it.
 public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     case continueWith
     /// `continueWithTask`: the body returns a task, whose outcome the continuation takes (C2.6).
@@ -157,9 +167,13 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     /// `catch`: the same as `recover`.
     case `catch`
     case finally
-    /// `finallyTask`: the body returns a `Void` task (an existing task's `asVoid()`), awaited
-    /// before the outcome passes on (C3.3).
+    /// `finallyTask`: the body returns a `Void` task (an existing task's `asVoid()`, or one it
+    /// makes), awaited before the outcome passes on (C3.3).
     case finallyTask(InnerTask)
+    /// `continueWith`, `map`, `then` whose body returns a task: their value is that task (C2.6).
+    case continueWithKeeping(InnerTask)
+    case mapKeeping(InnerTask)
+    case thenKeeping(InnerTask)
 
     /// `flatMap` whose body returns the existing task `t<n>`.
     public static func flatMapExisting(_ t: Int) -> Self { .flatMap(.existing(t)) }
@@ -178,26 +192,42 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
         case .catch: return "catch"
         case .finally: return "finally"
         case .finallyTask(let inner): return "finallyTask->\(inner)"
+        case .continueWithKeeping(let kept): return "continueWith=>\(kept)"
+        case .mapKeeping(let kept): return "map=>\(kept)"
+        case .thenKeeping(let kept): return "then=>\(kept)"
         }
     }
 
-    /// The task the body returns, for the task forms.
+    /// The task the body returns, for the forms named for a task, which take its outcome.
     public var inner: InnerTask? {
         switch self {
         case .continueWithTask(let inner), .flatMap(let inner), .recoverTask(let inner), .finallyTask(let inner):
             return inner
-        case .continueWith, .map, .then, .recover, .catch, .finally:
+        case .continueWith, .map, .then, .recover, .catch, .finally, .continueWithKeeping, .mapKeeping, .thenKeeping:
             return nil
         }
     }
+
+    /// The task the body returns, for a value form given such a body, which keeps it as its value.
+    public var kept: InnerTask? {
+        switch self {
+        case .continueWithKeeping(let kept), .mapKeeping(let kept), .thenKeeping(let kept): return kept
+        case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch, .finally, .finallyTask: return nil
+        }
+    }
+
+    /// The task the body returns, unwrapped or kept.
+    var returned: InnerTask? { inner ?? kept }
 
     /// Whether the kind has a protocol requirement, `(on: any Executor, token:)`, besides its
     /// conveniences; `then` and `catch` are conveniences only, one candidate taking an optional
     /// executor and a token (C9.1).
     var hasRequirementForm: Bool {
         switch self {
-        case .then, .catch: return false
-        case .continueWith, .continueWithTask, .map, .flatMap, .recover, .recoverTask, .finally, .finallyTask: return true
+        case .then, .catch, .thenKeeping: return false
+        case .continueWith, .continueWithTask, .map, .flatMap, .recover, .recoverTask, .finally, .finallyTask, .continueWithKeeping,
+             .mapKeeping:
+            return true
         }
     }
 
@@ -205,18 +235,22 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     var takesToken: Bool {
         switch self {
         case .finally, .finallyTask: return false
-        case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch: return true
+        case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch, .continueWithKeeping, .mapKeeping,
+             .thenKeeping:
+            return true
         }
     }
 
-    /// The same kind with the inner task's id mapped.
+    /// The same kind with the returned task's id mapped.
     func renumbered(_ ids: Renumbering) -> ContinuationKind {
-        func map(_ inner: InnerTask) -> InnerTask { inner.task.map { .existing(ids.task($0)) } ?? .new }
         switch self {
-        case .continueWithTask(let inner): return .continueWithTask(map(inner))
-        case .flatMap(let inner): return .flatMap(map(inner))
-        case .recoverTask(let inner): return .recoverTask(map(inner))
-        case .finallyTask(let inner): return .finallyTask(map(inner))
+        case .continueWithTask(let inner): return .continueWithTask(inner.renumbered(ids))
+        case .flatMap(let inner): return .flatMap(inner.renumbered(ids))
+        case .recoverTask(let inner): return .recoverTask(inner.renumbered(ids))
+        case .finallyTask(let inner): return .finallyTask(inner.renumbered(ids))
+        case .continueWithKeeping(let kept): return .continueWithKeeping(kept.renumbered(ids))
+        case .mapKeeping(let kept): return .mapKeeping(kept.renumbered(ids))
+        case .thenKeeping(let kept): return .thenKeeping(kept.renumbered(ids))
         case .continueWith, .map, .then, .recover, .catch, .finally: return self
         }
     }
@@ -279,6 +313,9 @@ public enum ProgramValues {
     public static func innerValue(step: Int) -> Int { 100_000 + step + 1 }
     /// The value a held source at `step` gets from the harness.
     public static func heldValue(step: Int) -> Int { -(step + 1) }
+    /// What the harness reads from a value form given a body returning a task (C2.6) when its
+    /// value is not the task the body returned: no producer makes it.
+    public static let notTheReturnedTask = -1_000_000_000
 }
 
 /// The error type of programs: `ProgramError(id)` names its producer.

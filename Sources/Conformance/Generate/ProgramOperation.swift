@@ -39,6 +39,10 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     case factory(FactoryCall)
     case asyncLoop(AsyncLoop)
     case burst(Burst)
+    case makeGroup(MakeGroup)
+    case joinGroup(JoinGroup)
+    case groupIdle(GroupIdle)
+    case waitGroup(WaitGroup)
 
     /// The payload: what every stage asks of the operation.
     var payload: any OperationPayload {
@@ -77,6 +81,10 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
         case .factory(let p): return p
         case .asyncLoop(let p): return p
         case .burst(let p): return p
+        case .makeGroup(let p): return p
+        case .joinGroup(let p): return p
+        case .groupIdle(let p): return p
+        case .waitGroup(let p): return p
         }
     }
 
@@ -118,7 +126,7 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
          timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
          nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
-         factory, asyncLoop, burst
+         factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup
 
     /// The payload type of this kind.
     var payloadType: any OperationPayload.Type {
@@ -157,6 +165,10 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
         case .factory: return ProgramOperation.FactoryCall.self
         case .asyncLoop: return ProgramOperation.AsyncLoop.self
         case .burst: return ProgramOperation.Burst.self
+        case .makeGroup: return ProgramOperation.MakeGroup.self
+        case .joinGroup: return ProgramOperation.JoinGroup.self
+        case .groupIdle: return ProgramOperation.GroupIdle.self
+        case .waitGroup: return ProgramOperation.WaitGroup.self
         }
     }
 }
@@ -270,15 +282,18 @@ struct BodySpec {
     /// The body is its task's own (`task` is `running` while it runs, C1.5); `false` for an
     /// observer, whose task is the harness's echo.
     let runsTask: Bool
+    /// Registered on the actor pinned to its serial executor: it must run there, isolated (C9.10).
+    let pinned: Bool
 
     init(task: Int, executor placement: Placement, token: Int?, continuation: (antecedent: Int, kind: ContinuationKind)? = nil,
-         host: Host? = nil, runsTask: Bool = true) {
+         host: Host? = nil, runsTask: Bool = true, pinned: Bool = false) {
         self.task = task
         self.placement = placement
         self.token = token
         self.continuation = continuation
         self.host = host
         self.runsTask = runsTask
+        self.pinned = pinned
     }
 
     /// The executor the body runs on, if it is one of the program's.
@@ -340,6 +355,9 @@ enum Blocking: Hashable {
     case untilTimeout(Int)
     /// A drop, waiting for the earlier steps that use its task.
     case untilEarlierUses
+    /// `wait()` on the `WorkGroup` of task `t` (`MakeGroup`): only generated while every task joined
+    /// so far completes without the harness, and run by controlled mode only once none is pending.
+    case untilGroupIdle(Int)
 }
 
 /// Work a step makes outside the controlled thread, and how long a controlled run waits for it.

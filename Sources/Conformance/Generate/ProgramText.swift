@@ -174,6 +174,7 @@ struct TextScanner {
         let forms: [(String, (InnerTask) -> ContinuationKind)] = [
             ("continueWithTask->", { .continueWithTask($0) }), ("flatMap->", { .flatMap($0) }),
             ("recoverTask->", { .recoverTask($0) }), ("finallyTask->", { .finallyTask($0) }),
+            ("continueWith=>", { .continueWithKeeping($0) }), ("map=>", { .mapKeeping($0) }), ("then=>", { .thenKeeping($0) }),
         ]
         for (prefix, make) in forms where take(prefix) {
             return innerTask().map(make)
@@ -184,9 +185,9 @@ struct TextScanner {
         return kind
     }
 
-    /// An inner task as `InnerTask.description` prints it: `t<n>` or `new`.
+    /// An inner task as `InnerTask.description` prints it: `t<n>`, `new`, `succeeded`...
     mutating func innerTask() -> InnerTask? {
-        if take("new") { return .new }
+        for made in [InnerTask.new, .succeeded, .failed, .cancelled] where take(made.description) { return made }
         return id("t").map { .existing($0) }
     }
 
@@ -209,6 +210,11 @@ struct TextScanner {
             guard let executor = executor(), take("))") else { return nil }
             return (.executor, executor, nil)
         }
+        if take("(on: actor(") {
+            guard let executor = executor(), take(")") else { return nil }
+            let token = tokenArgument()
+            return take(")") ? (.actor, executor, token) : nil
+        }
         if take("(on: ") {
             guard let executor = executor() else { return nil }
             let token = tokenArgument()
@@ -221,14 +227,18 @@ struct TextScanner {
         return nil
     }
 
-    /// `{ [() in ]<body> }`, then, for a body returning a task (`unwraps`), ` -> <inner>`: a
-    /// `run`'s or `runTask`'s body as steps print it.
-    mutating func runBody(unwraps: Bool) -> (noToken: Bool, body: BodyAction, returns: InnerTask?)? {
+    /// `{ [() in ]<body> }`, then, for a body returning a task, ` -> <inner>` (`unwraps`: a
+    /// `runTask`'s, required) or ` => <inner>` (a `run` keeping it): a run's body as steps print it.
+    mutating func runBody(unwraps: Bool) -> (noToken: Bool, body: BodyAction, returns: InnerTask?, keeps: InnerTask?)? {
         guard take("{ ") else { return nil }
         let noToken = take("() in ")
         guard let body = oneOf(BodyAction.self), take(" }") else { return nil }
-        guard unwraps else { return (noToken, body, nil) }
-        guard take(" -> "), let inner = innerTask() else { return nil }
-        return (noToken, body, inner)
+        if unwraps {
+            guard take(" -> "), let inner = innerTask() else { return nil }
+            return (noToken, body, inner, nil)
+        }
+        guard take(" => ") else { return (noToken, body, nil, nil) }
+        guard let kept = innerTask() else { return nil }
+        return (noToken, body, nil, kept)
     }
 }

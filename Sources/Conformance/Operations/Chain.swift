@@ -54,15 +54,18 @@ extension ProgramOperation {
         static func generate(into program: inout ProgramBuilder) {
             let hosted = program.rng.chance(10)
             guard let (antecedent, reused) = program.continuationTarget(reuse: hosted ? 0 : 35) else { return }
-            let kind = drawKind(&program)
-            // The forms that name no executor run on the backend's own default executor, which a
-            // controlled run does not schedule: only where programs may use work from outside it.
-            var form = [CallForm.requirement, .executor, .token][program.rng.weighted([50, 25, program.usesOutsideWork ? 25 : 0])]
-            if form == .executor, !kind.takesToken, !program.usesOutsideWork { form = .requirement }
+            let kind = drawKind(&program, keeping: true)
+            // The forms that name no executor run on the backend's own default executor, and a
+            // pinned actor on the backend's own actor executor, which a controlled run does not
+            // schedule: only where programs may use work from outside it.
+            let outside = program.usesOutsideWork
+            var form = [CallForm.requirement, .executor, .token, .actor][program.rng.weighted([45, 20, outside ? 20 : 0, outside && program.serials > 1 ? 15 : 0])]
+            if form == .executor, !kind.takesToken, !outside { form = .requirement }
             var executor = reused ?? program.executor()
             var token = kind.takesToken && form != .executor ? program.token() : nil
             if form == .token, reused == nil { executor = .default }
             if form == .token, token == nil { token = program.rng.pick(program.tokens) }
+            if form == .actor { executor = .serial(1) }
             let host = hosted ? program.host() : nil
             let (sources, held) = program.dependencies([antecedent] + [kind.inner?.task, host?.antecedent].compactMap { $0 })
             if !hosted { program.lastChain = (antecedent, executor) }
@@ -72,30 +75,31 @@ extension ProgramOperation {
             program.addTask(.chain(chain), sources: sources, held: held, hidden: hosted)
         }
 
-        /// A kind, with the inner task of the task forms (an existing task or a new one).
-        private static func drawKind(_ program: inout ProgramBuilder) -> ContinuationKind {
-            let draw = program.rng.weighted([14, 8, 10, 8, 16, 8, 10, 8, 12, 8])
-            var inner: InnerTask = .new
-            if [1, 4, 6, 9].contains(draw), program.rng.chance(50), let existing = program.rng.pick(program.intTasks) {
-                inner = .existing(existing)
-            }
+        /// A kind, with the task the task forms' bodies return (`returnedTask`), and now and then
+        /// (`keeping`) a value form given a body returning a task, which it keeps (C2.6).
+        static func drawKind(_ program: inout ProgramBuilder, keeping: Bool) -> ContinuationKind {
+            let draw = program.rng.weighted([14, 8, 10, 8, 16, 8, 10, 8, 12, 8] + (keeping ? [3, 3, 2] : [0, 0, 0]))
+            let returned = [1, 4, 6, 9, 10, 11, 12].contains(draw) ? program.returnedTask().inner : .new
             switch draw {
             case 0: return .continueWith
-            case 1: return .continueWithTask(inner)
+            case 1: return .continueWithTask(returned)
             case 2: return .map
             case 3: return .then
-            case 4: return .flatMap(inner)
+            case 4: return .flatMap(returned)
             case 5: return .recover
-            case 6: return .recoverTask(inner)
+            case 6: return .recoverTask(returned)
             case 7: return .catch
             case 8: return .finally
-            default: return .finallyTask(inner)
+            case 9: return .finallyTask(returned)
+            case 10: return .continueWithKeeping(returned)
+            case 11: return .mapKeeping(returned)
+            default: return .thenKeeping(returned)
             }
         }
 
         var uses: [Use] {
             var tasks: [Use] = [.task(antecedent)]
-            if let inner = kind.inner?.task { tasks.append(.task(inner)) }
+            if let returned = kind.returned?.task { tasks.append(.task(returned)) }
             if let hostTask = host?.antecedent { tasks.append(.task(hostTask)) }
             return tasks + (token.map { [.token($0)] } ?? [])
         }
@@ -115,13 +119,16 @@ extension ProgramOperation {
             kind.entryPoints(form) + executor.entryPoints + tokenEntryPoints(token)
                 + (body == .checkpoint ? [.tokenCheckpoint] : []) + (host?.entryPoints ?? []) + [.isCurrent, .status]
         }
+        /// A value form keeping a task: the step's task is the harness's read of its value, pending
+        /// while the body runs, not the body's own.
         var bodySpec: BodySpec? {
-            BodySpec(task: task, executor: .on(executor), token: token, continuation: (antecedent, kind), host: host)
+            BodySpec(task: task, executor: .on(executor), token: token, continuation: (antecedent, kind), host: host, runsTask: kind.kept == nil,
+                     pinned: form == .actor)
         }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let antecedentTask = execution.slots.task(antecedent)?.intTask else { return }
-            let inner = kind.inner?.task.flatMap { execution.slots.task($0)?.intTask }
+            let inner = kind.returned?.task.flatMap { execution.slots.task($0)?.intTask }
             let token = execution.token(token)
             let registration = ChainRegistration(chain: self, step: step, execution: execution)
             let t = task
@@ -151,9 +158,7 @@ extension ProgramOperation {
                 }
                 return .unknown
             }
-            let inner = kind.inner.map { inner in
-                inner.task.map { oracle.resolvedOrState(model.input($0), task: $0) } ?? .outcome(.success(ProgramValues.innerValue(step: step)))
-            }
+            let inner = kind.inner.map { oracle.inner($0, step: step, in: model) }
             if oracle.observations.bodies[task] != nil {
                 return afterBody(step: step, action: body, input: value, inner: inner, oracle: oracle)
             }
@@ -177,6 +182,9 @@ extension ProgramOperation {
             switch kind.result {
             case .bodyValue:
                 return .outcomes([outcome], rule ?? (kind == .continueWith ? .c3_1 : .c3_3))
+            case .keptTask:
+                // The very task the body returned, as the value, whatever that task's state (C2.6).
+                return .outcomes([outcome], rule ?? .c2_6)
             case .input:
                 return .outcomes([input], rule ?? .c3_3)
             case .innerOutcome, .inputOnceInnerSucceeded:
@@ -204,108 +212,35 @@ extension ProgramOperation {
 extension ContinuationKind {
     var isFinallyTask: Bool { if case .finallyTask = self { return true } else { return false } }
 
-    /// The entry point a continuation of this kind calls in `form` (`then` and `catch` have one
-    /// form, taking an optional executor and a token).
+    /// The entry points a continuation of this kind calls in `form` (`then` and `catch` have one
+    /// form, taking an optional executor and a token), with what its body calls to make the task
+    /// it returns, and, for a value form keeping a task, the harness's `map` on the inline
+    /// executor that reads whether its value is that task.
     func entryPoints(_ form: CallForm) -> [EntryPoint] {
-        let inner: [EntryPoint] = inner == .new ? [.run, .defaultExecutor] : []
-        func pick(_ requirement: EntryPoint, _ executor: EntryPoint, _ token: EntryPoint) -> EntryPoint {
+        func pick(_ requirement: EntryPoint, _ executor: EntryPoint, _ token: EntryPoint, _ actor: EntryPoint) -> EntryPoint {
             switch form {
             case .requirement: return requirement
             case .executor: return executor
             case .token: return token
+            case .actor: return actor
             }
         }
+        let made = returned?.entryPoints ?? []
+        let reads: [EntryPoint] = kept == nil ? [] : [.map, .inlineExecutor]
         switch self {
-        case .continueWith: return [pick(.continueWith, .continueWithOn, .continueWithToken)]
-        case .continueWithTask: return [pick(.continueWithTask, .continueWithTaskOn, .continueWithTaskToken)] + inner
-        case .map: return [pick(.map, .mapOn, .mapToken)]
-        case .then: return [.then]
-        case .flatMap: return [pick(.flatMap, .flatMapOn, .flatMapToken)] + inner
-        case .recover: return [pick(.recover, .recoverOn, .recoverToken)]
-        case .recoverTask: return [pick(.recoverTask, .recoverTaskOn, .recoverTaskToken)] + inner
-        case .catch: return [.catch]
-        case .finally: return [form == .executor ? .finallyDefault : .finally]
-        case .finallyTask(let task):
-            return [form == .executor ? .finallyTaskDefault : .finallyTask] + (task.task == nil ? inner : [.asVoid])
+        case .continueWith, .continueWithKeeping:
+            return [pick(.continueWith, .continueWithOn, .continueWithToken, .continueWithActor)] + made + reads
+        case .continueWithTask: return [pick(.continueWithTask, .continueWithTaskOn, .continueWithTaskToken, .continueWithTaskActor)] + made
+        case .map, .mapKeeping: return [pick(.map, .mapOn, .mapToken, .mapActor)] + made + reads
+        case .then, .thenKeeping: return [form == .actor ? .thenActor : .then] + made + reads
+        case .flatMap: return [pick(.flatMap, .flatMapOn, .flatMapToken, .flatMapActor)] + made
+        case .recover: return [pick(.recover, .recoverOn, .recoverToken, .recoverActor)]
+        case .recoverTask: return [pick(.recoverTask, .recoverTaskOn, .recoverTaskToken, .recoverTaskActor)] + made
+        case .catch: return [form == .actor ? .catchActor : .catch]
+        case .finally: return [pick(.finally, .finallyDefault, .finally, .finallyActor)]
+        case .finallyTask(let inner):
+            return [pick(.finallyTask, .finallyTaskDefault, .finallyTask, .finallyTaskActor)] + made + (inner == .new ? [] : [.asVoid])
         }
     }
 }
 
-/// Registers one `Chain` step's continuation, of its kind and form, with the harness's logging
-/// body; a task form's body returns the inner task (an existing one, or a new one run on the
-/// default executor).
-private struct ChainRegistration {
-    let chain: ProgramOperation.Chain
-    let step: Int
-    let execution: ProgramExecution
-
-    func register(on antecedent: any AsyncTask<Int>, inner: (any AsyncTask<Int>)?, token: CancellationToken) -> any AsyncTask<Int> {
-        let (execution, t, step, action) = (self.execution, chain.task, self.step, chain.body)
-        let executor = execution.executors[chain.executor]
-        let probe = execution.makeProbe("continuation of t\(t)")
-        let ref = chain.executor
-        @Sendable func body(_ input: Outcome) throws -> Int {
-            try execution.body(task: t, step: step, input: input, action: action, token: token, probe: probe, executor: ref)
-        }
-        let backend = execution.backend
-        let defaultExecutor = execution.executors.defaultExecutor
-        let existing = inner ?? backend.cancelled(as: Int.self)
-        let isNew = chain.kind.inner == .new
-        @Sendable func innerTask() -> any AsyncTask<Int> {
-            isNew ? backend.run(on: defaultExecutor, token: .none) { _ in execution.innerBody(task: t, step: step) } : existing
-        }
-        @Sendable func voidTask() -> any AsyncTask<Void> {
-            isNew ? backend.run(on: defaultExecutor, token: .none) { _ in _ = execution.innerBody(task: t, step: step) } : existing.asVoid()
-        }
-        @Sendable func task(_ input: Outcome) throws -> any AsyncTask<Int> {
-            _ = try body(input)
-            return innerTask()
-        }
-        @Sendable func failure(_ error: any Error) -> Outcome { .failure(ErrorValue(error)) }
-        let optional: (any Executor)? = executor
-        /// The call of the step's form: `requirement` (`on:token:`), `onExecutor` (`on:` an optional
-        /// executor), `withToken` (`token:`, the default executor).
-        func call(_ requirement: () -> any AsyncTask<Int>, _ onExecutor: () -> any AsyncTask<Int>,
-                  _ withToken: () -> any AsyncTask<Int>) -> any AsyncTask<Int> {
-            switch chain.form {
-            case .requirement: return requirement()
-            case .executor: return onExecutor()
-            case .token: return withToken()
-            }
-        }
-        let a = antecedent
-        switch chain.kind {
-        case .continueWith:
-            return call({ a.continueWith(on: executor, token: token) { try body(Outcome($0)) } },
-                        { a.continueWith(on: optional) { try body(Outcome($0)) } }, { a.continueWith(token: token) { try body(Outcome($0)) } })
-        case .continueWithTask:
-            return call({ a.continueWithTask(on: executor, token: token) { try task(Outcome($0)) } },
-                        { a.continueWithTask(on: optional) { try task(Outcome($0)) } },
-                        { a.continueWithTask(token: token) { try task(Outcome($0)) } })
-        case .map:
-            return call({ a.map(on: executor, token: token) { try body(.success($0)) } }, { a.map(on: optional) { try body(.success($0)) } },
-                        { a.map(token: token) { try body(.success($0)) } })
-        case .then:
-            return call({ a.then(on: executor, token: token) { try body(.success($0)) } }, { a.then(on: optional) { try body(.success($0)) } },
-                        { a.then(token: token) { try body(.success($0)) } })
-        case .flatMap:
-            return call({ a.flatMap(on: executor, token: token) { try task(.success($0)) } },
-                        { a.flatMap(on: optional) { try task(.success($0)) } }, { a.flatMap(token: token) { try task(.success($0)) } })
-        case .recover:
-            return call({ a.recover(on: executor, token: token) { try body(failure($0)) } }, { a.recover(on: optional) { try body(failure($0)) } },
-                        { a.recover(token: token) { try body(failure($0)) } })
-        case .recoverTask:
-            return call({ a.recoverTask(on: executor, token: token) { try task(failure($0)) } },
-                        { a.recoverTask(on: optional) { try task(failure($0)) } }, { a.recoverTask(token: token) { try task(failure($0)) } })
-        case .catch:
-            return call({ a.catch(on: executor, token: token) { try body(failure($0)) } }, { a.catch(on: optional) { try body(failure($0)) } },
-                        { a.catch(token: token) { try body(failure($0)) } })
-        case .finally:
-            let run: @Sendable (Completion<Int>) throws -> Void = { _ = try body(Outcome($0)) }
-            return call({ a.finally(on: executor, run) }, { a.finally(run) }, { a.finally(run) })
-        case .finallyTask:
-            let run: @Sendable (Completion<Int>) throws -> any AsyncTask<Void> = { _ = try body(Outcome($0)); return voidTask() }
-            return call({ a.finallyTask(on: executor, run) }, { a.finallyTask(run) }, { a.finallyTask(run) })
-        }
-    }
-}

@@ -21,6 +21,7 @@ extension ProgramOperation {
             program.add(.drop(task: task))
             program.liveTasks.removeAll { $0 == task }
             program.intTasks.removeAll { $0 == task }
+            program.groups.removeAll { $0 == task }
         }
 
         var uses: [Use] { [.lastUse(task)] }

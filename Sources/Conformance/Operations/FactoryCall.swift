@@ -3,9 +3,12 @@ import TaskAPI
 extension ProgramOperation {
     /// `t<task> = TaskFactory(backend, executor: e, token: k).<call>`: a factory made with its
     /// initializer, or with `with(executor:)` or `with(token:)` from another; its `backend`,
-    /// `executor` and `token` read back; then one of its calls: `run` (a body taking the token,
-    /// none, or returning a task), `prepare`, `continueWith`, `continueWithTask`. What it vends
-    /// follows the backend's own call's rules exactly (C9.2): the model is that call's.
+    /// `executor` and `token` read back; then one of the forms it vends (C9.2): `run` and `runTask`
+    /// (bodies taking the token or none; `run` keeping a returned task as its value, or with an
+    /// async body), `prepare` and `prepareTask`, `retry` and `retryTask`, `delay`, and every
+    /// continuation of a task (`continueWith` ... `finallyTask`, `whenComplete`). What it vends
+    /// follows the backend's own call's rules exactly: the model, the body and the dependence are
+    /// that call's (`equivalent`).
     public struct FactoryCall: TaskOperation {
         /// How the factory is made.
         public enum Construction: String, Sendable, Hashable {
@@ -14,12 +17,21 @@ extension ProgramOperation {
 
         /// What the factory is asked for.
         public enum Call: Sendable, Hashable {
-            /// `run`, its body taking the token (`noToken`: none), returning a value or a task.
-            case run(noToken: Bool, returns: InnerTask?)
-            /// `prepare`: a prepared task the program may start (C9.3).
-            case prepare
-            /// `continueWith(t<antecedent>)` or (`inner`) `continueWithTask`.
-            case continueWith(antecedent: Int, inner: InnerTask?)
+            /// `run`, its body taking the token (`noToken`: none), returning a value, a task kept as
+            /// the value (`keeps`), or (`runTask`) a task it unwraps (`returns`).
+            case run(noToken: Bool, returns: InnerTask?, keeps: InnerTask?)
+            /// `run` with an async body (C9.6).
+            case runAsync
+            /// `prepare`, or `prepareTask` (`returns`): a prepared task the program may start (C9.3).
+            case prepare(noToken: Bool, returns: InnerTask?)
+            /// `retry`, or `retryTask` (`taskForm`), as `Retry` with no backoff and no `while`.
+            case retry(attempts: Int, failures: Int, taskForm: Bool, noToken: Bool)
+            /// `delay` under the factory's token.
+            case delay(microseconds: Int)
+            /// A continuation of `t<antecedent>` of this kind (no value form keeping a task).
+            case continuation(antecedent: Int, kind: ContinuationKind)
+            /// `whenComplete(t<antecedent>)`, its echo the task (as `Observe`).
+            case whenComplete(antecedent: Int)
         }
 
         public var task: Int
@@ -35,7 +47,11 @@ extension ProgramOperation {
             self.construction = construction
             self.executor = executor
             self.token = token
-            self.body = body
+            switch call {
+            // No body of the program's: the text shows none.
+            case .delay, .whenComplete: self.body = .returns
+            case .run, .runAsync, .prepare, .retry, .continuation: self.body = body
+            }
         }
 
         static let kind = OperationKind.factory
@@ -46,43 +62,31 @@ extension ProgramOperation {
             case .withExecutor: factory = "TaskFactory(on: default\(tokenArgument(token))).with(executor: \(executor))"
             case .withToken: factory = "TaskFactory(on: \(executor)).with(token: \(token.map { "k\($0)" } ?? ".none"))"
             }
-            let made: String
-            switch call {
-            case .run(let noToken, let returns):
-                made = "\(returns == nil ? "run" : "runTask") { \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? "")
-            case .prepare: made = "prepare { \(body.rawValue) }"
-            case .continueWith(let antecedent, let inner):
-                made = inner.map { "continueWithTask(t\(antecedent)) { \(body.rawValue) } -> \($0)" } ?? "continueWith(t\(antecedent)) { \(body.rawValue) }"
-            }
             return "t\(task) = \(factory).\(made)"
+        }
+
+        /// The call as the step prints it, after the factory.
+        private var made: String {
+            let action = body.rawValue
+            switch call {
+            case .run(let noToken, let returns, let keeps):
+                return "\(returns == nil ? "run" : "runTask") { \(noToken ? "() in " : "")\(action) }"
+                    + (returns.map { " -> \($0)" } ?? keeps.map { " => \($0)" } ?? "")
+            case .runAsync: return "run { async \(action) }"
+            case .prepare(let noToken, let returns):
+                return "\(returns == nil ? "prepare" : "prepareTask") { \(noToken ? "() in " : "")\(action) }" + (returns.map { " -> \($0)" } ?? "")
+            case .retry(let attempts, let failures, let taskForm, let noToken):
+                return "\(taskForm ? "retryTask" : "retry")(attempts: \(attempts)) { \(noToken ? "() in " : "")fails \(failures)×, then \(action) }"
+            case .delay(let microseconds): return "delay(\(microseconds)us)"
+            case .continuation(let antecedent, let kind): return "\(kind)(t\(antecedent)) { \(action) }"
+            case .whenComplete(let antecedent): return "whenComplete(t\(antecedent)) { echo }"
+            }
         }
         var operation: ProgramOperation { .factory(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = TaskFactory(on: "), let (construction, executor, token) = factory(&s), s.take(".")
-                else { return nil }
-                var call: Call
-                if s.take("run") {
-                    let unwraps = s.take("Task")
-                    guard s.take(" "), let (noToken, body, returns) = s.runBody(unwraps: unwraps) else { return nil }
-                    return Self(task: task, call: .run(noToken: noToken, returns: returns), construction: construction, executor: executor,
-                                token: token, body: body)
-                }
-                if s.take("prepare { ") {
-                    call = .prepare
-                } else {
-                    guard s.take("continueWith") else { return nil }
-                    let unwraps = s.take("Task")
-                    guard s.take("(t"), let antecedent = s.number(), s.take(") { ") else { return nil }
-                    call = .continueWith(antecedent: antecedent, inner: unwraps ? .new : nil)
-                    guard let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
-                    if unwraps {
-                        guard s.take(" -> "), let inner = s.innerTask() else { return nil }
-                        call = .continueWith(antecedent: antecedent, inner: inner)
-                    }
-                    return Self(task: task, call: call, construction: construction, executor: executor, token: token, body: body)
-                }
-                guard let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
+                guard let task = s.id("t"), s.take(" = TaskFactory(on: "), let (construction, executor, token) = factory(&s), s.take("."),
+                      let (call, body) = madeCall(&s) else { return nil }
                 return Self(task: task, call: call, construction: construction, executor: executor, token: token, body: body)
             }
         }
@@ -105,69 +109,134 @@ extension ProgramOperation {
             return (.initializer, first, token)
         }
 
-        static func weight(in program: ProgramBuilder) -> Int { 3 }
+        /// The call as `made` prints it.
+        private static func madeCall(_ s: inout TextScanner) -> (Call, BodyAction)? {
+            if s.take("run { async ") {
+                guard let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
+                return (.runAsync, body)
+            }
+            for (name, prepare) in [("run", false), ("prepare", true)] where s.take(name) {
+                let unwraps = s.take("Task")
+                guard s.take(" "), let read = s.runBody(unwraps: unwraps), !prepare || read.keeps == nil else { return nil }
+                return (prepare ? .prepare(noToken: read.noToken, returns: read.returns)
+                            : .run(noToken: read.noToken, returns: read.returns, keeps: read.keeps), read.body)
+            }
+            if s.take("retry") {
+                let taskForm = s.take("Task")
+                guard s.take("(attempts: "), let attempts = s.number(), s.take(") { ") else { return nil }
+                let noToken = s.take("() in ")
+                guard s.take("fails "), let failures = s.number(), s.take("×, then "), let body = s.oneOf(BodyAction.self), s.take(" }")
+                else { return nil }
+                return (.retry(attempts: attempts, failures: failures, taskForm: taskForm, noToken: noToken), body)
+            }
+            if s.take("delay(") {
+                guard let microseconds = s.microseconds(), s.take(")") else { return nil }
+                return (.delay(microseconds: microseconds), .returns)
+            }
+            if s.take("whenComplete(t") {
+                guard let antecedent = s.number(), s.take(") { echo }") else { return nil }
+                return (.whenComplete(antecedent: antecedent), .returns)
+            }
+            guard let kind = s.continuationKind(), kind.kept == nil, s.take("(t"), let antecedent = s.number(), s.take(") "),
+                  let body = s.body() else { return nil }
+            return (.continuation(antecedent: antecedent, kind: kind), body)
+        }
+
+        static func weight(in program: ProgramBuilder) -> Int { 5 }
 
         static func generate(into program: inout ProgramBuilder) {
             let construction = [Construction.initializer, .withExecutor, .withToken][program.rng.below(3)]
-            var sources: [Int] = []
-            var held = false
-            func inner(_ probability: Int) -> InnerTask? {
-                guard program.rng.chance(probability) else { return nil }
-                guard program.rng.chance(50), let existing = program.rng.pick(program.intTasks) else { return .new }
-                sources += program.sourcesDependedOn[existing]
-                held = held || program.dependsOnHeld[existing]
-                return .existing(existing)
-            }
+            let (executor, token, body) = (program.executor(), program.token(), program.body())
+            let tasks = program.intTasks.isEmpty ? 0 : 1
+            let outside = program.usesOutsideWork ? 1 : 0
+            let draw = program.rng.weighted([16, 6, 12, 10, 4 * outside, 4 * outside, 40 * tasks, 8 * tasks])
             let call: Call
-            switch program.rng.weighted([40, 20, program.intTasks.isEmpty ? 0 : 40]) {
-            case 0: call = .run(noToken: program.rng.chance(30), returns: inner(35))
-            case 1: call = .prepare
+            var (sources, held) = ([Int](), false)
+            switch draw {
+            case 0, 1:
+                var (returns, keeps): (InnerTask?, InnerTask?) = (nil, nil)
+                if draw == 1 {
+                    let drawn = program.returnedTask()
+                    if program.rng.chance(30) { keeps = drawn.inner } else { (returns, sources, held) = drawn }
+                }
+                call = .run(noToken: program.rng.chance(30), returns: returns, keeps: keeps)
+            case 2:
+                // As `Prepare`: the task a prepareTask body returns completes without the harness.
+                var returns: InnerTask?
+                if program.rng.chance(40) {
+                    let drawn = program.returnedTask()
+                    returns = drawn.inner.task.map({ program.completesEarly($0) }) == false ? .new : drawn.inner
+                    if returns == drawn.inner { sources = drawn.sources }
+                }
+                call = .prepare(noToken: program.rng.chance(30), returns: returns)
+            case 3:
+                call = .retry(attempts: program.rng.int(in: 0...3), failures: program.rng.int(in: 0...3), taskForm: program.rng.chance(50),
+                              noToken: program.rng.chance(30))
+            case 4: call = .runAsync
+            case 5: call = .delay(microseconds: program.rng.int(in: 0...2000))
+            case 6:
+                let antecedent = program.rng.pick(program.intTasks) ?? 0
+                let kind = ProgramOperation.Chain.drawKind(&program, keeping: false)
+                (sources, held) = program.dependencies([antecedent] + (kind.inner?.task.map { [$0] } ?? []))
+                call = .continuation(antecedent: antecedent, kind: kind)
             default:
                 let antecedent = program.rng.pick(program.intTasks) ?? 0
-                sources += program.sourcesDependedOn[antecedent]
-                held = held || program.dependsOnHeld[antecedent]
-                call = .continueWith(antecedent: antecedent, inner: inner(40))
+                (sources, held) = program.dependencies([antecedent])
+                call = .whenComplete(antecedent: antecedent)
             }
-            let made = FactoryCall(task: program.nextTask, call: call, construction: construction, executor: program.executor(),
-                                   token: program.token(), body: program.body())
-            if case .prepare = call {
-                program.addTask(.factory(made), sources: [made.task], held: true)
+            let made = FactoryCall(task: program.nextTask, call: call, construction: construction, executor: executor, token: token, body: body)
+            switch call {
+            case .prepare:
+                program.addTask(.factory(made), sources: [made.task] + sources, held: true)
                 program.unstarted.append(made.task)
-            } else {
-                program.addTask(.factory(made), sources: sources, held: held)
+            case .delay: program.addTask(.factory(made), sources: [], held: false, intValued: false)
+            case .run, .runAsync, .retry, .continuation, .whenComplete: program.addTask(.factory(made), sources: sources, held: held)
             }
         }
 
         /// The backend's own call the factory's stands for: its model, its body, its dependence.
         var equivalent: any TaskOperation {
             switch call {
-            case .run(let noToken, let returns):
-                return Run(task: task, executor: executor, token: token, body: body, noToken: noToken, returns: returns)
-            case .prepare:
-                return Prepare(task: task, token: token, body: body, executor: executor)
-            case .continueWith(let antecedent, let inner):
-                return Chain(task: task, kind: inner.map { .continueWithTask($0) } ?? .continueWith, antecedent: antecedent, executor: executor,
-                             token: token, body: body)
+            case .run(let noToken, let returns, let keeps):
+                return Run(task: task, executor: executor, token: token, body: body, noToken: noToken, returns: returns, keeps: keeps)
+            case .runAsync: return RunAsync(task: task, token: token, body: body)
+            case .prepare(let noToken, let returns):
+                return Prepare(task: task, token: token, body: body, executor: executor, noToken: noToken, returns: returns)
+            case .retry(let attempts, let failures, let taskForm, let noToken):
+                return Retry(task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token, taskForm: taskForm,
+                             noToken: noToken)
+            case .delay(let microseconds): return Delay(task: task, microseconds: microseconds, token: token)
+            case .continuation(let antecedent, let kind):
+                return Chain(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body)
+            case .whenComplete(let antecedent): return Observe(task: task, antecedent: antecedent, executor: executor)
             }
         }
 
-        var uses: [Use] { equivalent.uses }
+        /// The equivalent call's, and the factory's token, which every form holds (a `finally` or a
+        /// `whenComplete` does not use it).
+        var uses: [Use] {
+            let uses = equivalent.uses
+            guard let token, !uses.contains(.token(token)) else { return uses }
+            return uses + [.token(token)]
+        }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             var copy = self
             copy.task = ids.task(task)
             copy.token = token.map(ids.token)
             switch call {
-            case .run(let noToken, let returns): copy.call = .run(noToken: noToken, returns: returns.map { $0.task.map { .existing(ids.task($0)) } ?? .new })
-            case .prepare: break
-            case .continueWith(let antecedent, let inner):
-                copy.call = .continueWith(antecedent: ids.task(antecedent), inner: inner.map { $0.task.map { .existing(ids.task($0)) } ?? .new })
+            case .run(let noToken, let returns, let keeps):
+                copy.call = .run(noToken: noToken, returns: returns?.renumbered(ids), keeps: keeps?.renumbered(ids))
+            case .prepare(let noToken, let returns): copy.call = .prepare(noToken: noToken, returns: returns?.renumbered(ids))
+            case .continuation(let antecedent, let kind): copy.call = .continuation(antecedent: ids.task(antecedent), kind: kind.renumbered(ids))
+            case .whenComplete(let antecedent): copy.call = .whenComplete(antecedent: ids.task(antecedent))
+            case .runAsync, .retry, .delay: break
             }
             return copy
         }
 
-        var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
+        var neverWaits: Bool { equivalent.neverWaits }
+        var outsideWork: OutsideWork { equivalent.outsideWork }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
@@ -177,14 +246,27 @@ extension ProgramOperation {
             case .withExecutor: made = [.factoryInit, .factoryWithExecutor, .defaultExecutor]
             case .withToken: made = [.factoryInit, .factoryWithToken]
             }
-            let vended: [EntryPoint]
-            switch call {
-            case .run(let noToken, let returns): vended = [returns != nil ? (noToken ? .factoryRunTaskNoToken : .factoryRunTask) : noToken ? .factoryRunNoToken : .factoryRun]
-            case .prepare: vended = [.factoryPrepare, .preparedTask]
-            case .continueWith(_, let inner): vended = [inner == nil ? .factoryContinueWith : .factoryContinueWithTask]
-            }
             return made + vended + [.factoryBackend, .factoryExecutor, .factoryToken] + executor.entryPoints + tokenEntryPoints(token)
                 + (body == .checkpoint ? [.tokenCheckpoint] : []) + [.isCurrent, .status]
+        }
+
+        /// The factory's own entry point for the call, and what the body calls.
+        private var vended: [EntryPoint] {
+            switch call {
+            case .run(let noToken, let returns, let keeps):
+                let call: EntryPoint = returns == nil ? (noToken ? .factoryRunNoToken : .factoryRun) : (noToken ? .factoryRunTaskNoToken : .factoryRunTask)
+                return [call] + ((returns ?? keeps)?.entryPoints ?? []) + (keeps == nil ? [] : [.map, .inlineExecutor])
+            case .runAsync: return [.factoryRunAsync]
+            case .prepare(let noToken, let returns):
+                let call: EntryPoint = returns == nil ? (noToken ? .factoryPrepareNoToken : .factoryPrepare)
+                    : (noToken ? .factoryPrepareTaskNoToken : .factoryPrepareTask)
+                return [call, .preparedTask] + (returns?.entryPoints ?? [])
+            case .retry(_, _, let taskForm, let noToken):
+                return taskForm ? [noToken ? .factoryRetryTaskNoToken : .factoryRetryTask, .completed] : [noToken ? .factoryRetryNoToken : .factoryRetry]
+            case .delay: return [.factoryDelay]
+            case .continuation(_, let kind): return kind.factoryEntryPoints
+            case .whenComplete: return [.factoryWhenComplete]
+            }
         }
         var bodySpec: BodySpec? { equivalent.bodySpec }
 
@@ -204,7 +286,7 @@ extension ProgramOperation {
         }
 
         var dependence: Dependence { equivalent.dependence }
-        var madeFromSource: Bool { false }
+        var madeFromSource: Bool { equivalent.madeFromSource }
         var pendingRule: Rule { equivalent.pendingRule }
 
         /// The backend's own call's: a wrong outcome breaks that call's rule.
@@ -214,63 +296,21 @@ extension ProgramOperation {
     }
 }
 
-/// One `FactoryCall` step's call, with the harness's logging body.
-private struct FactoryVending {
-    let call: ProgramOperation.FactoryCall
-    let step: Int
-    let execution: ProgramExecution
-    let factory: TaskFactory
-
-    func vend() {
-        let (execution, t, step, action, ref) = (self.execution, call.task, self.step, call.body, call.executor)
-        let probe = execution.makeProbe("factory body of t\(t)")
-        let captured = factory.token
-        @Sendable func body(_ input: Outcome?, _ token: CancellationToken) throws -> Int {
-            try execution.body(task: t, step: step, input: input, action: action, token: token, probe: probe, executor: ref)
-        }
-        let backend = execution.backend
-        let defaultExecutor = execution.executors.defaultExecutor
-        @Sendable func inner(_ returns: InnerTask, existing: (any AsyncTask<Int>)?) -> any AsyncTask<Int> {
-            if returns == .new { return backend.run(on: defaultExecutor, token: .none) { _ in execution.innerBody(task: t, step: step) } }
-            return existing ?? backend.cancelled(as: Int.self)
-        }
-        switch call.call {
-        case .run(let noToken, let returns):
-            if let returns {
-                let existing = returns.task.flatMap { execution.slots.task($0)?.intTask }
-                if noToken {
-                    execution.register(t, .int(factory.runTask { () -> any AsyncTask<Int> in
-                        _ = try body(nil, captured)
-                        return inner(returns, existing: existing)
-                    }))
-                } else {
-                    execution.register(t, .int(factory.runTask { (token: CancellationToken) -> any AsyncTask<Int> in
-                        _ = try body(nil, token)
-                        return inner(returns, existing: existing)
-                    }))
-                }
-            } else if noToken {
-                // A body that takes no token checks the one it captured.
-                execution.register(t, .int(factory.run { () throws -> Int in try body(nil, captured) }))
-            } else {
-                execution.register(t, .int(factory.run { (token: CancellationToken) throws -> Int in try body(nil, token) }))
-            }
-        case .prepare:
-            let prepared = factory.prepare { token in try body(nil, token) }
-            execution.slots.putPrepared(t, prepared)
-            execution.register(t, .int(prepared.task))
-        case .continueWith(let antecedent, let returns):
-            guard let antecedentTask = execution.slots.task(antecedent)?.intTask else { return }
-            let token = captured
-            if let returns {
-                let existing = returns.task.flatMap { execution.slots.task($0)?.intTask }
-                execution.register(t, .int(factory.continueWithTask(antecedentTask) { completion -> any AsyncTask<Int> in
-                    _ = try body(Outcome(completion), token)
-                    return inner(returns, existing: existing)
-                }))
-            } else {
-                execution.register(t, .int(factory.continueWith(antecedentTask) { completion in try body(Outcome(completion), token) }))
-            }
+extension ContinuationKind {
+    /// The `TaskFactory` form of this continuation, with what its body calls (C9.2).
+    var factoryEntryPoints: [EntryPoint] {
+        let made = returned?.entryPoints ?? []
+        switch self {
+        case .continueWith, .continueWithKeeping: return [.factoryContinueWith]
+        case .continueWithTask: return [.factoryContinueWithTask] + made
+        case .map, .mapKeeping: return [.factoryMap]
+        case .then, .thenKeeping: return [.factoryThen]
+        case .flatMap: return [.factoryFlatMap] + made
+        case .recover: return [.factoryRecover]
+        case .recoverTask: return [.factoryRecoverTask] + made
+        case .catch: return [.factoryCatch]
+        case .finally: return [.factoryFinally]
+        case .finallyTask(let inner): return [.factoryFinallyTask] + made + (inner == .new ? [] : [.asVoid])
         }
     }
 }

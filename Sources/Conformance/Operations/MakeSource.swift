@@ -7,8 +7,10 @@ extension ProgramOperation {
     public struct MakeSource: TaskOperation {
         /// Which entry point makes the source.
         public enum Form: String, Sendable, Hashable {
-            /// `makeSource(of:)`.
+            /// `makeSource(of:)`: in debug builds the overload recording where the source was made (C8.3).
             case ofType
+            /// The `makeSource(of:)` requirement itself (a function reference): it records no origin.
+            case requirement
             /// `makeSource()`, its type taken from the context.
             case inferred
             /// `makeTask { source in }`: the source is handed to a closure, which keeps it.
@@ -34,6 +36,7 @@ extension ProgramOperation {
             let call: String
             switch form {
             case .ofType: call = "makeSource(of: \(type).self)"
+            case .requirement: call = "(makeSource(of:))(\(type).self)"
             case .inferred: call = "makeSource() as \(type)"
             case .makeTask: call = "makeTask { source of \(type) }"
             }
@@ -43,8 +46,8 @@ extension ProgramOperation {
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = ") else { return nil }
-                let forms: [(Form, String, String)] = [(.ofType, "makeSource(of: ", ".self)"), (.inferred, "makeSource() as ", ""),
-                                                       (.makeTask, "makeTask { source of ", " }")]
+                let forms: [(Form, String, String)] = [(.ofType, "makeSource(of: ", ".self)"), (.requirement, "(makeSource(of:))(", ".self)"),
+                                                       (.inferred, "makeSource() as ", ""), (.makeTask, "makeTask { source of ", " }")]
                 guard let (form, _, close) = forms.first(where: { s.take($0.1) }) else { return nil }
                 let void = s.take("Void")
                 guard void || s.take("Int"), s.take(close) else { return nil }
@@ -62,7 +65,7 @@ extension ProgramOperation {
         static func generate(into program: inout ProgramBuilder) {
             let held: SetterOutcome? = program.rng.chance(15) ? program.setterOutcome() : nil
             let task = program.nextTask
-            let form = [Form.ofType, .inferred, .makeTask][program.rng.weighted([60, 20, 20])]
+            let form = [Form.ofType, .requirement, .inferred, .makeTask][program.rng.weighted([50, 10, 20, 20])]
             let void = program.rng.chance(12)
             program.addTask(.makeSource(MakeSource(task: task, held: held, form: form, void: void)), sources: [task], held: held != nil,
                             intValued: !void)
@@ -81,42 +84,70 @@ extension ProgramOperation {
         var entryPoints: [EntryPoint] {
             switch form {
             case .ofType: return [.makeSourceOfType, .sourceTask]
+            case .requirement: return [.makeSourceOf, .sourceTask]
             case .inferred: return [.makeSourceInferred, .sourceTask]
             case .makeTask: return [.makeTask]
             }
         }
         var bodySpec: BodySpec? { nil }
 
+        /// For a source that records its origin (`SourceOriginRecording`), logs where it must say it
+        /// was made if released pending: this call's file and line in debug builds, none for the
+        /// requirement and in release builds (C8.3).
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend
+            let (slot, source, origin): (TaskSlot, SourceSlot, SourceOrigin?)
             if void {
-                let (task, source) = Self.make(form, backend: backend, of: Void.self)
-                execution.register(self.task, .void(task), source: .void(source))
+                let made = Self.make(form, backend: backend, of: Void.self)
+                (slot, source, origin) = (.void(made.task), .void(made.source), made.origin)
             } else {
-                let (task, source) = Self.make(form, backend: backend, of: Int.self)
-                execution.register(self.task, .int(task), source: .int(source))
+                let made = Self.make(form, backend: backend, of: Int.self)
+                (slot, source, origin) = (.int(made.task), .int(made.source), made.origin)
             }
+            if source.object is any SourceOriginRecording {
+                execution.log.append(.sourceOrigin(task: task, expected: origin?.description))
+            }
+            execution.register(task, slot, source: source)
         }
 
-        /// A source and its task, made the way `form` says.
+        /// A source and its task, made the way `form` says, and the origin it records in debug
+        /// builds: the file and line of the call, on the line of the call (C8.3).
         private static func make<T: Sendable>(_ form: Form, backend: any TaskBackend, of type: T.Type)
-            -> (any AsyncTask<T>, any CompletionSource<T>) {
+            -> (task: any AsyncTask<T>, source: any CompletionSource<T>, origin: SourceOrigin?) {
             switch form {
             case .ofType:
+                #if DEBUG
+                let (source, origin) = (backend.makeSource(of: T.self), SourceOrigin(fileID: #fileID, line: #line))
+                return (source.task, source, origin)
+                #else
                 let source = backend.makeSource(of: T.self)
-                return (source.task, source)
+                return (source.task, source, nil)
+                #endif
+            case .requirement:
+                let requirement: (T.Type) -> any CompletionSource<T> = backend.makeSource(of:)
+                let source = requirement(T.self)
+                return (source.task, source, nil)
             case .inferred:
-                let source: any CompletionSource<T> = backend.makeSource()
-                return (source.task, source)
+                let (source, origin): (any CompletionSource<T>, SourceOrigin) = (backend.makeSource(), SourceOrigin(fileID: #fileID, line: #line))
+                return (source.task, source, recordedInThisBuild(origin))
             case .makeTask:
                 let kept = Locked<(any CompletionSource<T>)?>(nil)
-                let task: any AsyncTask<T> = backend.makeTask { source in kept.withLock { $0 = source } }
+                let (task, origin): (any AsyncTask<T>, SourceOrigin) = (backend.makeTask { source in kept.withLock { $0 = source } }, SourceOrigin(fileID: #fileID, line: #line))
                 // TaskAPI's `makeTask` (no backend replaces it) hands the source over at once, on this thread.
                 guard let source = kept.withLock({ $0 }) else {
                     preconditionFailure("makeTask returned without handing its closure the source")
                 }
-                return (task, source)
+                return (task, source, recordedInThisBuild(origin))
             }
+        }
+
+        /// `origin` in a debug build; a release build records none (C8.3).
+        private static func recordedInThisBuild(_ origin: SourceOrigin) -> SourceOrigin? {
+            #if DEBUG
+            return origin
+            #else
+            return nil
+            #endif
         }
 
         var dependence: Dependence { .source(held: held != nil) }

@@ -2,8 +2,8 @@ import TaskAPI
 
 extension ProgramOperation {
     /// `t<task> = t<antecedent>.whenComplete(on: executor) { echo }`: the protocol's primitive,
-    /// called directly (or its convenience, on the default executor), by the driver or from
-    /// inside a `host`. Its body completes a source of the harness's, task `t<task>`, with the
+    /// called directly (or its convenience, on the default executor, or on the program's actor
+    /// pinned to a serial executor, C9.10), by the driver or from inside a `host`. Its body completes a source of the harness's, task `t<task>`, with the
     /// outcome it got, so the echo is modelled, waited for and diagnosed like any task: it must
     /// be the antecedent's outcome (C2.2), delivered once (C2.1), on its executor (C2.3, C2.5), in
     /// registration order (C2.4).
@@ -13,19 +13,23 @@ extension ProgramOperation {
         public var executor: ExecutorRef
         /// `whenComplete(_:)`, on the default executor (the backend's own, not the program's).
         public var convenience: Bool
+        /// `whenComplete(on: actor)`: the actor pinned to `executor`, an isolated body (C9.10).
+        public var pinned: Bool
         public var host: Host?
 
-        public init(task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, host: Host? = nil) {
+        public init(task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, pinned: Bool = false, host: Host? = nil) {
             self.task = task
             self.antecedent = antecedent
             self.executor = convenience ? .default : executor
             self.convenience = convenience
+            self.pinned = pinned && !convenience && executor.isActorExecutor
             self.host = host
         }
 
         static let kind = OperationKind.observe
         public var description: String {
-            hostPrefix(host) + "t\(task) = t\(antecedent).whenComplete\(convenience ? "" : "(on: \(executor))") { echo }"
+            let on = convenience ? "" : pinned ? "(on: actor(\(executor)))" : "(on: \(executor))"
+            return hostPrefix(host) + "t\(task) = t\(antecedent).whenComplete\(on) { echo }"
         }
         var operation: ProgramOperation { .observe(self) }
         static func parse(_ text: Substring) -> Self? {
@@ -34,12 +38,14 @@ extension ProgramOperation {
                 guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take(".whenComplete") else { return nil }
                 var executor = ExecutorRef.default
                 let convenience = !s.take("(on: ")
+                let pinned = !convenience && s.take("actor(")
                 if !convenience {
-                    guard let on = s.executor(), s.take(")") else { return nil }
+                    guard let on = s.executor(), s.take(pinned ? "))" : ")") else { return nil }
                     executor = on
                 }
                 guard s.take(" { echo }") else { return nil }
-                return Self(task: task, antecedent: antecedent, executor: executor, convenience: convenience, host: host)
+                let observe = Self(task: task, antecedent: antecedent, executor: executor, convenience: convenience, pinned: pinned, host: host)
+                return observe.pinned == pinned ? observe : nil
             }
         }
 
@@ -54,17 +60,21 @@ extension ProgramOperation {
             var executor = reused ?? (program.rng.chance(35) ? .inline : program.executor())
             let convenience = program.usesOutsideWork && !hosted && program.rng.chance(15)
             if convenience { executor = .default }
+            // On the actor pinned to a serial executor: where programs use the backend's own
+            // executors (a controlled run wraps them, and the actor needs the backend's).
+            var pinned = false
+            if !convenience, program.usesOutsideWork, program.serials > 1, program.rng.chance(25) { (pinned, executor) = (true, .serial(1)) }
             let host = hosted ? program.host() : nil
             let (sources, held) = program.dependencies([antecedent] + (host?.antecedent.map { [$0] } ?? []))
             if !hosted { program.lastChain = (antecedent, executor) }
             program.addTask(.observe(Observe(task: program.nextTask, antecedent: antecedent, executor: executor, convenience: convenience,
-                                             host: host)), sources: sources, held: held, hidden: hosted)
+                                             pinned: pinned, host: host)), sources: sources, held: held, hidden: hosted)
         }
 
         var uses: [Use] { [.task(antecedent)] + (host?.antecedent.map { [.task($0)] } ?? []) }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), antecedent: ids.task(antecedent), executor: executor, convenience: convenience,
+            Self(task: ids.task(task), antecedent: ids.task(antecedent), executor: executor, convenience: convenience, pinned: pinned,
                  host: host?.renumbered(ids))
         }
 
@@ -73,28 +83,45 @@ extension ProgramOperation {
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
-            (convenience ? [.whenComplete] : [.whenCompleteOn] + executor.entryPoints) + (host?.entryPoints ?? []) + [.isCurrent]
+            (convenience ? [.whenComplete] : [pinned ? .whenCompleteActor : .whenCompleteOn] + executor.entryPoints) + (host?.entryPoints ?? [])
+                + [.isCurrent]
         }
         var bodySpec: BodySpec? {
-            BodySpec(task: task, executor: .on(executor), token: nil, continuation: (antecedent, .continueWith), host: host, runsTask: false)
+            BodySpec(task: task, executor: .on(executor), token: nil, continuation: (antecedent, .continueWith), host: host, runsTask: false,
+                     pinned: pinned)
         }
 
         /// The echo's source is made and registered now; the observer is registered where the
         /// host says.
         func perform(in execution: ProgramExecution, step: Int) {
             guard let antecedentTask = execution.slots.task(antecedent)?.intTask else { return }
+            let observer = Self.observer(task: task, executor: executor, step: step, in: execution)
+            let (ref, convenience, pinned) = (executor, convenience, pinned)
+            let executor = execution.executors[ref]
+            execution.hosted(host, step: step) {
+                if convenience {
+                    antecedentTask.whenComplete(observer)
+                } else if pinned, let actor = execution.pinnedActor(ref, step: step) {
+                    antecedentTask.whenComplete(on: actor) { actor, completion in
+                        actor.enter()
+                        observer(completion)
+                    }
+                } else {
+                    antecedentTask.whenComplete(on: executor, observer)
+                }
+            }
+        }
+
+        /// Task `task`'s echo, made and registered now, and the observer that completes it with the
+        /// outcome it gets, logged as the body of a continuation on `executor`.
+        static func observer(task: Int, executor ref: ExecutorRef, step: Int, in execution: ProgramExecution) -> @Sendable (Completion<Int>) -> Void {
             let echo = execution.backend.makeSource(of: Int.self)
             execution.register(task, .int(echo.task), source: nil)
             let probe = execution.makeProbe("observer t\(task)")
-            let (t, ref, convenience) = (task, executor, convenience)
-            let executor = execution.executors[ref]
-            let observer: @Sendable (Completion<Int>) -> Void = { completion in
-                _ = try? execution.body(task: t, step: step, input: Outcome(completion), action: .returns, token: nil, probe: probe,
+            return { completion in
+                _ = try? execution.body(task: task, step: step, input: Outcome(completion), action: .returns, token: nil, probe: probe,
                                         executor: ref)
                 echo.tryComplete(completion)
-            }
-            execution.hosted(host, step: step) {
-                if convenience { antecedentTask.whenComplete(observer) } else { antecedentTask.whenComplete(on: executor, observer) }
             }
         }
 
@@ -113,7 +140,7 @@ extension ProgramOperation {
         }
     }
 
-    public static func observe(task: Int, antecedent: Int, executor: ExecutorRef, host: Host? = nil) -> Self {
-        .observe(Observe(task: task, antecedent: antecedent, executor: executor, host: host))
+    public static func observe(task: Int, antecedent: Int, executor: ExecutorRef, pinned: Bool = false, host: Host? = nil) -> Self {
+        .observe(Observe(task: task, antecedent: antecedent, executor: executor, pinned: pinned, host: host))
     }
 }

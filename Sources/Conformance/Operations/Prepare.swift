@@ -2,8 +2,9 @@ import TaskAPI
 
 extension ProgramOperation {
     /// `t<task> = backend.prepare(on: executor, token: k<token>) { body }`, the body taking the
-    /// prepared task's token or (`noToken`) none: pending until a start (C9.3). One with no
-    /// `start` step is started by the harness after the drivers, like a held source.
+    /// prepared task's token or (`noToken`) none; or `prepareTask`, whose body returns a task
+    /// (`returns`), unwrapped (C2.6): pending until a start (C9.3). One with no `start` step is
+    /// started by the harness after the drivers, like a held source.
     public struct Prepare: TaskOperation {
         public var task: Int
         public var token: Int?
@@ -12,28 +13,32 @@ extension ProgramOperation {
         public var executor: ExecutorRef
         /// The body takes no token.
         public var noToken: Bool
+        /// `prepareTask`: the task the body returns, whose outcome the prepared task takes.
+        public var returns: InnerTask?
 
-        public init(task: Int, token: Int?, body: BodyAction, executor: ExecutorRef = .default, noToken: Bool = false) {
+        public init(task: Int, token: Int?, body: BodyAction, executor: ExecutorRef = .default, noToken: Bool = false, returns: InnerTask? = nil) {
             self.task = task
             self.token = token
             self.body = body
             self.executor = executor
             self.noToken = noToken
+            self.returns = returns
         }
 
         static let kind = OperationKind.prepare
         public var description: String {
-            "t\(task) = prepare(on: .some(\(executor))\(tokenArgument(token))) { \(noToken ? "() in " : "")\(body.rawValue) }"
+            "t\(task) = \(returns == nil ? "prepare" : "prepareTask")(on: .some(\(executor))\(tokenArgument(token))) "
+                + "{ \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? "")
         }
         var operation: ProgramOperation { .prepare(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = prepare(on: .some("), let executor = s.executor(), s.take(")") else { return nil }
+                guard let task = s.id("t"), s.take(" = prepare") else { return nil }
+                let unwraps = s.take("Task")
+                guard s.take("(on: .some("), let executor = s.executor(), s.take(")") else { return nil }
                 let token = s.tokenArgument()
-                guard s.take(") { ") else { return nil }
-                let noToken = s.take("() in ")
-                guard let body = s.oneOf(BodyAction.self), s.take(" }") else { return nil }
-                return Self(task: task, token: token, body: body, executor: executor, noToken: noToken)
+                guard s.take(") "), let read = s.runBody(unwraps: unwraps), read.keeps == nil else { return nil }
+                return Self(task: task, token: token, body: read.body, executor: executor, noToken: read.noToken, returns: read.returns)
             }
         }
 
@@ -47,16 +52,29 @@ extension ProgramOperation {
             let noToken = program.rng.chance(30)
             var body = program.body()
             if noToken, body == .checkpoint { body = .returns }
+            // The task a prepareTask body returns: one that completes without the harness, so that
+            // a started prepared task never waits on a held source.
+            var returns: InnerTask?
+            var sources = [task]
+            if program.rng.chance(35) {
+                let drawn = program.returnedTask()
+                if let existing = drawn.inner.task, !program.completesEarly(existing) {
+                    returns = .new
+                } else {
+                    (returns, sources) = (drawn.inner, sources + drawn.sources)
+                }
+            }
             let prepare = Prepare(task: task, token: program.token(), body: body, executor: program.rng.chance(60) ? .default : program.executor(),
-                                  noToken: noToken)
-            program.addTask(.prepare(prepare), sources: [task], held: true)
+                                  noToken: noToken, returns: returns)
+            program.addTask(.prepare(prepare), sources: sources, held: true)
             program.unstarted.append(task)
         }
 
-        var uses: [Use] { token.map { [.token($0)] } ?? [] }
+        var uses: [Use] { (returns?.task.map { [.task($0)] } ?? []) + (token.map { [.token($0)] } ?? []) }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), token: token.map(ids.token), body: body, executor: executor, noToken: noToken)
+            Self(task: ids.task(task), token: token.map(ids.token), body: body, executor: executor, noToken: noToken,
+                 returns: returns?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
@@ -64,7 +82,8 @@ extension ProgramOperation {
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
-            [noToken ? .prepareNoToken : .prepare, .preparedTask] + executor.entryPoints + tokenEntryPoints(token)
+            let call: EntryPoint = returns == nil ? (noToken ? .prepareNoToken : .prepare) : (noToken ? .prepareTaskNoToken : .prepareTask)
+            return [call, .preparedTask] + (returns?.entryPoints ?? []) + executor.entryPoints + tokenEntryPoints(token)
                 + (body == .checkpoint ? [.tokenCheckpoint] : []) + [.status]
         }
         var bodySpec: BodySpec? { BodySpec(task: task, executor: .startedBy(fallback: executor), token: token) }
@@ -73,15 +92,22 @@ extension ProgramOperation {
             let probe = execution.makeProbe("prepared body of t\(task)")
             let (t, action) = (task, body)
             let on: (any Executor)? = execution.executors[executor]
+            let token = execution.token(self.token)
+            @Sendable func run(_ token: CancellationToken?) throws -> Int {
+                try execution.body(task: t, step: step, input: nil, action: action, token: token, probe: probe)
+            }
             let prepared: PreparedTask<Int>
-            if noToken {
-                prepared = execution.backend.prepare(on: on, token: execution.token(token)) { [execution] () throws -> Int in
-                    try execution.body(task: t, step: step, input: nil, action: action, token: nil, probe: probe)
+            if let returns {
+                let existing = returns.task.flatMap { execution.slots.task($0)?.intTask }
+                @Sendable func inner(_ token: CancellationToken?) throws -> any AsyncTask<Int> {
+                    _ = try run(token)
+                    return execution.innerTask(returns, task: t, step: step, existing: existing)
                 }
+                prepared = noToken ? execution.backend.prepareTask(on: on, token: token) { () throws -> any AsyncTask<Int> in try inner(nil) }
+                    : execution.backend.prepareTask(on: on, token: token) { (token: CancellationToken) in try inner(token) }
             } else {
-                prepared = execution.backend.prepare(on: on, token: execution.token(token)) { [execution] (token: CancellationToken) in
-                    try execution.body(task: t, step: step, input: nil, action: action, token: token, probe: probe)
-                }
+                prepared = noToken ? execution.backend.prepare(on: on, token: token) { () throws -> Int in try run(nil) }
+                    : execution.backend.prepare(on: on, token: token) { (token: CancellationToken) in try run(token) }
             }
             execution.slots.putPrepared(task, prepared)
             execution.register(task, .int(prepared.task))
@@ -92,7 +118,11 @@ extension ProgramOperation {
         var pendingRule: Rule { .c9_3 }
 
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
-            Self.expectation(task: task, step: step, token: token, body: body, in: model)
+            let result = Self.expectation(task: task, step: step, token: token, body: body, in: model)
+            guard let returns, case .outcomes(let allowed, let rule) = result, allowed == [.success(ProgramValues.value(step: step))] else {
+                return result
+            }
+            return model.oracle.returnedOutcome(returns, step: step, in: model, rule: rule == .c9_3 ? .c9_3 : .c2_6)
         }
 
         /// A prepared task's: its body's result once it ran; cancelled if its token (or its own
@@ -118,7 +148,7 @@ extension ProgramOperation {
         }
     }
 
-    public static func prepare(task: Int, token: Int?, body: BodyAction) -> Self {
-        .prepare(Prepare(task: task, token: token, body: body))
+    public static func prepare(task: Int, token: Int?, body: BodyAction, returns: InnerTask? = nil) -> Self {
+        .prepare(Prepare(task: task, token: token, body: body, returns: returns))
     }
 }

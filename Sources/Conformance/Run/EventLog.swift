@@ -91,6 +91,18 @@ public enum EventKind: Sendable {
     case asyncLoopRan(step: Int, stackGrowth: Int?, result: Outcome?)
     /// Job `index` of a burst of jobs on one serial executor ran (C7.2, C7.3).
     case burstJobRan(step: Int, index: Int)
+    /// The pinned-actor form of step `step` fell back to its executor: the backend made no actor
+    /// executor for it (or a controlled run wraps it), so the form was not called (C9.10).
+    case pinnedUnavailable(step: Int)
+    /// Source `task` records where it was made (`SourceOriginRecording`): if released pending, its
+    /// abandoned error must name `expected` (nil: nothing) (C8.3).
+    case sourceOrigin(task: Int, expected: String?)
+    /// The harness's observer saw `task` fail `TaskError.abandoned` naming `origin` (C8.3).
+    case abandonedOrigin(task: Int, origin: String?)
+    /// A join to the group of task `group` returned, and its `pendingCount` read after it (C9.11).
+    case groupJoined(step: Int, group: Int, task: Int, pending: Int)
+    /// A group's `wait()` (`idle`: true) or `wait(timeout:)` returned (C9.11).
+    case groupWaited(step: Int, group: Int, idle: Bool)
 }
 
 /// What a body reads first: its task's own `status` (nil: it cannot reach its task yet) and its

@@ -24,6 +24,8 @@ final class ProgramExecution: Sendable {
     /// How long a step that watches for releases itself (a probed combinator, C5.5) waits for
     /// them: the leak limit of the run (C8.1, C8.2), no longer than the timing slack.
     let leakLimit: Duration
+    /// A `PinnedActor` for each serial executor that is an actor executor (C9.9, C9.10), by index.
+    let pinned: [Int: ProgramActor]
 
     init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration, leakLimit: Duration? = nil) {
         self.program = program
@@ -35,6 +37,20 @@ final class ProgramExecution: Sendable {
         slots = Slots(program: program)
         payloads = Payloads(count: 2 * program.steps.count)
         currentStep = Locked(Array(repeating: -1, count: program.drivers + 1))
+        var pinned: [Int: ProgramActor] = [:]
+        for (index, executor) in executors.serial.enumerated() {
+            if let actorExecutor = executor as? any ActorExecutor { pinned[index] = ProgramActor(executor: actorExecutor) }
+        }
+        self.pinned = pinned
+    }
+
+    /// The actor pinned to `ref`, a serial executor made by `makeActorExecutor(label:)`; nil if the
+    /// backend made none (or a controlled run wraps the executor), and then the step's call falls
+    /// back to the executor itself, logged, so that the form is not counted as called.
+    func pinnedActor(_ ref: ExecutorRef, step: Int) -> ProgramActor? {
+        if case .serial(let n) = ref, let actor = pinned[n] { return actor }
+        log.append(.pinnedUnavailable(step: step))
+        return nil
     }
 
     /// Runs driver `driver`'s steps in program order, on the calling thread.
@@ -74,6 +90,7 @@ final class ProgramExecution: Sendable {
         guard slots.isReady(operation.uses) else { return false }
         switch operation.payload.blocking {
         case .untilCompleted(let t): return slots.peekTask(t)?.isCompleted ?? false
+        case .untilGroupIdle(let g): return slots.peekGroup(g)?.pendingCount == 0
         case .never, .untilTimeout, .untilEarlierUses: return true
         }
     }
@@ -122,6 +139,29 @@ final class ProgramExecution: Sendable {
         case .default, .inline, .serial: return executors[ref].isCurrent
         case .counting: return nil
         }
+    }
+
+    /// The task a body of step `step` (task `t`) returns (C2.6, C9.5): the existing one, or one it
+    /// makes now: run on the default executor (its body `innerBody`), succeeded (its payload
+    /// written first, C2.2), failed or cancelled.
+    func innerTask(_ inner: InnerTask, task t: Int, step: Int, existing: (any AsyncTask<Int>)?) -> any AsyncTask<Int> {
+        let value = ProgramValues.innerValue(step: step)
+        switch inner {
+        case .existing: return existing ?? backend.cancelled(as: Int.self)
+        case .new: return backend.run(on: executors.defaultExecutor, token: .none) { _ in self.innerBody(task: t, step: step) }
+        case .succeeded:
+            payloads.write(program.steps.count + step)
+            return backend.succeeded(value)
+        case .failed: return backend.failed(ProgramError(value), as: Int.self)
+        case .cancelled: return backend.cancelled(as: Int.self)
+        }
+    }
+
+    /// The `Void` task a `finallyTask` body returns: a new one run on the default executor, or
+    /// `innerTask`'s `asVoid()`.
+    func innerVoidTask(_ inner: InnerTask, task t: Int, step: Int, existing: (any AsyncTask<Int>)?) -> any AsyncTask<Void> {
+        if inner == .new { return backend.run(on: executors.defaultExecutor, token: .none) { _ in _ = self.innerBody(task: t, step: step) } }
+        return innerTask(inner, task: t, step: step, existing: existing).asVoid()
     }
 
     func innerBody(task t: Int, step: Int) -> Int {
@@ -244,6 +284,39 @@ final class ProgramExecution: Sendable {
 
 /// What a body captures, so that the harness can tell when the body is released (C8.1).
 final class Probe: Sendable {}
+
+/// A `PinnedActor` of a program (C9.10): the stand-in for a "ui" actor. Its continuations' bodies
+/// run isolated to it, on its executor, and count their entries in its state.
+actor ProgramActor: PinnedActor {
+    nonisolated let executor: any ActorExecutor
+    /// Bodies that entered the actor, counted in its isolated state.
+    private(set) var entries = 0
+
+    init(executor: any ActorExecutor) {
+        self.executor = executor
+    }
+
+    /// Counts an entry; callable synchronously only from code isolated to the actor.
+    func enter() {
+        entries += 1
+    }
+}
+
+/// The task a value form's body returned (C2.6), kept to be compared with the form's value.
+final class ReturnedTask: Sendable {
+    private let task = Locked<(any AsyncTask<Int>)?>(nil)
+
+    /// Keeps `returned` and returns it, for the body's `return`.
+    func keep(_ returned: any AsyncTask<Int>) -> any AsyncTask<Int> {
+        task.withLock { $0 = returned }
+        return returned
+    }
+
+    /// `value` if `candidate` is the very task the body returned, else `notTheReturnedTask`.
+    func read(_ candidate: any AsyncTask<Int>, value: Int) -> Int {
+        task.withLock { $0 } === candidate ? value : ProgramValues.notTheReturnedTask
+    }
+}
 
 /// A weak reference that can cross threads.
 final class WeakReference: @unchecked Sendable {

@@ -114,13 +114,20 @@ enum TaskSlot: Sendable {
         }
     }
 
-    /// Registers the harness's observer on the inline executor: it logs the outcome (C1.1).
+    /// Registers the harness's observer on the inline executor: it logs the outcome (C1.1), and
+    /// the origin an abandoned error names (C8.3).
     func observe(_ task: Int, log: EventLog, inline: any Executor) {
+        @Sendable func logged<T>(_ completion: Completion<T>, _ outcome: Outcome) {
+            log.append(.completed(task: task, outcome: outcome))
+            if case .failure(let error) = completion, case .abandoned(let origin)? = error as? TaskError {
+                log.append(.abandonedOrigin(task: task, origin: origin?.description))
+            }
+        }
         switch self {
-        case .int(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
-        case .values(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
-        case .settled(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
-        case .void(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
+        case .int(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
+        case .values(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
+        case .settled(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
+        case .void(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
         }
     }
 }
@@ -198,6 +205,8 @@ final class Slots: Sendable {
         var setterUsesBeforeRelease: [Int: Int] = [:]
         /// Prepared tasks, by task id (C9.3).
         var prepared: [Int: PreparedTask<Int>] = [:]
+        /// Work groups, by the id of their first `idle()` task (C9.11).
+        var groups: [Int: WorkGroup] = [:]
     }
 
     // NSCondition guards `state`; every access holds it.
@@ -262,6 +271,20 @@ final class Slots: Sendable {
     /// The prepared task `id`, once made.
     func prepared(_ id: Int) -> PreparedTask<Int>? {
         waitFor { $0.prepared[id] }
+    }
+
+    func putGroup(_ id: Int, _ group: WorkGroup) {
+        withState { $0.groups[id] = group }
+    }
+
+    /// The work group `id`, once made.
+    func group(_ id: Int) -> WorkGroup? {
+        waitFor { $0.groups[id] }
+    }
+
+    /// The work group `id` if made, without waiting (controlled mode's blocking check).
+    func peekGroup(_ id: Int) -> WorkGroup? {
+        reading { $0.groups[id] }
     }
 
     /// Every prepared task, for the harness's own starts after the drivers.
