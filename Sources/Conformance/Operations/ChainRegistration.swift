@@ -52,10 +52,12 @@ struct ChainRegistration {
             return forms.call({ a.then(on: executor, token: token) { try task(.success($0)) } }, { a.then(on: optional) { try task(.success($0)) } },
                               { a.then(token: token) { try task(.success($0)) } },
                               { actor in a.then(on: actor, token: token) { actor, value in actor.enter(); return try task(.success(value)) } })
-        case .mapKeeping, .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch, .finally, .finallyTask:
+        case .mapKeeping:
             return forms.call({ a.map(on: executor, token: token) { try task(.success($0)) } }, { a.map(on: optional) { try task(.success($0)) } },
                               { a.map(token: token) { try task(.success($0)) } },
                               { actor in a.map(on: actor, token: token) { actor, value in actor.enter(); return try task(.success(value)) } })
+        case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch, .finally, .finallyTask:
+            preconditionFailure("ChainRegistration.keeping: step \(step)'s \(chain.kind) keeps no task (register routes it to Forms)")
         }
     }
 }
@@ -89,7 +91,9 @@ private struct Forms {
     ) -> any AsyncTask<Int> {
         let (executor, optional, token) = (self.executor, self.optional, self.token)
         switch chain.kind {
-        case .continueWith, .continueWithKeeping, .mapKeeping, .thenKeeping:
+        case .continueWithKeeping, .mapKeeping, .thenKeeping:
+            preconditionFailure("Forms.register: step \(step)'s \(chain.kind) keeps its task (register routes it to keeping)")
+        case .continueWith:
             return call({ a.continueWith(on: executor, token: token) { try body(Outcome($0)) } },
                         { a.continueWith(on: optional) { try body(Outcome($0)) } }, { a.continueWith(token: token) { try body(Outcome($0)) } },
                         { actor in a.continueWith(on: actor, token: token) { actor, outcome in actor.enter(); return try body(Outcome(outcome)) } })
@@ -137,8 +141,9 @@ private struct Forms {
             return call({ a.recoverTask(on: executor, token: token) { try task(failure($0)) } },
                         { a.recoverTask(on: optional) { try task(failure($0)) } }, { a.recoverTask(token: token) { try task(failure($0)) } },
                         { actor in a.recoverTask(on: actor, token: token) { actor, error in actor.enter(); return try task(failure(error)) } })
-        case .recover, .continueWith, .continueWithTask, .map, .then, .flatMap, .finally, .finallyTask, .continueWithKeeping, .mapKeeping,
-             .thenKeeping:
+        case .continueWith, .continueWithTask, .map, .then, .flatMap, .finally, .finallyTask, .continueWithKeeping, .mapKeeping, .thenKeeping:
+            preconditionFailure("Forms.recovering: step \(step)'s \(chain.kind) handles no failure")
+        case .recover:
             return call({ a.recover(on: executor, token: token) { try body(failure($0)) } }, { a.recover(on: optional) { try body(failure($0)) } },
                         { a.recover(token: token) { try body(failure($0)) } },
                         { actor in a.recover(on: actor, token: token) { actor, error in actor.enter(); return try body(failure(error)) } })

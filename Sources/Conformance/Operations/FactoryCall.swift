@@ -50,7 +50,16 @@ extension ProgramOperation {
             switch call {
             // No body of the program's: the text shows none.
             case .delay, .whenComplete: self.body = .returns
-            case .run, .runAsync, .prepare, .retry, .continuation: self.body = body
+            case .run, .runAsync, .prepare, .retry: self.body = body
+            case .continuation(let antecedent, let kind):
+                self.body = body
+                // The factory vends no value form keeping a task: its value form is meant.
+                switch kind {
+                case .continueWithKeeping: self.call = .continuation(antecedent: antecedent, kind: .continueWith)
+                case .mapKeeping: self.call = .continuation(antecedent: antecedent, kind: .map)
+                case .thenKeeping: self.call = .continuation(antecedent: antecedent, kind: .then)
+                case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch, .finally, .finallyTask: break
+                }
             }
         }
 

@@ -111,10 +111,12 @@ struct FactoryVending {
         }
         @Sendable func failure(_ error: any Error) -> Outcome { .failure(ErrorValue(error)) }
         switch kind {
-        case .continueWith, .continueWithKeeping: return factory.continueWith(a) { try body(Outcome($0), token) }
+        case .continueWithKeeping, .mapKeeping, .thenKeeping:
+            preconditionFailure("FactoryVending: step \(step)'s \(kind): FactoryCall keeps no task as a value")
+        case .continueWith: return factory.continueWith(a) { try body(Outcome($0), token) }
         case .continueWithTask: return factory.continueWithTask(a) { try task(Outcome($0)) }
-        case .map, .mapKeeping: return factory.map(a) { try body(.success($0), token) }
-        case .then, .thenKeeping: return factory.then(a) { try body(.success($0), token) }
+        case .map: return factory.map(a) { try body(.success($0), token) }
+        case .then: return factory.then(a) { try body(.success($0), token) }
         case .flatMap: return factory.flatMap(a) { try task(.success($0)) }
         case .recover: return factory.recover(a) { try body(failure($0), token) }
         case .recoverTask: return factory.recoverTask(a) { try task(failure($0)) }
