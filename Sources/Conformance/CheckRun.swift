@@ -16,6 +16,7 @@ struct CheckRun {
 
     private var exercised: [Rule: Int] = [:]
     private var checks: [Rule: Int] = [:]
+    private var entryPoints = EntryPointCoverage()
     private var failures: [ConformanceFailure] = []
     private var known: [ConformanceFailure] = []
     private var notReproducible: [String] = []
@@ -112,6 +113,7 @@ struct CheckRun {
         }
         for rule in result.exercised { exercised[rule, default: 0] += 1 }
         checks.merge(result.checks, uniquingKeysWith: +)
+        entryPoints.add(result)
         let knownIssues = configuration.knownIssues
         let isKnown = { (finding: Finding) in knownIssues[finding.rule] != nil }
         for finding in result.findings where isKnown(finding) && !known.contains(where: { $0.rule == finding.rule }) {
@@ -191,6 +193,7 @@ struct CheckRun {
             errors: errors + (configuration.replaying != nil && programsRun == 0
                 ? ["CONFORMANCE_REPLAY=\(backend): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : []))
         report.checksRun = checks
+        report.entryPoints = entryPoints
         report.repeatedFailures = repeated
         report.stoppedBy = stopped
         report.replayNote = replayNote

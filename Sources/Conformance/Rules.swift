@@ -9,7 +9,7 @@ public enum Rule: String, Sendable, Hashable, CaseIterable, Comparable, CustomSt
     case c7_1 = "C7.1", c7_2 = "C7.2", c7_3 = "C7.3"
     case c8_1 = "C8.1", c8_2 = "C8.2", c8_3 = "C8.3"
     case c9_1 = "C9.1", c9_2 = "C9.2", c9_3 = "C9.3", c9_4 = "C9.4", c9_5 = "C9.5", c9_6 = "C9.6", c9_7 = "C9.7", c9_8 = "C9.8"
-    case c9_9 = "C9.9"
+    case c9_9 = "C9.9", c9_10 = "C9.10", c9_11 = "C9.11"
 
     public var description: String { rawValue }
 

@@ -20,24 +20,35 @@ struct BackendConformanceTests {
         return configuration
     }
 
+    /// Prints both coverage tables; at the default budget (1,000 mixed programs), every entry
+    /// point of TaskAPI that programs can call was called and judged (issue 22).
+    static func coverage(_ report: ConformanceReport) {
+        print(report.coverageTable)
+        print(report.entryPointTable)
+        guard report.programsRun >= 1_000, report.controlledPrograms > 0, report.controlledPrograms < report.programsRun else { return }
+        let uncalled = report.entryPoints.uncalled.filter { $0.notGenerated == nil }
+        #expect(uncalled.isEmpty, "[\(report.backend)] entry points no program called: \(uncalled.map(\.rawValue))")
+        #expect(report.entryPoints.unjudged.isEmpty, "[\(report.backend)] entry points no check judged: \(report.entryPoints.unjudged.map(\.rawValue))")
+    }
+
     @Test func gcd() async {
         let report = await Conformance.check(GCDBackend(), configuration: Self.configuration())
         report.recordIssues()
-        print(report.coverageTable)
+        Self.coverage(report)
         #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 
     @Test func threads() async {
         let report = await Conformance.check(ThreadsBackend(), configuration: Self.configuration())
         report.recordIssues()
-        print(report.coverageTable)
+        Self.coverage(report)
         #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 
     @Test func actors() async {
         let report = await Conformance.check(ActorsBackend(), configuration: Self.configuration())
         report.recordIssues()
-        print(report.coverageTable)
+        Self.coverage(report)
         #expect(report.programsRun > 0 || report.skippedForReplay != nil)
     }
 }

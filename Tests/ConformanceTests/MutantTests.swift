@@ -11,15 +11,22 @@ struct MutantTests {
     static let expectedRules: [Mutation: Set<Rule>] = [
         .twoTrySetWinners: [.c1_2],
         .continuationRunTwice: [.c2_1],
-        .lifoContinuations: [.c2_4],
+        // Continuations run last registered first (C2.4); a work group's count-out, registered at
+        // the join, then runs before the harness's observer of the joined task, so an idle() is
+        // seen completing before that task (C9.11).
+        .lifoContinuations: [.c2_4, .c9_11],
         // The body runs inside `whenComplete`, on the registering thread, whatever its executor:
-        // inside the call (C2.3), or not inside a counting executor's job (C2.5).
-        .runInsideRegister: [.c2_3, .c2_5],
+        // inside the call (C2.3), or not inside a counting executor's job (C2.5); an inline one
+        // registered from inside inline work runs in place instead of behind it (C2.7).
+        .runInsideRegister: [.c2_3, .c2_5, .c2_7],
         .tokenIgnoredBeforeStart: [.c4_3],
         // Jobs for a serial executor sent to the parallel default queue: run on the wrong executor
         // (C2.5), or, first seen under stress, out of their serial order (C2.4), or two of them
-        // at once (C7.2; seen in a controlled-pct3 run, seed 16087621648947022366).
-        .wrongExecutor: [.c2_5, .c2_4, .c7_2],
+        // at once (C7.2; seen in a controlled-pct3 run, seed 16087621648947022366); in controlled
+        // mode every continuation goes to the default queue, where the serial executor's
+        // isCurrent, asked inside the body, says it is not its job (C9.7, which cannot tell that
+        // from an isCurrent that is wrong).
+        .wrongExecutor: [.c2_5, .c2_4, .c7_2, .c9_7],
         .closuresKeptAlive: [.c8_1],
         .cancellationAsFailure: [.c3_2],
         // A lost continuation hangs a chain (C2.1) or a waiter (C6.3), whichever comes first.
@@ -30,11 +37,14 @@ struct MutantTests {
         .flatMapNotWaiting: [.c2_6],
         // Or, since controlled mode parks a completion between winning and handing over (a
         // schedule point): their fast path hands a continuation on a completed task over at
-        // once, ahead of one registered earlier and still queued for that delivery (C2.4).
-        .lostContinuationOnRace: [.c2_1, .c6_3, .c2_4],
-        .lostContinuationInRegister: [.c2_1, .c6_3, .c2_4],
+        // once, ahead of one registered earlier and still queued for that delivery (C2.4), and
+        // in place, also from inside inline work, which must queue it behind that work (C2.7).
+        .lostContinuationOnRace: [.c2_1, .c6_3, .c2_4, .c2_7],
+        .lostContinuationInRegister: [.c2_1, .c6_3, .c2_4, .c2_7],
         .recursionInsteadOfTrampoline: [.c2_7],
-        .errorReplaced: [.c3_1],
+        // A thrown error replaced (C3.1); in a retryTask whose attempts are tasks run on the
+        // default executor, the retry ends with the replaced error (C9.4, the retry's model).
+        .errorReplaced: [.c3_1, .c9_4],
         // A token cancelled before the continuation registered does not take effect: the
         // continuation waits for its antecedent (C4.3), or a token linked to a cancelled one
         // stays uncancelled (C4.6), which a checkpoint shows (C4.4).
@@ -87,6 +97,20 @@ struct MutantTests {
         // Under stress, a dropped job may be a body of a nested-wait step (which runs on the
         // backend's own default executor): the nest then returns a failure's stand-in (C6.4).
         .defaultDropsJob: [.c7_3, .c2_1, .c6_4],
+        // Issue 22: shapes and strict checks. An inline registration run in place inside inline
+        // work: the oracle's C2.7 check (a continuation registered from inside an inline host
+        // ran before the host ended), or an async loop's stack growth.
+        .registrationRunsInPlace: [.c2_7],
+        // The first inline continuation (the harness's observer) handed over after the next: C2.4,
+        // or a work group counting a joined task out before its observer logged it (C9.11).
+        .firstInlineHandedLast: [.c2_4, .c9_11],
+        .statusRunningWhenPending: [.c1_5],
+        // Its jobs run out of the order handed over: a burst (C7.2, or the interposition's C7.2),
+        // or continuations of one task on it (C2.4).
+        .serialRingReordersOnGrowth: [.c7_2, .c2_4],
+        .serialIsCurrentFalse: [.c9_7],
+        .tryStartOnCompleted: [.c1_5],
+        .finallyTaskSkipsInner: [.c3_3],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {

@@ -30,13 +30,13 @@ import Testing
             program seed=13234815669151533555 drivers=2 serial=1 counting=1 steps=4
 
                0 d0 t0 = run(on: counting0) { returns }
-            d0 t1 = t0.finally(on: serial0, token: k0) { throwsCancellation }  ~sleep(12us)
+            d0 t1 = t0.finally(on: serial0) { throwsCancellation }  ~sleep(12us)
                3 d1 t3 = t0.finally(on: serial0) { checkpoint }  ~yield(2)
             """
         let program = try Program(parsing: text)
         #expect(program.seed == 13_234_815_669_151_533_555 && program.drivers == 2 && program.serialExecutors == 1)
         #expect(program.steps.count == 3 && program.steps[1].pause == .sleep(microseconds: 12) && program.steps[2].driver == 1)
-        #expect(program.steps[1].operation == .chain(task: 1, kind: .finally, antecedent: 0, executor: .serial(0), token: 0, body: .throwsCancellation))
+        #expect(program.steps[1].operation == .chain(task: 1, kind: .finally, antecedent: 0, executor: .serial(0), token: nil, body: .throwsCancellation))
     }
 
     @Test("text that does not read is an error naming the line")
@@ -45,8 +45,8 @@ import Testing
             ("", 1, "no program"),
             ("prog seed=1", 1, "expected the header"),
             ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d0 t0 = makeSauce()", 2, "no step of the harness reads so"),
-            ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d0 t0 = makeSource()  ~nap(3)", 2, "no step"),
-            ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d3 t0 = makeSource()", 1, "more drivers than the header's"),
+            ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d0 t0 = makeSource(of: Int.self)  ~nap(3)", 2, "no step"),
+            ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d3 t0 = makeSource(of: Int.self)", 1, "more drivers than the header's"),
         ]
         for (text, line, reason) in cases {
             #expect(throws: ProgramParseError.self, "\(text)") { try Program(parsing: text) }
@@ -99,9 +99,9 @@ extension ProgramTextTests {
     func aStressReplayRetries() throws {
         let program = try Program(parsing: """
             program seed=1 drivers=1 serial=0 counting=0 steps=3
-               0 d0 t0 = makeSource()
-               1 d0 t0.trysuccess
-               2 d0 t0.tryfailure
+               0 d0 t0 = makeSource(of: Int.self)
+               1 d0 t0.tryComplete(.success)
+               2 d0 t0.tryComplete(.failure)
             """)
         let made = Locked(0)
         var configuration = ConformanceConfiguration(output: { _ in })

@@ -63,13 +63,16 @@ import Testing
     @Test("knownIssues covers the rule suite's failures")
     func knownIssuesCoverTheRuleSuite() async {
         var configuration = Self.configuration(programs: 0)
-        configuration.knownIssues = [.c9_6: "runAsync on our own threads: later", .c9_7: "isCurrent: later", .c9_9: "actor executors: later"]
+        // The reference backend answers isCurrent (C9.7) since issue 22's programs check it; it
+        // has no actor executors, so C9.10's pinned-actor checks cannot run either.
+        configuration.knownIssues = [.c9_6: "runAsync on our own threads: later", .c9_9: "actor executors: later",
+                                     .c9_10: "pinned actors need actor executors: later"]
         let report = await Conformance.checkAll(makeBackend: { ReferenceBackend() }, configuration: configuration,
                                                 rules: RuleSuite.checks(chapter: 9))
         #expect(report.passed, "\(report)")
-        #expect(report.ruleSuite?.failures.isEmpty == true && report.ruleSuite?.knownIssues.count == 5)
-        #expect(report.knownIssuesToRecord.count == 5 && report.issues.isEmpty)
-        #expect(report.ruleSuite?.description.contains("5 known issues (C9.6 C9.7 C9.9)") == true, "\(report)")
+        #expect(report.ruleSuite?.failures.isEmpty == true && report.ruleSuite?.knownIssues.count == 4)
+        #expect(report.knownIssuesToRecord.count == 4 && report.issues.isEmpty)
+        #expect(report.ruleSuite?.description.contains("4 known issues (C9.6 C9.9 C9.10)") == true, "\(report)")
     }
 
     /// A progress line per chapter as the suite goes; a check over its time limit is a failure

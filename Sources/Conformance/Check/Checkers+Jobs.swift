@@ -7,6 +7,7 @@ extension Checkers {
             guard case .submit(let submit) = step.operation else { continue }
             let executor = submit.executor
             exercised.insert(.c7_3)
+            judged.judge(index)
             let runs = observations.jobRuns[index, default: 0]
             if runs > 1 {
                 findings.append(Finding(.c7_3, "the job submitted at step \(index) to \(executor) ran \(runs) times",
@@ -22,6 +23,7 @@ extension Checkers {
     mutating func checkStarts() {
         for (t, starts) in observations.starts.sorted(by: { $0.key < $1.key }) {
             exercised.insert(.c9_3)
+            judged.judge(starts.map(\.step))
             let winners = starts.filter(\.ok)
             if winners.count != 1 {
                 findings.append(Finding(
@@ -29,12 +31,5 @@ extension Checkers {
                     expected: "exactly one start returns true", observed: "steps " + starts.map { "\($0.step): \($0.ok)" }.joined(separator: ", ")))
             }
         }
-    }
-
-    /// The executor the winning start of prepared task `t` named (the harness's own start: default).
-    func startExecutor(of t: Int) -> ExecutorRef {
-        guard let step = observations.starts[t]?.first(where: \.ok)?.step, step >= 0, step < program.steps.count,
-              case .start(let start) = program.steps[step].operation else { return .default }
-        return start.executor
     }
 }

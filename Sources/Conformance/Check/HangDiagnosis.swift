@@ -60,7 +60,7 @@ struct HangDiagnosis {
         for event in hang.events {
             switch event.kind {
             case .stepEnd(let step): ended.insert(step)
-            case .bodyStart(let t, false, _, _, _):
+            case .bodyStart(let t, false, _, _, _, _):
                 open[t, default: 0] += 1
                 running[t] = (t, event.thread)
             case .bodyEnd(let t, false): open[t, default: 0] -= 1
@@ -113,6 +113,40 @@ struct HangDiagnosis {
         }
     }
 
+    /// Hosted calls whose inline continuation never ran although its task completed (C2.1:
+    /// lost), and, apart, those on other executors and burst jobs that never ran (C2.1, C7.3:
+    /// lost, or only queued behind whatever hangs): what the run waited for, not a task.
+    private mutating func lostCalls() -> (lost: [(Rule, String)], queued: [(Rule, String)]) {
+        var hosted: Set<Int> = []
+        var burstRuns: [Int: Int] = [:]
+        for event in hang.events {
+            if case .hostStart(let step) = event.kind { hosted.insert(step) }
+            if case .burstJobRan(let step, _) = event.kind { burstRuns[step, default: 0] += 1 }
+        }
+        var lost: [(Rule, String)] = []
+        var queued: [(Rule, String)] = []
+        for (index, step) in program.steps.enumerated() where ended.contains(index) {
+            switch step.operation {
+            case .chain(let made as any HostedCall), .observe(let made as any HostedCall), .complete(let made as any HostedCall):
+                guard let host = made.host, !hosted.contains(index) else { continue }
+                if let t = host.antecedent, !isDone(t) { continue }
+                let what = "the \(host.antecedent == nil ? "job" : "continuation") of step \(index) (\(step.operation)) never ran "
+                    + (host.antecedent.map { "although t\($0) completed" } ?? "although it was handed to \(host.executor)")
+                if host.antecedent != nil, host.executor == .inline {
+                    foundLostContinuation = true
+                    lost.append((.c2_1, what + ": a lost continuation"))
+                } else {
+                    queued.append((.c2_1, what))
+                }
+            case .burst(let burst) where burstRuns[index, default: 0] < burst.count:
+                queued.append((.c7_3, "\(burst.count - burstRuns[index, default: 0]) of the \(burst.count) jobs of step \(index) (\(step.operation)) never ran"))
+            default:
+                continue
+            }
+        }
+        return (lost, queued)
+    }
+
     /// What a diagnosis found, in the order it is told.
     private struct Findings {
         var culprits: [(Rule, String)] = []
@@ -130,6 +164,8 @@ struct HangDiagnosis {
             found.culprits.append((.c2_1, "t\(t) completed, but the continuation the harness registered on it (whenComplete on the "
                                    + "inline executor) never ran: a lost continuation"))
         }
+        let (lost, queued) = lostCalls()
+        found.culprits += lost
         for step in hang.stuckSteps { explainDriver(in: step, into: &found) }
         // A driver stuck inside a call says only where, not why: a concrete finding of another
         // driver (a waiter not woken although its task completed) comes first, since it can be
@@ -144,6 +180,8 @@ struct HangDiagnosis {
                 }
             }
         }
+        // Jobs handed to an executor and not run may only be queued behind the hang: last.
+        if found.culprits.isEmpty { found.culprits += queued }
         // A body that never returns explains everything downstream of it: it comes first.
         found.culprits.insert(contentsOf: runningBodies.map { body in
             (Rule.c2_1, "the body of t\(body.task) started on thread\(body.thread) and never returned: it blocks outside "
@@ -176,6 +214,18 @@ struct HangDiagnosis {
             found.unexplained.append((.c2_1, "\(driver) never returned from the backend (a deadlock or a lost wake-up inside the call?)"))
         case .untilCompleted(let t):
             explainWait(on: t, driver: driver, into: &found)
+        case .untilGroupIdle(let g):
+            // What the group waits for: its joined tasks, as a wait() on each would.
+            let joined = program.steps.compactMap { step -> Int? in
+                if case .joinGroup(let join) = step.operation, join.group == g { return join.task }
+                return nil
+            }
+            guard let pending = joined.first(where: { hang.actual[$0] != true }) else {
+                found.stuck.append(driver)
+                found.culprits.append((.c9_11, "\(driver): every task joined to the group completed, but wait() never returned"))
+                return
+            }
+            explainWait(on: pending, driver: driver, into: &found)
         }
     }
 

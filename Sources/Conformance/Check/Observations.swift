@@ -12,6 +12,8 @@ struct Observations {
         let input: Outcome?
         let counting: Int
         let payloadOK: Bool?
+        /// What it read first: its task's status, its executor's `isCurrent`.
+        let inside: BodyReads
         var end: UInt64?
     }
 
@@ -30,6 +32,34 @@ struct Observations {
     var jobRuns: [Int: Int] = [:]
     /// Each prepared task's starts, in the order they returned.
     var starts: [Int: [(step: Int, ok: Bool)]] = [:]
+    /// Hosted steps' calls: when they started and ended.
+    var hostStart: [Int: UInt64] = [:]
+    var hostEnd: [Int: UInt64] = [:]
+    struct Inspection {
+        let step: Int
+        let task: Int
+        let status: String
+        let completion: Outcome?
+        let isCompleted: Bool
+        let backend: String
+        let mainIsCurrent: Bool
+    }
+    var inspections: [Inspection] = []
+    var preparedInspections: [(step: Int, task: Int, isStarted: Bool, tokenCancelled: Bool)] = []
+    var tokenInspections: [(step: Int, token: Int, sourceRequested: Bool, tokenRequested: Bool, canBeCancelled: Bool, noneIsInert: Bool)] = []
+    /// `tryStart()` calls on sources, by task.
+    var sourceStarts: [Int: [(step: Int, ok: Bool, seq: UInt64)]] = [:]
+    var retryAttempts: [Int: [(attempt: Int, end: Bool, seq: UInt64)]] = [:]
+    var factories: [(step: Int, backendOK: Bool, executorOK: Bool, tokenOK: Bool)] = []
+    /// Each burst's jobs, in the order they ran.
+    var burstRuns: [Int: [(index: Int, seq: UInt64)]] = [:]
+    /// Joins to work groups, with the `pendingCount` read after each, by step (C9.11).
+    var groupJoins: [Int: (group: Int, task: Int, pending: Int)] = [:]
+    /// The origin each recording source must name if abandoned, and the one it named (C8.3).
+    var sourceOrigins: [Int: String?] = [:]
+    var abandonedOrigins: [Int: String?] = [:]
+    /// Group waits, with what they returned, by step (C9.11).
+    var groupWaits: [Int: (group: Int, idle: Bool, seq: UInt64)] = [:]
 
     init(_ events: [Event]) {
         for event in events {
@@ -38,8 +68,8 @@ struct Observations {
             case .stepEnd(let step): stepEnd[step] = event.seq
             case .setter(let step, let source, let won, let threw):
                 setters[source, default: []].append(Setter(step: step, won: won, threw: threw, seq: event.seq))
-            case .bodyStart(let task, let inner, let input, let counting, let payloadOK):
-                let body = Body(start: event, input: input, counting: counting, payloadOK: payloadOK)
+            case .bodyStart(let task, let inner, let input, let counting, let payloadOK, let inside):
+                let body = Body(start: event, input: input, counting: counting, payloadOK: payloadOK, inside: inside)
                 if inner { innerBodies[task, default: []].append(body) } else { bodies[task, default: []].append(body) }
             case .bodyEnd(let task, let inner):
                 if inner {
@@ -55,9 +85,39 @@ struct Observations {
             case .status(let step, let task, let status): statuses.append((step, task, status))
             case .jobRan(let step): jobRuns[step, default: 0] += 1
             case .started(let step, let task, let ok): starts[task, default: []].append((step, ok))
-            case .handlerRan, .timerFired, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined, .probedRetained: break
+            case .hostStart(let step): hostStart[step] = event.seq
+            case .hostEnd(let step): hostEnd[step] = event.seq
+            case .inspected(let step, let task, let status, let completion, let isCompleted, let backend, let mainIsCurrent):
+                inspections.append(Inspection(step: step, task: task, status: status, completion: completion, isCompleted: isCompleted,
+                                              backend: backend, mainIsCurrent: mainIsCurrent))
+            case .preparedInspected(let step, let task, let isStarted, let tokenCancelled, _):
+                preparedInspections.append((step, task, isStarted, tokenCancelled))
+            case .tokenInspected(let step, let token, let source, let tokenRequested, let canBeCancelled, let noneIsInert):
+                tokenInspections.append((step, token, source, tokenRequested, canBeCancelled, noneIsInert))
+            case .sourceStarted(let step, let task, let ok): sourceStarts[task, default: []].append((step, ok, event.seq))
+            case .retryAttempt(let task, let attempt, let end): retryAttempts[task, default: []].append((attempt, end, event.seq))
+            case .factoryMade(let step, let backendOK, let executorOK, let tokenOK): factories.append((step, backendOK, executorOK, tokenOK))
+            case .burstJobRan(let step, let index): burstRuns[step, default: []].append((index, event.seq))
+            case .sourceOrigin(let task, let expected): sourceOrigins[task] = .some(expected)
+            case .abandonedOrigin(let task, let origin): abandonedOrigins[task] = .some(origin)
+            case .groupJoined(let step, let group, let task, let pending): groupJoins[step] = (group, task, pending)
+            case .groupWaited(let step, let group, let idle): groupWaits[step] = (group, idle, event.seq)
+            case .handlerRan, .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined, .probedRetained,
+                 .asyncLoopRan:
+                break
             }
         }
+    }
+
+    /// When the call of step `step` was made: its host's run if `hosted` (nil if the host did
+    /// not run), else the step itself.
+    func callSpan(_ step: Int, hosted: Bool) -> (start: UInt64, end: UInt64)? {
+        if hosted {
+            guard let start = hostStart[step], let end = hostEnd[step] else { return nil }
+            return (start, end)
+        }
+        guard let start = stepStart[step]?.seq, let end = stepEnd[step] else { return nil }
+        return (start, end)
     }
 
     /// The observed outcome of `task` (the first its observer saw).

@@ -23,7 +23,7 @@ struct Oracle {
     let observations: Observations
     /// The step that makes each task.
     let creator: [Int: (step: Int, operation: any TaskOperation)]
-    private let tokenParent: [Int: Int]
+    private let tokenParents: [Int: [Int]]
     private let cancelledTokens: Set<Int>
     private let delayedTokens: Set<Int>
     /// Sources the program releases (C8.3).
@@ -33,20 +33,20 @@ struct Oracle {
         self.program = program
         self.observations = observations
         var creator: [Int: (Int, any TaskOperation)] = [:]
-        var parents: [Int: Int] = [:]
+        var parents: [Int: [Int]] = [:]
         var cancelled: Set<Int> = []
         var delayed: Set<Int> = []
         var released: Set<Int> = []
         for (index, step) in program.steps.enumerated() {
             if let made = step.operation.payload as? any TaskOperation { creator[made.task] = (index, made) }
             if case .releaseSource(let release) = step.operation { released.insert(release.source) }
-            if case .makeToken(let make) = step.operation, let parent = make.linkedTo { parents[make.token] = parent }
+            if case .makeToken(let make) = step.operation { parents[make.token] = make.linkedTo }
             if case .cancel(let cancel) = step.operation {
                 if cancel.afterMicroseconds == nil { cancelled.insert(cancel.token) } else { delayed.insert(cancel.token) }
             }
         }
         self.creator = creator
-        tokenParent = parents
+        tokenParents = parents
         cancelledTokens = cancelled
         delayedTokens = delayed
         releasedSources = released
@@ -55,25 +55,34 @@ struct Oracle {
     /// Whether token `k` gets cancelled in the program: through a `cancel()` on it or on a
     /// source it is linked to (definite), or only through a `cancel(after:)` (maybe).
     func tokenState(_ k: Int?) -> TokenState {
-        guard var current = k else { return .never }
-        var state = TokenState.never
-        var seen: Set<Int> = []
-        while seen.insert(current).inserted {
-            if cancelledTokens.contains(current) { return .definite }
-            if delayedTokens.contains(current) { state = .maybe }
-            guard let parent = tokenParent[current] else { break }
-            current = parent
-        }
-        return state
+        guard let k else { return .never }
+        let lineage = tokenLineage(k)
+        if lineage.contains(where: cancelledTokens.contains) { return .definite }
+        return lineage.contains(where: delayedTokens.contains) ? .maybe : .never
     }
 
-    /// The tokens `k` is cancelled through: itself and its ancestors.
+    /// Whether prepared task `t`, made with token `k`, gets cancelled: through its token, or its
+    /// own `cancel()` (definite), as a body's token would (C9.3).
+    func preparedCancellation(_ t: Int, token k: Int?) -> TokenState {
+        if preparedCancels(t).isEmpty { return tokenState(k) }
+        return .definite
+    }
+
+    /// The steps that call prepared task `t`'s `cancel()`.
+    func preparedCancels(_ t: Int) -> [Int] {
+        program.steps.indices.filter {
+            if case .cancelPrepared(let cancel) = program.steps[$0].operation { return cancel.task == t } else { return false }
+        }
+    }
+
+    /// The tokens `k` is cancelled through: itself and its ancestors (a linked source may have
+    /// several parents, C4.6).
     func tokenLineage(_ k: Int) -> [Int] {
         var result = [k]
-        var current = k
-        while let parent = tokenParent[current], !result.contains(parent) {
-            result.append(parent)
-            current = parent
+        var index = 0
+        while index < result.count {
+            for parent in tokenParents[result[index]] ?? [] where !result.contains(parent) { result.append(parent) }
+            index += 1
         }
         return result
     }
@@ -105,6 +114,17 @@ struct Oracle {
 
         /// The expectation of an earlier task (`unknown` for a later one).
         func input(_ id: Int) -> Expectation { id < known.count ? known[id] : .unknown }
+
+        /// For a step made inside `host`: pending while the host's task is (the host has not
+        /// run, so the step's task does not exist), unknown while it is unknown; `nil` once the
+        /// host runs (or for no host, or a job), when the step's own model applies.
+        func hostGate(_ host: Host?) -> Expectation? {
+            guard let t = host?.antecedent else { return nil }
+            let before = input(t)
+            if oracle.resolved(before, task: t) != nil { return nil }
+            if case .pending = before { return .pending }
+            return .unknown
+        }
     }
 
     /// The value the model carries forward for `t`: the observed outcome, allowed or not (a
@@ -119,6 +139,22 @@ struct Oracle {
     /// A task's state as an input (a `flatMap->t<n>`'s inner task, a combinator's input): its
     /// outcome, or pending/unknown.
     enum Inner { case outcome(Outcome), pending, unknown }
+
+    /// The state of the task a body returns: an existing task's, or the outcome of one it makes.
+    func inner(_ inner: InnerTask, step: Int, in model: Evaluation) -> Inner {
+        if let t = inner.task { return resolvedOrState(model.input(t), task: t) }
+        return inner.madeOutcome(step: step).map { .outcome($0) } ?? .unknown
+    }
+
+    /// A task taking the outcome of the task its body returned (`runTask`, `prepareTask`, C9.5),
+    /// once the body returned it: that task's outcome by `rule`, or pending, or unknown.
+    func returnedOutcome(_ returned: InnerTask, step: Int, in model: Evaluation, rule: Rule) -> Expectation {
+        switch inner(returned, step: step, in: model) {
+        case .outcome(let outcome): return .outcomes([outcome], rule)
+        case .pending: return .pending
+        case .unknown: return .unknown
+        }
+    }
 
     func resolvedOrState(_ expectation: Expectation, task: Int) -> Inner {
         if let outcome = resolved(expectation, task: task) { return .outcome(outcome) }
@@ -158,12 +194,14 @@ struct Oracle {
     /// The outcome of the setter at `step`.
     func setterOutcome(step: Int) -> Outcome? {
         guard step < program.steps.count, case .complete(let setter) = program.steps[step].operation else { return nil }
-        return Self.outcome(setter.outcome, value: ProgramValues.value(step: step))
+        return Self.outcome(setter.outcome, value: ProgramValues.value(step: step), void: setter.void)
     }
 
-    static func outcome(_ outcome: SetterOutcome, value: Int) -> Outcome {
+    /// The outcome a setter (or `completed`) gives: `value`'s, or `success(0)`, how `()` is
+    /// logged, for a `Void` source.
+    static func outcome(_ outcome: SetterOutcome, value: Int, void: Bool = false) -> Outcome {
         switch outcome {
-        case .success: return .success(value)
+        case .success: return .success(void ? 0 : value)
         case .failure: return .failure(.program(value))
         case .cancel: return .cancelled
         }
@@ -181,18 +219,25 @@ extension ContinuationKind {
     /// Whether the body runs on `input` (C3.3).
     func runs(on input: Outcome) -> Bool {
         switch self {
-        case .continueWith, .finally: return true
-        case .map, .then, .flatMapExisting, .flatMapNew: return input.isSuccess
-        case .recover, .catch: return input.isFailure
+        case .continueWith, .continueWithTask, .finally, .finallyTask, .continueWithKeeping: return true
+        case .map, .then, .flatMap, .mapKeeping, .thenKeeping: return input.isSuccess
+        case .recover, .recoverTask, .catch: return input.isFailure
         }
     }
 
-    /// The kind an alias stands for: `then` is `map`, `catch` is `recover`.
-    var semantic: ContinuationKind {
+    /// What the continuation's task takes once its body returned: its value, the outcome of the
+    /// task it returned, its input, its input once the task it returned succeeded (`finallyTask`),
+    /// or the task it returned as its value, at once (C2.6: the harness reads whether it is that
+    /// very task).
+    enum Result { case bodyValue, innerOutcome, input, inputOnceInnerSucceeded, keptTask }
+
+    var result: Result {
         switch self {
-        case .then: return .map
-        case .catch: return .recover
-        case .continueWith, .map, .flatMapExisting, .flatMapNew, .recover, .finally: return self
+        case .continueWith, .map, .then, .recover, .catch: return .bodyValue
+        case .continueWithTask, .flatMap, .recoverTask: return .innerOutcome
+        case .finally: return .input
+        case .finallyTask: return .inputOnceInnerSucceeded
+        case .continueWithKeeping, .mapKeeping, .thenKeeping: return .keptTask
         }
     }
 }

@@ -7,15 +7,26 @@ struct ProbeChecks {
     /// The configuration's timing slack: what the steps waited, and what the checks allow.
     let slack: Duration
     var exercised: RuleTally = []
+    var judged: EntryPointTally
     var findings: [Finding] = []
 
     /// A recursion deeper than this from the first link to the last is one (a loop stays flat).
     static let recursionDepth = 64 * 1024
+    /// The same for an async loop's steps, fewer (100-150, so that a recursion cannot overflow a
+    /// driver's stack): every step of a loop runs at the first one's depth.
+    static let loopRecursionDepth = 16 * 1024
+
+    init(program: Program, slack: Duration) {
+        self.program = program
+        self.slack = slack
+        judged = EntryPointTally(program: program)
+    }
 
     mutating func run(over events: [Event]) {
         for event in events {
             switch event.kind {
             case .longChainRan(let step, let growth, let result): checkLongChain(step: step, growth: growth, result: result)
+            case .asyncLoopRan(let step, let growth, let result): checkAsyncLoop(step: step, growth: growth, result: result)
             case .nestedWaitReturned(let step, let elapsed, let result, let lost):
                 checkNestedWait(step: step, elapsed: elapsed, result: result, lostWakeupLevel: lost)
             case .probedCombined(let step, let elapsed, let result): checkProbedOutcome(step: step, elapsed: elapsed, result: result)
@@ -30,6 +41,7 @@ struct ProbeChecks {
         guard case .longChain(let chain) = program.steps[step].operation else { return }
         let links = chain.links
         exercised.insert(.c2_7)
+        judged.judge(step)
         if let growth, growth > Self.recursionDepth {
             findings.append(Finding(.c2_7, "step \(step): a chain of \(links) maps on the inline executor recursed",
                                     expected: "a loop: every link at about the same stack depth",
@@ -37,6 +49,27 @@ struct ProbeChecks {
         } else if result != .success(links) {
             findings.append(Finding(.c2_7, "step \(step): a chain of \(links) maps on the inline executor did not complete with \(links)",
                                     expected: "success(\(links))", observed: result.map { "\($0)" } ?? "not completed in time"))
+        }
+    }
+
+    /// The async loop ran as a loop (its last step at about its first one's depth: each
+    /// registration made inside the previous step's inline continuation was queued behind it,
+    /// C2.7's decision) and completed with its length.
+    private mutating func checkAsyncLoop(step: Int, growth: Int?, result: Outcome?) {
+        guard case .asyncLoop(let loop) = program.steps[step].operation else { return }
+        exercised.insert(.c2_7)
+        judged.judge(step)
+        if let growth, growth > Self.loopRecursionDepth {
+            findings.append(Finding(.c2_7, "step \(step): an async loop of \(loop.steps) steps on \(loop.executor) recursed: each registration on a "
+                                    + "completed task ran in place, inside the inline continuation that made it",
+                                    expected: "a loop: a registration made while inline work runs is queued behind it",
+                                    observed: "the last step \(growth / 1024) KiB deeper than the first"))
+        } else if result != .success(loop.steps) {
+            // Each step is one continuation on a completed task: one that never ran was lost (C2.1).
+            exercised.insert(.c2_1)
+            findings.append(Finding(.c2_1, "step \(step): an async loop of \(loop.steps) steps on \(loop.executor) did not complete with \(loop.steps): "
+                                    + "a step's continuation never ran", expected: "success(\(loop.steps))",
+                                    observed: result.map { "\($0)" } ?? "not completed in time"))
         }
     }
 
@@ -63,6 +96,7 @@ struct ProbeChecks {
                               expected: "success(\(depth))", observed: "\(result?.description ?? "nil")")
         }
         exercised.insert(finding?.rule ?? .c6_4)
+        judged.judge(step)
         if let finding { findings.append(finding) }
     }
 
@@ -72,6 +106,7 @@ struct ProbeChecks {
         let kind = probed.kind.rawValue
         let expected = probed.expectedOutcome
         exercised.insert(probed.outcomeRule)
+        judged.judge(step)
         if result == nil, elapsed < slack {
             let ms = elapsed.nanoseconds / 1_000_000
             findings.append(Finding(.c6_2, "step \(step): wait(timeout: \(slack)) on the \(kind) returned nil after \(ms) ms",
@@ -86,6 +121,7 @@ struct ProbeChecks {
     private mutating func checkProbedRetention(step: Int, alive: [String]) {
         guard case .combineProbed(let probed) = program.steps[step].operation else { return }
         exercised.insert(.c5_5)
+        judged.judge(step)
         guard !alive.isEmpty else { return }
         findings.append(Finding(.c5_5, "step \(step): the completed \(probed.kind.rawValue) keeps \(alive.count) of its inputs or their values alive",
                                 expected: "released once it completed", observed: alive.prefix(5).joined(separator: ", ")))

@@ -4,6 +4,10 @@ struct ProgramResult {
     var exercised: Set<Rule>
     /// How many checks of each rule ran.
     var checks: [Rule: Int] = [:]
+    /// The entry points of TaskAPI the program's steps called (those that started).
+    var entryPoints: Set<EntryPoint> = []
+    /// How many checks judged a step that called each entry point.
+    var entryPointChecks: [EntryPoint: Int] = [:]
     /// A hang left threads blocked inside the backend: stop testing it.
     var abandoned: Bool
     /// The event log, one event a line, when the program failed.
@@ -12,7 +16,9 @@ struct ProgramResult {
     var mode: ScheduleMode = .stress
     /// The event log without threads and times (`Event.replayDescription`): in controlled mode,
     /// the same for the same seed.
-    var eventLines: [String] = []
+    var eventLines: [String] { replayEvents.map(\.replayDescription) }
+    /// The events `eventLines` describes, made into text only when asked (most runs never are).
+    var replayEvents: [Event] = []
     /// Controlled mode: what came from outside the harness (empty: reproducible).
     var notReproducible: [String] = []
 }
@@ -29,6 +35,7 @@ enum ProgramChecks {
         }
         result.mode = record.mode
         result.notReproducible = record.notReproducible
+        result.entryPoints = calledEntryPoints(record)
         return result
     }
 
@@ -54,7 +61,7 @@ enum ProgramChecks {
             finding = Finding(finding.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
                               expected: finding.expected, observed: finding.observed)
             result.events = hang.events.map(\.description).joined(separator: "\n")
-            result.eventLines = hang.events.map(\.replayDescription)
+            result.replayEvents = hang.events
         }
         result.findings = record.executorViolations + [finding]
         return result
@@ -75,17 +82,26 @@ enum ProgramChecks {
         var exercised = checkers.exercised
         exercised.merge(probes.exercised)
         exercised.merge(timing.exercised)
+        var judged = checkers.judged
+        judged.merge(probes.judged)
+        judged.merge(timing.judged)
         var findings = record.executorViolations + probes.findings + timing.findings + checkers.findings
-        findings += leaks(record, exercised: &exercised)
+        findings += leaks(record, exercised: &exercised, judged: &judged)
         let events = findings.isEmpty ? "" : record.timedEvents.map(\.description).joined(separator: "\n")
-        return ProgramResult(findings: findings, exercised: exercised.rules, checks: exercised.counts, abandoned: false,
-                             events: events, eventLines: record.events.map(\.replayDescription))
+        var result = ProgramResult(findings: findings, exercised: exercised.rules, checks: exercised.counts, abandoned: false,
+                                   events: events, replayEvents: record.events)
+        result.entryPointChecks = judged.checks
+        return result
     }
 
     /// Once everything completed, no body closure may stay alive (C8.1); once the harness
     /// dropped its references, no task may (C8.2).
-    private static func leaks(_ record: RunRecord, exercised: inout RuleTally) -> [Finding] {
+    private static func leaks(_ record: RunRecord, exercised: inout RuleTally, judged: inout EntryPointTally) -> [Finding] {
         var findings: [Finding] = []
+        // The leak checks judge every step that made a task or captured a body.
+        if !record.tasks.isEmpty || !record.probes.isEmpty {
+            judged.judge(record.program.steps.indices.filter { record.program.steps[$0].operation.createdTask != nil })
+        }
         if !record.probes.isEmpty { exercised.insert(.c8_1) }
         if !record.liveProbes.isEmpty {
             findings.append(Finding(.c8_1, "closures still alive after their tasks completed and ran",
@@ -97,6 +113,27 @@ enum ProgramChecks {
                                     expected: "freed", observed: record.liveTasks.prefix(10).map { "t\($0)" }.joined(separator: ", ")))
         }
         return findings
+    }
+}
+
+extension ProgramChecks {
+    /// The entry points called by the steps of `record` that started; a pinned-actor form that
+    /// fell back to its executor (the backend made no actor executor) called none (C9.10).
+    static func calledEntryPoints(_ record: RunRecord) -> Set<EntryPoint> {
+        var started: [Int] = []
+        var fellBack: Set<Int> = []
+        var events = record.timedEvents.isEmpty ? record.events : record.timedEvents
+        if case .hung(let hang) = record.ending { events = hang.events }
+        for event in events {
+            if case .stepStart(let step) = event.kind, step < record.program.steps.count { started.append(step) }
+            if case .pinnedUnavailable(let step) = event.kind { fellBack.insert(step) }
+        }
+        var called: Set<EntryPoint> = []
+        for step in started {
+            let entryPoints = record.program.steps[step].operation.payload.entryPoints
+            called.formUnion(fellBack.contains(step) ? entryPoints.filter { !$0.isPinnedForm } : entryPoints)
+        }
+        return called
     }
 }
 

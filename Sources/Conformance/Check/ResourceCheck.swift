@@ -7,8 +7,9 @@ import Darwin
 #endif
 
 /// The checks generated programs are too short for, at the contract's sizes: chains of
-/// 1,000,000 continuations on every kind of executor (C2.7) and a dropped pending chain of as
-/// many links (C8.2), each on a thread created with a 512 KiB stack.
+/// 1,000,000 continuations on every kind of executor and async loops of 1,000,000 steps on the
+/// backend's inline, default and serial executors (C2.7), and a dropped pending chain of as many
+/// links (C8.2), each started on a thread created with a 512 KiB stack.
 public enum ResourceCheck: String, CaseIterable, Codable, Sendable, CustomStringConvertible {
     /// A chain registered link by link on a pending source, set off by completing it, on the
     /// backend's inline executor (C2.7).
@@ -23,11 +24,23 @@ public enum ResourceCheck: String, CaseIterable, Codable, Sendable, CustomString
     /// A pending chain (map, continueWith, flatMap) never completed and dropped whole: freeing it
     /// must not recurse one task's deinit inside the previous one's (C8.2).
     case droppedPendingChain = "dropped"
+    /// An async loop on the backend's inline executor: each step registers the next on a
+    /// completed task from inside the previous step's continuation. By C2.7's decision that
+    /// registration is queued behind the running inline work; run in place, it recurses.
+    case inlineLoop = "inline loop"
+    /// The same on the backend's default executor.
+    case defaultLoop = "default loop"
+    /// The same on a serial executor of the backend.
+    case serialLoop = "serial loop"
 
     public var rule: Rule { self == .droppedPendingChain ? .c8_2 : .c2_7 }
 
     public var description: String {
-        self == .droppedPendingChain ? "a dropped pending chain" : "a chain on the \(rawValue) executor"
+        switch self {
+        case .droppedPendingChain: return "a dropped pending chain"
+        case .inlineLoop, .defaultLoop, .serialLoop: return "an async loop on the \(rawValue.dropLast(" loop".count)) executor"
+        case .inlineChain, .defaultChain, .serialChain, .synchronousUserChain: return "a chain on the \(rawValue) executor"
+        }
     }
 
     /// The contract's size (C2.7, C8.2).
@@ -94,7 +107,33 @@ private struct ResourceChecks {
         case .serialChain: return chain(on: backend.makeSerialExecutor(label: "conformance.c2.7"), check)
         case .synchronousUserChain: return chain(on: SynchronousUserExecutor(), check)
         case .droppedPendingChain: return droppedChain()
+        case .inlineLoop: return asyncLoop(on: backend.inlineExecutor, check)
+        case .defaultLoop: return asyncLoop(on: backend.defaultExecutor, check)
+        case .serialLoop: return asyncLoop(on: backend.makeSerialExecutor(label: "conformance.c2.7.loop"), check)
         }
+    }
+
+    /// `links` steps, each registering the next on a completed task from inside the previous
+    /// one's continuation on `executor`: the loop must finish with `links`.
+    private func asyncLoop(on executor: any Executor, _ check: ResourceCheck) -> Finding? {
+        let completed = backend.succeeded(0)
+        let done = backend.makeSource(of: Int.self)
+        let links = self.links
+        @Sendable func step(_ index: Int) {
+            if index == links {
+                done.trySucceed(links)
+                return
+            }
+            completed.whenComplete(on: executor) { _ in step(index + 1) }
+        }
+        step(0)
+        let observed = done.task.wait(timeout: limit)
+        guard case .success(links) = observed else {
+            return Finding(.c2_7, "resource check: \(check) of \(links) steps "
+                           + (observed == nil ? "did not complete within \(limit)" : "completed wrongly"),
+                           expected: "success(\(links))", observed: observed.map { "\(Outcome($0))" } ?? "still pending")
+        }
+        return nil
     }
 
     /// A chain registered on a pending source, then set off by completing it: the last task must

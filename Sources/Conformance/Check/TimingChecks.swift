@@ -8,6 +8,7 @@ struct TimingChecks {
     let oracle: Oracle
     let slack: UInt64
     var exercised: RuleTally = []
+    var judged: EntryPointTally
     var findings: [Finding] = []
 
     private var stepStartUp: [Int: UInt64] = [:]
@@ -23,6 +24,7 @@ struct TimingChecks {
         self.observations = observations
         self.oracle = oracle
         self.slack = slack.nanoseconds
+        judged = EntryPointTally(program: program)
         for event in events {
             switch event.kind {
             case .stepStart(let step): stepStartUp[step] = event.uptime
@@ -63,6 +65,8 @@ struct TimingChecks {
             let firstCancelStart = cancels.compactMap { observations.stepStart[$0]?.seq }.min()
             let cancelledBy = cancels.compactMap { observations.stepEnd[$0] }.min()
             exercised.insert(.c4_2)
+            judged.judge([registration.step] + cancels)
+            judged.judge(tokens: lineage)
             if runs.count > 1 {
                 fail(.c4_2, "handler h\(h) (step \(registration.step)) ran \(runs.count) times", expected: "exactly once", observed: "\(runs.count) runs")
             }
@@ -169,6 +173,7 @@ struct TimingChecks {
             }
             guard let start = stepStartUp[index], let end = stepEndUp[index] else { continue }
             exercised.insert(rule)
+            judged.judge(index)
             let fires = timerFires[index] ?? []
             guard let fired = fires.first else {
                 fail(rule, "the timer of step \(index) (\(step.operation)) never fired", expected: "fires after \(us)us", observed: "never fired")
@@ -210,6 +215,7 @@ struct TimingChecks {
                     guard let cStart = stepStartUp[c], let cEnd = stepEndUp[c] else { return false }
                     return cEnd < start || (cStart > end && cEnd < start + UInt64(us) * 1_000)
                 }
+                judged.judge(index)
                 if conclusive {
                     exercised.insert(.c4_3)
                     if seen.outcome != .cancelled {
@@ -224,6 +230,7 @@ struct TimingChecks {
                 let (t, antecedent, us) = (timeout.task, timeout.antecedent, timeout.microseconds)
                 guard let seen = observations.completions[t]?.first else { continue }
                 exercised.insert(.c5_4)
+                judged.judge(index)
                 let due = end + UInt64(us) * 1_000
                 let bound = max(end, min(observations.completions[antecedent]?.first?.uptime ?? due, due)) + slack
                 if seen.uptime > bound {
@@ -248,6 +255,7 @@ struct TimingChecks {
             guard case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds,
                   let start = stepStartUp[wait.step], let done = observations.completions[wait.task]?.first?.uptime else { continue }
             exercised.insert(.c6_2)
+            judged.judge(wait.step)
             // The observer ran after the completion; the deadline is after start + us.
             if done + 100_000 < start + UInt64(us) * 1_000 {
                 fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil although t\(wait.task) completed "
@@ -260,6 +268,7 @@ struct TimingChecks {
     private mutating func checkCancelledAwaits() {
         for (step, cancelled) in swiftCancelled.sorted(by: { $0.key < $1.key }) {
             exercised.insert(.c4_7)
+            judged.judge(step)
             let returned = awaitedUp[step]
             if returned.map({ $0 > cancelled + slack }) ?? true {
                 let late = returned.map { "returned \(($0 - cancelled) / 1_000_000) ms after" } ?? "never returned"

@@ -54,11 +54,23 @@ struct ProgramBuilder {
     /// Prepared tasks with no start yet: pending like a held source until one comes (C9.3).
     var unstarted: [Int] = []
     var started: [Int] = []
+    /// `Void` sources, whose setters' success takes no value.
+    var voidSources: Set<Int> = []
+    /// Sources a hosted setter takes: never released (the host keeps them).
+    var hostedSetters: Set<Int> = []
     var sourcesDependedOn: [[Int]] = []
     var dependsOnHeld: [Bool] = []
     var tokens: [Int] = []
     /// User cancellation handlers registered so far (`h0..<handlers`).
     var handlers = 0
+    /// Work groups not dropped, by the id of their first `idle()` task (C9.11).
+    var groups: [Int] = []
+    /// Groups with a blocking `wait()`, with the sources completed (or started) before the first
+    /// one: they join only tasks that complete through those, as a `wait()` on the task itself would
+    /// need at that step.
+    var waitedGroups: [Int: Set<Int>] = [:]
+    /// The tasks of `idle()` steps: never joined to a group (one may wait for itself).
+    var idleTasks: Set<Int> = []
     /// The last continuation's antecedent and executor: often reused, for registration order (C2.4).
     var lastChain: (antecedent: Int, executor: ExecutorRef)?
 
@@ -80,14 +92,18 @@ struct ProgramBuilder {
     /// Draws a kind by the kinds' weights, in `OperationKind`'s order, and lets it add its steps.
     mutating func addRandomStep() {
         let kinds = OperationKind.allCases
-        let weights = kinds.map { $0.payloadType.weight(in: self) }
+        // A loop, not `map`: a closure would copy the builder (every array of it) per kind.
+        var weights: [Int] = []
+        weights.reserveCapacity(kinds.count)
+        for kind in kinds { weights.append(kind.payloadType.weight(in: self)) }
         kinds[rng.weighted(weights)].payloadType.generate(into: &self)
     }
 
     /// Every source not held gets a completing step, so every program can finish.
     mutating func completeOpenSources() {
         for source in openSources {
-            add(.complete(source: source, outcome: setterOutcome(), throwing: rng.chance(30)))
+            add(.complete(ProgramOperation.Complete(source: source, outcome: setterOutcome(), throwing: rng.chance(30),
+                                                    void: voidSources.contains(source))))
         }
         openSources = []
     }
@@ -98,17 +114,42 @@ struct ProgramBuilder {
     // MARK: - Adding steps
 
     /// Adds `operation`, which makes task `nextTask` depending on `sources` (`held`: on a source
-    /// the harness completes after the drivers).
-    mutating func addTask(_ operation: ProgramOperation, sources: [Int], held: Bool, intValued: Bool = true) {
+    /// the harness completes after the drivers). A `hidden` task (made inside a host, so only once
+    /// the host ran) is taken by no later step.
+    mutating func addTask(_ operation: ProgramOperation, sources: [Int], held: Bool, intValued: Bool = true, hidden: Bool = false) {
         add(operation)
         var unique: [Int] = []
         for source in sources where !unique.contains(source) { unique.append(source) }
         sourcesDependedOn.append(unique)
         dependsOnHeld.append(held)
-        liveTasks.append(nextTask)
-        if intValued { intTasks.append(nextTask) }
+        if !hidden {
+            liveTasks.append(nextTask)
+            if intValued { intTasks.append(nextTask) }
+        }
         nextTask += 1
     }
+
+    /// The sources `tasks` depend on, and whether any of them depends on a held one.
+    func dependencies(_ tasks: [Int]) -> (sources: [Int], held: Bool) {
+        (tasks.flatMap { sourcesDependedOn[$0] }, tasks.contains { dependsOnHeld[$0] })
+    }
+
+    /// The antecedent of a continuation: now and then (`reuse` percent) the last continuation's,
+    /// with its executor, so that registration order (C2.4) has pairs to compare; else any task.
+    mutating func continuationTarget(reuse: Int) -> (antecedent: Int, executor: ExecutorRef?)? {
+        if let last = lastChain, intTasks.contains(last.antecedent), rng.chance(reuse) { return (last.antecedent, last.executor) }
+        return rng.pick(intTasks).map { ($0, nil) }
+    }
+
+    /// Whether task `t` completes without the harness: none of its sources is held, and each has
+    /// a completing step (or a start) earlier in the program. A blocking `wait()` may wait for it.
+    func completesEarly(_ t: Int, through completedEarlier: Set<Int>? = nil) -> Bool {
+        let completedEarlier = completedEarlier ?? self.completedEarlier
+        return !dependsOnHeld[t] && sourcesDependedOn[t].allSatisfy { completedEarlier.contains($0) }
+    }
+
+    /// The sources with a completing step (or a start) so far.
+    var completedEarlier: Set<Int> { Set(completedSources + releasedSources + started) }
 
     /// Adds `operation` for a driver drawn at random, with a pause drawn after it.
     mutating func add(_ operation: ProgramOperation) {
@@ -144,6 +185,28 @@ struct ProgramBuilder {
         case 1: return .inline
         case 2: return .serial(rng.below(serials))
         default: return .counting(rng.below(countings))
+        }
+    }
+
+    /// A host for a call made from inside a continuation (on an earlier task, completed or not)
+    /// or a job, on any executor, the inline one often (C2.7's shapes).
+    mutating func host() -> Host {
+        let executor = rng.chance(40) ? ExecutorRef.inline : self.executor()
+        if rng.chance(75), let task = rng.pick(liveTasks) { return .continuation(of: task, on: executor) }
+        return .job(on: executor)
+    }
+
+    /// The task a body returns (C2.6, C9.5): an existing task of the program (with the sources it
+    /// depends on), or one the body makes (new, succeeded, failed, cancelled).
+    mutating func returnedTask() -> (inner: InnerTask, sources: [Int], held: Bool) {
+        switch rng.weighted([40, 24, 14, 11, 11]) {
+        case 0:
+            guard let existing = rng.pick(intTasks) else { return (.new, [], false) }
+            return (.existing(existing), sourcesDependedOn[existing], dependsOnHeld[existing])
+        case 1: return (.new, [], false)
+        case 2: return (.succeeded, [], false)
+        case 3: return (.failed, [], false)
+        default: return (.cancelled, [], false)
         }
     }
 

@@ -30,6 +30,19 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     case combineProbed(CombineProbed)
     case awaitThenCancel(AwaitThenCancel)
     case longChain(LongChain)
+    case observe(Observe)
+    case inspect(Inspect)
+    case inspectToken(InspectToken)
+    case tryStart(TryStart)
+    case cancelPrepared(CancelPrepared)
+    case retry(Retry)
+    case factory(FactoryCall)
+    case asyncLoop(AsyncLoop)
+    case burst(Burst)
+    case makeGroup(MakeGroup)
+    case joinGroup(JoinGroup)
+    case groupIdle(GroupIdle)
+    case waitGroup(WaitGroup)
 
     /// The payload: what every stage asks of the operation.
     var payload: any OperationPayload {
@@ -59,6 +72,19 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
         case .combineProbed(let p): return p
         case .awaitThenCancel(let p): return p
         case .longChain(let p): return p
+        case .observe(let p): return p
+        case .inspect(let p): return p
+        case .inspectToken(let p): return p
+        case .tryStart(let p): return p
+        case .cancelPrepared(let p): return p
+        case .retry(let p): return p
+        case .factory(let p): return p
+        case .asyncLoop(let p): return p
+        case .burst(let p): return p
+        case .makeGroup(let p): return p
+        case .joinGroup(let p): return p
+        case .groupIdle(let p): return p
+        case .waitGroup(let p): return p
         }
     }
 
@@ -68,7 +94,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { payload.description }
 
     /// The task this operation creates, if any.
-    public var createdTask: Int? { (payload as? any TaskOperation)?.task }
+    public var createdTask: Int? { payload.createdTask }
 
     /// The cancellation source this operation creates, if any.
     public var createdToken: Int? { payload.createdToken }
@@ -99,7 +125,8 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
 public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
          timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
-         nestedWait, combineProbed, awaitThenCancel, longChain
+         nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
+         factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup
 
     /// The payload type of this kind.
     var payloadType: any OperationPayload.Type {
@@ -129,6 +156,19 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
         case .combineProbed: return ProgramOperation.CombineProbed.self
         case .awaitThenCancel: return ProgramOperation.AwaitThenCancel.self
         case .longChain: return ProgramOperation.LongChain.self
+        case .observe: return ProgramOperation.Observe.self
+        case .inspect: return ProgramOperation.Inspect.self
+        case .inspectToken: return ProgramOperation.InspectToken.self
+        case .tryStart: return ProgramOperation.TryStart.self
+        case .cancelPrepared: return ProgramOperation.CancelPrepared.self
+        case .retry: return ProgramOperation.Retry.self
+        case .factory: return ProgramOperation.FactoryCall.self
+        case .asyncLoop: return ProgramOperation.AsyncLoop.self
+        case .burst: return ProgramOperation.Burst.self
+        case .makeGroup: return ProgramOperation.MakeGroup.self
+        case .joinGroup: return ProgramOperation.JoinGroup.self
+        case .groupIdle: return ProgramOperation.GroupIdle.self
+        case .waitGroup: return ProgramOperation.WaitGroup.self
         }
     }
 }
@@ -154,6 +194,8 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     var uses: [Use] { get }
     /// The cancellation source the step makes, if any.
     var createdToken: Int? { get }
+    /// The task the step makes, if any (`TaskOperation`'s `task`; none for a `TasklessOperation`).
+    var createdTask: Int? { get }
     /// The same payload with task and token ids mapped (the shrinker's renumbering).
     func renumbered(_ ids: Renumbering) -> Self
     /// The payload as an operation.
@@ -182,6 +224,18 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     /// executor may run inside it (C2.3).
     var registersOrCompletes: Bool { get }
 
+    // MARK: Coverage
+
+    /// The entry points of TaskAPI the step calls (for the entry point coverage table; see
+    /// `EntryPoint`): the calls `perform` makes, the executors and tokens it takes included.
+    var entryPoints: [EntryPoint] { get }
+
+    // MARK: Check
+
+    /// The body the step makes, logged through `ProgramExecution.body`, if any: what the
+    /// checkers of bodies judge it by (its executor, token, antecedent, host).
+    var bodySpec: BodySpec? { get }
+
     // MARK: Run
 
     /// Does the step on the calling thread (its driver) and logs what happens; judges nothing.
@@ -199,10 +253,72 @@ protocol TaskOperation: OperationPayload {
     var pendingRule: Rule { get }
     /// The model's expectation for the task, made at step `step`.
     func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation
+    /// The task is made from a source nothing but a `tryStart` step starts, so it goes from
+    /// pending straight to completed, never `running` (C1.5); `false` for a task with a body.
+    var madeFromSource: Bool { get }
 }
+
+/// The body a step makes (`run`, a continuation, a prepared task, an async body): where it
+/// must run, what may cancel it, and, for a continuation, its antecedent and kind. The checkers
+/// of bodies read it (C2.1 to C2.5, C3.3, C4.3, C4.4, C7.2, C7.3, C9.7), not the kinds.
+struct BodySpec {
+    enum Placement {
+        /// On this executor.
+        case on(ExecutorRef)
+        /// On the executor of the start that won (a prepared task); `fallback` for the harness's start.
+        case startedBy(fallback: ExecutorRef)
+        /// In a Swift task (`runAsync`): no executor of the program.
+        case swiftTask
+    }
+
+    let task: Int
+    let placement: Placement
+    /// The program token the body observes (its lineage's cancels cancel it).
+    let token: Int?
+    /// A continuation's antecedent and kind: which outcomes run it, and what input it sees.
+    let continuation: (antecedent: Int, kind: ContinuationKind)?
+    /// Where it is registered from, for a continuation.
+    let host: Host?
+    /// The body is its task's own (`task` is `running` while it runs, C1.5); `false` for an
+    /// observer, whose task is the harness's echo.
+    let runsTask: Bool
+    /// Registered on the actor pinned to its serial executor: it must run there, isolated (C9.10).
+    let pinned: Bool
+
+    init(task: Int, executor placement: Placement, token: Int?, continuation: (antecedent: Int, kind: ContinuationKind)? = nil,
+         host: Host? = nil, runsTask: Bool = true, pinned: Bool = false) {
+        self.task = task
+        self.placement = placement
+        self.token = token
+        self.continuation = continuation
+        self.host = host
+        self.runsTask = runsTask
+        self.pinned = pinned
+    }
+
+    /// The executor the body runs on, if it is one of the program's.
+    var executor: ExecutorRef? { if case .on(let ref) = placement { return ref } else { return nil } }
+}
+
+/// An operation whose call may be made from inside a `Host` (a continuation or a job).
+protocol HostedCall {
+    var host: Host? { get }
+}
+
+extension ProgramOperation.Chain: HostedCall {}
+extension ProgramOperation.Observe: HostedCall {}
+extension ProgramOperation.Complete: HostedCall {}
 
 /// An operation that makes no task.
 protocol TasklessOperation: OperationPayload {}
+
+extension TaskOperation {
+    var createdTask: Int? { task }
+}
+
+extension TasklessOperation {
+    var createdTask: Int? { nil }
+}
 
 /// How a step takes an id.
 enum Use: Hashable {
@@ -239,6 +355,9 @@ enum Blocking: Hashable {
     case untilTimeout(Int)
     /// A drop, waiting for the earlier steps that use its task.
     case untilEarlierUses
+    /// `wait()` on the `WorkGroup` of task `t` (`MakeGroup`): only generated while every task joined
+    /// so far completes without the harness, and run by controlled mode only once none is pending.
+    case untilGroupIdle(Int)
 }
 
 /// Work a step makes outside the controlled thread, and how long a controlled run waits for it.

@@ -171,11 +171,74 @@ struct TextScanner {
 
     /// A continuation kind as `ContinuationKind.description` prints it.
     mutating func continuationKind() -> ContinuationKind? {
-        if take("flatMap->new") { return .flatMapNew }
-        if let t = id("flatMap->t") { return .flatMapExisting(t) }
+        let forms: [(String, (InnerTask) -> ContinuationKind)] = [
+            ("continueWithTask->", { .continueWithTask($0) }), ("flatMap->", { .flatMap($0) }),
+            ("recoverTask->", { .recoverTask($0) }), ("finallyTask->", { .finallyTask($0) }),
+            ("continueWith=>", { .continueWithKeeping($0) }), ("map=>", { .mapKeeping($0) }), ("then=>", { .thenKeeping($0) }),
+        ]
+        for (prefix, make) in forms where take(prefix) {
+            return innerTask().map(make)
+        }
         let kinds: [ContinuationKind] = [.continueWith, .map, .then, .recover, .catch, .finally]
-        guard let kind = kinds.first(where: { rest.hasPrefix("\($0)(") }) else { return nil }
+        guard let kind = kinds.first(where: { rest.hasPrefix("\($0)(") || rest.hasPrefix("\($0) {") }) else { return nil }
         _ = take("\(kind)")
         return kind
+    }
+
+    /// An inner task as `InnerTask.description` prints it: `t<n>`, `new`, `succeeded`...
+    mutating func innerTask() -> InnerTask? {
+        for made in [InnerTask.new, .succeeded, .failed, .cancelled] where take(made.description) { return made }
+        return id("t").map { .existing($0) }
+    }
+
+    /// `in t<n>.whenComplete(on: <executor>): ` or `in <executor>.execute: `, as `hostPrefix` prints
+    /// a host; nil, consuming nothing, for a call the driver makes.
+    mutating func hostPrefix() -> Host? {
+        let saved = rest
+        if take("in t"), let t = number(), take(".whenComplete(on: "), let executor = executor(), take("): ") {
+            return .continuation(of: t, on: executor)
+        }
+        rest = saved
+        if take("in "), let executor = executor(), take(".execute: ") { return .job(on: executor) }
+        rest = saved
+        return nil
+    }
+
+    /// Call arguments as `CallForm.arguments` prints them.
+    mutating func callArguments() -> (form: CallForm, executor: ExecutorRef, token: Int?)? {
+        if take("(on: .some(") {
+            guard let executor = executor(), take("))") else { return nil }
+            return (.executor, executor, nil)
+        }
+        if take("(on: actor(") {
+            guard let executor = executor(), take(")") else { return nil }
+            let token = tokenArgument()
+            return take(")") ? (.actor, executor, token) : nil
+        }
+        if take("(on: ") {
+            guard let executor = executor() else { return nil }
+            let token = tokenArgument()
+            return take(")") ? (.requirement, executor, token) : nil
+        }
+        if take("(token: ") {
+            guard let token = id("k"), take(")") else { return nil }
+            return (.token, .default, token)
+        }
+        return nil
+    }
+
+    /// `{ [() in ]<body> }`, then, for a body returning a task, ` -> <inner>` (`unwraps`: a
+    /// `runTask`'s, required) or ` => <inner>` (a `run` keeping it): a run's body as steps print it.
+    mutating func runBody(unwraps: Bool) -> (noToken: Bool, body: BodyAction, returns: InnerTask?, keeps: InnerTask?)? {
+        guard take("{ ") else { return nil }
+        let noToken = take("() in ")
+        guard let body = oneOf(BodyAction.self), take(" }") else { return nil }
+        if unwraps {
+            guard take(" -> "), let inner = innerTask() else { return nil }
+            return (noToken, body, inner, nil)
+        }
+        guard take(" => ") else { return (noToken, body, nil, nil) }
+        guard let kept = innerTask() else { return nil }
+        return (noToken, body, nil, kept)
     }
 }

@@ -37,6 +37,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .awaits(task: task, cancelled: cancelled) }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [.value] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }

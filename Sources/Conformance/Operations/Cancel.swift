@@ -47,6 +47,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { afterMicroseconds == nil ? .none : .timer }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [afterMicroseconds == nil ? .cancel : .cancelAfter] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }

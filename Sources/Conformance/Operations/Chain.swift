@@ -1,7 +1,8 @@
 import TaskAPI
 
 extension ProgramOperation {
-    /// `t<task> = t<antecedent>.<kind>(on: executor, token: k<token>) { body }`: a continuation.
+    /// `t<task> = t<antecedent>.<kind>(on: executor, token: k<token>) { body }`: a continuation,
+    /// through one of its call forms (`CallForm`), registered by the driver or from inside a `host`.
     public struct Chain: TaskOperation {
         public var task: Int
         public var kind: ContinuationKind
@@ -9,100 +10,141 @@ extension ProgramOperation {
         public var executor: ExecutorRef
         public var token: Int?
         public var body: BodyAction
+        public var form: CallForm
+        /// Where the continuation is registered from (nil: the driver).
+        public var host: Host?
 
-        public init(task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction) {
+        /// The form is made consistent with the arguments: `finally` takes no token, the
+        /// executor form none either, the token form needs one and runs on the default executor.
+        public init(task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
+                    form: CallForm = .requirement, host: Host? = nil) {
             self.task = task
             self.kind = kind
             self.antecedent = antecedent
             self.executor = executor
-            self.token = token
+            self.token = kind.takesToken ? token : nil
             self.body = body
+            self.host = host
+            // `finally { }` and `finallyTask { }`, the executor form of a kind taking no token, name none.
+            let form = CallForm.consistent(form, executor: executor, token: self.token)
+            self.form = form == .executor && !kind.takesToken && executor != .default ? .requirement : form
         }
 
         static let kind = OperationKind.chain
         public var description: String {
-            "t\(task) = t\(antecedent).\(kind)(on: \(executor)\(tokenArgument(token))) { \(body.rawValue) }"
+            let arguments = form == .executor && !kind.takesToken ? "" : form.arguments(executor: executor, token: token)
+            return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind)\(arguments) { \(body.rawValue) }"
         }
         var operation: ProgramOperation { .chain(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."), let kind = s.continuationKind(),
-                      s.take("(on: "), let executor = s.executor() else { return nil }
-                let token = s.tokenArgument()
-                guard s.take(") "), let body = s.body() else { return nil }
-                return Self(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body)
+                let host = s.hostPrefix()
+                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."), let kind = s.continuationKind()
+                else { return nil }
+                // `finally { }` names no executor.
+                guard let (form, executor, token) = s.rest.hasPrefix(" {") ? (.executor, .default, nil) : s.callArguments() else { return nil }
+                guard s.take(" "), let body = s.body() else { return nil }
+                let chain = Self(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host)
+                return chain.form == form ? chain : nil
             }
         }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty ? 0 : 22 }
 
         static func generate(into program: inout ProgramBuilder) {
-            let reuse = program.lastChain.flatMap { last in
-                program.intTasks.contains(last.antecedent) && program.rng.chance(35) ? last : nil
-            }
-            guard let antecedent = reuse?.antecedent ?? program.rng.pick(program.intTasks) else { return }
-            var sources = program.sourcesDependedOn[antecedent]
-            var held = program.dependsOnHeld[antecedent]
-            let kind: ContinuationKind
-            switch program.rng.weighted([20, 12, 8, 10, 10, 12, 8, 20]) {
-            case 0: kind = .continueWith
-            case 1: kind = .map
-            case 2: kind = .then
-            case 3:
-                let inner = program.rng.pick(program.intTasks) ?? antecedent
-                sources += program.sourcesDependedOn[inner]
-                held = held || program.dependsOnHeld[inner]
-                kind = .flatMapExisting(inner)
-            case 4: kind = .flatMapNew
-            case 5: kind = .recover
-            case 6: kind = .catch
-            default: kind = .finally
-            }
-            let token = kind == .finally ? nil : program.token()
-            let executor = reuse?.executor ?? program.executor()
-            program.lastChain = (antecedent, executor)
+            let hosted = program.rng.chance(10)
+            guard let (antecedent, reused) = program.continuationTarget(reuse: hosted ? 0 : 35) else { return }
+            let kind = drawKind(&program, keeping: true)
+            // The forms that name no executor run on the backend's own default executor, and a
+            // pinned actor on the backend's own actor executor, which a controlled run does not
+            // schedule: only where programs may use work from outside it.
+            let outside = program.usesOutsideWork
+            var form = [CallForm.requirement, .executor, .token, .actor][program.rng.weighted([45, 20, outside ? 20 : 0, outside && program.serials > 1 ? 15 : 0])]
+            if form == .executor, !kind.takesToken, !outside { form = .requirement }
+            var executor = reused ?? program.executor()
+            var token = kind.takesToken && form != .executor ? program.token() : nil
+            if form == .token, reused == nil { executor = .default }
+            if form == .token, token == nil { token = program.rng.pick(program.tokens) }
+            if form == .actor { executor = .serial(1) }
+            let host = hosted ? program.host() : nil
+            let (sources, held) = program.dependencies([antecedent] + [kind.inner?.task, host?.antecedent].compactMap { $0 })
+            if !hosted { program.lastChain = (antecedent, executor) }
             let chain = Chain(task: program.nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token,
-                              body: program.body())
-            program.addTask(.chain(chain), sources: sources, held: held)
+                              body: program.body(), form: form, host: host)
+            // A task made inside a host exists once the host ran: no later step takes it.
+            program.addTask(.chain(chain), sources: sources, held: held, hidden: hosted)
+        }
+
+        /// A kind, with the task the task forms' bodies return (`returnedTask`), and now and then
+        /// (`keeping`) a value form given a body returning a task, which it keeps (C2.6).
+        static func drawKind(_ program: inout ProgramBuilder, keeping: Bool) -> ContinuationKind {
+            let draw = program.rng.weighted([14, 8, 10, 8, 16, 8, 10, 8, 12, 8] + (keeping ? [3, 3, 2] : [0, 0, 0]))
+            let returned = [1, 4, 6, 9, 10, 11, 12].contains(draw) ? program.returnedTask().inner : .new
+            switch draw {
+            case 0: return .continueWith
+            case 1: return .continueWithTask(returned)
+            case 2: return .map
+            case 3: return .then
+            case 4: return .flatMap(returned)
+            case 5: return .recover
+            case 6: return .recoverTask(returned)
+            case 7: return .catch
+            case 8: return .finally
+            case 9: return .finallyTask(returned)
+            case 10: return .continueWithKeeping(returned)
+            case 11: return .mapKeeping(returned)
+            default: return .thenKeeping(returned)
+            }
         }
 
         var uses: [Use] {
             var tasks: [Use] = [.task(antecedent)]
-            if case .flatMapExisting(let inner) = kind { tasks.append(.task(inner)) }
+            if let returned = kind.returned?.task { tasks.append(.task(returned)) }
+            if let hostTask = host?.antecedent { tasks.append(.task(hostTask)) }
             return tasks + (token.map { [.token($0)] } ?? [])
         }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            var newKind = kind
-            if case .flatMapExisting(let inner) = kind { newKind = .flatMapExisting(ids.task(inner)) }
-            return Self(task: ids.task(task), kind: newKind, antecedent: ids.task(antecedent), executor: executor,
-                        token: token.map(ids.token), body: body)
+            Self(task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
+                 token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
+        /// A form naming no executor hands the body to the backend's own default executor.
+        var outsideWork: OutsideWork { namesNoExecutor ? .completes(task: task, within: .seconds(1)) : .none }
+        var namesNoExecutor: Bool { form == .token || (form == .executor && !kind.takesToken) }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] {
+            kind.entryPoints(form) + executor.entryPoints + tokenEntryPoints(token)
+                + (body == .checkpoint ? [.tokenCheckpoint] : []) + (host?.entryPoints ?? []) + [.isCurrent, .status]
+        }
+        /// A value form keeping a task: the step's task is the harness's read of its value, pending
+        /// while the body runs, not the body's own.
+        var bodySpec: BodySpec? {
+            BodySpec(task: task, executor: .on(executor), token: token, continuation: (antecedent, kind), host: host, runsTask: kind.kept == nil,
+                     pinned: form == .actor)
+        }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let antecedentTask = execution.slots.task(antecedent)?.intTask else { return }
-            var inner: (any AsyncTask<Int>)?
-            if case .flatMapExisting(let id) = kind { inner = execution.slots.task(id)?.intTask }
-            let made = ChainRegistration(chain: self, step: step, execution: execution)
-                .register(on: antecedentTask, inner: inner, token: execution.token(token))
-            execution.register(task, .int(made))
+            let inner = kind.returned?.task.flatMap { execution.slots.task($0)?.intTask }
+            let token = execution.token(token)
+            let registration = ChainRegistration(chain: self, step: step, execution: execution)
+            let t = task
+            execution.hosted(host, step: step) {
+                execution.register(t, .int(registration.register(on: antecedentTask, inner: inner, token: token)))
+            }
         }
 
         var dependence: Dependence {
-            if case .flatMapExisting(let inner) = kind { return .tasks([antecedent, inner]) }
-            return .tasks([antecedent])
+            .tasks([antecedent] + (kind.inner?.task.map { [$0] } ?? []) + (host?.antecedent.map { [$0] } ?? []))
         }
-        var pendingRule: Rule {
-            if case .flatMapExisting = kind { return .c2_6 }
-            return .c2_2
-        }
+        var madeFromSource: Bool { false }
+        var pendingRule: Rule { kind.isFinallyTask ? .c3_3 : kind.inner == nil ? .c2_2 : .c2_6 }
 
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
+            if let gated = model.hostGate(host) { return gated }
             let oracle = model.oracle
             let tokenState = oracle.tokenState(token)
             let before = model.input(antecedent)
@@ -116,8 +158,7 @@ extension ProgramOperation {
                 }
                 return .unknown
             }
-            var inner: Oracle.Inner?
-            if case .flatMapExisting(let id) = kind { inner = oracle.resolvedOrState(model.input(id), task: id) }
+            let inner = kind.inner.map { oracle.inner($0, step: step, in: model) }
             if oracle.observations.bodies[task] != nil {
                 return afterBody(step: step, action: body, input: value, inner: inner, oracle: oracle)
             }
@@ -138,16 +179,20 @@ extension ProgramOperation {
             guard case .outcomes(let allowed, _) = result, let outcome = allowed.first, outcome.isSuccess else {
                 return result
             }
-            switch kind.semantic {
-            case .continueWith, .map, .recover, .then, .catch:
+            switch kind.result {
+            case .bodyValue:
                 return .outcomes([outcome], rule ?? (kind == .continueWith ? .c3_1 : .c3_3))
-            case .finally:
+            case .keptTask:
+                // The very task the body returned, as the value, whatever that task's state (C2.6).
+                return .outcomes([outcome], rule ?? .c2_6)
+            case .input:
                 return .outcomes([input], rule ?? .c3_3)
-            case .flatMapNew:
-                return .outcomes([.success(ProgramValues.innerValue(step: step))], rule ?? .c2_6)
-            case .flatMapExisting:
+            case .innerOutcome, .inputOnceInnerSucceeded:
                 switch inner ?? .unknown {
-                case .outcome(let innerOutcome): return .outcomes([innerOutcome], rule ?? .c2_6)
+                case .outcome(let innerOutcome):
+                    // finallyTask: the original outcome once the returned task succeeded, else its outcome.
+                    let taken = kind.result == .innerOutcome || !innerOutcome.isSuccess ? innerOutcome : input
+                    return .outcomes([taken], rule ?? (kind.result == .innerOutcome ? .c2_6 : .c3_3))
                 case .pending: return .pending
                 case .unknown: return .unknown
                 }
@@ -156,51 +201,46 @@ extension ProgramOperation {
     }
 
     public static func chain(
-        task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction
+        task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
+        form: CallForm = .requirement, host: Host? = nil
     ) -> Self {
-        .chain(Chain(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body))
+        .chain(Chain(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body,
+                     form: form, host: host))
     }
 }
 
-/// Registers one `Chain` step's continuation, of its kind, with the harness's logging body.
-private struct ChainRegistration {
-    let chain: ProgramOperation.Chain
-    let step: Int
-    let execution: ProgramExecution
+extension ContinuationKind {
+    var isFinallyTask: Bool { if case .finallyTask = self { return true } else { return false } }
 
-    func register(on antecedent: any AsyncTask<Int>, inner: (any AsyncTask<Int>)?, token: CancellationToken) -> any AsyncTask<Int> {
-        let (execution, t, step, action) = (self.execution, chain.task, self.step, chain.body)
-        let executor = execution.executors[chain.executor]
-        let probe = execution.makeProbe("continuation of t\(t)")
-        @Sendable func body(_ input: Outcome) throws -> Int {
-            try execution.body(task: t, step: step, input: input, action: action, token: token, probe: probe)
+    /// The entry points a continuation of this kind calls in `form` (`then` and `catch` have one
+    /// form, taking an optional executor and a token), with what its body calls to make the task
+    /// it returns, and, for a value form keeping a task, the harness's `map` on the inline
+    /// executor that reads whether its value is that task.
+    func entryPoints(_ form: CallForm) -> [EntryPoint] {
+        func pick(_ requirement: EntryPoint, _ executor: EntryPoint, _ token: EntryPoint, _ actor: EntryPoint) -> EntryPoint {
+            switch form {
+            case .requirement: return requirement
+            case .executor: return executor
+            case .token: return token
+            case .actor: return actor
+            }
         }
-        switch chain.kind {
-        case .continueWith:
-            return antecedent.continueWith(on: executor, token: token) { try body(Outcome($0)) }
-        case .map:
-            return antecedent.map(on: executor, token: token) { try body(.success($0)) }
-        case .then:
-            return antecedent.then(on: executor, token: token) { (value: Int) throws -> Int in try body(.success(value)) }
-        case .flatMapExisting:
-            let existing = inner ?? execution.backend.cancelled(as: Int.self)
-            return antecedent.flatMap(on: executor, token: token) { value in
-                _ = try body(.success(value))
-                return existing
-            }
-        case .flatMapNew:
-            let backend = execution.backend
-            let defaultExecutor = execution.executors.defaultExecutor
-            return antecedent.flatMap(on: executor, token: token) { value in
-                _ = try body(.success(value))
-                return backend.run(on: defaultExecutor, token: .none) { _ in execution.innerBody(task: t, step: step) }
-            }
-        case .recover:
-            return antecedent.recover(on: executor, token: token) { try body(.failure(ErrorValue($0))) }
-        case .catch:
-            return antecedent.catch(on: executor, token: token) { try body(.failure(ErrorValue($0))) }
-        case .finally:
-            return antecedent.finally(on: executor) { _ = try body(Outcome($0)) }
+        let made = returned?.entryPoints ?? []
+        let reads: [EntryPoint] = kept == nil ? [] : [.map, .inlineExecutor]
+        switch self {
+        case .continueWith, .continueWithKeeping:
+            return [pick(.continueWith, .continueWithOn, .continueWithToken, .continueWithActor)] + made + reads
+        case .continueWithTask: return [pick(.continueWithTask, .continueWithTaskOn, .continueWithTaskToken, .continueWithTaskActor)] + made
+        case .map, .mapKeeping: return [pick(.map, .mapOn, .mapToken, .mapActor)] + made + reads
+        case .then, .thenKeeping: return [form == .actor ? .thenActor : .then] + made + reads
+        case .flatMap: return [pick(.flatMap, .flatMapOn, .flatMapToken, .flatMapActor)] + made
+        case .recover: return [pick(.recover, .recoverOn, .recoverToken, .recoverActor)]
+        case .recoverTask: return [pick(.recoverTask, .recoverTaskOn, .recoverTaskToken, .recoverTaskActor)] + made
+        case .catch: return [form == .actor ? .catchActor : .catch]
+        case .finally: return [pick(.finally, .finallyDefault, .finally, .finallyActor)]
+        case .finallyTask(let inner):
+            return [pick(.finallyTask, .finallyTaskDefault, .finallyTask, .finallyTaskActor)] + made + (inner == .new ? [] : [.asVoid])
         }
     }
 }
+

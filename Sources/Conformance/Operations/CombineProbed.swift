@@ -48,6 +48,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .duringStep }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, kind.entryPoint, .trySucceed, .tryFail, .waitTimeout] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             ProbedCombination(probed: self, step: step, execution: execution).run()

@@ -38,12 +38,19 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .completes(task: task, within: .microseconds(microseconds)) }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { token == nil ? [.delayNoToken] : [.delay] + tokenEntryPoints(token) }
+        var bodySpec: BodySpec? { nil }
 
+        /// With no token, the convenience `delay(_:)`.
         func perform(in execution: ProgramExecution, step: Int) {
-            execution.register(task, .void(execution.backend.delay(.microseconds(microseconds), token: execution.token(token))))
+            let backend = execution.backend
+            let delay = token == nil ? backend.delay(.microseconds(microseconds))
+                : backend.delay(.microseconds(microseconds), token: execution.token(token))
+            execution.register(task, .void(delay))
         }
 
         var dependence: Dependence { .nothing }
+        var madeFromSource: Bool { true }
         var pendingRule: Rule { .c2_2 }
 
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {

@@ -21,6 +21,7 @@ extension ProgramOperation {
             program.add(.drop(task: task))
             program.liveTasks.removeAll { $0 == task }
             program.intTasks.removeAll { $0 == task }
+            program.groups.removeAll { $0 == task }
         }
 
         var uses: [Use] { [.lastUse(task)] }
@@ -31,6 +32,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .untilEarlierUses }
         var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.drop(task)

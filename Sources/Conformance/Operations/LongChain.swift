@@ -35,6 +35,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, .inlineExecutor, .map, .trySucceed, .waitTimeout] }
+        var bodySpec: BodySpec? { nil }
 
         /// The maps run inside the completing call on this thread: a loop keeps every link at
         /// about the same stack depth, a recursion goes deeper with each link. Logs how much

@@ -1,39 +1,47 @@
 import TaskAPI
 
 extension ProgramOperation {
-    /// `k<token> = makeCancellationSource(linkedTo: k<linkedTo>)`: a new cancellation source,
-    /// optionally linked to another one (C4.6).
+    /// `k<token> = makeCancellationSource(linkedTo: [k<parent>, ...])`: a new cancellation
+    /// source, linked to none, one or several others: cancelled when any of them is (C4.6).
     public struct MakeToken: TasklessOperation {
         public var token: Int
-        public var linkedTo: Int?
+        public var linkedTo: [Int]
 
-        public init(token: Int, linkedTo: Int?) {
+        public init(token: Int, linkedTo: [Int]) {
             self.token = token
             self.linkedTo = linkedTo
         }
 
         static let kind = OperationKind.makeToken
-        public var description: String { "k\(token) = makeCancellationSource(\(linkedTo.map { "linkedTo: k\($0)" } ?? ""))" }
+        public var description: String {
+            "k\(token) = makeCancellationSource(\(linkedTo.isEmpty ? "" : "linkedTo: " + linkedTo.map { "k\($0)" }.joined(separator: ", ")))"
+        }
         var operation: ProgramOperation { .makeToken(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let token = s.id("k"), s.take(" = makeCancellationSource(") else { return nil }
-                if s.take(")") { return Self(token: token, linkedTo: nil) }
-                guard s.take("linkedTo: "), let parent = s.id("k"), s.take(")") else { return nil }
-                return Self(token: token, linkedTo: parent)
+                var parents: [Int] = []
+                if s.take("linkedTo: ") {
+                    repeat {
+                        guard let parent = s.id("k") else { return nil }
+                        parents.append(parent)
+                    } while s.take(", ")
+                    if parents.isEmpty { return nil }
+                }
+                return s.take(")") ? Self(token: token, linkedTo: parents) : nil
             }
         }
 
         static func weight(in program: ProgramBuilder) -> Int { 5 }
 
         static func generate(into program: inout ProgramBuilder) {
-            let parent = program.rng.chance(30) ? program.rng.pick(program.tokens) : nil
-            program.add(.makeToken(token: program.nextToken, linkedTo: parent))
+            let parents = program.rng.chance(30) ? program.rng.subset(of: program.tokens, count: program.rng.int(in: 1...3)) : []
+            program.add(.makeToken(token: program.nextToken, linkedTo: parents))
             program.tokens.append(program.nextToken)
             program.nextToken += 1
         }
 
-        var uses: [Use] { linkedTo.map { [.token($0)] } ?? [] }
+        var uses: [Use] { linkedTo.map(Use.token) }
         var createdToken: Int? { token }
         func renumbered(_ ids: Renumbering) -> Self { Self(token: ids.token(token), linkedTo: linkedTo.map(ids.token)) }
 
@@ -41,17 +49,25 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] {
+            linkedTo.isEmpty ? [.makeCancellationSource] : [.makeCancellationSourceLinked] + linkedTo.flatMap(tokenEntryPoints)
+        }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let source: any CancellationSource
-            if let linkedTo, let parent = execution.slots.token(linkedTo) {
-                source = execution.backend.makeCancellationSource(linkedTo: [parent.token])
-            } else {
+            if linkedTo.isEmpty {
                 source = execution.backend.makeCancellationSource()
+            } else {
+                let parents = linkedTo.filter { execution.slots.token($0) != nil }.map { execution.token($0) }
+                source = execution.backend.makeCancellationSource(linkedTo: parents)
             }
             execution.slots.putToken(token, source)
         }
     }
 
-    public static func makeToken(token: Int, linkedTo: Int?) -> Self { .makeToken(MakeToken(token: token, linkedTo: linkedTo)) }
+    public static func makeToken(token: Int, linkedTo: [Int]) -> Self { .makeToken(MakeToken(token: token, linkedTo: linkedTo)) }
+
+    /// A source linked to one parent, or none.
+    public static func makeToken(token: Int, linkedTo: Int?) -> Self { .makeToken(MakeToken(token: token, linkedTo: linkedTo.map { [$0] } ?? [])) }
 }

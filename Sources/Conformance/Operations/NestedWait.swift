@@ -34,6 +34,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .duringStep }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [.defaultExecutor, .run, .wait, .waitTimeout, .isCompleted] }
+        var bodySpec: BodySpec? { nil }
 
         /// The time C6.4 gives the whole nest: 1 s, plus the timing slack.
         static func limit(slack: Duration) -> Duration { .seconds(1) + slack }

@@ -1,45 +1,53 @@
 extension ProgramOperation {
-    /// `h<handler> = k<token>.register { }`: user handler `h<handler>` on token `k<token>`, which
-    /// logs when it runs (C4.2).
+    /// `h<handler> = k<token>.register { }`: user handler `h<handler>` on cancellation source
+    /// `k<token>`, or (`viaToken`) on its token, which logs when it runs (C4.2).
     public struct RegisterHandler: TasklessOperation {
         public var handler: Int
         public var token: Int
+        /// Registered through the token (`CancellationToken.register`), not the source.
+        public var viaToken: Bool
 
-        public init(handler: Int, token: Int) {
+        public init(handler: Int, token: Int, viaToken: Bool = false) {
             self.handler = handler
             self.token = token
+            self.viaToken = viaToken
         }
 
         static let kind = OperationKind.registerHandler
-        public var description: String { "h\(handler) = k\(token).register { }" }
+        public var description: String { "h\(handler) = k\(token)\(viaToken ? ".token" : "").register { }" }
         var operation: ProgramOperation { .registerHandler(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
-                guard let handler = s.id("h"), s.take(" = "), let token = s.id("k"), s.take(".register { }") else { return nil }
-                return Self(handler: handler, token: token)
+                guard let handler = s.id("h"), s.take(" = "), let token = s.id("k") else { return nil }
+                let viaToken = s.take(".token")
+                return s.take(".register { }") ? Self(handler: handler, token: token, viaToken: viaToken) : nil
             }
         }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 4 }
 
         static func generate(into program: inout ProgramBuilder) {
-            program.add(.registerHandler(handler: program.handlers, token: program.rng.pick(program.tokens) ?? 0))
+            program.add(.registerHandler(RegisterHandler(handler: program.handlers, token: program.rng.pick(program.tokens) ?? 0,
+                                                         viaToken: program.rng.chance(40))))
             program.handlers += 1
         }
 
         var uses: [Use] { [.token(token)] }
         var createdToken: Int? { nil }
-        func renumbered(_ ids: Renumbering) -> Self { Self(handler: handler, token: ids.token(token)) }
+        func renumbered(_ ids: Renumbering) -> Self { Self(handler: handler, token: ids.token(token), viaToken: viaToken) }
 
         var neverWaits: Bool { true }
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { viaToken ? [.tokenRegister] + tokenEntryPoints(token) : [.register] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }
             let (log, h) = (execution.log, handler)
-            execution.extras.keep(source.register { log.append(.handlerRan(handler: h)) }, handler: h)
+            let handler: @Sendable () -> Void = { log.append(.handlerRan(handler: h)) }
+            execution.extras.keep(viaToken ? execution.token(token).register(handler) : source.register(handler), handler: h)
         }
     }
 

@@ -21,8 +21,11 @@ extension ProgramOperation {
 
         /// A pending source (its task fails `abandoned`) or a completed one (nothing changes).
         static func generate(into program: inout ProgramBuilder) {
-            let pending = !program.openSources.isEmpty && (program.completedSources.isEmpty || program.rng.chance(60))
-            guard let source = program.rng.pick(pending ? program.openSources : program.completedSources) else { return }
+            // Not a source a host may still set: the host keeps it, so it may outlive its release.
+            let open = program.openSources.filter { !program.hostedSetters.contains($0) }
+            let completed = program.completedSources.filter { !program.hostedSetters.contains($0) }
+            let pending = !open.isEmpty && (completed.isEmpty || program.rng.chance(60))
+            guard let source = program.rng.pick(pending ? open : completed) else { return }
             program.add(.releaseSource(source: source))
             program.openSources.removeAll { $0 == source }
             program.completedSources.removeAll { $0 == source }
@@ -37,6 +40,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.releaseSource(source)

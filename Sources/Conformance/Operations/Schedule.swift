@@ -29,6 +29,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .timer }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [.schedule] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let (log, extras) = (execution.log, execution.extras)

@@ -1,22 +1,27 @@
 extension ProgramOperation {
-    /// `t<task>.start(on: executor)` on prepared task `t<task>` (`tryStart(on:)`): the first start
-    /// runs the body, any later one returns false and changes nothing (C9.3).
+    /// `t<task>.tryStart(on: executor)` on prepared task `t<task>`, or (`throwing`) `try
+    /// t<task>.start(on: executor)`: the first start runs the body, any later one returns false
+    /// (or throws `StartError.alreadyStarted`) and changes nothing (C9.3).
     public struct Start: TasklessOperation {
         public var task: Int
         public var executor: ExecutorRef
+        public var throwing: Bool
 
-        public init(task: Int, executor: ExecutorRef) {
+        public init(task: Int, executor: ExecutorRef, throwing: Bool = false) {
             self.task = task
             self.executor = executor
+            self.throwing = throwing
         }
 
         static let kind = OperationKind.start
-        public var description: String { "t\(task).start(on: \(executor))" }
+        public var description: String { throwing ? "try t\(task).start(on: \(executor))" : "t\(task).tryStart(on: \(executor))" }
         var operation: ProgramOperation { .start(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(".start(on: "), let executor = s.executor(), s.take(")") else { return nil }
-                return Self(task: task, executor: executor)
+                let throwing = s.take("try ")
+                guard let task = s.id("t"), s.take(throwing ? ".start(on: " : ".tryStart(on: "), let executor = s.executor(), s.take(")")
+                else { return nil }
+                return Self(task: task, executor: executor, throwing: throwing)
             }
         }
 
@@ -26,8 +31,8 @@ extension ProgramOperation {
         static func generate(into program: inout ProgramBuilder) {
             guard let task = program.rng.pick(program.unstarted) else { return }
             let executor = program.rng.chance(20) ? ExecutorRef.inline : program.executor()
-            program.add(.start(task: task, executor: executor))
-            if program.rng.chance(30) { program.add(.start(task: task, executor: program.executor())) }
+            program.add(.start(Start(task: task, executor: executor, throwing: program.rng.chance(40))))
+            if program.rng.chance(30) { program.add(.start(Start(task: task, executor: program.executor(), throwing: program.rng.chance(40)))) }
             program.unstarted.removeAll { $0 == task }
             program.started.append(task)
             // Started: no longer waits on the harness (a body cannot block on anything held).
@@ -36,16 +41,25 @@ extension ProgramOperation {
 
         var uses: [Use] { [.prepared(task)] }
         var createdToken: Int? { nil }
-        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), executor: executor) }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), executor: executor, throwing: throwing) }
 
         var neverWaits: Bool { true }
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [throwing ? .preparedStart : .preparedTryStart] + executor.entryPoints }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let prepared = execution.slots.prepared(task) else { return }
-            execution.log.append(.started(step: step, task: task, ok: prepared.tryStart(on: execution.executors[executor])))
+            let on = execution.executors[executor]
+            var ok = true
+            if throwing {
+                do { try prepared.start(on: on) } catch { ok = false }
+            } else {
+                ok = prepared.tryStart(on: on)
+            }
+            execution.log.append(.started(step: step, task: task, ok: ok))
         }
     }
 

@@ -30,6 +30,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [.execute] + executor.entryPoints }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let log = execution.log

@@ -42,6 +42,8 @@ extension ProgramOperation {
         var outsideWork: OutsideWork { .completes(task: task, within: .microseconds(microseconds)) }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [.timeout] }
+        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let antecedentTask = execution.slots.task(antecedent)?.intTask else { return }
@@ -50,6 +52,7 @@ extension ProgramOperation {
 
         /// The timer completes it whatever the antecedent does.
         var dependence: Dependence { .nothing }
+        var madeFromSource: Bool { true }
         var pendingRule: Rule { .c2_2 }
 
         /// Whichever comes first: the antecedent's outcome or the timer; a pending antecedent times out.

@@ -1,23 +1,32 @@
 extension ProgramOperation {
-    /// `t<task>.wait()`, or with `timeoutMicroseconds`, `t<task>.wait(timeout:)` (C6). A blocking
-    /// `wait()` is only generated when every completion it depends on comes earlier.
+    /// `t<task>.wait()`, or with `timeoutMicroseconds`, `t<task>.wait(timeout:)`, or (`get`)
+    /// `try t<task>.get()` (C6). A blocking `wait()` or `get()` is only generated when every
+    /// completion it depends on comes earlier.
     public struct Wait: TasklessOperation {
         public var task: Int
-        /// `wait(timeout:)`'s timeout; `nil`: `wait()`.
+        /// `wait(timeout:)`'s timeout; `nil`: `wait()` (or `get()`).
         public var timeoutMicroseconds: Int?
+        /// `try get()`, which blocks like `wait()`, instead of `wait()`.
+        public var get: Bool
 
-        public init(task: Int, timeoutMicroseconds: Int?) {
+        public init(task: Int, timeoutMicroseconds: Int?, get: Bool = false) {
             self.task = task
             self.timeoutMicroseconds = timeoutMicroseconds
+            self.get = get && timeoutMicroseconds == nil
         }
 
         static let kind = OperationKind.wait
         public var description: String {
-            timeoutMicroseconds.map { "t\(task).wait(timeout: \($0)us)" } ?? "t\(task).wait()"
+            if get { return "try t\(task).get()" }
+            return timeoutMicroseconds.map { "t\(task).wait(timeout: \($0)us)" } ?? "t\(task).wait()"
         }
         var operation: ProgramOperation { .wait(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
+                if s.take("try ") {
+                    guard let task = s.id("t"), s.take(".get()") else { return nil }
+                    return Self(task: task, timeoutMicroseconds: nil, get: true)
+                }
                 guard let task = s.id("t"), s.take(".wait(") else { return nil }
                 if s.take(")") { return Self(task: task, timeoutMicroseconds: nil) }
                 guard s.take("timeout: "), let timeout = s.microseconds(), s.take(")") else { return nil }
@@ -31,10 +40,9 @@ extension ProgramOperation {
         /// (none held): the generator's deadlock-freedom rule.
         static func generate(into program: inout ProgramBuilder) {
             guard let task = program.rng.pick(program.liveTasks) else { return }
-            let completedEarlier = Set(program.completedSources + program.releasedSources + program.started)
-            let canBlock = !program.dependsOnHeld[task] && program.sourcesDependedOn[task].allSatisfy { completedEarlier.contains($0) }
+            let canBlock = program.completesEarly(task)
             if canBlock && program.rng.chance(70) {
-                program.add(.wait(task: task))
+                program.add(.wait(Wait(task: task, timeoutMicroseconds: nil, get: program.rng.chance(30))))
             } else {
                 program.add(.waitTimeout(task: task, microseconds: program.rng.int(in: 0...1000)))
             }
@@ -42,18 +50,20 @@ extension ProgramOperation {
 
         var uses: [Use] { [.task(task)] }
         var createdToken: Int? { nil }
-        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), timeoutMicroseconds: timeoutMicroseconds) }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), timeoutMicroseconds: timeoutMicroseconds, get: get) }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .none }
         var blocking: Blocking { timeoutMicroseconds == nil ? .untilCompleted(task) : .untilTimeout(task) }
         var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [get ? .get : timeoutMicroseconds == nil ? .wait : .waitTimeout, .status] }
+        var bodySpec: BodySpec? { nil }
 
         /// Logs the result, and `status` after a result (C1.5).
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }
             guard let us = timeoutMicroseconds else {
-                execution.log.append(.waited(step: step, task: task, result: slot.wait()))
+                execution.log.append(.waited(step: step, task: task, result: get ? slot.get() : slot.wait()))
                 execution.log.append(.status(step: step, task: task, status: slot.status))
                 return
             }

@@ -114,6 +114,8 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public internal(set) var skippedForReplay: String?
     /// How many checks of each rule ran, over every program.
     public internal(set) var checksRun: [Rule: Int] = [:]
+    /// The entry points of TaskAPI the programs called, and the checks that judged them.
+    public internal(set) var entryPoints = EntryPointCoverage()
     /// The rule suite's results, when the check ran it (`Conformance.checkAll`).
     public internal(set) var ruleSuite: RuleSuiteReport?
     /// Programs that broke a rule an earlier failing program had already broken (and which was
@@ -142,6 +144,11 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
             }).joined(separator: "\n")
     }
 
+    /// Every entry point of TaskAPI's contract types (`EntryPoint`) with the programs that called
+    /// it and the checks that judged it, as a Markdown table (docs/CONFORMANCE.md); one that no
+    /// program can call, or no rule can judge, says why.
+    public var entryPointTable: String { entryPoints.table }
+
     public var passed: Bool { failures.isEmpty && errors.isEmpty && ruleSuite?.passed != false }
 
     public var description: String {
@@ -161,6 +168,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
                 + (abandoned ? " (abandoned after a hang)" : stoppedBy.map { " (stopped at \($0))" } ?? ""),
             "  rules exercised (programs/checks): \(rules)",
             "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
+            "  " + entryPoints.summary,
         ]
         if !notReproducible.isEmpty {
             lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) of \(controlledPrograms) controlled programs"
@@ -180,5 +188,53 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         lines += failures.map(\.description)
         if let ruleSuite { lines.append(ruleSuite.description) }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The entry points of TaskAPI's contract types the programs of a check called (`EntryPoint`),
+/// how many programs called each, and how many checks judged a step that called it.
+public struct EntryPointCoverage: Sendable {
+    /// Programs that called each entry point.
+    public internal(set) var programs: [EntryPoint: Int] = [:]
+    /// Checks that judged a step calling each entry point.
+    public internal(set) var checks: [EntryPoint: Int] = [:]
+
+    public init() {}
+
+    mutating func add(_ result: ProgramResult) {
+        for entryPoint in result.entryPoints { programs[entryPoint, default: 0] += 1 }
+        checks.merge(result.entryPointChecks, uniquingKeysWith: +)
+    }
+
+    /// The entry points no program called, and those called but judged by no check (without a
+    /// reason to be).
+    public var uncalled: [EntryPoint] { EntryPoint.allCases.filter { programs[$0] == nil } }
+    public var unjudged: [EntryPoint] {
+        EntryPoint.allCases.filter { programs[$0] != nil && checks[$0] == nil && $0.judgedByNoRule == nil }
+    }
+
+    /// One line for the report: how many entry points were called, and which were not.
+    public var summary: String {
+        let called = EntryPoint.allCases.count - uncalled.count
+        func list(_ entryPoints: [EntryPoint]) -> String {
+            entryPoints.count > 8 ? "\(entryPoints.count) (entryPointTable lists them)" : entryPoints.map(\.rawValue).joined(separator: ", ")
+        }
+        let missing = uncalled.filter { $0.notGenerated == nil }
+        return "entry points called: \(called) of \(EntryPoint.allCases.count)"
+            + (missing.isEmpty ? "" : "; not called: " + list(missing))
+            + (unjudged.isEmpty ? "" : "; judged by no check: " + list(unjudged))
+    }
+
+    /// Every entry point with its programs and checks, as a Markdown table.
+    public var table: String {
+        (["| entry point | programs | checks |", "| --- | --- | --- |"]
+            + EntryPoint.allCases.map { entryPoint in
+                let called = programs[entryPoint].map(String.init)
+                    ?? entryPoint.notGenerated.map { "none: \($0)" } ?? "not called in this run"
+                // An identity is called with the steps checks judge, but no check judges its answer.
+                let judged = entryPoint.judgedByNoRule.map { "none: \($0)" }
+                    ?? checks[entryPoint].map(String.init) ?? (called.hasPrefix("none") ? "-" : "0")
+                return "| `\(entryPoint.rawValue)` | \(called) | \(judged) |"
+            }).joined(separator: "\n")
     }
 }

@@ -33,7 +33,9 @@ public enum EventKind: Sendable {
     case setter(step: Int, source: Int, won: Bool, threw: ErrorValue?)
     /// A body started. `inner`: the body of a `flatMap->new`'s inner task. `payloadOK`: the data
     /// its producer wrote before completing was visible (C2.2), `nil` when there was none.
-    case bodyStart(task: Int, inner: Bool, input: Outcome?, counting: Int, payloadOK: Bool?)
+    /// `inside`: what it read first, its task's own `status` (nil: the body cannot reach its task
+    /// yet) and its executor's `isCurrent` (nil: not asked) (C1.5, C9.7).
+    case bodyStart(task: Int, inner: Bool, input: Outcome?, counting: Int, payloadOK: Bool?, inside: BodyReads)
     case bodyEnd(task: Int, inner: Bool)
     case checkpoint(task: Int, threw: Bool)
     /// The harness's observer saw `task` complete.
@@ -67,6 +69,47 @@ public enum EventKind: Sendable {
     /// Once it completed and every other reference was dropped: the inputs and values not
     /// returned that it still kept after the slack (C5.5).
     case probedRetained(step: Int, alive: [String])
+    /// A hosted step's call (`Host`) started and ended, inside its continuation or job.
+    case hostStart(step: Int)
+    case hostEnd(step: Int)
+    /// An `inspect` step read `status`, `completion`, `isCompleted` and `backend.name`, in that
+    /// order, and `backend.mainExecutor.isCurrent` (C1.1, C1.5, C9.7).
+    case inspected(step: Int, task: Int, status: String, completion: Outcome?, isCompleted: Bool, backend: String, mainIsCurrent: Bool)
+    /// The same step on a prepared task: `isStarted` and its token's `isCancellationRequested` (C9.3).
+    case preparedInspected(step: Int, task: Int, isStarted: Bool, tokenCancelled: Bool, backend: String)
+    /// A token inspection: the source's and its token's `isCancellationRequested`, the token's
+    /// `canBeCancelled`, and whether `CancellationToken.none` says it can never be cancelled (C4.1).
+    case tokenInspected(step: Int, token: Int, sourceRequested: Bool, tokenRequested: Bool, canBeCancelled: Bool, noneIsInert: Bool)
+    /// `tryStart()` on the source of `task` returned `ok` (C1.5).
+    case sourceStarted(step: Int, task: Int, ok: Bool)
+    /// Attempt `attempt` of the retry that makes `task` started or ended (C9.4).
+    case retryAttempt(task: Int, attempt: Int, end: Bool)
+    /// A factory step's `TaskFactory` holds the backend, executor and token it was given (C9.2).
+    case factoryMade(step: Int, backendOK: Bool, executorOK: Bool, tokenOK: Bool)
+    /// An async loop's last step ran: how much deeper (bytes) its last step ran than its first
+    /// (nil: not both on the driver's thread), and its outcome (nil: not in time) (C2.7).
+    case asyncLoopRan(step: Int, stackGrowth: Int?, result: Outcome?)
+    /// Job `index` of a burst of jobs on one serial executor ran (C7.2, C7.3).
+    case burstJobRan(step: Int, index: Int)
+    /// The pinned-actor form of step `step` fell back to its executor: the backend made no actor
+    /// executor for it (or a controlled run wraps it), so the form was not called (C9.10).
+    case pinnedUnavailable(step: Int)
+    /// Source `task` records where it was made (`SourceOriginRecording`): if released pending, its
+    /// abandoned error must name `expected` (nil: nothing) (C8.3).
+    case sourceOrigin(task: Int, expected: String?)
+    /// The harness's observer saw `task` fail `TaskError.abandoned` naming `origin` (C8.3).
+    case abandonedOrigin(task: Int, origin: String?)
+    /// A join to the group of task `group` returned, and its `pendingCount` read after it (C9.11).
+    case groupJoined(step: Int, group: Int, task: Int, pending: Int)
+    /// A group's `wait()` (`idle`: true) or `wait(timeout:)` returned (C9.11).
+    case groupWaited(step: Int, group: Int, idle: Bool)
+}
+
+/// What a body reads first: its task's own `status` (nil: it cannot reach its task yet) and its
+/// executor's `isCurrent` (nil: not asked) (C1.5, C9.7).
+public struct BodyReads: Sendable, Hashable {
+    public let status: String?
+    public let isCurrent: Bool?
 }
 
 /// The event log of one run, and the completion counts the harness waits on.
@@ -79,6 +122,8 @@ public final class EventLog: Sendable {
         var bodiesRunning = 0
         var awaitsRunning = 0
         var cancelledAwaitsRunning = 0
+        /// Hosted calls and burst jobs handed over and not yet run.
+        var pendingCalls = 0
         /// Bumped by every completion, body end and await end: what phase one waits on.
         var progress = 0
     }
@@ -108,6 +153,7 @@ public final class EventLog: Sendable {
             notify = true
         case .bodyStart: state.bodiesRunning += 1
         case .bodyEnd: state.bodiesRunning -= 1; notify = true
+        case .hostEnd, .burstJobRan: state.pendingCalls -= 1; notify = true
         default: break
         }
         if notify {
@@ -119,6 +165,12 @@ public final class EventLog: Sendable {
 
     func awaitStarted(cancelled: Bool) {
         mutate { $0.awaitsRunning += 1; if cancelled { $0.cancelledAwaitsRunning += 1 } }
+    }
+
+    /// A hosted call was registered, or a burst's job handed over: the run is not quiescent
+    /// until it ran (`hostEnd`, `burstJobRan`).
+    func callPending() {
+        mutate { $0.pendingCalls += 1 }
     }
 
     func awaitFinished(cancelled: Bool) {
@@ -146,6 +198,7 @@ public final class EventLog: Sendable {
         var parts: [String] = []
         if state.bodiesRunning > 0 { parts.append("\(state.bodiesRunning) bodies still running") }
         if state.awaitsRunning > 0 { parts.append("\(state.awaitsRunning) awaits not resumed (C6.5)") }
+        if state.pendingCalls > 0 { parts.append("\(state.pendingCalls) hosted calls or burst jobs never ran (lost: C2.1, C7.3)") }
         return parts.joined(separator: ", ")
     }
 
@@ -180,6 +233,7 @@ public final class EventLog: Sendable {
     func waitForQuiescence(deadline: Uptime) -> Bool {
         waitUntil(deadline) { state in
             state.completionCount == state.completed.count && state.bodiesRunning == 0 && state.awaitsRunning == 0
+                && state.pendingCalls <= 0
         }
     }
 

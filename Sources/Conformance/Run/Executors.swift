@@ -33,16 +33,24 @@ public struct ProgramExecutors: Sendable {
     }
 }
 
-/// The default provider: the backend's own executors, new serial executors, and counting
-/// executors that forward to the backend's default executor.
+/// The default provider: the backend's own executors, new serial executors (each odd one made
+/// with `makeActorExecutor(label:)`, C9.9, or `makeSerialExecutor` if the backend has none), and
+/// counting executors that forward to the backend's default executor.
 public struct BackendExecutorProvider: ExecutorProvider {
     public init() {}
 
     public func makeExecutors(for program: Program, backend: any TaskBackend) -> ProgramExecutors {
-        ProgramExecutors(
+        func serial(_ index: Int) -> any Executor {
+            let label = "conformance.serial\(index)"
+            guard index % 2 == 1, let actorExecutor = backend.makeActorExecutor(label: label) else {
+                return backend.makeSerialExecutor(label: label)
+            }
+            return actorExecutor
+        }
+        return ProgramExecutors(
             defaultExecutor: backend.defaultExecutor,
             inlineExecutor: backend.inlineExecutor,
-            serial: (0..<program.serialExecutors).map { backend.makeSerialExecutor(label: "conformance.serial\($0)") },
+            serial: (0..<program.serialExecutors).map(serial),
             counting: (0..<program.countingExecutors).map { CountingExecutor(id: $0, target: backend.defaultExecutor) }
         )
     }

@@ -203,6 +203,9 @@ final class InterposedExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) {
         scheduler.enqueue(serial: serial, target: target, job)
     }
+
+    /// The backend's executor's answer: a handed-over job runs inside one of its jobs (C9.7).
+    var isCurrent: Bool { target.isCurrent }
 }
 
 /// The executors of a controlled run: those of `base` (the backend's own, by default), each

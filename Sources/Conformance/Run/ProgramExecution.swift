@@ -24,6 +24,8 @@ final class ProgramExecution: Sendable {
     /// How long a step that watches for releases itself (a probed combinator, C5.5) waits for
     /// them: the leak limit of the run (C8.1, C8.2), no longer than the timing slack.
     let leakLimit: Duration
+    /// A `PinnedActor` for each serial executor that is an actor executor (C9.9, C9.10), by index.
+    let pinned: [Int: ProgramActor]
 
     init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration, leakLimit: Duration? = nil) {
         self.program = program
@@ -35,6 +37,20 @@ final class ProgramExecution: Sendable {
         slots = Slots(program: program)
         payloads = Payloads(count: 2 * program.steps.count)
         currentStep = Locked(Array(repeating: -1, count: program.drivers + 1))
+        var pinned: [Int: ProgramActor] = [:]
+        for (index, executor) in executors.serial.enumerated() {
+            if let actorExecutor = executor as? any ActorExecutor { pinned[index] = ProgramActor(executor: actorExecutor) }
+        }
+        self.pinned = pinned
+    }
+
+    /// The actor pinned to `ref`, a serial executor made by `makeActorExecutor(label:)`; nil if the
+    /// backend made none (or a controlled run wraps the executor), and then the step's call falls
+    /// back to the executor itself, logged, so that the form is not counted as called.
+    func pinnedActor(_ ref: ExecutorRef, step: Int) -> ProgramActor? {
+        if case .serial(let n) = ref, let actor = pinned[n] { return actor }
+        log.append(.pinnedUnavailable(step: step))
+        return nil
     }
 
     /// Runs driver `driver`'s steps in program order, on the calling thread.
@@ -74,6 +90,7 @@ final class ProgramExecution: Sendable {
         guard slots.isReady(operation.uses) else { return false }
         switch operation.payload.blocking {
         case .untilCompleted(let t): return slots.peekTask(t)?.isCompleted ?? false
+        case .untilGroupIdle(let g): return slots.peekGroup(g)?.pendingCount == 0
         case .never, .untilTimeout, .untilEarlierUses: return true
         }
     }
@@ -81,13 +98,16 @@ final class ProgramExecution: Sendable {
     // MARK: - Bodies
 
     /// Every body: logs its start with the input it saw, checks its producer's payload (C2.2),
-    /// spins a little so that overlaps show, then does `action`.
+    /// reads its own task's status (C1.5) and, given its `executor`, whether that executor says it
+    /// is current (C9.7), spins a little so that overlaps show, then does `action`.
     func body(
-        task t: Int, step: Int, input: Outcome?, action: BodyAction, token: CancellationToken?, probe: Probe
+        task t: Int, step: Int, input: Outcome?, action: BodyAction, token: CancellationToken?, probe: Probe,
+        executor: ExecutorRef? = nil
     ) throws -> Int {
         withExtendedLifetime(probe) {}
+        let inside = BodyReads(status: slots.peekTask(t)?.status, isCurrent: executor.flatMap(isCurrent))
         log.append(.bodyStart(task: t, inner: false, input: input, counting: ThreadInfo.countingMarker,
-                              payloadOK: input.flatMap(checkPayload)))
+                              payloadOK: input.flatMap(checkPayload), inside: inside))
         defer { log.append(.bodyEnd(task: t, inner: false)) }
         spin(step % 4 * 100)
         switch action {
@@ -112,8 +132,41 @@ final class ProgramExecution: Sendable {
         }
     }
 
+    /// `isCurrent` of the executor `ref` names, for the backend's own executors (a counting
+    /// executor is the harness's: it cannot tell, and that is no finding).
+    private func isCurrent(_ ref: ExecutorRef) -> Bool? {
+        switch ref {
+        case .default, .inline, .serial: return executors[ref].isCurrent
+        case .counting: return nil
+        }
+    }
+
+    /// The task a body of step `step` (task `t`) returns (C2.6, C9.5): the existing one, or one it
+    /// makes now: run on the default executor (its body `innerBody`), succeeded (its payload
+    /// written first, C2.2), failed or cancelled.
+    func innerTask(_ inner: InnerTask, task t: Int, step: Int, existing: (any AsyncTask<Int>)?) -> any AsyncTask<Int> {
+        let value = ProgramValues.innerValue(step: step)
+        switch inner {
+        case .existing: return existing ?? backend.cancelled(as: Int.self)
+        case .new: return backend.run(on: executors.defaultExecutor, token: .none) { _ in self.innerBody(task: t, step: step) }
+        case .succeeded:
+            payloads.write(program.steps.count + step)
+            return backend.succeeded(value)
+        case .failed: return backend.failed(ProgramError(value), as: Int.self)
+        case .cancelled: return backend.cancelled(as: Int.self)
+        }
+    }
+
+    /// The `Void` task a `finallyTask` body returns: a new one run on the default executor, or
+    /// `innerTask`'s `asVoid()`.
+    func innerVoidTask(_ inner: InnerTask, task t: Int, step: Int, existing: (any AsyncTask<Int>)?) -> any AsyncTask<Void> {
+        if inner == .new { return backend.run(on: executors.defaultExecutor, token: .none) { _ in _ = self.innerBody(task: t, step: step) } }
+        return innerTask(inner, task: t, step: step, existing: existing).asVoid()
+    }
+
     func innerBody(task t: Int, step: Int) -> Int {
-        log.append(.bodyStart(task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil))
+        log.append(.bodyStart(task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil,
+                              inside: BodyReads(status: nil, isCurrent: nil)))
         defer { log.append(.bodyEnd(task: t, inner: true)) }
         payloads.write(program.steps.count + step)
         return ProgramValues.innerValue(step: step)
@@ -153,7 +206,7 @@ final class ProgramExecution: Sendable {
                   let source = slots.source(ifPresent: make.task) else { continue }
             let t = make.task
             payloads.write(index)
-            if !source.tryComplete(Self.completion(held, value: ProgramValues.heldValue(step: index))) {
+            if !source.tryComplete(held, value: ProgramValues.heldValue(step: index)) {
                 log.append(.setterTrouble(task: t, detail: "the harness's trySucceed/tryFail/tryCancel on a held source, its only setter, returned false"))
             }
         }
@@ -165,15 +218,39 @@ final class ProgramExecution: Sendable {
         program.steps.firstIndex { $0.operation.createdTask == t } ?? -1
     }
 
-    func register(_ id: Int, _ slot: TaskSlot, source: (any CompletionSource<Int>)? = nil) {
+    func register(_ id: Int, _ slot: TaskSlot, source: SourceSlot? = nil) {
         slot.observe(id, log: log, inline: backend.inlineExecutor)
         tasks.withLock { $0.append((id, WeakReference(slot.object))) }
         slots.put(id, slot, source: source)
     }
 
+    /// The token of cancellation source `id` (`.none` for none): read from the source's `token`
+    /// for an even id, made with `CancellationToken(source:)` for an odd one (`tokenEntryPoints`).
     func token(_ id: Int?) -> CancellationToken {
         guard let id, let source = slots.token(id) else { return .none }
-        return source.token
+        return id % 2 == 0 ? source.token : CancellationToken(source: source)
+    }
+
+    /// Runs `work` where `host` says: at once on the calling thread (no host), inside a
+    /// continuation registered on the host's task, or inside a job handed to its executor. The
+    /// host's task is taken now, by the driver; the run is not quiescent until the work ended.
+    func hosted(_ host: Host?, step: Int, _ work: @escaping @Sendable () -> Void) {
+        guard let host else { return work() }
+        let log = self.log
+        let body: @Sendable () -> Void = {
+            log.append(.hostStart(step: step))
+            work()
+            log.append(.hostEnd(step: step))
+        }
+        switch host {
+        case .continuation(let t, let executor):
+            guard let slot = slots.task(t) else { return }
+            log.callPending()
+            slot.whenComplete(on: executors[executor]) { _ in body() }
+        case .job(let executor):
+            log.callPending()
+            executors[executor].execute(body)
+        }
     }
 
     func makeProbe(_ what: String) -> Probe {
@@ -207,6 +284,39 @@ final class ProgramExecution: Sendable {
 
 /// What a body captures, so that the harness can tell when the body is released (C8.1).
 final class Probe: Sendable {}
+
+/// A `PinnedActor` of a program (C9.10): the stand-in for a "ui" actor. Its continuations' bodies
+/// run isolated to it, on its executor, and count their entries in its state.
+actor ProgramActor: PinnedActor {
+    nonisolated let executor: any ActorExecutor
+    /// Bodies that entered the actor, counted in its isolated state.
+    private(set) var entries = 0
+
+    init(executor: any ActorExecutor) {
+        self.executor = executor
+    }
+
+    /// Counts an entry; callable synchronously only from code isolated to the actor.
+    func enter() {
+        entries += 1
+    }
+}
+
+/// The task a value form's body returned (C2.6), kept to be compared with the form's value.
+final class ReturnedTask: Sendable {
+    private let task = Locked<(any AsyncTask<Int>)?>(nil)
+
+    /// Keeps `returned` and returns it, for the body's `return`.
+    func keep(_ returned: any AsyncTask<Int>) -> any AsyncTask<Int> {
+        task.withLock { $0 = returned }
+        return returned
+    }
+
+    /// `value` if `candidate` is the very task the body returned, else `notTheReturnedTask`.
+    func read(_ candidate: any AsyncTask<Int>, value: Int) -> Int {
+        task.withLock { $0 } === candidate ? value : ProgramValues.notTheReturnedTask
+    }
+}
 
 /// A weak reference that can cross threads.
 final class WeakReference: @unchecked Sendable {

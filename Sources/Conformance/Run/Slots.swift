@@ -67,6 +67,44 @@ enum TaskSlot: Sendable {
         }
     }
 
+    /// `try get()`: the value, or the error it throws (`CancellationError` read as cancelled).
+    func get() -> Outcome {
+        func outcome(_ body: () throws -> Outcome) -> Outcome {
+            do { return try body() } catch { return error is CancellationError ? .cancelled : .failure(ErrorValue(error)) }
+        }
+        switch self {
+        case .int(let t): return outcome { .success(try t.get()) }
+        case .values(let t): return outcome { .values(try t.get()) }
+        case .settled(let t): return outcome { .settled(try t.get().map { Outcome($0) }) }
+        case .void(let t): return outcome { try t.get(); return .success(0) }
+        }
+    }
+
+    /// `whenComplete(on:)` with a body that gets the outcome as an `Outcome`.
+    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Outcome) -> Void) {
+        switch self {
+        case .int(let t): t.whenComplete(on: executor) { body(Outcome($0)) }
+        case .values(let t): t.whenComplete(on: executor) { body(Outcome($0)) }
+        case .settled(let t): t.whenComplete(on: executor) { body(Outcome($0)) }
+        case .void(let t): t.whenComplete(on: executor) { body(Outcome($0)) }
+        }
+    }
+
+    /// `status`, `completion` (as an `Outcome`), `isCompleted` and `backend.name`, read in that
+    /// order (C1.1, C1.5).
+    func inspect() -> (status: String, completion: Outcome?, isCompleted: Bool, backend: String) {
+        func read<T>(_ t: any AsyncTask<T>, _ outcome: (Completion<T>) -> Outcome) -> (String, Outcome?, Bool, String) {
+            let completion = t.completion.map(outcome)
+            return (t.status.description, completion, t.isCompleted, t.backend.name)
+        }
+        switch self {
+        case .int(let t): return read(t) { Outcome($0) }
+        case .values(let t): return read(t) { Outcome($0) }
+        case .settled(let t): return read(t) { Outcome($0) }
+        case .void(let t): return read(t) { Outcome($0) }
+        }
+    }
+
     func value() async throws -> Outcome {
         switch self {
         case .int(let t): return .success(try await t.value)
@@ -76,13 +114,80 @@ enum TaskSlot: Sendable {
         }
     }
 
-    /// Registers the harness's observer on the inline executor: it logs the outcome (C1.1).
+    /// Registers the harness's observer on the inline executor: it logs the outcome (C1.1), and
+    /// the origin an abandoned error names (C8.3).
     func observe(_ task: Int, log: EventLog, inline: any Executor) {
+        @Sendable func logged<T>(_ completion: Completion<T>, _ outcome: Outcome) {
+            log.append(.completed(task: task, outcome: outcome))
+            if case .failure(let error) = completion, case .abandoned(let origin)? = error as? TaskError {
+                log.append(.abandonedOrigin(task: task, origin: origin?.description))
+            }
+        }
         switch self {
-        case .int(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
-        case .values(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
-        case .settled(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
-        case .void(let t): t.whenComplete(on: inline) { log.append(.completed(task: task, outcome: Outcome($0))) }
+        case .int(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
+        case .values(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
+        case .settled(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
+        case .void(let t): t.whenComplete(on: inline) { logged($0, Outcome($0)) }
+        }
+    }
+}
+
+/// A source of a program, `Int`- or `Void`-valued (C1.2, C1.3): the setters a step may call.
+enum SourceSlot: Sendable {
+    case int(any CompletionSource<Int>)
+    case void(any CompletionSource<Void>)
+
+    var object: AnyObject {
+        switch self {
+        case .int(let source): return source
+        case .void(let source): return source
+        }
+    }
+
+    /// `tryComplete` with the completion of `outcome` (its value `value`, `()` for a `Void` source).
+    func tryComplete(_ outcome: SetterOutcome, value: Int) -> Bool {
+        switch self {
+        case .int(let source): return source.tryComplete(ProgramExecution.completion(outcome, value: value))
+        case .void(let source): return source.tryComplete(ProgramExecution.completion(outcome, value: value).mapped { _ in () })
+        }
+    }
+
+    /// `complete`, which throws when it loses (C1.3).
+    func complete(_ outcome: SetterOutcome, value: Int) throws {
+        switch self {
+        case .int(let source): try source.complete(ProgramExecution.completion(outcome, value: value))
+        case .void(let source): try source.complete(ProgramExecution.completion(outcome, value: value).mapped { _ in () })
+        }
+    }
+
+    /// The named setters: `trySucceed` (`trySucceed()` on a `Void` source), `tryFail`, `tryCancel`.
+    func tryNamed(_ outcome: SetterOutcome, value: Int) -> Bool {
+        switch (self, outcome) {
+        case (.int(let source), .success): return source.trySucceed(value)
+        case (.void(let source), .success): return source.trySucceed()
+        case (.int(let source), .failure): return source.tryFail(ProgramError(value))
+        case (.void(let source), .failure): return source.tryFail(ProgramError(value))
+        case (.int(let source), .cancel): return source.tryCancel()
+        case (.void(let source), .cancel): return source.tryCancel()
+        }
+    }
+
+    /// The named throwing setters: `succeed` (`succeed()` on a `Void` source), `fail`, `cancel`.
+    func named(_ outcome: SetterOutcome, value: Int) throws {
+        switch (self, outcome) {
+        case (.int(let source), .success): try source.succeed(value)
+        case (.void(let source), .success): try source.succeed()
+        case (.int(let source), .failure): try source.fail(ProgramError(value))
+        case (.void(let source), .failure): try source.fail(ProgramError(value))
+        case (.int(let source), .cancel): try source.cancel()
+        case (.void(let source), .cancel): try source.cancel()
+        }
+    }
+
+    func tryStart() -> Bool {
+        switch self {
+        case .int(let source): return source.tryStart()
+        case .void(let source): return source.tryStart()
         }
     }
 }
@@ -93,13 +198,15 @@ enum TaskSlot: Sendable {
 final class Slots: Sendable {
     private struct State {
         var tasks: [Int: TaskSlot] = [:]
-        var sources: [Int: any CompletionSource<Int>] = [:]
+        var sources: [Int: SourceSlot] = [:]
         var tokens: [Int: any CancellationSource] = [:]
         var usesBeforeDrop: [Int: Int] = [:]
         /// Setters before a source's release that have not taken it yet (C8.3).
         var setterUsesBeforeRelease: [Int: Int] = [:]
         /// Prepared tasks, by task id (C9.3).
         var prepared: [Int: PreparedTask<Int>] = [:]
+        /// Work groups, by the id of their first `idle()` task (C9.11).
+        var groups: [Int: WorkGroup] = [:]
     }
 
     // NSCondition guards `state`; every access holds it.
@@ -128,7 +235,7 @@ final class Slots: Sendable {
         state.setterUsesBeforeRelease = setters
     }
 
-    func put(_ id: Int, _ slot: TaskSlot, source: (any CompletionSource<Int>)? = nil) {
+    func put(_ id: Int, _ slot: TaskSlot, source: SourceSlot? = nil) {
         withState { state in
             state.tasks[id] = slot
             if let source { state.sources[id] = source }
@@ -149,7 +256,7 @@ final class Slots: Sendable {
     }
 
     /// The source `id`, once made; counts one use towards a later release.
-    func source(_ id: Int) -> (any CompletionSource<Int>)? {
+    func source(_ id: Int) -> SourceSlot? {
         waitFor { state in
             guard let source = state.sources[id] else { return nil }
             state.setterUsesBeforeRelease[id, default: 0] -= 1
@@ -166,15 +273,29 @@ final class Slots: Sendable {
         waitFor { $0.prepared[id] }
     }
 
+    func putGroup(_ id: Int, _ group: WorkGroup) {
+        withState { $0.groups[id] = group }
+    }
+
+    /// The work group `id`, once made.
+    func group(_ id: Int) -> WorkGroup? {
+        waitFor { $0.groups[id] }
+    }
+
+    /// The work group `id` if made, without waiting (controlled mode's blocking check).
+    func peekGroup(_ id: Int) -> WorkGroup? {
+        reading { $0.groups[id] }
+    }
+
     /// Every prepared task, for the harness's own starts after the drivers.
     func allPrepared() -> [Int: PreparedTask<Int>] {
-        withState { $0.prepared }
+        reading { $0.prepared }
     }
 
     /// Forgets source `id` (keeping its task) once every earlier setter has taken it. The source
     /// is released here, on the calling thread, unless a setter still holds it (C8.3).
     func releaseSource(_ id: Int) {
-        let released = waitFor { state -> (any CompletionSource<Int>)? in
+        let released = waitFor { state -> SourceSlot? in
             guard let source = state.sources[id], state.setterUsesBeforeRelease[id, default: 0] <= 0 else { return nil }
             state.sources[id] = nil
             return source
@@ -200,18 +321,18 @@ final class Slots: Sendable {
     }
 
     /// The held sources, for the harness to complete after the drivers.
-    func source(ifPresent id: Int) -> (any CompletionSource<Int>)? {
-        withState { $0.sources[id] }
+    func source(ifPresent id: Int) -> SourceSlot? {
+        reading { $0.sources[id] }
     }
 
-    /// Task `id` if made, without counting a use or waiting.
+    /// Task `id` if made, without counting a use or waiting (every body asks: no broadcast).
     func peekTask(_ id: Int) -> TaskSlot? {
-        withState { $0.tasks[id] }
+        reading { $0.tasks[id] }
     }
 
     /// Whether a step with `uses` would find every id it takes without waiting (controlled mode).
     func isReady(_ uses: [Use]) -> Bool {
-        withState { state in
+        reading { state in
             uses.allSatisfy { use in
                 switch use {
                 case .task(let t): return state.tasks[t] != nil
@@ -234,6 +355,13 @@ final class Slots: Sendable {
             return old
         }
         withExtendedLifetime(old) {}
+    }
+
+    /// Reads the state: nothing changes, so no waiter needs waking.
+    private func reading<R>(_ body: (State) -> R) -> R {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(state)
     }
 
     private func withState<R>(_ body: (inout State) -> R) -> R {

@@ -56,17 +56,25 @@ enum ProgramRepair {
         return steps.map { step in
             guard case .makeSource(let make) = step.operation, make.held == nil, !set.contains(make.task) else { return step }
             var changed = step
-            changed.operation = .makeSource(task: make.task, held: .success)
+            var heldSource = make
+            heldSource.held = .success
+            changed.operation = .makeSource(heldSource)
             return changed
         }
     }
 
     /// A `wait()` stays only on a task none of whose sources is held and all of whose sources
-    /// have a setter earlier in the program.
+    /// have a setter earlier in the program; a group's `wait()` only while every task joined to
+    /// it so far is such a task.
     private static func relaxingWaits(_ steps: [Step]) -> [Step] {
         var sourcesOf: [Int: Set<Int>] = [:]
         var held: [Int: Bool] = [:]
         var setEarlier: Set<Int> = []
+        // Every task joined to each group, before or after its waits: a join racing with a wait counts.
+        var joinedTo: [Int: [Int]] = [:]
+        for step in steps {
+            if case .joinGroup(let join) = step.operation { joinedTo[join.group, default: []].append(join.task) }
+        }
         var result: [Step] = []
         for step in steps {
             var step = step
@@ -89,9 +97,15 @@ enum ProgramRepair {
                 case .task, .token, .lastUse: break
                 }
             }
-            if case .untilCompleted(let t) = step.operation.payload.blocking,
-               held[t] ?? false || !(sourcesOf[t] ?? []).isSubset(of: setEarlier) {
+            // A task not made yet (joined later) may depend on anything: it blocks.
+            func blocks(_ t: Int) -> Bool { held[t] ?? true || !(sourcesOf[t] ?? []).isSubset(of: setEarlier) }
+            switch step.operation.payload.blocking {
+            case .untilCompleted(let t) where blocks(t):
                 step.operation = .waitTimeout(task: t, microseconds: 1000)
+            case .untilGroupIdle(let g) where (joinedTo[g] ?? []).contains(where: blocks):
+                step.operation = .waitGroup(ProgramOperation.WaitGroup(group: g, timeoutMicroseconds: 1000))
+            case .untilCompleted, .untilGroupIdle, .untilTimeout, .untilEarlierUses, .never:
+                break
             }
             result.append(step)
         }

@@ -27,24 +27,34 @@ public final class QueueBackend: KitBackend {
     }
 }
 
-/// The default executor: every job on a new thread.
+/// The default executor: every job on a new thread, marked as this executor's (C9.7).
 final class ThreadPerJobExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) {
-        Thread(block: job).start()
+        let id = ObjectIdentifier(self)
+        Thread {
+            Thread.current.threadDictionary["executor"] = id
+            job()
+        }.start()
     }
+
+    var isCurrent: Bool { Thread.current.threadDictionary["executor"] as? ObjectIdentifier == ObjectIdentifier(self) }
 }
 
-/// A serial executor: a serial Dispatch queue.
+/// A serial executor: a serial Dispatch queue, marked as this executor's (C9.7).
 final class QueueExecutor: Executor {
     let queue: DispatchQueue
+    private let key = DispatchSpecificKey<ObjectIdentifier>()
 
     init(_ queue: DispatchQueue) {
         self.queue = queue
+        queue.setSpecific(key: key, value: ObjectIdentifier(self))
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
         queue.async(execute: job)
     }
+
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
 }
 
 /// A timer's handle: disposing cancels the work item, which releases the job (C8.1).

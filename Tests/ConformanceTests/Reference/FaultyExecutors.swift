@@ -1,6 +1,11 @@
 import Dispatch
 import Synchronization
 import TaskAPI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A serial executor with a fault users' executors have been seen to have (issue #14, point 6):
 /// the reference backend hands it out from `makeSerialExecutor` for the fault mutations. The
@@ -26,14 +31,19 @@ final class FaultySerialExecutor: Executor {
     private let queue: DispatchQueue
     private let fault: Fault
     private let count = Atomic(0)
+    private let marker = JobMarker()
 
     init(label: String, fault: Fault) {
         queue = DispatchQueue(label: label)
         self.fault = fault
     }
 
+    /// Right, whatever the fault (C9.7): inside its jobs, wherever they run.
+    var isCurrent: Bool { marker.isInside }
+
     func execute(_ job: @escaping @Sendable () -> Void) {
         let n = count.add(1, ordering: .relaxed).newValue
+        let job = marker.marking(job)
         switch fault {
         case .runsTwice:
             queue.async { job(); job() }
@@ -69,12 +79,16 @@ extension Mutation {
 final class BacklogReorderingExecutor: Executor {
     private let queue: DispatchQueue
     private let state = Locked((jobs: [@Sendable () -> Void](), draining: false))
+    private let marker = JobMarker()
 
     init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
+    var isCurrent: Bool { marker.isInside }
+
     func execute(_ job: @escaping @Sendable () -> Void) {
+        let job = marker.marking(job)
         let start = state.withLock { state -> Bool in
             state.jobs.append(job)
             if state.draining { return false }
@@ -88,6 +102,68 @@ final class BacklogReorderingExecutor: Executor {
         while let job = state.withLock({ state -> (@Sendable () -> Void)? in
             if state.jobs.isEmpty { state.draining = false; return nil }
             return state.jobs.count >= 2 ? state.jobs.removeLast() : state.jobs.removeFirst()
+        }) {
+            job()
+        }
+    }
+}
+
+/// `.serialRingReordersOnGrowth`: a serial executor on a Dispatch queue that keeps its waiting
+/// jobs in a ring buffer, as BackendKit's `JobRing` does. Growing a full ring whose jobs wrap
+/// around its end, the faulty version copies the slots in index order instead of from the head:
+/// the jobs behind the wrap then run before the older ones. Correct with `reordersWhenGrowingWrapped`
+/// false; only a burst queued after earlier jobs moved the head shows the fault.
+final class RingSerialExecutor: Executor {
+    private struct Ring {
+        var slots: [(@Sendable () -> Void)?] = Array(repeating: nil, count: 16)
+        var head = 0
+        var count = 0
+        var draining = false
+    }
+
+    private let queue: DispatchQueue
+    private let reorders: Bool
+    private let state = Locked(Ring())
+    private let marker = JobMarker()
+
+    init(label: String, reordersWhenGrowingWrapped: Bool) {
+        queue = DispatchQueue(label: label)
+        reorders = reordersWhenGrowingWrapped
+    }
+
+    var isCurrent: Bool { marker.isInside }
+
+    func execute(_ job: @escaping @Sendable () -> Void) {
+        let job = marker.marking(job)
+        let reorders = self.reorders
+        let start = state.withLock { ring -> Bool in
+            if ring.count == ring.slots.count {
+                let capacity = ring.slots.count
+                let order = reorders ? Array(0..<capacity) : (0..<capacity).map { (ring.head + $0) % capacity }
+                ring.slots = order.map { ring.slots[$0] } + Array(repeating: nil, count: capacity)
+                ring.head = 0
+            }
+            ring.slots[(ring.head + ring.count) % ring.slots.count] = job
+            ring.count += 1
+            if ring.draining { return false }
+            ring.draining = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while let job = state.withLock({ ring -> (@Sendable () -> Void)? in
+            guard ring.count > 0 else {
+                ring.draining = false
+                return nil
+            }
+            defer {
+                ring.slots[ring.head] = nil
+                ring.head = (ring.head + 1) % ring.slots.count
+                ring.count -= 1
+            }
+            return ring.slots[ring.head]
         }) {
             job()
         }
@@ -114,6 +190,8 @@ final class FaultyDefaultExecutor: Executor {
         self.fault = fault
     }
 
+    var isCurrent: Bool { base.isCurrent }
+
     func execute(_ job: @escaping @Sendable () -> Void) {
         let n = count.add(1, ordering: .relaxed).newValue
         switch fault {
@@ -136,4 +214,48 @@ extension Mutation {
         default: return nil
         }
     }
+}
+
+/// Marks the thread while it runs a job of one executor, for that executor's `isCurrent` (C9.7):
+/// a thread-local set of the executors whose jobs it is running.
+final class JobMarker: Sendable {
+    var isInside: Bool { JobMarker.running.contains(ObjectIdentifier(self)) }
+
+    /// `job`, marking the thread as inside this executor's job while it runs.
+    func marking(_ job: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let id = ObjectIdentifier(self)
+        return {
+            let outer = JobMarker.running
+            JobMarker.running.insert(id)
+            defer { JobMarker.running = outer }
+            job()
+        }
+    }
+
+    /// The executors whose jobs the calling thread runs (a Swift thread-local, by pthread key).
+    private static var running: Set<ObjectIdentifier> {
+        get { pthread_getspecific(runningKey).map { Unmanaged<Box>.fromOpaque($0).takeUnretainedValue().ids } ?? [] }
+        set {
+            if let pointer = pthread_getspecific(runningKey) {
+                Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue().ids = newValue
+            } else {
+                pthread_setspecific(runningKey, Unmanaged.passRetained(Box(newValue)).toOpaque())
+            }
+        }
+    }
+
+    /// One thread's set; only that thread touches it.
+    private final class Box {
+        var ids: Set<ObjectIdentifier>
+        init(_ ids: Set<ObjectIdentifier>) { self.ids = ids }
+    }
+
+    private static let runningKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            Unmanaged<Box>.fromOpaque(pointer).release()
+        }
+        return key
+    }()
 }

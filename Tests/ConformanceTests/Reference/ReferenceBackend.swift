@@ -109,6 +109,26 @@ enum Mutation: String, CaseIterable, Sendable {
     /// The default executor drops every 24th job handed to it (C7.3, seen as C2.1: the task fails
     /// `abandoned`).
     case defaultDropsJob
+    /// Issue 22's shapes and strict checks. A registration on a completed task for the inline
+    /// executor runs in place, also while inline work runs (instead of queued behind it): an
+    /// async loop recurses once per step (C2.7).
+    case registrationRunsInPlace
+    /// Completing a task hands its first inline continuation over after the next inline one
+    /// (`["second", "first"]`, C2.4).
+    case firstInlineHandedLast
+    /// `status` reads `running` for every task not completed, a source's that nothing started
+    /// included (C1.5).
+    case statusRunningWhenPending
+    /// Serial executors keep their jobs in a ring that, when it grows while wrapped, copies
+    /// its slots in index order instead of from its head: jobs reorder (C7.2).
+    case serialRingReordersOnGrowth
+    /// Serial executors cannot tell their own jobs: `isCurrent` is always false (C9.7).
+    case serialIsCurrentFalse
+    /// `tryStart()` on a completed task returns true (changing nothing) (C1.5).
+    case tryStartOnCompleted
+    /// `finallyTask` passes the outcome on without waiting for the task its body returns, and
+    /// ignores that task's failure (C3.3).
+    case finallyTaskSkipsInner
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -130,7 +150,8 @@ final class ReferenceBackend: TaskBackend {
     func makeSerialExecutor(label: String) -> any Executor {
         if let fault = mutation.serialFault { return FaultySerialExecutor(label: label, fault: fault) }
         if mutation == .serialReordersBacklog { return BacklogReorderingExecutor(label: label) }
-        return ReferenceQueueExecutor(queue: DispatchQueue(label: label))
+        if mutation == .serialRingReordersOnGrowth { return RingSerialExecutor(label: label, reordersWhenGrowingWrapped: true) }
+        return ReferenceQueueExecutor(queue: DispatchQueue(label: label), answersIsCurrent: mutation != .serialIsCurrentFalse)
     }
 
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
@@ -243,10 +264,16 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
 
     var backend: any TaskBackend { owner }
     var task: any AsyncTask<T> { self }
-    var status: TaskStatus { state.withLock { $0.machine.status } }
+    var status: TaskStatus {
+        let status = state.withLock { $0.machine.status }
+        return owner.mutation == .statusRunningWhenPending && status == .pending ? .running : status
+    }
     var completion: Completion<T>? { state.withLock { $0.machine.completion } }
 
-    func tryStart() -> Bool { state.withLock { $0.machine.start() } }
+    func tryStart() -> Bool {
+        let (started, completed) = state.withLock { ($0.machine.start(), $0.machine.status == .completed) }
+        return started || (owner.mutation == .tryStartOnCompleted && completed)
+    }
 
     /// Completes the task and runs its delivery on the trampoline (docs/DESIGN.md, "Delivery on
     /// the trampoline"): the task stays in its delivering phase until the queued delivery ran, so
@@ -281,6 +308,10 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         while let batch = state.withLock({ $0.machine.nextDelivery() }) {
             var list = Array(batch)
             if owner.mutation == .lifoContinuations { list.reverse() }
+            if owner.mutation == .firstInlineHandedLast, completing, firstBatch {
+                let inline = list.indices.filter { list[$0].executor is ReferenceInlineExecutor }
+                if inline.count >= 2 { list.swapAt(inline[0], inline[1]) }
+            }
             // The task's first continuation (the harness's observer), as before deliveries batched.
             if owner.mutation == .continuationRunTwice, firstBatch, let first = list.first { list.insert(first, at: 0) }
             firstBatch = false
@@ -307,6 +338,11 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             return
         }
         if owner.mutation == .runInsideRegister, let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil }) {
+            body(done)
+            return
+        }
+        if owner.mutation == .registrationRunsInPlace, executor is ReferenceInlineExecutor,
+           let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil }) {
             body(done)
             return
         }
@@ -345,6 +381,26 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             try body(completion)
             if losesError, completion.isFailure { throw CancellationError() }
             return try completion.get()
+        }
+    }
+
+    /// TaskAPI's `finallyTask`, but for `.finallyTaskSkipsInner`, which passes the outcome on as
+    /// soon as the body returned, whatever the task it returned does.
+    func finallyTask(
+        on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<Void>
+    ) -> any AsyncTask<T> {
+        let inline = owner.inlineExecutor
+        if owner.mutation == .finallyTaskSkipsInner {
+            return continueWith(on: executor, token: .none) { completion in
+                _ = try body(completion)
+                return try completion.get()
+            }
+        }
+        return continueWithTask(on: executor, token: .none) { completion in
+            try body(completion).continueWith(on: inline, token: .none) { done in
+                try done.get()
+                return try completion.get()
+            }
         }
     }
 
@@ -403,9 +459,20 @@ final class ReferenceQueueExecutor: Executor {
     /// so, when the pool is blocked, a thread) of its own, so that bodies blocked in nested
     /// `wait()`s never starve the global queue's few threads (C6.4).
     let nestedOnOwnThread: Bool
-    init(queue: DispatchQueue, nestedOnOwnThread: Bool = false) {
+    /// Marks a serial queue as this executor's, for `isCurrent`.
+    private let key = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// `answersIsCurrent` false: `.serialIsCurrentFalse`, whose serial queues are not marked.
+    init(queue: DispatchQueue, nestedOnOwnThread: Bool = false, answersIsCurrent: Bool = true) {
         self.queue = queue
         self.nestedOnOwnThread = nestedOnOwnThread
+        if !nestedOnOwnThread, answersIsCurrent { queue.setSpecific(key: key, value: ObjectIdentifier(self)) }
+    }
+
+    /// Inside one of its jobs (C9.7): the default executor marks the threads running its jobs,
+    /// a serial one its queue.
+    var isCurrent: Bool {
+        nestedOnOwnThread ? pthread_getspecific(insideDefaultJobKey) != nil : DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self)
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {

@@ -1,0 +1,152 @@
+import Synchronization
+import TaskAPI
+
+extension ProgramOperation {
+    /// An async loop of `steps` steps on `executor`: each step registers the next on a completed
+    /// task, from inside the previous step's continuation. C2.7's decision queues a registration
+    /// made while inline work runs behind that work, so on the inline executor the loop runs as
+    /// a loop; a backend that runs it in place recurses once per step (and overflows the stack on
+    /// a long loop). Logs how much deeper the last step ran than the first, and the outcome;
+    /// `ProbeChecks` judges both (C2.7). On the default and serial executors the loop runs on the
+    /// backend's own executors, as nested waits do, even in a controlled run.
+    public struct AsyncLoop: TasklessOperation {
+        public var steps: Int
+        public var executor: ExecutorRef
+
+        public init(steps: Int, executor: ExecutorRef) {
+            self.steps = steps
+            self.executor = executor
+        }
+
+        static let kind = OperationKind.asyncLoop
+        public var description: String { "async loop of \(steps) steps on \(executor)" }
+        var operation: ProgramOperation { .asyncLoop(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("async loop of "), let steps = s.number(), s.take(" steps on "), let executor = s.executor() else { return nil }
+                return Self(steps: steps, executor: executor)
+            }
+        }
+
+        static func weight(in program: ProgramBuilder) -> Int { 1 }
+
+        /// Inline loops long enough that a recursion shows in the stack (2 KiB a step in a debug
+        /// build), short enough that it cannot overflow a driver's (1 MiB); the others (on the
+        /// backend's threads) only where programs may use work outside a controlled run.
+        static func generate(into program: inout ProgramBuilder) {
+            if program.usesOutsideWork, program.rng.chance(40) {
+                let executor: ExecutorRef = program.rng.chance(50) ? .default : .serial(0)
+                program.add(.asyncLoop(AsyncLoop(steps: program.rng.int(in: 50...150), executor: executor)))
+            } else {
+                program.add(.asyncLoop(AsyncLoop(steps: program.rng.int(in: 100...150), executor: .inline)))
+            }
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { executor == .inline ? .none : .duringStep }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] {
+            let on: [EntryPoint]
+            switch executor {
+            case .inline: on = [.inlineExecutor]
+            case .default: on = [.defaultExecutor]
+            case .serial, .counting: on = [.makeSerialExecutor]
+            }
+            return [.succeeded, .whenCompleteOn, .makeSourceOfType, .sourceTask, .trySucceed, .waitTimeout] + on
+        }
+        var bodySpec: BodySpec? { nil }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            let backend = execution.backend
+            let executor: any Executor
+            switch self.executor {
+            case .inline: executor = backend.inlineExecutor
+            case .default: executor = backend.defaultExecutor
+            case .serial, .counting: executor = backend.makeSerialExecutor(label: "conformance.loop")
+            }
+            let (steps, thread) = (self.steps, ThreadInfo.number)
+            let depths = Locked<[Int: UInt]>([:])
+            let completed = backend.succeeded(0)
+            let done = backend.makeSource(of: Int.self)
+            @Sendable func loop(_ index: Int) {
+                if index == 1 || index == steps, ThreadInfo.number == thread {
+                    var marker = 0
+                    let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+                    depths.withLock { $0[index] = address }
+                }
+                if index == steps {
+                    done.trySucceed(steps)
+                    return
+                }
+                completed.whenComplete(on: executor) { _ in loop(index + 1) }
+            }
+            loop(0)
+            let result = done.task.wait(timeout: execution.timingSlack)
+            let seen = depths.withLock { $0 }
+            var growth: Int?
+            if let first = seen[1], let last = seen[steps] { growth = Int(bitPattern: first) - Int(bitPattern: last) }
+            execution.log.append(.asyncLoopRan(step: step, stackGrowth: growth, result: result.map { Outcome($0) }))
+        }
+    }
+
+    public static func asyncLoop(steps: Int, executor: ExecutorRef) -> Self { .asyncLoop(AsyncLoop(steps: steps, executor: executor)) }
+}
+
+extension ProgramOperation {
+    /// `serial<n>.execute { job } ×count`: a burst of jobs handed to one serial executor at once,
+    /// at any point of its life (so its queue must grow, also while its ring has wrapped): each
+    /// runs exactly once, in the order handed over (C7.2, C7.3).
+    public struct Burst: TasklessOperation {
+        public var serial: Int
+        public var count: Int
+
+        public init(serial: Int, count: Int) {
+            self.serial = serial
+            self.count = count
+        }
+
+        static let kind = OperationKind.burst
+        public var description: String { "serial\(serial).execute { job } ×\(count)" }
+        var operation: ProgramOperation { .burst(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let serial = s.id("serial"), s.take(".execute { job } ×"), let count = s.number() else { return nil }
+                return Self(serial: serial, count: count)
+            }
+        }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.serials > 0 ? 1 : 0 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.burst(Burst(serial: program.rng.below(program.serials), count: program.rng.int(in: 64...80))))
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { true }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [.execute] + ExecutorRef.serial(serial).entryPoints }
+        var bodySpec: BodySpec? { nil }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            guard serial < execution.executors.serial.count else { return }
+            let executor = execution.executors.serial[serial]
+            let log = execution.log
+            for index in 0..<count {
+                log.callPending()
+                executor.execute { log.append(.burstJobRan(step: step, index: index)) }
+            }
+        }
+    }
+
+    public static func burst(serial: Int, count: Int) -> Self { .burst(Burst(serial: serial, count: count)) }
+}

@@ -1,0 +1,97 @@
+import TaskAPI
+
+extension ProgramOperation {
+    /// `t<task>.tryStart()` on a source: pending to running, for algorithms that run a body on the
+    /// task's behalf; `false`, changing nothing, once the task is not pending (C1.5).
+    public struct TryStart: TasklessOperation {
+        public var task: Int
+
+        public init(task: Int) { self.task = task }
+
+        static let kind = OperationKind.tryStart
+        public var description: String { "t\(task).tryStart()" }
+        var operation: ProgramOperation { .tryStart(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(".tryStart()") else { return nil }
+                return Self(task: task)
+            }
+        }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 2 : 0 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            let sources = (program.openSources + program.completedSources).filter(program.liveTasks.contains)
+            guard let task = program.rng.pick(sources) else { return }
+            program.add(.tryStart(TryStart(task: task)))
+        }
+
+        /// The task, not the source: a start is not a setter (a source with no setter but a
+        /// start must still become held when shrinking), and a release does not wait for it.
+        var uses: [Use] { [.task(task)] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
+
+        var neverWaits: Bool { true }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [.tryStart] }
+        var bodySpec: BodySpec? { nil }
+
+        /// Nothing if the source was released meanwhile.
+        func perform(in execution: ProgramExecution, step: Int) {
+            guard execution.slots.task(task) != nil, let source = execution.slots.source(ifPresent: task) else { return }
+            execution.log.append(.sourceStarted(step: step, task: task, ok: source.tryStart()))
+        }
+    }
+
+    public static func tryStart(task: Int) -> Self { .tryStart(TryStart(task: task)) }
+}
+
+extension ProgramOperation {
+    /// `t<task>.cancel()` on a prepared task: before its start, the task completes cancelled at
+    /// once and the body never runs; after, the body sees it through its token (C9.3, C4.3).
+    public struct CancelPrepared: TasklessOperation {
+        public var task: Int
+
+        public init(task: Int) { self.task = task }
+
+        static let kind = OperationKind.cancelPrepared
+        public var description: String { "t\(task).cancel() (prepared)" }
+        var operation: ProgramOperation { .cancelPrepared(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let task = s.id("t"), s.take(".cancel() (prepared)") else { return nil }
+                return Self(task: task)
+            }
+        }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty && program.started.isEmpty ? 0 : 2 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            guard let task = program.rng.pick(program.unstarted + program.started) else { return }
+            program.add(.cancelPrepared(CancelPrepared(task: task)))
+            // Cancelled: it completes without the harness's start.
+            program.dependsOnHeld[task] = false
+        }
+
+        var uses: [Use] { [.prepared(task)] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
+
+        /// `cancel()` waits for handlers another thread runs (C4.1).
+        var neverWaits: Bool { false }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] { [.preparedCancel] }
+        var bodySpec: BodySpec? { nil }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            execution.slots.prepared(task)?.cancel()
+        }
+    }
+
+    public static func cancelPrepared(task: Int) -> Self { .cancelPrepared(CancelPrepared(task: task)) }
+}
