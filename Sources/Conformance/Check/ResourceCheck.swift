@@ -49,7 +49,7 @@ extension Conformance {
         _ backend: any TaskBackend, links: Int = ResourceCheck.contractLinks,
         checks: [ResourceCheck] = ResourceCheck.allCases, limit: Duration = .seconds(120)
     ) -> [Finding] {
-        let findings = Locked<[Finding]>([])
+        let findings = PlainLocked<[Finding]>([])
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             // One check at a time in the process: the handler and its message are process-wide.

@@ -12,10 +12,10 @@ final class ProgramExecution: Sendable {
     let slots: Slots
     let payloads: Payloads
     /// Weak references to every body's captures and every task, for C8.1 and C8.2.
-    let probes = Locked<[(what: String, reference: WeakReference)]>([])
-    let tasks = Locked<[(id: Int, reference: WeakReference)]>([])
+    let probes = PlainLocked<[(what: String, reference: WeakReference)]>([])
+    let tasks = PlainLocked<[(id: Int, reference: WeakReference)]>([])
     /// The step each driver is in (-1: none), for the watchdog.
-    let currentStep: Locked<[Int]>
+    let currentStep: PlainLocked<[Int]>
     /// Handler registrations and timers not fired yet.
     let extras = HandlersAndTimers()
     /// How long the steps that wait for the backend themselves (long chains, nested waits, probed
@@ -30,7 +30,7 @@ final class ProgramExecution: Sendable {
         log = EventLog(taskCount: program.taskCount)
         slots = Slots(program: program)
         payloads = Payloads(count: 2 * program.steps.count)
-        currentStep = Locked(Array(repeating: -1, count: program.drivers + 1))
+        currentStep = PlainLocked(Array(repeating: -1, count: program.drivers + 1))
     }
 
     /// Runs driver `driver`'s steps in program order, on the calling thread.
