@@ -55,12 +55,18 @@ final class GCDTimer: Disposable {
     // DispatchSourceTimer is not annotated Sendable, but Dispatch sources are thread-safe:
     // `cancel()` may be called from any thread, and nothing else touches it after `init`.
     private nonisolated(unsafe) let source: DispatchSourceTimer
+    /// The handler's hand-off under a controlled run, withdrawn when disposed.
+    private let ticket: (any ScheduleTicket)?
 
     init(after delay: Duration, _ job: @escaping @Sendable () -> Void) {
+        // Under a controlled run, the handler is a hand-off due at the deadline on the run's clock;
+        // disposing releases the handler, and with it the ticket, unadopted.
+        let ticket = SchedulePoint.fork(.notBefore(MonotonicClock.deadline(after: delay)), label: "GCD timer")
+        self.ticket = ticket
         source = DispatchSource.makeTimerSource(queue: .global())
         source.schedule(deadline: .now() + dispatchInterval(delay))
         source.setEventHandler { [source] in
-            job()
+            SchedulePoint.adopt(ticket, job)
             source.cancel()
         }
         source.activate()
@@ -68,6 +74,7 @@ final class GCDTimer: Disposable {
 
     func dispose() {
         source.cancel()
+        SchedulePoint.withdraw(ticket)
     }
 }
 

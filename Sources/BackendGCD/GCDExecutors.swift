@@ -42,13 +42,21 @@ final class GCDDefaultExecutor: Executor {
         guard jobs.drain(budget: batch) else { return }
         // Its budget ran out with jobs left: the thread goes back to Dispatch, the drainer (still
         // counted) to the end of the global queue.
-        global.async { drain(jobs, on: global) }
+        let ticket = SchedulePoint.fork(.now, label: "GCD drainer")
+        global.async { SchedulePoint.adopt(ticket) { drain(jobs, on: global) } }
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
         let (replace, drainer) = jobs.push(job)
         if replace { jobs.startReplacement() }
-        if drainer { global.async(execute: drain) }
+        guard drainer else { return }
+        // Under a controlled run the drainer is a hand-off to a Dispatch thread (a seat while it
+        // runs); otherwise the block made once.
+        if let ticket = SchedulePoint.fork(.now, label: "GCD drainer") {
+            global.async { [drain] in SchedulePoint.adopt(ticket, drain) }
+        } else {
+            global.async(execute: drain)
+        }
     }
 }
 
@@ -201,17 +209,20 @@ final class GCDJobQueue: BlockingPool {
     /// Starts a worker on a fresh serial queue (a new thread at once) that runs queued jobs
     /// until the queue is empty or there are more replacements than blocked workers.
     func startReplacement() {
-        DispatchQueue(label: "BackendGCD.replacement").async {
-            while let job = self.state.withLock({ state -> JobRing.Slot in
-                if state.replacements <= state.blocked {
-                    let slot = self.pop(&state)
-                    if slot.job != nil { return slot }
-                }
-                state.replacements -= 1
-                return JobRing.Slot()
-            }).job {
-                self.run(job)
+        let ticket = SchedulePoint.fork(.now, label: "GCD replacement worker")
+        DispatchQueue(label: "BackendGCD.replacement").async { SchedulePoint.adopt(ticket) { self.runReplacement() } }
+    }
+
+    private func runReplacement() {
+        while let job = state.withLock({ state -> JobRing.Slot in
+            if state.replacements <= state.blocked {
+                let slot = pop(&state)
+                if slot.job != nil { return slot }
             }
+            state.replacements -= 1
+            return JobRing.Slot()
+        }).job {
+            run(job)
         }
     }
 
@@ -236,6 +247,9 @@ final class GCDSerialExecutor: Executor {
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
-        queue.async(execute: job)
+        guard let ticket = SchedulePoint.fork(.lane(SchedulePoint.Object(self)), label: "GCD serial executor job") else {
+            return queue.async(execute: job)
+        }
+        queue.async { SchedulePoint.adopt(ticket, job) }
     }
 }

@@ -76,7 +76,7 @@ public final class ThreadPool: BlockingPool {
         target = max(1, workers)
         limit = maxBlockedThreads
         pollers = QueuePollers(limit: target / 2)
-        state = ConditionLock(State())
+        state = ConditionLock(State(), label: "ThreadPool run queue")
     }
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).

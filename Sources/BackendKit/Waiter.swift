@@ -6,12 +6,15 @@ import TaskAPI
 /// outcome from the task. It is registered as a continuation without an executor, so waking
 /// it allocates nothing and a timed-out wait can find and remove it.
 ///
+/// The flag is only the spin's hint: the condition decides (and a controlled run, in which the
+/// spin polls once, schedules the condition's lock, wait and signal).
+///
 /// On a pool worker the whole wait, spin included, is reported to the pool at once, so a
 /// replacement worker can start while this one spins (C6.4): under load a spin can be descheduled,
 /// and nested waits must not add up such delays before the work they wait for gets a thread.
 final class Waiter: KitContinuation, @unchecked Sendable {
     // @unchecked: restated; both properties are `let`s of Sendable types.
-    private let woken = ConditionLock<Bool>(false)
+    private let woken = ConditionLock<Bool>(false, label: "Waiter (a blocked wait())")
     private let done = Atomic(false)
 
     override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {

@@ -94,7 +94,7 @@ public final class ConditionLock<State>: @unchecked Sendable {
 
     @inlinable
     public func lock() {
-        if SchedulePoint.active.load(ordering: .relaxed) {
+        if SchedulePoint.isActive {
             lockUnderControl()
         } else {
             pthread_mutex_lock(mutex)
@@ -137,7 +137,7 @@ public final class ConditionLock<State>: @unchecked Sendable {
     /// Call only while locked, and re-check the condition afterwards.
     @inlinable
     public func wait() {
-        if SchedulePoint.active.load(ordering: .relaxed), waitUnderControl(until: nil) != nil { return }
+        if SchedulePoint.isActive, waitUnderControl(until: nil) != nil { return }
         _ = waitNatively(until: nil)
     }
 
@@ -145,7 +145,7 @@ public final class ConditionLock<State>: @unchecked Sendable {
     /// passed.
     @inlinable
     public func wait(until deadline: UInt64) -> Bool {
-        if SchedulePoint.active.load(ordering: .relaxed), let signalled = waitUnderControl(until: deadline) {
+        if SchedulePoint.isActive, let signalled = waitUnderControl(until: deadline) {
             return signalled
         }
         return waitNatively(until: deadline)
@@ -175,7 +175,7 @@ public final class ConditionLock<State>: @unchecked Sendable {
             signalled = true
         }
         nativeWaiters.wrappingSubtract(1, ordering: .relaxed)
-        if SchedulePoint.active.load(ordering: .relaxed) {
+        if SchedulePoint.isActive {
             heldUnderControl = true
             SchedulePoint.wokenNatively(by: conditionObject, holding: lockObject)
         }
@@ -204,19 +204,20 @@ public final class ConditionLock<State>: @unchecked Sendable {
     /// Wakes one thread sleeping in `wait`. May be called locked or not.
     @inlinable
     public func signal() {
-        if SchedulePoint.active.load(ordering: .relaxed) { signalUnderControl(all: false) }
+        if SchedulePoint.isActive { signalUnderControl(all: false) }
         pthread_cond_signal(condition)
     }
 
     /// Wakes every thread sleeping in `wait`. May be called locked or not.
     @inlinable
     public func broadcast() {
-        if SchedulePoint.active.load(ordering: .relaxed) { signalUnderControl(all: true) }
+        if SchedulePoint.isActive { signalUnderControl(all: true) }
         pthread_cond_broadcast(condition)
     }
 
     @usableFromInline @inline(never)
     func signalUnderControl(all: Bool) {
-        SchedulePoint.signalled(conditionObject, all: all, nativeWaiters: nativeWaiters.load(ordering: .relaxed), label: label)
+        SchedulePoint.signalled(conditionObject, lock: lockObject, all: all,
+                                nativeWaiters: nativeWaiters.load(ordering: .relaxed), label: label)
     }
 }

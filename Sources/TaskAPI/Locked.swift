@@ -37,7 +37,7 @@ public struct Locked<Value>: ~Copyable {
     public borrowing func withLock<Result: Sendable>(
         label: StaticString = #fileID, _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        if SchedulePoint.active.load(ordering: .relaxed) { return try withLockUnderControl(label, body) }
+        if SchedulePoint.isActive { return try withLockUnderControl(label, body) }
         return try mutex.withLock { (value: inout sending Value) throws -> Result in
             _ = edge.load(ordering: .acquiring)
             defer { edge.store(0, ordering: .releasing) }

@@ -14,7 +14,7 @@ import Darwin
 /// order on every replay.
 public enum MonotonicClock {
     public static var now: UInt64 {
-        if SchedulePoint.active.load(ordering: .relaxed), let now = SchedulePoint.seatNow() { return now }
+        if SchedulePoint.isActive, let now = SchedulePoint.seatNow() { return now }
         return systemNow
     }
 

@@ -50,14 +50,15 @@ public protocol ScheduleSeat: AnyObject, Sendable {
     /// lock again, through `lockAcquired`/`lockBusy`.
     func conditionWait(_ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
                        deadline: UInt64?, label: StaticString) -> Bool
-    /// A point, then `condition` is signalled (`all`: broadcast): seats waiting on it wake, or one
-    /// does. `nativeWaiters` threads (no seats) sleep on it natively; the primitive wakes them
-    /// natively after this returns, and each one a seat's signal wakes becomes a seat
-    /// (`ScheduleController.adoptWoken`).
-    func conditionSignal(_ condition: SchedulePoint.Object, all: Bool, nativeWaiters: Int, label: StaticString)
+    /// A point, then `condition` (guarded by `lock`) is signalled (`all`: broadcast): seats waiting
+    /// on it wake, or one does. `nativeWaiters` threads (no seats) sleep on it natively; the
+    /// primitive wakes them natively after this returns, and each one a seat's signal wakes
+    /// becomes a seat once it has taken `lock` again (`ScheduleController.adoptWoken`).
+    func conditionSignal(_ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
+                         nativeWaiters: Int, label: StaticString)
     /// Work handed to a thread the checker does not own (`SchedulePoint.fork`): a ticket for the
-    /// receiving thread to adopt, or `nil` (the work then runs natively).
-    func fork(_ handOff: SchedulePoint.HandOff) -> (any ScheduleTicket)?
+    /// receiving thread to adopt, or `nil` (the work then runs natively). `label` names the work.
+    func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)?
     /// The thread, a seat of a ticket (`SchedulePoint.adopt`), is done with it.
     func leave()
     /// The run's clock (monotonic nanoseconds): what `MonotonicClock.now` answers on this thread.
@@ -71,4 +72,8 @@ public protocol ScheduleTicket: AnyObject, Sendable {
     /// run is over (the work then runs natively). A ticket arrives once: a second arrival is a
     /// job run twice, which the checker reports.
     func arrive() -> (any ScheduleSeat)?
+    /// The work will not run, legitimately (a timer disposed before it fired): the checker stops
+    /// expecting its arrival. A ticket released without arriving or being withdrawn is work
+    /// dropped, which the checker reports.
+    func withdraw()
 }

@@ -38,8 +38,18 @@ public enum SchedulePoint {
         let controller: any ScheduleController
         init(_ controller: any ScheduleController) { self.controller = controller }
     }
-    /// A plain `Mutex`, never an instrumented lock: it is read from inside the primitives.
+    /// A plain `Mutex`, never an instrumented lock: it is read from inside the primitives. With
+    /// `Locked`'s atomic edge beside it, which the thread sanitizer sees (see `Locked`).
     private static let installed = Mutex<ControllerBox?>(nil)
+    private static let installedEdge = Atomic<Int>(0)
+
+    private static func withInstalled<R: Sendable>(_ body: (inout ControllerBox?) -> R) -> R {
+        installed.withLock { box in
+            _ = installedEdge.load(ordering: .acquiring)
+            defer { installedEdge.store(0, ordering: .releasing) }
+            return body(&box)
+        }
+    }
 
     /// What kind of synchronization a point is, for the checker's reports.
     public enum Kind: Sendable, Hashable {
@@ -88,25 +98,28 @@ public enum SchedulePoint {
 
     // MARK: - Installing a checker
 
-    /// Whether a controller is installed.
-    @inlinable
-    public static var isActive: Bool { active.load(ordering: .relaxed) }
+    /// Whether a controller is installed: a relaxed load of the flag, at an address the
+    /// optimizer may keep (`activeFlag`).
+    @inlinable @inline(__always)
+    public static var isActive: Bool {
+        scheduleActiveFlag().assumingMemoryBound(to: Atomic<Bool>.self).pointee.load(ordering: .relaxed)
+    }
 
     /// Installs `controller`, replacing any installed one: from now on every primitive asks the
     /// calling thread's seat, if it has one.
     public static func install(_ controller: any ScheduleController) {
         let box = ControllerBox(controller)
-        installed.withLock { $0 = box }
+        withInstalled { $0 = box }
         active.store(true, ordering: .releasing)
     }
 
     /// Removes the installed controller: the primitives are native again.
     public static func uninstall() {
         active.store(false, ordering: .releasing)
-        installed.withLock { $0 = nil }
+        withInstalled { $0 = nil }
     }
 
-    static var controller: (any ScheduleController)? { installed.withLock { $0?.controller } }
+    static var controller: (any ScheduleController)? { withInstalled { $0?.controller } }
 
     // MARK: - The calling thread's seat
 
@@ -141,7 +154,7 @@ public enum SchedulePoint {
     /// of its seats, which may be parked here for a while. `label` says where, for reports.
     @inlinable @inline(__always)
     public static func reach(_ label: StaticString = "SchedulePoint.reach") {
-        if active.load(ordering: .relaxed) { reached(.plain, label) }
+        if isActive { reached(.plain, label) }
     }
 
     /// A point of kind `kind` on the calling thread's seat, if any.
@@ -223,9 +236,9 @@ public enum SchedulePoint {
     /// A signal under checker control: on a seat, a point and the seat's wake-ups; on any other
     /// thread, the controller's. The caller then signals natively.
     @usableFromInline @inline(never)
-    static func signalled(_ condition: Object, all: Bool, nativeWaiters: Int, label: StaticString) {
+    static func signalled(_ condition: Object, lock: Object, all: Bool, nativeWaiters: Int, label: StaticString) {
         if let seat = controllingSeat {
-            seat.conditionSignal(condition, all: all, nativeWaiters: nativeWaiters, label: label)
+            seat.conditionSignal(condition, lock: lock, all: all, nativeWaiters: nativeWaiters, label: label)
         } else {
             controller?.conditionSignalled(condition, all: all)
         }
@@ -243,18 +256,19 @@ public enum SchedulePoint {
 
     /// Work is handed to a thread the checker does not own (a new thread, a Dispatch block, a
     /// timer's handler): on a seat of a controlled run, the ticket that thread adopts
-    /// (`adopt`); `nil` otherwise (inactive: one relaxed load and a branch).
+    /// (`adopt`); `nil` otherwise (inactive: one relaxed load and a branch). `label` names the
+    /// work in reports.
     @inlinable @inline(__always)
-    public static func fork(_ handOff: HandOff) -> (any ScheduleTicket)? {
-        if active.load(ordering: .relaxed) { return forked(handOff) }
+    public static func fork(_ handOff: HandOff, label: StaticString = #fileID) -> (any ScheduleTicket)? {
+        if isActive { return forked(handOff, label) }
         return nil
     }
 
     @usableFromInline @inline(never)
-    static func forked(_ handOff: HandOff) -> (any ScheduleTicket)? {
+    static func forked(_ handOff: HandOff, _ label: StaticString) -> (any ScheduleTicket)? {
         guard let seat = controllingSeat else { return nil }
-        seat.pointReached(.handOff, label: "SchedulePoint.fork")
-        return seat.fork(handOff)
+        seat.pointReached(.handOff, label: label)
+        return seat.fork(handOff, label: label)
     }
 
     /// Runs `body`, the work `ticket` was forked for, on the calling thread: as a seat of the
@@ -277,11 +291,29 @@ public enum SchedulePoint {
         return try body()
     }
 
+    /// The work `ticket` was forked for will not run (a timer disposed before it fired): see
+    /// `ScheduleTicket.withdraw()`. Nothing for `nil`.
+    @inlinable
+    public static func withdraw(_ ticket: (any ScheduleTicket)?) {
+        ticket?.withdraw()
+    }
+
     /// The run's clock on a seat (`ScheduleSeat.now`), `nil` elsewhere.
     @usableFromInline @inline(never)
     static func seatNow() -> UInt64? {
         controllingSeat?.now
     }
+}
+
+/// The address of `SchedulePoint.active`. A global of another module is reached through a call
+/// to its addressor at every use; this function returns the same constant address, and says so
+/// (`readnone`), so the optimizer calls it once per function and keeps the address (two checks
+/// in one function, or one in a loop, then cost a load and a branch each, not a call). A free
+/// function: a static one gets a specialized copy without its metatype argument, and every call
+/// a jump through the original.
+@usableFromInline @_effects(readnone) @inline(never)
+func scheduleActiveFlag() -> UnsafeRawPointer {
+    withUnsafePointer(to: SchedulePoint.active) { UnsafeRawPointer($0) }
 }
 
 /// A thread's seat, boxed so that one pointer holds it in a thread-specific key.

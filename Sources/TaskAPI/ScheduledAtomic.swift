@@ -20,7 +20,7 @@ public struct ScheduledAtomic<Value: AtomicRepresentable>: ~Copyable {
     /// reports never name one).
     @inlinable @inline(__always)
     func point() {
-        if SchedulePoint.active.load(ordering: .relaxed) { SchedulePoint.atomicReached() }
+        if SchedulePoint.isActive { SchedulePoint.atomicReached() }
     }
 }
 

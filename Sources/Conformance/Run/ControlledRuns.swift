@@ -14,8 +14,8 @@ final class ControlledRuns: ScheduleController {
         var listeners: [ObjectIdentifier: any OffSeatListener] = [:]
     }
 
-    /// A plain `Mutex`: the harness's own locks are never schedule points.
-    private let state = Mutex(State())
+    /// A plain lock: the harness's own locks are never schedule points.
+    private let state = PlainLocked(State())
     /// How many listeners there are, read without the lock: most releases off any seat happen
     /// while no seated run is under way, or in threads no run knows.
     private let listenerCount = Atomic<Int>(0)

@@ -43,8 +43,9 @@ final class DriverThreads: @unchecked Sendable {
         func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
         func conditionWait(_ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
                            deadline: UInt64?, label: StaticString) -> Bool { true }
-        func conditionSignal(_ condition: SchedulePoint.Object, all: Bool, nativeWaiters: Int, label: StaticString) {}
-        func fork(_ handOff: SchedulePoint.HandOff) -> (any ScheduleTicket)? { nil }
+        func conditionSignal(_ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
+                             nativeWaiters: Int, label: StaticString) {}
+        func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)? { nil }
         func leave() {}
         var now: UInt64 { MonotonicClock.systemNow }
     }
