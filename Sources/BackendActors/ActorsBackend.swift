@@ -38,6 +38,11 @@ public final class ActorsBackend: KitBackend {
 
     public var defaultExecutor: any Executor { poolExecutor }
 
+    /// Its pool and mailboxes synchronize through TaskAPI's primitives (a mailbox's word is a
+    /// `ScheduledAtomic`), its threads start through `NativeThread`. Its timers and `runAsync`
+    /// are Swift tasks, outside any controlled run (controlled programs leave them out).
+    public var isScheduleInstrumented: Bool { true }
+
     /// The default executor as a Swift `TaskExecutor`, for `Task(executorPreference:)`.
     public var taskExecutor: any TaskExecutor { poolExecutor }
 

@@ -41,6 +41,10 @@ public final class GCDBackend: KitBackend {
 
     public var defaultExecutor: any Executor { defaultQueue }
 
+    /// Its queues, drainers, replacement workers, serial queues and timers synchronize through
+    /// TaskAPI's primitives and hand work to Dispatch through `SchedulePoint.fork`.
+    public var isScheduleInstrumented: Bool { true }
+
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)
     }

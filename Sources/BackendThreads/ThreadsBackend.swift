@@ -69,6 +69,10 @@ public final class ThreadsBackend: KitBackend {
 
     public var defaultExecutor: any Executor { poolExecutor }
 
+    /// Its pool, serial executors, timer thread and main loop synchronize through TaskAPI's
+    /// primitives, and its threads start through `NativeThread` (a `SchedulePoint.fork`).
+    public var isScheduleInstrumented: Bool { true }
+
     public func makeSerialExecutor(label: String) -> any Executor {
         ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor)
     }

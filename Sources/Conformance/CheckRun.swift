@@ -19,6 +19,7 @@ struct CheckRun {
     private var failingPrograms = 0
     private var programsRun = 0
     private var controlledRun = 0
+    private var seatedRun = false
     private var stepsRun = 0
     private var abandoned = false
 
@@ -76,6 +77,7 @@ struct CheckRun {
     private mutating func tally(_ result: ProgramResult, of program: Program, seed: UInt64, mode: ScheduleMode) {
         programsRun += 1
         if mode.isControlled { controlledRun += 1 }
+        if result.seated { seatedRun = true }
         stepsRun += program.steps.count
         if !result.notReproducible.isEmpty {
             notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
@@ -129,6 +131,7 @@ struct CheckRun {
             errors: configuration.replaying != nil && programsRun == 0
                 ? ["CONFORMANCE_REPLAY=\(backend): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : [])
         report.checksRun = checks
+        report.seated = seatedRun
         return report
     }
 }

@@ -22,12 +22,14 @@ final class ProgramExecution: Sendable {
     /// combinators) wait: the configuration's timing slack.
     let timingSlack: Duration
 
-    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration) {
+    /// `log` is the run's event log (a seated run's stamps its events with the run's clock).
+    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration,
+         log: EventLog? = nil) {
         self.program = program
         self.backend = backend
         self.executors = executors
         self.timingSlack = timingSlack
-        log = EventLog(taskCount: program.taskCount)
+        self.log = log ?? EventLog(taskCount: program.taskCount)
         slots = Slots(program: program)
         payloads = Payloads(count: 2 * program.steps.count)
         currentStep = PlainLocked(Array(repeating: -1, count: program.drivers + 1))
@@ -61,6 +63,12 @@ final class ProgramExecution: Sendable {
         if let slot = slots.peekTask(t) { return slot.isCompleted }
         let object = tasks.withLock { $0.first { $0.id == t }?.reference }?.object
         return object.flatMap(TaskSlot.isCompleted)
+    }
+
+    /// Whether step `index` finds every id it uses (a seated run's drivers start a step then; it
+    /// may still block in the backend).
+    func inputsReady(_ index: Int) -> Bool {
+        slots.isReady(program.steps[index].operation.uses)
     }
 
     /// Whether step `index` can run now without blocking (controlled mode): every id it uses
