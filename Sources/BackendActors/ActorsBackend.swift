@@ -1,5 +1,5 @@
 import BackendKit
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The contract on Swift concurrency.
 ///
@@ -15,6 +15,8 @@ import TaskAPI
 /// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
 public final class ActorsBackend: KitBackend {
     public let name = "actors"
+    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
+    @_spi(Mutants) public let mutants = MutantSwitch()
     let poolExecutor: PoolExecutor
 
     /// A backend on the worker pool every `ActorsBackend()` shares, with the default limit of
@@ -56,3 +58,6 @@ public final class ActorsBackend: KitBackend {
         ActorsTimer(after: delay, on: poolExecutor, job)
     }
 }
+
+/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
+@_spi(Mutants) extension ActorsBackend: MutantCarrier {}

@@ -1,6 +1,6 @@
 import BackendKit
 import Dispatch
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The contract on Dispatch.
 ///
@@ -15,6 +15,8 @@ import TaskAPI
 ///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 public final class GCDBackend: KitBackend {
     public let name = "gcd"
+    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
+    @_spi(Mutants) public let mutants = MutantSwitch()
     private let defaultQueue: GCDDefaultExecutor
     /// The most replacement workers started at once for bodies blocked in `wait()`.
     public let maxBlockedThreads: Int
@@ -31,9 +33,16 @@ public final class GCDBackend: KitBackend {
         self.init(validLimit: try BlockingThreads.validated(maxBlockedThreads, backend: "gcd"))
     }
 
-    private init(validLimit: Int) {
+    /// A backend whose default executor runs at most `drainers` drainers at once (1 or more;
+    /// one per processor by default): for the mutant tests, whose planted drainer race must not
+    /// depend on the machine's processor count (TaskAPI's `Mutant`).
+    @_spi(Mutants) public convenience init(drainers: Int) {
+        self.init(validLimit: BlockingThreads.defaultLimit, drainers: drainers)
+    }
+
+    private init(validLimit: Int, drainers: Int = NativeThread.processorCount) {
         maxBlockedThreads = validLimit
-        defaultQueue = GCDDefaultExecutor(maxBlockedThreads: validLimit)
+        defaultQueue = GCDDefaultExecutor(maxBlockedThreads: validLimit, drainers: drainers)
     }
 
     /// A backend shared by everyone who needs just one.
@@ -87,3 +96,6 @@ func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
     let nanoseconds = MonotonicClock.nanoseconds(duration)
     return nanoseconds >= UInt64(Int.max) ? .never : .nanoseconds(Int(nanoseconds))
 }
+
+/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
+@_spi(Mutants) extension GCDBackend: MutantCarrier {}

@@ -1,12 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BackendKit
 import Dispatch
 import Synchronization
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on Dispatch's global queue.
 ///
@@ -30,8 +25,9 @@ final class GCDDefaultExecutor: Executor {
     /// The most jobs a drainer runs before it queues itself again.
     static let batch = 32
 
-    init(maxBlockedThreads: Int) {
-        let jobs = GCDJobQueue(limit: maxBlockedThreads, drainers: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// At most `drainers` drainers run at once (one per processor, by the backend's default).
+    init(maxBlockedThreads: Int, drainers: Int) {
+        let jobs = GCDJobQueue(limit: maxBlockedThreads, drainers: drainers)
         let global = self.global
         self.jobs = jobs
         drain = { Self.drain(jobs, on: global) }
@@ -106,6 +102,8 @@ final class GCDJobQueue: BlockingPool {
     }
 
     private let state = Locked(State())
+    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
+    private let mutants = MutantSwitch()
     /// Drainers polling the queue length before they end (`drain`); any of them may.
     private let pollers: QueuePollers
     /// At most this many replacement workers run at once (`BlockingThreads`).
@@ -134,7 +132,12 @@ final class GCDJobQueue: BlockingPool {
     /// Pops the oldest job; if there is none and `endIfEmpty`, the calling drainer ends (one
     /// critical section, so a push after it submits another).
     private func take(endIfEmpty: Bool) -> JobRing.Slot {
-        state.withLock { state -> JobRing.Slot in
+        if mutants.isOn(.drainerEndsInTwoSections), endIfEmpty {
+            let slot = state.withLock { pop(&$0) }
+            if slot.job == nil { state.withLock { $0.drainers -= 1 } }
+            return slot
+        }
+        return state.withLock { state -> JobRing.Slot in
             let slot = pop(&state)
             if slot.job == nil, endIfEmpty { state.drainers -= 1 }
             return slot

@@ -1,5 +1,5 @@
 import Synchronization
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The state and logic of a kit task, free of its value type.
 ///
@@ -414,10 +414,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         locked { continuations.remove { $0 === waker } != nil }
     }
 
+    /// The mutant the task's backend carries (debug builds), for the waiter a wait makes.
+    private var mutants: MutantSwitch {
+        #if DEBUG
+        return (owner as? any MutantCarrier)?.mutants ?? .off
+        #else
+        return .off
+        #endif
+    }
+
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
     final func waitOutcome() -> KitOutcome {
         if let outcome { return outcome }
-        let waiter = Waiter()
+        let waiter = Waiter(mutants: mutants)
         if let outcome = registerWaker(waiter) { return outcome }
         // Without a deadline the waiter returns only once woken, when the outcome is there.
         _ = waiter.wait(until: nil)
@@ -428,7 +437,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func waitOutcome(timeout: Duration) -> KitOutcome? {
         if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
-        let waiter = Waiter()
+        let waiter = Waiter(mutants: mutants)
         if let outcome = registerWaker(waiter) { return outcome }
         if waiter.wait(until: deadline) { return outcome(after: "a timed wait was woken") }
         if remove(waiter) { return nil }

@@ -1,5 +1,5 @@
 import Synchronization
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// A caller blocked in `wait()` (C6.1, C6.2, C6.3): spins briefly on an atomic flag, then sleeps
 /// on a condition variable until the task's completion wakes it; the caller then reads the
@@ -16,6 +16,11 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     // @unchecked: restated; both properties are `let`s of Sendable types.
     private let woken = ConditionLock<Bool>(false, label: "Waiter (a blocked wait())")
     private let done = Atomic(false)
+    private let mutants: MutantSwitch
+
+    init(mutants: MutantSwitch) {
+        self.mutants = mutants
+    }
 
     override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         woken.withLock { $0 = true }
@@ -28,6 +33,7 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     func wait(until deadline: UInt64?) -> Bool {
         blockingCall {
             _ = Spin.until(polls: 512, busy: 512) { done.load(ordering: .acquiring) }
+            if mutants.isOn(.waiterChecksThenSleeps) { return sleepAfterCheckingApart(until: deadline) }
             woken.lock()
             defer { woken.unlock() }
             while true {
@@ -39,5 +45,20 @@ final class Waiter: KitContinuation, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The mutant `waiterChecksThenSleeps`: the check and the sleep in two critical sections.
+    private func sleepAfterCheckingApart(until deadline: UInt64?) -> Bool {
+        if woken.withLock({ $0 }) { return true }
+        woken.lock()
+        defer { woken.unlock() }
+        repeat {
+            if let deadline {
+                if !woken.wait(until: deadline) { return woken.guarded }
+            } else {
+                woken.wait()
+            }
+        } while !woken.guarded
+        return true
     }
 }

@@ -1,5 +1,5 @@
 import BackendKit
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The contract on plain POSIX threads, scheduled by this module and BackendKit alone: no system
 /// work queues and no Swift concurrency runtime.
@@ -20,6 +20,8 @@ import TaskAPI
 /// thread exits after its last pending timer.
 public final class ThreadsBackend: KitBackend {
     public let name = "threads"
+    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
+    @_spi(Mutants) public let mutants = MutantSwitch()
     /// The number of workers the pool keeps running (more only while some are blocked).
     public let workerCount: Int
     private let poolExecutor: ThreadsDefaultExecutor
@@ -102,3 +104,6 @@ public struct ThreadsExitWatch: Sendable {
         return timerExited.wait(until: deadline) && poolExited.wait(until: deadline)
     }
 }
+
+/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
+@_spi(Mutants) extension ThreadsBackend: MutantCarrier {}

@@ -110,8 +110,7 @@ struct SeatedRun {
         guard execution.log.waitForQuiescence(deadline: .now) else {
             return stuck(&record, heldCompleted: true)
         }
-        table.releaseAll()
-        close(&record)
+        release(&record)
         runner.finish(execution, into: &record)
         return record
     }
@@ -151,15 +150,15 @@ struct SeatedRun {
             var hang = execution.hang(.blockedSeat(seat), stuckSteps: table.driverSteps, heldCompleted: false,
                                       limit: runner.hangLimit)
             hang.seats = seats
-            table.releaseAll()
-            close(&record)
+            release(&record, events: hang.events)
             record.ending = .hung(hang)
             return record
         case .notArrived(let what):
+            let events = execution.log.events
             table.releaseAll()
-            return goOnNatively(&record, because: what)
+            return goOnNatively(&record, because: what, events: events)
         case .released:
-            close(&record)
+            release(&record)
             return record
         }
     }
@@ -182,16 +181,23 @@ struct SeatedRun {
         var hang = execution.hang(.stuck, stuckSteps: table.driverSteps, heldCompleted: heldCompleted,
                                   limit: runner.hangLimit)
         hang.seats = table.describeSeats(program: program)
-        table.releaseAll()
-        close(&record)
+        release(&record, events: hang.events)
         record.ending = .hung(hang)
         return record
     }
 
-    /// What the table noted for the record: why the run may not replay, what executors did wrong.
-    private func close(_ record: inout RunRecord) {
+    /// Releases every seat, and notes for the record why the run may not replay (from `events`,
+    /// the log as the run ended: once released, its threads go on natively and may log more) and
+    /// what executors did wrong.
+    private func release(_ record: inout RunRecord, events: [Event]? = nil) {
+        let events = events ?? execution.log.events
+        table.releaseAll()
+        close(&record, events: events)
+    }
+
+    private func close(_ record: inout RunRecord, events: [Event]) {
         record.notReproducible = table.notes
-        if let event = execution.log.events.first(where: { !$0.underControl }) {
+        if let event = events.first(where: { !$0.underControl }) {
             record.notReproducible.append("\(event.kind) was logged on thread\(event.thread), not a seat of the run")
         }
         record.executorViolations = table.violations
@@ -199,9 +205,9 @@ struct SeatedRun {
 
     /// The run was released before its end: its threads go on natively and it ends as a stress
     /// run does (drivers, phase one, held sources, quiescence), marked not reproducible.
-    private func goOnNatively(_ record: inout RunRecord, because what: String) -> RunRecord {
+    private func goOnNatively(_ record: inout RunRecord, because what: String, events: [Event]) -> RunRecord {
         let finished = threads.wait(timeout: (Uptime.now + runner.hangLimit).dispatchTime) == .success
-        close(&record)
+        close(&record, events: events)
         record.notReproducible.insert(what, at: 0)
         guard finished else {
             record.ending = .hung(execution.hang(.timedOut(phase: "the drivers' steps, after the run went on natively"),
