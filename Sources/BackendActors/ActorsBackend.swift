@@ -1,5 +1,5 @@
 import BackendKit
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The contract on Swift concurrency.
 ///
@@ -15,6 +15,8 @@ import TaskAPI
 /// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
 public final class ActorsBackend: KitBackend {
     public let name = "actors"
+    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
+    @_spi(Mutants) public let mutants = MutantSwitch()
     let poolExecutor: PoolExecutor
 
     /// A backend on the worker pool every `ActorsBackend()` shares, with the default limit of
@@ -38,6 +40,11 @@ public final class ActorsBackend: KitBackend {
 
     public var defaultExecutor: any Executor { poolExecutor }
 
+    /// Its pool and mailboxes synchronize through TaskAPI's primitives (a mailbox's word is a
+    /// `ScheduledAtomic`), its threads start through `NativeThread`. Its timers and `runAsync`
+    /// are Swift tasks, outside any controlled run (controlled programs leave them out).
+    public var isScheduleInstrumented: Bool { true }
+
     /// The default executor as a Swift `TaskExecutor`, for `Task(executorPreference:)`.
     public var taskExecutor: any TaskExecutor { poolExecutor }
 
@@ -51,3 +58,6 @@ public final class ActorsBackend: KitBackend {
         ActorsTimer(after: delay, on: poolExecutor, job)
     }
 }
+
+/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
+@_spi(Mutants) extension ActorsBackend: MutantCarrier {}

@@ -58,7 +58,9 @@ final class ClosureMessage: MailboxMessage, @unchecked Sendable {
 /// whose executor this is.
 final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
     // @unchecked Sendable: `state` is atomic; `poolExecutor` is immutable.
-    private let state = Atomic<UInt>(0)
+    /// A schedule point at every operation under a controlled run: the mailbox's races (a push
+    /// against the drain giving up ownership) are exactly what it interleaves.
+    private let state = ScheduledAtomic<UInt>(0)
     private static let running: UInt = 1
 
     /// Where the drains run.

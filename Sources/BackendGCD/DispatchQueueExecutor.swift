@@ -19,8 +19,14 @@ public final class DispatchQueueExecutor: Executor {
         queue.setSpecific(key: key, value: ObjectIdentifier(self))
     }
 
+    /// Under a controlled run, a job is a hand-off in the queue's lane (`SchedulePoint.fork`):
+    /// the executor cannot tell a serial queue from a concurrent one, and a lane is right for
+    /// the serial ones (the main queue among them); jobs of a concurrent queue then take turns.
     public func execute(_ job: @escaping @Sendable () -> Void) {
-        queue.async(execute: job)
+        guard let ticket = SchedulePoint.fork(.lane(SchedulePoint.Object(queue)), label: "DispatchQueueExecutor job") else {
+            return queue.async(execute: job)
+        }
+        queue.async { SchedulePoint.adopt(ticket, job) }
     }
 
     /// `true` inside a job running on the queue (or on a queue targeting it) (C9.7).

@@ -1,6 +1,6 @@
 import BackendKit
 import Dispatch
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The contract on Dispatch.
 ///
@@ -15,6 +15,8 @@ import TaskAPI
 ///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 public final class GCDBackend: KitBackend {
     public let name = "gcd"
+    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
+    @_spi(Mutants) public let mutants = MutantSwitch()
     private let defaultQueue: GCDDefaultExecutor
     /// The most replacement workers started at once for bodies blocked in `wait()`.
     public let maxBlockedThreads: Int
@@ -31,15 +33,26 @@ public final class GCDBackend: KitBackend {
         self.init(validLimit: try BlockingThreads.validated(maxBlockedThreads, backend: "gcd"))
     }
 
-    private init(validLimit: Int) {
+    /// A backend whose default executor runs at most `drainers` drainers at once (1 or more;
+    /// one per processor by default): for the mutant tests, whose planted drainer race must not
+    /// depend on the machine's processor count (TaskAPI's `Mutant`).
+    @_spi(Mutants) public convenience init(drainers: Int) {
+        self.init(validLimit: BlockingThreads.defaultLimit, drainers: drainers)
+    }
+
+    private init(validLimit: Int, drainers: Int = NativeThread.processorCount) {
         maxBlockedThreads = validLimit
-        defaultQueue = GCDDefaultExecutor(maxBlockedThreads: validLimit)
+        defaultQueue = GCDDefaultExecutor(maxBlockedThreads: validLimit, drainers: drainers)
     }
 
     /// A backend shared by everyone who needs just one.
     public static let shared = GCDBackend()
 
     public var defaultExecutor: any Executor { defaultQueue }
+
+    /// Its queues, drainers, replacement workers, serial queues and timers synchronize through
+    /// TaskAPI's primitives and hand work to Dispatch through `SchedulePoint.fork`.
+    public var isScheduleInstrumented: Bool { true }
 
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)
@@ -55,12 +68,18 @@ final class GCDTimer: Disposable {
     // DispatchSourceTimer is not annotated Sendable, but Dispatch sources are thread-safe:
     // `cancel()` may be called from any thread, and nothing else touches it after `init`.
     private nonisolated(unsafe) let source: DispatchSourceTimer
+    /// The handler's hand-off under a controlled run, withdrawn when disposed.
+    private let ticket: (any ScheduleTicket)?
 
     init(after delay: Duration, _ job: @escaping @Sendable () -> Void) {
+        // Under a controlled run, the handler is a hand-off due at the deadline on the run's clock;
+        // disposing releases the handler, and with it the ticket, unadopted.
+        let ticket = SchedulePoint.fork(.notBefore(MonotonicClock.deadline(after: delay)), label: "GCD timer")
+        self.ticket = ticket
         source = DispatchSource.makeTimerSource(queue: .global())
         source.schedule(deadline: .now() + dispatchInterval(delay))
         source.setEventHandler { [source] in
-            job()
+            SchedulePoint.adopt(ticket, job)
             source.cancel()
         }
         source.activate()
@@ -68,6 +87,7 @@ final class GCDTimer: Disposable {
 
     func dispose() {
         source.cancel()
+        SchedulePoint.withdraw(ticket)
     }
 }
 
@@ -76,3 +96,6 @@ func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
     let nanoseconds = MonotonicClock.nanoseconds(duration)
     return nanoseconds >= UInt64(Int.max) ? .never : .nanoseconds(Int(nanoseconds))
 }
+
+/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
+@_spi(Mutants) extension GCDBackend: MutantCarrier {}

@@ -15,7 +15,8 @@ extension GCDSerialExecutor: SerialExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+        let ticket = SchedulePoint.fork(.lane(SchedulePoint.Object(self)), label: "GCD serial executor Swift job")
+        queue.async { SchedulePoint.adopt(ticket) { job.runSynchronously(on: self.asUnownedSerialExecutor()) } }
     }
 
     func isIsolatingCurrentContext() -> Bool? {

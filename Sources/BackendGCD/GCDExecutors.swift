@@ -1,12 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BackendKit
 import Dispatch
 import Synchronization
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on Dispatch's global queue.
 ///
@@ -30,8 +25,9 @@ final class GCDDefaultExecutor: Executor {
     /// The most jobs a drainer runs before it queues itself again.
     static let batch = 32
 
-    init(maxBlockedThreads: Int) {
-        let jobs = GCDJobQueue(limit: maxBlockedThreads, drainers: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// At most `drainers` drainers run at once (one per processor, by the backend's default).
+    init(maxBlockedThreads: Int, drainers: Int) {
+        let jobs = GCDJobQueue(limit: maxBlockedThreads, drainers: drainers)
         let global = self.global
         self.jobs = jobs
         drain = { Self.drain(jobs, on: global) }
@@ -42,13 +38,21 @@ final class GCDDefaultExecutor: Executor {
         guard jobs.drain(budget: batch) else { return }
         // Its budget ran out with jobs left: the thread goes back to Dispatch, the drainer (still
         // counted) to the end of the global queue.
-        global.async { drain(jobs, on: global) }
+        let ticket = SchedulePoint.fork(.now, label: "GCD drainer")
+        global.async { SchedulePoint.adopt(ticket) { drain(jobs, on: global) } }
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
         let (replace, drainer) = jobs.push(job)
         if replace { jobs.startReplacement() }
-        if drainer { global.async(execute: drain) }
+        guard drainer else { return }
+        // Under a controlled run the drainer is a hand-off to a Dispatch thread (a seat while it
+        // runs); otherwise the block made once.
+        if let ticket = SchedulePoint.fork(.now, label: "GCD drainer") {
+            global.async { [drain] in SchedulePoint.adopt(ticket, drain) }
+        } else {
+            global.async(execute: drain)
+        }
     }
 }
 
@@ -98,6 +102,8 @@ final class GCDJobQueue: BlockingPool {
     }
 
     private let state = Locked(State())
+    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
+    private let mutants = MutantSwitch()
     /// Drainers polling the queue length before they end (`drain`); any of them may.
     private let pollers: QueuePollers
     /// At most this many replacement workers run at once (`BlockingThreads`).
@@ -126,7 +132,12 @@ final class GCDJobQueue: BlockingPool {
     /// Pops the oldest job; if there is none and `endIfEmpty`, the calling drainer ends (one
     /// critical section, so a push after it submits another).
     private func take(endIfEmpty: Bool) -> JobRing.Slot {
-        state.withLock { state -> JobRing.Slot in
+        if mutants.isOn(.drainerEndsInTwoSections), endIfEmpty {
+            let slot = state.withLock { pop(&$0) }
+            if slot.job == nil { state.withLock { $0.drainers -= 1 } }
+            return slot
+        }
+        return state.withLock { state -> JobRing.Slot in
             let slot = pop(&state)
             if slot.job == nil, endIfEmpty { state.drainers -= 1 }
             return slot
@@ -201,17 +212,20 @@ final class GCDJobQueue: BlockingPool {
     /// Starts a worker on a fresh serial queue (a new thread at once) that runs queued jobs
     /// until the queue is empty or there are more replacements than blocked workers.
     func startReplacement() {
-        DispatchQueue(label: "BackendGCD.replacement").async {
-            while let job = self.state.withLock({ state -> JobRing.Slot in
-                if state.replacements <= state.blocked {
-                    let slot = self.pop(&state)
-                    if slot.job != nil { return slot }
-                }
-                state.replacements -= 1
-                return JobRing.Slot()
-            }).job {
-                self.run(job)
+        let ticket = SchedulePoint.fork(.now, label: "GCD replacement worker")
+        DispatchQueue(label: "BackendGCD.replacement").async { SchedulePoint.adopt(ticket) { self.runReplacement() } }
+    }
+
+    private func runReplacement() {
+        while let job = state.withLock({ state -> JobRing.Slot in
+            if state.replacements <= state.blocked {
+                let slot = pop(&state)
+                if slot.job != nil { return slot }
             }
+            state.replacements -= 1
+            return JobRing.Slot()
+        }).job {
+            run(job)
         }
     }
 
@@ -236,6 +250,9 @@ final class GCDSerialExecutor: Executor {
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
-        queue.async(execute: job)
+        guard let ticket = SchedulePoint.fork(.lane(SchedulePoint.Object(self)), label: "GCD serial executor job") else {
+            return queue.async(execute: job)
+        }
+        queue.async { SchedulePoint.adopt(ticket, job) }
     }
 }

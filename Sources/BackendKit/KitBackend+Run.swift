@@ -76,7 +76,7 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
 /// metadata lookup per `run`.
 final class RunJob: Sendable {
     private let task: TaskCore
-    private let ran = Atomic<Bool>(false)
+    private let ran = ScheduledAtomic<Bool>(false)
 
     init(_ task: TaskCore) {
         self.task = task

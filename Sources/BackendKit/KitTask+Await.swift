@@ -32,7 +32,7 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     // @unchecked Sendable: `continuation` is written by `install` before it publishes state
     // `armed` (releasing), and taken only by whoever moves the state from `armed` to `done`
     // (acquiring); exactly one thread does.
-    private let state = Atomic<UInt8>(0)
+    private let state = ScheduledAtomic<UInt8>(0)
     private var continuation: UnsafeContinuation<T, any Error>?
     private static var empty: UInt8 { 0 }
     private static var armed: UInt8 { 1 }

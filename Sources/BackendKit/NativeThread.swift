@@ -3,9 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TaskAPI
 
 /// Starting detached POSIX threads: how the kit's `ThreadPool`, and the threads backend's timer
-/// thread, get a thread.
+/// thread, get a thread. Started from a seat of a controlled run, the thread is a seat of that
+/// run for its whole life (a `.now` hand-off: `SchedulePoint.fork` here, `adopt` on the thread).
 public enum NativeThread {
     /// Stack size of every thread started here (workers and timers).
     public static let stackSize = 8 << 20
@@ -13,7 +15,8 @@ public enum NativeThread {
     /// Starts a detached thread named `name` (at most 15 bytes shown) running `body`.
     /// Returns `false` if the system refused to create one; `body` is then released unrun.
     public static func spawn(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let start = Unmanaged.passRetained(ThreadStart(name: name, body: body))
+        let ticket = SchedulePoint.fork(.now, label: "a thread started by NativeThread.spawn")
+        let start = Unmanaged.passRetained(ThreadStart(name: name, ticket: ticket, body: body))
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -47,10 +50,12 @@ public enum NativeThread {
 /// What a new thread runs: boxed so one pointer can cross `pthread_create`.
 private final class ThreadStart {
     let name: String
+    let ticket: (any ScheduleTicket)?
     let body: @Sendable () -> Void
 
-    init(name: String, body: @escaping @Sendable () -> Void) {
+    init(name: String, ticket: (any ScheduleTicket)?, body: @escaping @Sendable () -> Void) {
         self.name = name
+        self.ticket = ticket
         self.body = body
     }
 
@@ -59,6 +64,6 @@ private final class ThreadStart {
         pthread_setname_np(name)
         #endif
         // Glibc's module does not export pthread_setname_np: Linux threads keep the process name.
-        body()
+        SchedulePoint.adopt(ticket, body)
     }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import TaskAPI
 
 /// The threads of a queue that poll its length a short while before they stop looking (an idle
 /// worker before it parks, a drainer before it ends its turn), and the length they poll: the
@@ -32,9 +33,11 @@ public struct QueuePollers: ~Copyable, Sendable {
         queued.store(length, ordering: .relaxed)
     }
 
-    /// Threads polling right now (read by a push holding the queue's lock).
+    /// Threads polling right now (read by a push holding the queue's lock). None while a
+    /// controlled run is active: pollers then poll once (`Spin`), and one still counted is a
+    /// thread from before the run, which no seat may count on to take the work.
     @inline(__always)
-    public var count: Int { polling.load(ordering: .relaxed) }
+    public var count: Int { SchedulePoint.isActive ? 0 : polling.load(ordering: .relaxed) }
 
     /// Busy polls before an idle worker starts yielding the processor: about 9 us on the project's
     /// machines (then 100 polls with a yield each, about 60 us). A shorter busy phase (2,000

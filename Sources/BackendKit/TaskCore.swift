@@ -1,5 +1,5 @@
 import Synchronization
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The state and logic of a kit task, free of its value type.
 ///
@@ -75,6 +75,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Runs `body` under the lock.
+    ///
+    /// Not a controlled lock (TaskAPI's `Locked` is one): no critical section here reaches a
+    /// schedule point, so a seat of a controlled run never finds it held by a parked seat, and
+    /// going through the seats would only add points, at a flag check per critical section
+    /// (+29 instructions per pending inline link, 1.7 %). The task's points are plain ones
+    /// (`SchedulePoint.reach()`), placed where a race matters: at the entry of `complete` and of
+    /// every registration, and between winning a completion and handing its continuations over.
     @inline(__always)
     private func locked<R: Sendable>(_ body: () -> R) -> R {
         lock.withLock { _ in
@@ -220,7 +227,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// thread can overtake it. The task keeps none of them (C8.1).
     @inline(__always)
     final func complete(_ outcome: KitOutcome, storing store: () -> Void) -> Bool {
-        SchedulePoint.reach() // Points (no lock held): TaskAPI's SchedulePoint.swift.
+        SchedulePoint.reach("kit task: complete") // Points (no lock held): see `locked`.
         var batch = Continuations<KitContinuation>()
         let action = locked { () -> KitState.Action in
             let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
@@ -233,7 +240,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         guard case .handOver(let inline) = action else { return action == .proceed }
         // Between winning and handing over: a registration made meanwhile queues behind this
         // delivery phase (C2.4).
-        SchedulePoint.reach()
+        SchedulePoint.reach("kit task: won a completion")
         var work = ThreadRuntime.Work.handOver(self, outcome, inline, consume batch)
         ThreadRuntime.trampolineHere(&work)
         return true
@@ -274,7 +281,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Otherwise, as `register`.
     @inline(__always)
     final func registerFresh(_ node: KitContinuation, inPlace: Bool) {
-        SchedulePoint.reach()
+        SchedulePoint.reach("kit task: register")
         guard let outcome = storeOrOpenDelivery(node) else { return }
         ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
             if inPlace, !runtime.isDraining {
@@ -295,7 +302,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func runInPlaceIfDelivered(_ body: (KitOutcome) -> Void) -> Bool {
         ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
             guard !runtime.isDraining else { return false }
-            SchedulePoint.reach()
+            SchedulePoint.reach("kit task: run in place")
             let delivered = locked { () -> KitOutcome? in
                 state.on(.deliverInPlace) == .refuse ? nil : recorded
             }
@@ -346,7 +353,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// then writes the field under the lock, and the completion hands it over first, as the
     /// first registered (`runInline`, C2.4). `false`, storing nothing, otherwise.
     final func registerInline(storing store: () -> Void) -> Bool {
-        SchedulePoint.reach()
+        SchedulePoint.reach("kit task: register an inline body")
         return locked {
             guard state.on(.keepBody(first: continuations.isEmpty)) == .proceed else { return false }
             store()
@@ -407,10 +414,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         locked { continuations.remove { $0 === waker } != nil }
     }
 
+    /// The mutant the task's backend carries (debug builds), for the waiter a wait makes.
+    private var mutants: MutantSwitch {
+        #if DEBUG
+        return (owner as? any MutantCarrier)?.mutants ?? .off
+        #else
+        return .off
+        #endif
+    }
+
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
     final func waitOutcome() -> KitOutcome {
         if let outcome { return outcome }
-        let waiter = Waiter()
+        let waiter = Waiter(mutants: mutants)
         if let outcome = registerWaker(waiter) { return outcome }
         // Without a deadline the waiter returns only once woken, when the outcome is there.
         _ = waiter.wait(until: nil)
@@ -421,7 +437,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func waitOutcome(timeout: Duration) -> KitOutcome? {
         if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
-        let waiter = Waiter()
+        let waiter = Waiter(mutants: mutants)
         if let outcome = registerWaker(waiter) { return outcome }
         if waiter.wait(until: deadline) { return outcome(after: "a timed wait was woken") }
         if remove(waiter) { return nil }

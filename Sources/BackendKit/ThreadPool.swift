@@ -1,5 +1,5 @@
 import Synchronization
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// A pool of POSIX threads of its own behind one FIFO run queue, with C6.4's accounting for
 /// workers blocked in `wait()`: the default executor of the threads and actors backends, and of
@@ -68,6 +68,8 @@ public final class ThreadPool: BlockingPool {
     private let pollers: QueuePollers
     /// Opens once the pool was stopped and its last worker has exited.
     public let exited = Latch()
+    /// The mutant the pool was made with (debug builds; TaskAPI's `Mutant`).
+    private let mutants = MutantSwitch()
 
     /// A pool of `workers` threads (at least 1), started on demand, and at most
     /// `maxBlockedThreads` more at once while workers are blocked; `name` is the backend's.
@@ -76,7 +78,7 @@ public final class ThreadPool: BlockingPool {
         target = max(1, workers)
         limit = maxBlockedThreads
         pollers = QueuePollers(limit: target / 2)
-        state = ConditionLock(State())
+        state = ConditionLock(State(), label: "ThreadPool run queue")
     }
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
@@ -162,6 +164,11 @@ public final class ThreadPool: BlockingPool {
             if pollers.poll() { continue }
             state.lock()
             defer { state.unlock() }
+            if mutants.isOn(.poolParksWithoutRecheck) {
+                state.guarded.parked += 1
+                state.wait()
+                state.guarded.parked -= 1
+            }
             while true {
                 switch take() {
                 case .job(let job): return job

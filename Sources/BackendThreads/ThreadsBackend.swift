@@ -1,5 +1,5 @@
 import BackendKit
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The contract on plain POSIX threads, scheduled by this module and BackendKit alone: no system
 /// work queues and no Swift concurrency runtime.
@@ -20,6 +20,8 @@ import TaskAPI
 /// thread exits after its last pending timer.
 public final class ThreadsBackend: KitBackend {
     public let name = "threads"
+    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
+    @_spi(Mutants) public let mutants = MutantSwitch()
     /// The number of workers the pool keeps running (more only while some are blocked).
     public let workerCount: Int
     private let poolExecutor: ThreadsDefaultExecutor
@@ -69,6 +71,10 @@ public final class ThreadsBackend: KitBackend {
 
     public var defaultExecutor: any Executor { poolExecutor }
 
+    /// Its pool, serial executors, timer thread and main loop synchronize through TaskAPI's
+    /// primitives, and its threads start through `NativeThread` (a `SchedulePoint.fork`).
+    public var isScheduleInstrumented: Bool { true }
+
     public func makeSerialExecutor(label: String) -> any Executor {
         ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor)
     }
@@ -98,3 +104,6 @@ public struct ThreadsExitWatch: Sendable {
         return timerExited.wait(until: deadline) && poolExited.wait(until: deadline)
     }
 }
+
+/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
+@_spi(Mutants) extension ThreadsBackend: MutantCarrier {}

@@ -15,7 +15,7 @@ import TaskAPI
 /// when the loop is run from code that has no other isolation (top-level code, a plain
 /// `main()`): the runtime takes the main thread for the main actor's.
 final class ThreadsMainLoop: Executor {
-    private let state = ConditionLock(JobRing(keptCapacity: 4_096))
+    private let state = ConditionLock(JobRing(keptCapacity: 4_096), label: "threads main loop")
     /// `true` while the main thread runs one of the loop's jobs (for `isCurrent`).
     private let running = Atomic(false)
 

@@ -61,7 +61,7 @@ final class TimerCore: Sendable {
     }
 
     private let poolExecutor: ThreadsDefaultExecutor
-    private let state = ConditionLock(State())
+    private let state = ConditionLock(State(), label: "threads timer")
     /// Opens once the timer was stopped and its thread (if any) has exited.
     let exited = Latch()
 

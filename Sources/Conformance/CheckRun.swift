@@ -32,6 +32,7 @@ struct CheckRun {
     private var failingPrograms = 0
     private var programsRun = 0
     private var controlledRun = 0
+    private var seatedRun = false
     private var stepsRun = 0
     private var abandoned = false
 
@@ -107,6 +108,7 @@ struct CheckRun {
     private mutating func tally(_ result: ProgramResult, of program: Program, seed: UInt64, mode: ScheduleMode) {
         programsRun += 1
         if mode.isControlled { controlledRun += 1 }
+        if result.seated { seatedRun = true }
         stepsRun += program.steps.count
         if !result.notReproducible.isEmpty {
             notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
@@ -197,6 +199,7 @@ struct CheckRun {
         report.repeatedFailures = repeated
         report.stoppedBy = stopped
         report.replayNote = replayNote
+        report.seated = seatedRun
         return report
     }
 }

@@ -97,6 +97,7 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     case name = "TaskBackend.name"
     case defaultExecutor = "TaskBackend.defaultExecutor"
     case inlineExecutor = "TaskBackend.inlineExecutor"
+    case isScheduleInstrumented = "TaskBackend.isScheduleInstrumented"
     case makeSerialExecutor = "TaskBackend.makeSerialExecutor(label:)"
     case makeActorExecutor = "TaskBackend.makeActorExecutor(label:)"
     case mainExecutor = "TaskBackend.mainExecutor"
@@ -255,6 +256,9 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
             return "needs the program's main thread to serve the main executor (C9.8), which a test process's main thread may not "
                 + "(the threads backend's never does): Tests/RuleTests' child processes run every form (C9MainExecutorTests, "
                 + "C9IsolatedContinuationTests, Examples/MainExecutor); the rule suite checks what holds off the main thread (C9.10)"
+        case .isScheduleInstrumented:
+            return "the harness's question, not a program's: it picks the engine of every controlled run (seated when true), and "
+                + "the report says 'controlled on seats'; DeterminismTests and ProductionMutantTests check what it promises"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
         case .makeSourceOfOrigin:

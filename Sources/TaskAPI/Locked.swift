@@ -1,7 +1,8 @@
 import Synchronization
 
-/// A `Mutex` whose hand-offs the thread sanitizer can see: for a backend's own state, in any
-/// module (this package's backends and harness use it, and so can a third-party backend).
+/// A `Mutex` whose hand-offs the thread sanitizer can see, and a controlled run can schedule:
+/// for a backend's own state, in any module (this package's backends use it, and so can a
+/// third-party backend).
 ///
 /// On Linux, `Synchronization.Mutex` hands a contended lock over through a priority-inheriting
 /// futex in the kernel, which the thread sanitizer does not observe: it then reports races
@@ -9,6 +10,12 @@ import Synchronization
 /// atomic with acquire ordering on entry and writes it with release ordering on exit; since the
 /// mutex orders the critical sections, each entry reads the previous exit's write, an edge the
 /// sanitizer does see. The cost is two uncontended atomic operations on a line already owned.
+///
+/// While a controlled run is active (`SchedulePoint.isActive`), a critical section on one of its
+/// seats is a schedule point before the lock and one after the release, and a seat that finds
+/// the lock taken is blocked until its release (`SchedulePoint.withLock`); without one, each
+/// costs one relaxed load and a branch more. Its identity for the checker is its address (it is
+/// `~Copyable`: a borrow is the original).
 ///
 /// Public rather than `package`: this toolchain does not make a `package` function's inlinable
 /// body available to other modules, so each `withLock` from a backend ran unspecialized and
@@ -24,14 +31,40 @@ public struct Locked<Value>: ~Copyable {
         edge = Atomic(0)
     }
 
-    /// Runs `body` with exclusive access to the value.
+    /// Runs `body` with exclusive access to the value. `label` names the lock in a controlled
+    /// run's reports (the caller's file, by default).
     @inlinable
-    public borrowing func withLock<Result: Sendable>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try mutex.withLock { (value: inout sending Value) throws -> Result in
+    public borrowing func withLock<Result: Sendable>(
+        label: StaticString = #fileID, _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        if SchedulePoint.isActive { return try withLockUnderControl(label, body) }
+        return try mutex.withLock { (value: inout sending Value) throws -> Result in
             _ = edge.load(ordering: .acquiring)
             defer { edge.store(0, ordering: .releasing) }
             return try body(&value)
         }
+    }
+
+    /// `withLock` while a controlled run is active: through the calling thread's seat, if any.
+    @inlinable @inline(never)
+    borrowing func withLockUnderControl<Result: Sendable>(
+        _ label: StaticString, _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        let identity = withUnsafePointer(to: edge) { SchedulePoint.Object(address: UInt(bitPattern: $0)) }
+        return try SchedulePoint.withLock(identity, label: label, native: {
+            try mutex.withLock { (value: inout sending Value) throws -> Result in
+                _ = edge.load(ordering: .acquiring)
+                defer { edge.store(0, ordering: .releasing) }
+                return try body(&value)
+            }
+        }, attempt: { acquired in
+            try mutex.withLockIfAvailable { (value: inout sending Value) throws -> Result in
+                acquired()
+                _ = edge.load(ordering: .acquiring)
+                defer { edge.store(0, ordering: .releasing) }
+                return try body(&value)
+            }
+        })
     }
 }
 

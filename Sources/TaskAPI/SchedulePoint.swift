@@ -1,57 +1,334 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// Schedule points inside backend operations, as loom and Shuttle place
-/// them in their synchronization primitives.
+/// Schedule points, as loom and Shuttle place them in their synchronization primitives: every
+/// synchronization of TaskAPI's primitives is one, and so is `reach()`.
 ///
-/// A backend calls `SchedulePoint.reach()` where a thread running one of its operations could
-/// lose the processor to another in a way that matters: before the critical sections of
-/// `complete` and `register`, and between a critical section and the hand-off that follows it.
-/// When nothing is installed, `reach()` is one relaxed load and a branch that is always taken
-/// the same way. When a checker is installed (the conformance harness installs one while a
-/// controlled run is active), the thread may be parked there until the checker's schedule lets
-/// it go on; a controlled run can then interleave another thread's operation inside this one,
-/// and replay that interleaving from its seed.
+/// TaskAPI's `Locked`, `ConditionLock` and `ScheduledAtomic` check one flag (`isActive`) on
+/// every operation: one relaxed load and a branch that is always taken the same way while no
+/// checker is installed. While one is (`install(_:)`, a `ScheduleController`: the conformance
+/// harness installs one while a controlled run is active), each thread of the run is a seat
+/// (`ScheduleSeat`) and its checker lets one seat run at a time: every lock, unlock, condition
+/// wait, signal and atomic operation on a seat is a point where another seat may go first, and a
+/// seat that finds a lock taken or waits on a condition is blocked (not a candidate) until the
+/// lock is released or the condition signalled. So a race inside a backend operation, an executor,
+/// a pool or a waiter (a lost wake-up, a job run twice, a missed notification) is found from a
+/// seed and replayed exactly. A backend built on these primitives, whose threads come from
+/// `fork`/`adopt` hand-offs, is **instrumented** (`TaskBackend.isScheduleInstrumented`).
 ///
-/// **Never call `reach()` holding a lock** (or anything another thread may wait for): a thread
-/// parked at a point holding one stops the run. A point between two critical sections is the
-/// place for one; a point inside one is a deadlock.
+/// Points may be reached holding an instrumented lock (another seat that wants it blocks
+/// visibly); never holding a lock the checker cannot see (a `Synchronization.Mutex`, an
+/// `NSLock`): a seat parked there would stop every seat that needs it.
 ///
-/// The handler runs on the thread that reached the point, and decides what to do with it: the
-/// harness's parks only its own driver threads; a point reached on any other thread (an
-/// executor's, a timer's) returns at once. One handler is installed at a time.
+/// `reach()` is the plain point, for code that synchronizes by other means: place one where a
+/// thread could lose the processor to another in a way that matters (between a check and the
+/// store that depends on it). On a thread that is no seat, every point returns at once.
 public enum SchedulePoint {
-    /// Whether a handler is installed: the only thing `reach()` reads when none is.
+    /// Whether a controller is installed: the only thing a primitive reads when none is.
     @usableFromInline static let active = Atomic<Bool>(false)
-    /// In a class: a closure stored in a generic container is re-abstracted on the way in and
-    /// out, and each re-install of a handler read back would wrap it once more.
-    private final class Handler: Sendable {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    /// In a class: an existential stored in a generic container is re-abstracted on the way in
+    /// and out.
+    private final class ControllerBox: Sendable {
+        let controller: any ScheduleController
+        init(_ controller: any ScheduleController) { self.controller = controller }
     }
-    private static let handler = Locked<Handler?>(nil)
+    /// A plain `Mutex`, never an instrumented lock: it is read from inside the primitives. With
+    /// `Locked`'s atomic edge beside it, which the thread sanitizer sees (see `Locked`).
+    private static let installed = Mutex<ControllerBox?>(nil)
+    private static let installedEdge = Atomic<Int>(0)
 
-    /// A schedule point: returns at once unless a handler is installed, which may park the
-    /// calling thread here for a while. Must not be called holding a lock.
+    private static func withInstalled<R: Sendable>(_ body: (inout ControllerBox?) -> R) -> R {
+        installed.withLock { box in
+            _ = installedEdge.load(ordering: .acquiring)
+            defer { installedEdge.store(0, ordering: .releasing) }
+            return body(&box)
+        }
+    }
+
+    /// What kind of synchronization a point is, for the checker's reports.
+    public enum Kind: Sendable, Hashable {
+        /// `reach()`.
+        case plain
+        /// Before taking a lock.
+        case lock
+        /// After releasing a lock.
+        case unlock
+        /// Before signalling a condition.
+        case signal
+        /// Before an atomic operation of `ScheduledAtomic`.
+        case atomic
+        /// Before handing work to another thread (`fork`).
+        case handOff
+    }
+
+    /// A lock's or a condition's identity while it exists: its address.
+    public struct Object: Hashable, Sendable, CustomStringConvertible {
+        public let address: UInt
+
+        @inlinable
+        public init(address: UInt) {
+            self.address = address
+        }
+
+        /// The object's identity.
+        @inlinable
+        public init(_ object: AnyObject) {
+            address = UInt(bitPattern: ObjectIdentifier(object))
+        }
+
+        public var description: String { "0x" + String(address, radix: 16) }
+    }
+
+    /// How work handed to a thread the checker does not own arrives there (`fork`).
+    public enum HandOff: Sendable, Hashable {
+        /// As soon as possible: a new thread, a block on a concurrent queue.
+        case now
+        /// In order behind the earlier work of the same lane, once that has ended: a block on a
+        /// serial queue (`lane` names the queue).
+        case lane(Object)
+        /// At or after `deadline` (`MonotonicClock` nanoseconds): a timer's handler.
+        case notBefore(UInt64)
+    }
+
+    // MARK: - Installing a checker
+
+    /// Whether a controller is installed: a relaxed load of the flag, at an address the
+    /// optimizer may keep (`activeFlag`).
     @inlinable @inline(__always)
-    public static func reach() {
-        if active.load(ordering: .relaxed) { reached() }
+    public static var isActive: Bool {
+        scheduleActiveFlag().assumingMemoryBound(to: Atomic<Bool>.self).pointee.load(ordering: .relaxed)
     }
 
-    @usableFromInline @inline(never)
-    static func reached() {
-        handler.withLock { $0 }?.run()
-    }
-
-    /// Installs `handler`, replacing any installed one: from now on, every `reach()` calls it.
-    public static func install(_ handler: @escaping @Sendable () -> Void) {
-        let box = Handler(handler)
-        self.handler.withLock { $0 = box }
+    /// Installs `controller`, replacing any installed one: from now on every primitive asks the
+    /// calling thread's seat, if it has one.
+    public static func install(_ controller: any ScheduleController) {
+        let box = ControllerBox(controller)
+        withInstalled { $0 = box }
         active.store(true, ordering: .releasing)
     }
 
-    /// Removes the installed handler: `reach()` is a no-op again.
+    /// Removes the installed controller: the primitives are native again.
     public static func uninstall() {
         active.store(false, ordering: .releasing)
-        handler.withLock { $0 = nil }
+        withInstalled { $0 = nil }
+    }
+
+    static var controller: (any ScheduleController)? { withInstalled { $0?.controller } }
+
+    // MARK: - The calling thread's seat
+
+    /// The calling thread's seat, if it is one (while a controller is installed).
+    public static var current: (any ScheduleSeat)? {
+        guard let pointer = pthread_getspecific(seatKey) else { return nil }
+        return Unmanaged<SeatBox>.fromOpaque(pointer).takeUnretainedValue().seat
+    }
+
+    /// The calling thread's seat if the primitives go through it.
+    @usableFromInline
+    static var controllingSeat: (any ScheduleSeat)? {
+        guard let seat = current, seat.controlsSynchronization else { return nil }
+        return seat
+    }
+
+    /// Makes `seat` the calling thread's (`nil`: none); returns the one it replaces. A checker
+    /// calls it on threads it starts itself (its drivers); threads that run handed-over work get
+    /// theirs through `adopt`.
+    @discardableResult
+    public static func setCurrent(_ seat: (any ScheduleSeat)?) -> (any ScheduleSeat)? {
+        let old = current
+        if let pointer = pthread_getspecific(seatKey) { Unmanaged<SeatBox>.fromOpaque(pointer).release() }
+        // The key's destructor releases this retain if the thread exits holding it.
+        pthread_setspecific(seatKey, seat.map { UnsafeRawPointer(Unmanaged.passRetained(SeatBox($0)).toOpaque()) })
+        return old
+    }
+
+    // MARK: - Points
+
+    /// A plain point: returns at once unless a checker is installed and the calling thread is one
+    /// of its seats, which may be parked here for a while. `label` says where, for reports.
+    @inlinable @inline(__always)
+    public static func reach(_ label: StaticString = "SchedulePoint.reach") {
+        if isActive { reached(.plain, label) }
+    }
+
+    /// A point of kind `kind` on the calling thread's seat, if any.
+    @usableFromInline @inline(never)
+    static func reached(_ kind: Kind, _ label: StaticString) {
+        current?.pointReached(kind, label: label)
+    }
+
+    /// A point before an atomic operation of a seat (`ScheduledAtomic`).
+    @usableFromInline @inline(never)
+    static func atomicReached() {
+        controllingSeat?.pointReached(.atomic, label: "ScheduledAtomic")
+    }
+
+    // MARK: - Locks
+
+    /// Runs a critical section under checker control: on a seat, a point, then `attempt` (a
+    /// try-lock that runs the section and returns its result if it got the lock, `nil` if the
+    /// lock was taken; it calls `acquired` once it holds the lock) until it gets the lock, each
+    /// failure blocking the seat until `lock` is released; then the release, and a point. On any
+    /// other thread, `native` (the blocking form), then the release is told to the controller.
+    /// What `Locked`, `ConditionLock` and the kit's task lock do while `isActive`.
+    @inlinable @inline(never)
+    public static func withLock<R>(
+        _ lock: Object, label: StaticString,
+        native: () throws -> R,
+        attempt: (_ acquired: () -> Void) throws -> R?
+    ) rethrows -> R {
+        guard let seat = controllingSeat else {
+            defer { releasedOffSeat(lock) }
+            return try native()
+        }
+        seat.pointReached(.lock, label: label)
+        while true {
+            let result: R?
+            do {
+                result = try attempt { seat.lockAcquired(lock, label: label) }
+            } catch {
+                seat.lockReleased(lock, label: label)
+                throw error
+            }
+            if let result {
+                seat.lockReleased(lock, label: label)
+                return result
+            }
+            seat.lockBusy(lock, label: label)
+        }
+    }
+
+    /// Takes a lock under checker control (`ConditionLock.lock()`): on a seat, a point, then
+    /// `tryLock` until it succeeds, each failure blocking the seat until `lock` is released. On
+    /// any other thread, `lockNatively`.
+    @usableFromInline @inline(never)
+    static func acquire(_ lock: Object, label: StaticString, tryLock: () -> Bool, lockNatively: () -> Void) {
+        guard let seat = controllingSeat else { return lockNatively() }
+        seat.pointReached(.lock, label: label)
+        while !tryLock() { seat.lockBusy(lock, label: label) }
+        seat.lockAcquired(lock, label: label)
+    }
+
+    /// `lock` was released (`ConditionLock.unlock()`): told to the seat (then a point), or, on
+    /// any other thread, to the controller.
+    @usableFromInline @inline(never)
+    static func released(_ lock: Object, label: StaticString) {
+        if let seat = controllingSeat {
+            seat.lockReleased(lock, label: label)
+        } else {
+            releasedOffSeat(lock)
+        }
+    }
+
+    @usableFromInline
+    static func releasedOffSeat(_ lock: Object) {
+        controller?.lockReleased(lock)
+    }
+
+    // MARK: - Conditions
+
+    /// A signal under checker control: on a seat, a point and the seat's wake-ups; on any other
+    /// thread, the controller's. The caller then signals natively.
+    @usableFromInline @inline(never)
+    static func signalled(_ condition: Object, lock: Object, all: Bool, nativeWaiters: Int, label: StaticString) {
+        if let seat = controllingSeat {
+            seat.conditionSignal(condition, lock: lock, all: all, nativeWaiters: nativeWaiters, label: label)
+        } else {
+            controller?.conditionSignalled(condition, all: all)
+        }
+    }
+
+    /// A thread back from a native wait on `condition`, holding `lock`: becomes the seat a seat's
+    /// signal made for it, if any (until that run ends).
+    @usableFromInline @inline(never)
+    static func wokenNatively(by condition: Object, holding lock: Object) {
+        guard let seat = controller?.adoptWoken(by: condition, holding: lock) else { return }
+        setCurrent(seat)
+    }
+
+    // MARK: - Hand-offs
+
+    /// Work is handed to a thread the checker does not own (a new thread, a Dispatch block, a
+    /// timer's handler): on a seat of a controlled run, the ticket that thread adopts
+    /// (`adopt`); `nil` otherwise (inactive: one relaxed load and a branch). `label` names the
+    /// work in reports.
+    @inlinable @inline(__always)
+    public static func fork(_ handOff: HandOff, label: StaticString = #fileID) -> (any ScheduleTicket)? {
+        if isActive { return forked(handOff, label) }
+        return nil
+    }
+
+    @usableFromInline @inline(never)
+    static func forked(_ handOff: HandOff, _ label: StaticString) -> (any ScheduleTicket)? {
+        guard let seat = controllingSeat else { return nil }
+        seat.pointReached(.handOff, label: label)
+        return seat.fork(handOff, label: label)
+    }
+
+    /// Runs `body`, the work `ticket` was forked for, on the calling thread: as a seat of the
+    /// controlled run for `body`'s duration, or natively when `ticket` is `nil` (the run was
+    /// not active, or is over).
+    @inlinable
+    public static func adopt<R>(_ ticket: (any ScheduleTicket)?, _ body: () throws -> R) rethrows -> R {
+        guard let ticket else { return try body() }
+        return try adopted(ticket, body)
+    }
+
+    @usableFromInline
+    static func adopted<R>(_ ticket: any ScheduleTicket, _ body: () throws -> R) rethrows -> R {
+        guard let seat = ticket.arrive() else { return try body() }
+        let outer = setCurrent(seat)
+        defer {
+            seat.leave()
+            setCurrent(outer)
+        }
+        return try body()
+    }
+
+    /// The work `ticket` was forked for will not run (a timer disposed before it fired): see
+    /// `ScheduleTicket.withdraw()`. Nothing for `nil`.
+    @inlinable
+    public static func withdraw(_ ticket: (any ScheduleTicket)?) {
+        ticket?.withdraw()
+    }
+
+    /// The run's clock on a seat (`ScheduleSeat.now`), `nil` elsewhere.
+    @usableFromInline @inline(never)
+    static func seatNow() -> UInt64? {
+        controllingSeat?.now
     }
 }
+
+/// The address of `SchedulePoint.active`. A global of another module is reached through a call
+/// to its addressor at every use; this function returns the same constant address, and says so
+/// (`readnone`), so the optimizer calls it once per function and keeps the address (two checks
+/// in one function, or one in a loop, then cost a load and a branch each, not a call). A free
+/// function: a static one gets a specialized copy without its metatype argument, and every call
+/// a jump through the original.
+@usableFromInline @_effects(readnone) @inline(never)
+func scheduleActiveFlag() -> UnsafeRawPointer {
+    withUnsafePointer(to: SchedulePoint.active) { UnsafeRawPointer($0) }
+}
+
+/// A thread's seat, boxed so that one pointer holds it in a thread-specific key.
+private final class SeatBox {
+    let seat: any ScheduleSeat
+    init(_ seat: any ScheduleSeat) { self.seat = seat }
+}
+
+/// The thread-specific key of `SchedulePoint.current`; created once, never deleted. Its
+/// destructor releases the box a thread still holds when it exits.
+private let seatKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in
+        guard let pointer else { return }
+        Unmanaged<SeatBox>.fromOpaque(pointer).release()
+    }
+    return key
+}()

@@ -32,9 +32,11 @@ public final class StandardCancellationSource: CancellationSource {
     private let running = Locked(())
     /// The thread running the handlers (`nil` when none), for the call from inside a handler.
     private let runner = Locked<ThreadIdentity?>(nil)
-    private let requested = Atomic(false)
+    /// Atomics whose order matters (a checkpoint's answer, a second `cancel()`'s shortcut): each
+    /// operation is a schedule point under a controlled run.
+    private let requested = ScheduledAtomic(false)
     /// Set once every handler of the first `cancel()` ran: later calls return at once.
-    private let handlersDone = Atomic(false)
+    private let handlersDone = ScheduledAtomic(false)
     private let timers = Locked<[any Disposable]>([])
 
     public init(timer: @escaping Timer) {

@@ -75,9 +75,19 @@ public protocol TaskBackend: Sendable {
 
     /// Succeeds no earlier than `delay`; cancelled at once if `token` is (C5.4).
     func delay(_ delay: Duration, token: CancellationToken) -> any AsyncTask<Void>
+
+    /// Whether every thread that runs this backend's work synchronizes through TaskAPI's
+    /// primitives (`Locked`, `ConditionLock`, `ScheduledAtomic`, `SchedulePoint.reach()`) and gets
+    /// its work through `SchedulePoint.fork`/`adopt`: then a checker's controlled run schedules
+    /// its executors, pools, timers and waits themselves, one seat at a time (`SchedulePoint`).
+    /// Default `false`: a checker then runs jobs on the backend's executors whole, one at a time.
+    var isScheduleInstrumented: Bool { get }
 }
 
 extension TaskBackend {
+    /// Default: not instrumented (see the requirement).
+    public var isScheduleInstrumented: Bool { false }
+
     /// Default `run`: a source, started and completed by a job on `executor`. The defaults of
     /// requirements are disfavored: a call picks the requirement (so the backend's implementation)
     /// without weighing the default as a second candidate (C9.1).

@@ -30,12 +30,7 @@ struct ControlledExecutorTests {
         #expect(failure.mode == .controlled(.randomWalk))
         #expect(failure.notReproducible.isEmpty, "\(failure.notReproducible)")
         // The replay line's program, twice, each on a new backend: the same finding, the same log.
-        let first = await Conformance.runProgram(ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode)
-        let second = await Conformance.runProgram(ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode)
-        #expect(first.findings.contains { $0.rule == failure.rule }, "replay of seed \(failure.seed) found \(first.findings)")
-        #expect(first.notReproducible.isEmpty, "\(first.notReproducible)")
-        #expect(!first.eventLines.isEmpty && first.eventLines == second.eventLines)
-        #expect(first.findings.map(\.rule) == second.findings.map(\.rule))
+        await ExactReplay.expect(failure, on: { ReferenceBackend(mutation) })
         let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
         print("mutant \(mutation): killed in controlled mode, \(failure.rule) in \(report.programsRun) programs, "
               + String(format: "%.1f", seconds) + " s, replayed exactly (seed \(failure.seed))"

@@ -99,23 +99,36 @@ func fnv1a(_ text: String) -> UInt64 {
 
 /// Controlled mode: the same seed is the same interleaving and the same event log.
 struct ControlledReplayTests {
-    /// Controlled runs hand every job to the backend's own executors (each backend's threads and
-    /// queues), and still replay line by line.
-    @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3))])
+    /// Each backend a new one per run: the reference backend (not instrumented: interposed
+    /// executors) and the package's three (instrumented: the seated engine, every synchronization
+    /// a point), the actors backend on a pool of its own (the shared one serves other tests at
+    /// the same time, whose releases the run would see). A replay line runs on a new backend too:
+    /// a backend shared between runs keeps state (a pool's parked workers) that changes the
+    /// schedule the next run can take.
+    static let backends: [(name: String, make: @Sendable () -> any TaskBackend)] = [
+        ("reference", { ReferenceBackend() }), ("gcd", { GCDBackend() }), ("threads", { ThreadsBackend() }),
+        ("actors", { ActorsBackendTesting.ownPool() }),
+    ]
+
+    /// Controlled runs on every backend replay line by line: on the reference backend's executors
+    /// (jobs handed over whole), and on the seats of the package's three.
+    @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3)),
+                      .controlled(.schedule(1, of: .randomWalk))])
     func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) async {
-        let backends: [any TaskBackend] = [ReferenceBackend(), GCDBackend(), ThreadsBackend(), ActorsBackend()]
-        for backend in backends {
+        for (name, make) in Self.backends {
+            let backend = make()
             for seed in UInt64(1)...12 {
-                let first = await Conformance.runProgram(backend, seed: seed, mode: mode)
-                let second = await Conformance.runProgram(backend, seed: seed, mode: mode)
-                #expect(first.notReproducible.isEmpty, "[\(backend.name)] seed \(seed): \(first.notReproducible)")
-                #expect(first.findings.isEmpty, "[\(backend.name)] seed \(seed): \(first.findings)")
+                let first = await Conformance.runProgram(make(), seed: seed, mode: mode)
+                let second = await Conformance.runProgram(make(), seed: seed, mode: mode)
+                #expect(first.notReproducible.isEmpty, "[\(name)] seed \(seed): \(first.notReproducible)")
+                #expect(first.findings.isEmpty, "[\(name)] seed \(seed): \(first.findings)")
                 #expect(!first.eventLines.isEmpty)
-                #expect(first.eventLines.count == second.eventLines.count, "[\(backend.name)] seed \(seed)")
+                #expect(first.eventLines.count == second.eventLines.count, "[\(name)] seed \(seed)")
                 for (index, (a, b)) in zip(first.eventLines, second.eventLines).enumerated() where a != b {
-                    Issue.record("[\(backend.name)] seed \(seed) \(mode): event \(index) differs:\n  \(a)\n  \(b)")
+                    Issue.record("[\(name)] seed \(seed) \(mode): event \(index) differs:\n  \(a)\n  \(b)")
                     break
                 }
+                #expect(backend.isScheduleInstrumented == (name != "reference"))
             }
         }
     }
@@ -130,6 +143,41 @@ struct ControlledReplayTests {
             logs.insert(await Conformance.runProgram(ReferenceBackend(), program: copy, mode: .controlled(.randomWalk)).eventLines)
         }
         #expect(logs.count > 1)
+    }
+
+    /// On seats, a driver may park inside a blocking call and block: a `wait()` on a task another
+    /// driver completes later (C6.1), a second `cancel()` waiting for the first one's handlers
+    /// (C4.1), a `wait(timeout:)` on a task nothing completes, which times out when the run's clock
+    /// moves (C6.2). Every such program passes, replays line by line on every instrumented
+    /// backend, and some seed has the wait begin before the completion it waits for.
+    @Test func blockingStepsParkAndReplayOnSeats() async {
+        let steps: [Step] = [
+            Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+            Step(driver: 0, operation: .makeSource(task: 1, held: .success), pause: .none),
+            Step(driver: 0, operation: .makeToken(token: 0, linkedTo: nil), pause: .none),
+            Step(driver: 1, operation: .registerHandler(handler: 0, token: 0), pause: .none),
+            Step(driver: 2, operation: .waitTimeout(task: 1, microseconds: 500), pause: .none),
+            Step(driver: 0, operation: .cancel(token: 0), pause: .none),
+            Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
+            Step(driver: 1, operation: .wait(task: 0), pause: .none),
+            Step(driver: 2, operation: .cancel(token: 0), pause: .none),
+        ]
+        for (name, make) in Self.backends where name != "reference" {
+            var blocked = false
+            for seed in UInt64(0)..<16 {
+                let program = Program(seed: seed, drivers: 3, serialExecutors: 0, countingExecutors: 0, steps: steps)
+                let first = await Conformance.runProgram(make(), program: program, mode: .controlled(.randomWalk))
+                let second = await Conformance.runProgram(make(), program: program, mode: .controlled(.randomWalk))
+                #expect(first.findings.isEmpty, "[\(name)] seed \(seed): \(first.findings)")
+                #expect(first.notReproducible.isEmpty, "[\(name)] seed \(seed): \(first.notReproducible)")
+                #expect(first.eventLines == second.eventLines, "[\(name)] seed \(seed)")
+                #expect(first.eventLines.contains { $0.contains("waited(step: 4, task: 1, result: nil)") }, "[\(name)] seed \(seed)")
+                let waitStart = first.eventLines.firstIndex { $0.hasSuffix("stepStart(step: 7)") }
+                let completion = first.eventLines.firstIndex { $0.contains("completed(task: 0,") }
+                if let waitStart, let completion, waitStart < completion { blocked = true }
+            }
+            #expect(blocked, "[\(name)] no seed ran the wait before the completion it waits for")
+        }
     }
 
     /// Work from outside the harness (here a timer) makes a controlled run "not reproducible",
@@ -199,6 +247,17 @@ struct ShrinkingTests {
             program.steps.removeFirst(program.steps.count / 2)
             let run = await Conformance.runProgram(ReferenceBackend(), program: Conformance.repaired(program), mode: .controlled(.randomWalk))
             #expect(run.findings.isEmpty, "seed \(seed): \(run.findings)")
+        }
+    }
+}
+
+/// An actors backend on a pool of its own (the shared pool serves every other test too).
+enum ActorsBackendTesting {
+    static func ownPool() -> any TaskBackend {
+        do {
+            return try ActorsBackend(maxBlockedThreads: BlockingThreads.defaultLimit)
+        } catch {
+            preconditionFailure("ActorsBackend(maxBlockedThreads: defaultLimit) is a valid configuration: \(error)")
         }
     }
 }

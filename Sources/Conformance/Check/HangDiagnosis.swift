@@ -45,6 +45,7 @@ struct HangDiagnosis {
         switch hang.kind {
         case .timedOut(let name): phase = name
         case .blockedJob: phase = "a job handed to the backend's executor"
+        case .blockedSeat(let seat): phase = "a seat (\(seat))"
         case .stuck: phase = ""
         }
         return Finding(rule, "watchdog: \(phase.isEmpty ? "the run" : phase) did not finish within \(hang.limit)",
@@ -262,6 +263,7 @@ struct HangDiagnosis {
         }
         if !found.stuck.isEmpty { lines.append("stuck: " + found.stuck.joined(separator: "; ")) }
         if !found.waiting.isEmpty { lines.append("waiting on other drivers (not stuck themselves): " + found.waiting.joined(separator: "; ")) }
+        if !hang.seats.isEmpty { lines.append("seats: " + hang.seats.joined(separator: "; ")) }
         let pending = (0..<program.taskCount).filter { hang.actual[$0] != nil && !isDone($0) }
         if !pending.isEmpty {
             lines.append("pending tasks: " + pending.prefix(20).map { "t\($0)" }.joined(separator: ", ")

@@ -21,6 +21,8 @@ struct ProgramResult {
     var replayEvents: [Event] = []
     /// Controlled mode: what came from outside the harness (empty: reproducible).
     var notReproducible: [String] = []
+    /// The run was controlled on the seated engine (an instrumented backend).
+    var seated = false
 }
 
 /// Judges a run (`RunRecord`): a hang by its diagnosis, a finished run by the checkers, the
@@ -36,6 +38,7 @@ enum ProgramChecks {
         result.mode = record.mode
         result.notReproducible = record.notReproducible
         result.entryPoints = calledEntryPoints(record)
+        result.seated = record.seated
         return result
     }
 
@@ -53,7 +56,7 @@ enum ProgramChecks {
                                 + "explains it: a lost continuation (C2.1, C6.5)", at: 0)
             }
             finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: observed.joined(separator: "; "))
-        case .blockedJob(let job):
+        case .blockedJob(let job), .blockedSeat(let job):
             finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: job + "; " + finding.observed)
             result.events = hang.events.map(\.description).joined(separator: "\n")
         case .stuck:

@@ -68,7 +68,7 @@ extension Conformance {
         checks: [ResourceCheck] = ResourceCheck.allCases, limit: Duration = .seconds(120),
         freeLimit: Duration = ResourceCheck.freeLimit
     ) -> [Finding] {
-        let findings = Locked<[Finding]>([])
+        let findings = PlainLocked<[Finding]>([])
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             // One check at a time in the process: the handler and its message are process-wide.
@@ -171,7 +171,7 @@ private struct ResourceChecks {
         let backend = self.backend
         weak var root: (any AsyncTask<Int>)?
         weak var leaf: (any AsyncTask<Int>)?
-        let workEnded = Locked<Uptime?>(nil)
+        let workEnded = PlainLocked<Uptime?>(nil)
         do {
             let source = backend.makeSource(of: Int.self)
             root = source.task

@@ -45,7 +45,7 @@ extension ProgramOperation {
             let backend = execution.backend
             let thread = ThreadInfo.number
             let links = self.links
-            let depths = Locked<[Int: UInt]>([:])
+            let depths = PlainLocked<[Int: UInt]>([:])
             let source = backend.makeSource(of: Int.self)
             var task: any AsyncTask<Int> = source.task
             for link in 0..<links {

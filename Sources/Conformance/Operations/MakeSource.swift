@@ -131,7 +131,7 @@ extension ProgramOperation {
                 let (source, origin): (any CompletionSource<T>, SourceOrigin) = (backend.makeSource(), SourceOrigin(fileID: #fileID, line: #line))
                 return (source.task, source, recordedInThisBuild(origin))
             case .makeTask:
-                let kept = Locked<(any CompletionSource<T>)?>(nil)
+                let kept = PlainLocked<(any CompletionSource<T>)?>(nil)
                 let (task, origin): (any AsyncTask<T>, SourceOrigin) = (backend.makeTask { source in kept.withLock { $0 = source } }, SourceOrigin(fileID: #fileID, line: #line))
                 // TaskAPI's `makeTask` (no backend replaces it) hands the source over at once, on this thread.
                 guard let source = kept.withLock({ $0 }) else {

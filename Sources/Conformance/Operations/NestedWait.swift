@@ -48,7 +48,7 @@ extension ProgramOperation {
             // real threads, which the one controlled thread cannot give them.
             let executor = backend.defaultExecutor
             // Every level's task by the depth left: the body of level r + 1 waits on level r.
-            let levels = Locked<[Int: any AsyncTask<Int>]>([:])
+            let levels = PlainLocked<[Int: any AsyncTask<Int>]>([:])
             @Sendable func level(_ remaining: Int) -> Int {
                 if remaining <= 1 { return 1 }
                 let inner = backend.run(on: executor, token: .none) { _ in level(remaining - 1) }

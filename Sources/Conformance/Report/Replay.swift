@@ -51,7 +51,7 @@ enum ReplayGuard {
         var matched = false
     }
 
-    private static let state = Locked(State())
+    private static let state = PlainLocked(State())
 
     /// Called by every `check` under a replay: remembers whether the replayed backend was ever
     /// checked, and at the first call arranges for the process to fail at exit if it never is

@@ -101,6 +101,9 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public let abandoned: Bool
     /// How many of `programsRun` ran in controlled mode.
     public let controlledPrograms: Int
+    /// Whether those ran on the seated engine (the backend is instrumented: every synchronization a
+    /// schedule point) rather than on interposed executors (jobs handed over whole).
+    public internal(set) var seated = false
     /// Controlled runs that saw work from outside the harness (a backend's thread, a timer):
     /// not failures, but their schedules may not replay.
     public let notReproducible: [String]
@@ -162,7 +165,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         let unexercised = Rule.allCases.filter { rulesExercised[$0] == nil }.map(\.rawValue).joined(separator: " ")
         var lines = [
             "conformance [\(backend)] base seed \(baseSeed)\(shard.map { ", shard \($0)" } ?? ""): \(programsRun) programs, \(stepsRun) steps in \(duration), "
-                + "(\(controlledPrograms) controlled, \(programsRun - controlledPrograms) stress), "
+                + "(\(controlledPrograms) controlled\(seated ? " on seats" : ""), \(programsRun - controlledPrograms) stress), "
                 + (passed ? "passed" : failures.isEmpty ? "errors" : "\(brokenRules.count) rules broken in \(failingPrograms) failing programs "
                     + "(\(brokenRules.map(\.rawValue).joined(separator: " ")))")
                 + (abandoned ? " (abandoned after a hang)" : stoppedBy.map { " (stopped at \($0))" } ?? ""),

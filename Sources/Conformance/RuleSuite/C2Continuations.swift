@@ -66,7 +66,7 @@ extension RuleSuite {
         static func notRunInsideCalls(_ c: RuleContext) throws {
             let backend = c.backend
             for executor in [backend.defaultExecutor, backend.makeSerialExecutor(label: "c2.3")] {
-                let inCall = Locked<ObjectIdentifier?>(nil)
+                let inCall = PlainLocked<ObjectIdentifier?>(nil)
                 let ranInside = Counter()
                 let allRan = backend.makeSource(of: Void.self)
                 let done = Counter()

@@ -47,7 +47,7 @@ extension RuleSuite {
             let order = Recorder<Int>()
             let jobs = 2_000
             let done = backend.makeSource(of: Void.self)
-            let submitters = Locked(0)
+            let submitters = PlainLocked(0)
             race(2) { thread in
                 // Each thread submits its own jobs; FIFO holds per submitting thread.
                 for index in 0..<(jobs / 2) {

@@ -81,7 +81,7 @@ extension RuleSuite {
             let seen = Recorder<String>()
             var task: (any AsyncTask<Int>)?
             var waiter: Thread?
-            let waited = Locked<Completion<Int>?>(nil)
+            let waited = PlainLocked<Completion<Int>?>(nil)
             let waiting = DispatchSemaphore(value: 0)
             let woke = DispatchSemaphore(value: 0)
             do {

@@ -84,7 +84,7 @@ public final class RuleContext: Sendable {
     let callSite: CallSite
     /// The timing slack the contract's time bounds stretch by (`contractBound`).
     let timingSlack: Duration
-    private let recorded = Locked<[RuleFailure]>([])
+    private let recorded = PlainLocked<[RuleFailure]>([])
 
     init(backend: any TaskBackend, check: RuleCheck, callSite: CallSite, timingSlack: Duration) {
         self.backend = backend

@@ -166,8 +166,8 @@ public enum RuleSuite {
 
 /// Calls `body` the first time it is called, with that call's argument; later calls do nothing.
 private final class Once: Sendable {
-    private let body: Locked<(@Sendable (Bool) -> Void)?>
-    init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = Locked(body) }
+    private let body: PlainLocked<(@Sendable (Bool) -> Void)?>
+    init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = PlainLocked(body) }
     func callAsFunction(_ value: Bool) {
         body.withLock { body in defer { body = nil }; return body }?(value)
     }

@@ -47,7 +47,7 @@ extension RuleSuite {
 
     /// A list safe to append to from any thread.
     public final class Recorder<Element: Sendable>: Sendable {
-        private let items = Locked<[Element]>([])
+        private let items = PlainLocked<[Element]>([])
         public init() {}
         public func append(_ item: Element) { items.withLock { $0.append(item) } }
         public var all: [Element] { items.withLock { $0 } }

@@ -20,7 +20,7 @@ extension ProgramRunner {
         let execution = ProgramExecution(program: program, backend: backend,
                                          executors: provider.makeExecutors(for: program, backend: backend),
                                          timingSlack: timingSlack)
-        let outcome = Locked<ControlledOutcome?>(nil)
+        let outcome = PlainLocked<ControlledOutcome?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let drivers = DriverThreads(execution: execution)
         let thread = Thread { [hangLimit, timingSlack, progress] in

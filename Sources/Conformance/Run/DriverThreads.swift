@@ -23,14 +23,31 @@ import TaskAPI
 final class DriverThreads: @unchecked Sendable {
     // @unchecked Sendable: every `var` is only touched holding `condition`.
 
-    /// What a driver thread's schedule points need: its run and its number.
-    final class Seat: Sendable {
+    /// A driver thread's seat: parks it at plain points (`SchedulePoint.reach()`); the
+    /// primitives' own points and blocking stay native (this engine does not see them).
+    final class Seat: ScheduleSeat {
         let threads: DriverThreads
         let driver: Int
         init(threads: DriverThreads, driver: Int) {
             self.threads = threads
             self.driver = driver
         }
+
+        var controlsSynchronization: Bool { false }
+        func pointReached(_ kind: SchedulePoint.Kind, label: StaticString) {
+            if kind == .plain { threads.park(driver) }
+        }
+        // Never called: `controlsSynchronization` is false.
+        func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) {}
+        func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) {}
+        func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
+        func conditionWait(_ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
+                           deadline: UInt64?, label: StaticString) -> Bool { true }
+        func conditionSignal(_ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
+                             nativeWaiters: Int, label: StaticString) {}
+        func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)? { nil }
+        func leave() {}
+        var now: UInt64 { MonotonicClock.systemNow }
     }
 
     private let execution: ProgramExecution
@@ -59,10 +76,7 @@ final class DriverThreads: @unchecked Sendable {
         started = Array(repeating: false, count: drivers)
         pointsInStep = Array(repeating: 0, count: drivers)
         parkable = Array(repeating: false, count: drivers)
-        Self.users.withLock { users in
-            if users == 0 { SchedulePoint.install(DriverThreads.pointReached) }
-            users += 1
-        }
+        ControlledRuns.shared.begin()
     }
 
     /// Gives driver `driver` the baton: to run step `step`, or, with `nil`, to go on with the step
@@ -94,17 +108,14 @@ final class DriverThreads: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         guard !wasReleased else { return }
-        Self.users.withLock { users in
-            users -= 1
-            if users == 0 { SchedulePoint.uninstall() }
-        }
+        ControlledRuns.shared.end()
     }
 
     private func main(_ driver: Int) {
         let seat = Seat(threads: self, driver: driver)
         ThreadInfo.underControl = true
-        ThreadInfo.seat = seat
-        defer { ThreadInfo.seat = nil }
+        SchedulePoint.setCurrent(seat)
+        defer { SchedulePoint.setCurrent(nil) }
         condition.lock()
         while true {
             while holder != driver, !released { condition.wait() }
@@ -123,7 +134,7 @@ final class DriverThreads: @unchecked Sendable {
     }
 
     /// A schedule point on driver `driver`'s thread: gives the baton back, parked, and waits for it.
-    private func park(_ driver: Int) {
+    fileprivate func park(_ driver: Int) {
         condition.lock()
         defer { condition.unlock() }
         guard !released, holder == driver, parkable[driver], pointsInStep[driver] < Self.pointsPerStep else { return }
@@ -133,17 +144,5 @@ final class DriverThreads: @unchecked Sendable {
         condition.broadcast()
         while holder != driver, !released { condition.wait() }
         parked[driver] = false
-    }
-
-    // MARK: - The process's handler
-
-    /// Controlled runs under way: the handler is installed while there is one.
-    private static let users = Locked(0)
-
-    /// The handler `SchedulePoint` calls: parks a driver thread of a controlled run, and returns at
-    /// once on any other thread.
-    private static let pointReached: @Sendable () -> Void = {
-        guard let seat = ThreadInfo.seat else { return }
-        seat.threads.park(seat.driver)
     }
 }

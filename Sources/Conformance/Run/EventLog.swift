@@ -131,16 +131,22 @@ public final class EventLog: Sendable {
     // NSCondition is a lock with a condition variable; every access to `state` holds it.
     private let condition = NSCondition()
     private nonisolated(unsafe) var state: State
+    /// Each event's time: the monotonic clock, or a seated run's own (`RunClock`).
+    private let stamp: @Sendable () -> UInt64
+    /// Whether the calling thread acts for the run's schedule (`Event.underControl`).
+    private let controlled: @Sendable () -> Bool
 
-    init(taskCount: Int) {
+    init(taskCount: Int, stamp: @escaping @Sendable () -> UInt64 = { Uptime.now.nanoseconds },
+         controlled: @escaping @Sendable () -> Bool = { ThreadInfo.underControl }) {
         state = State(completed: Array(repeating: false, count: taskCount))
+        self.stamp = stamp
+        self.controlled = controlled
     }
 
     func append(_ kind: EventKind) {
         let seq = counter.add(1, ordering: .sequentiallyConsistent).oldValue
         let event = Event(seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
-                          uptime: Uptime.now.nanoseconds, kind: kind,
-                          underControl: ThreadInfo.underControl)
+                          uptime: stamp(), kind: kind, underControl: controlled())
         condition.lock()
         state.events.append(event)
         var notify = false

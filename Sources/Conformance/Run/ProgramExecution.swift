@@ -12,10 +12,10 @@ final class ProgramExecution: Sendable {
     let slots: Slots
     let payloads: Payloads
     /// Weak references to every body's captures and every task, for C8.1 and C8.2.
-    let probes = Locked<[(what: String, reference: WeakReference)]>([])
-    let tasks = Locked<[(id: Int, reference: WeakReference)]>([])
+    let probes = PlainLocked<[(what: String, reference: WeakReference)]>([])
+    let tasks = PlainLocked<[(id: Int, reference: WeakReference)]>([])
     /// The step each driver is in (-1: none), for the watchdog.
-    let currentStep: Locked<[Int]>
+    let currentStep: PlainLocked<[Int]>
     /// Handler registrations and timers not fired yet.
     let extras = HandlersAndTimers()
     /// How long the steps that wait for the backend themselves (long chains, nested waits, probed
@@ -27,16 +27,18 @@ final class ProgramExecution: Sendable {
     /// A `PinnedActor` for each serial executor that is an actor executor (C9.9, C9.10), by index.
     let pinned: [Int: ProgramActor]
 
-    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration, leakLimit: Duration? = nil) {
+    /// `log` is the run's event log (a seated run's stamps its events with the run's clock).
+    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration,
+         leakLimit: Duration? = nil, log: EventLog? = nil) {
         self.program = program
         self.backend = backend
         self.executors = executors
         self.timingSlack = timingSlack
         self.leakLimit = min(timingSlack, leakLimit ?? timingSlack)
-        log = EventLog(taskCount: program.taskCount)
+        self.log = log ?? EventLog(taskCount: program.taskCount)
         slots = Slots(program: program)
         payloads = Payloads(count: 2 * program.steps.count)
-        currentStep = Locked(Array(repeating: -1, count: program.drivers + 1))
+        currentStep = PlainLocked(Array(repeating: -1, count: program.drivers + 1))
         var pinned: [Int: ProgramActor] = [:]
         for (index, executor) in executors.serial.enumerated() {
             if let actorExecutor = executor as? any ActorExecutor { pinned[index] = ProgramActor(executor: actorExecutor) }
@@ -81,6 +83,12 @@ final class ProgramExecution: Sendable {
         if let slot = slots.peekTask(t) { return slot.isCompleted }
         let object = tasks.withLock { $0.first { $0.id == t }?.reference }?.object
         return object.flatMap(TaskSlot.isCompleted)
+    }
+
+    /// Whether step `index` finds every id it uses (a seated run's drivers start a step then; it
+    /// may still block in the backend).
+    func inputsReady(_ index: Int) -> Bool {
+        slots.isReady(program.steps[index].operation.uses)
     }
 
     /// Whether step `index` can run now without blocking (controlled mode): every id it uses
@@ -304,7 +312,7 @@ actor ProgramActor: PinnedActor {
 
 /// The task a value form's body returned (C2.6), kept to be compared with the form's value.
 final class ReturnedTask: Sendable {
-    private let task = Locked<(any AsyncTask<Int>)?>(nil)
+    private let task = PlainLocked<(any AsyncTask<Int>)?>(nil)
 
     /// Keeps `returned` and returns it, for the body's `return`.
     func keep(_ returned: any AsyncTask<Int>) -> any AsyncTask<Int> {

@@ -32,7 +32,9 @@ struct ProgramRunner {
     func run(_ program: Program, mode: ScheduleMode = .stress) -> RunRecord {
         let backend = makeBackend()
         if case .controlled(let strategy) = mode.mode(forProgram: 0) {
-            return runControlled(program, strategy: strategy, backend: backend)
+            return backend.isScheduleInstrumented
+                ? runSeated(program, strategy: strategy, backend: backend)
+                : runControlled(program, strategy: strategy, backend: backend)
         }
         let execution = ProgramExecution(
             program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend),
@@ -75,7 +77,7 @@ struct ProgramRunner {
 
     /// Asks the progress model again after every bit of progress until every task it expects
     /// to complete without the held sources has (or the limit passes); what completed by then.
-    private func waitForPhaseOne(_ execution: ProgramExecution) -> [Bool] {
+    func waitForPhaseOne(_ execution: ProgramExecution) -> [Bool] {
         let program = execution.program
         let phaseOneDeadline = Uptime.now + hangLimit
         // Cancelled awaits get the timing slack, not the phase's limit: one that outlives it

@@ -17,6 +17,8 @@ struct RunRecord {
     var executorViolations: [Finding] = []
     /// Controlled mode: what came from outside the harness (empty: reproducible).
     var notReproducible: [String] = []
+    /// Controlled on the seated engine (`SeatedRun`): the backend is instrumented.
+    var seated = false
     /// C8.1: what each body captured, and those still alive once every task completed and ran.
     var probes: [String] = []
     var liveProbes: [String] = []
@@ -43,6 +45,9 @@ struct Hang {
         case stuck
         /// Controlled mode: a job handed to the backend's executor did not come back (`job` says which).
         case blockedJob(String)
+        /// A seated run: the seat holding the baton reached no schedule point within the limit
+        /// (blocked outside TaskAPI's primitives), named with its last point.
+        case blockedSeat(String)
     }
 
     let kind: Kind
@@ -61,11 +66,13 @@ struct Hang {
     /// What still ran: bodies and awaits (phase two of a stress run; empty otherwise).
     var running = ""
     var awaitsNotResumed = 0
+    /// A seated run: every seat that had not left, and where it was blocked (the stuck report).
+    var seats: [String] = []
 
     /// The run stopped testing the backend: its threads may be blocked in it.
     var abandons: Bool {
         switch kind {
-        case .timedOut, .blockedJob: return true
+        case .timedOut, .blockedJob, .blockedSeat: return true
         case .stuck: return false
         }
     }

@@ -34,7 +34,7 @@ final class Scheduler: Sendable {
         var violations: [Finding] = []
     }
 
-    private let state = Locked(State())
+    private let state = PlainLocked(State())
     /// Signalled whenever a job is queued, for waits on work from outside the harness.
     private let condition = NSCondition()
 

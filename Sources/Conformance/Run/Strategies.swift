@@ -6,17 +6,43 @@ public enum ScheduleStrategy: Sendable, Hashable, CustomStringConvertible {
     /// random priority, the highest enabled one runs, and at `depth - 1` random points the one
     /// running drops below all others. Finds a bug of depth `depth` with a known probability.
     case pct(depth: Int)
+    /// Another schedule of the same program: `base` drawing from the program's seed mixed with
+    /// `number` (1 and up). A random walk on an instrumented backend explores
+    /// `ScheduleStrategy.schedulesPerProgram` of them per program (`ProgramPipeline`); a failure's
+    /// mode names the one that failed (`controlled-random@1`), so its replay line runs that
+    /// schedule again.
+    indirect case schedule(Int, of: ScheduleStrategy)
+
+    /// How many schedules a random walk explores per program on an instrumented backend (its
+    /// first, then `.schedule(1...)`, until one fails): a seated run costs a few milliseconds, and
+    /// a race inside an executor (a push landing while every drainer or worker is between two
+    /// critical sections) is one schedule in a few hundred of the generated programs'. PCT, whose
+    /// draws aim at a bug's depth, runs one per program.
+    public static let schedulesPerProgram = 2
 
     public var description: String {
         switch self {
         case .randomWalk: return "random"
         case .pct(let depth): return "pct\(depth)"
+        case .schedule(let number, let base): return "\(base)@\(number)"
         }
     }
 
-    /// `random`, `pct` (depth 3) or `pct<d>`.
+    /// The strategy without its schedule number.
+    var base: ScheduleStrategy {
+        if case .schedule(_, let base) = self { return base.base }
+        return self
+    }
+
+    /// `random`, `pct` (depth 3) or `pct<d>`, each optionally followed by `@<n>` (schedule `n`).
     public init?(_ text: String) {
         let lower = text.lowercased()
+        if let at = lower.lastIndex(of: "@") {
+            guard let number = Int(lower[lower.index(after: at)...]), number >= 1,
+                  let base = ScheduleStrategy(String(lower[..<at])), base.base == base else { return nil }
+            self = .schedule(number, of: base)
+            return
+        }
         if lower == "random" || lower == "randomwalk" { self = .randomWalk; return }
         guard lower.hasPrefix("pct") else { return nil }
         let digits = lower.dropFirst(3)
@@ -84,7 +110,10 @@ struct StrategyState {
     private var point = 0
 
     init(strategy: ScheduleStrategy, seed: UInt64, expectedPoints: Int) {
-        rng = SplitMix64(seed: seed ^ 0x5EED_5CED_0000_0001)
+        var number: UInt64 = 0
+        if case .schedule(let n, _) = strategy { number = UInt64(n) }
+        rng = SplitMix64(seed: seed ^ 0x5EED_5CED_0000_0001 ^ (number &* 0x9E37_79B9_7F4A_7C15))
+        let strategy = strategy.base
         self.strategy = strategy
         if case .pct(let depth) = strategy {
             let bound = max(1, expectedPoints)
@@ -106,6 +135,8 @@ struct StrategyState {
     mutating func pick(_ keys: [Int]) -> Int {
         point += 1
         switch strategy {
+        case .schedule:
+            preconditionFailure("StrategyState keeps a strategy's base, never a schedule number: \(strategy)")
         case .randomWalk:
             return rng.below(keys.count)
         case .pct:

@@ -13,7 +13,6 @@ enum ThreadInfo {
     private static let driverKey = makeKey()
     private static let countingKey = makeKey()
     private static let controlKey = makeKey()
-    private static let seatKey = makeKey()
     private static let nextThread = Atomic(1)
 
     /// A number unique to the calling thread, assigned on first use.
@@ -44,13 +43,6 @@ enum ThreadInfo {
     static var underControl: Bool {
         get { get(controlKey) != 0 }
         set { set(controlKey, newValue ? 1 : 0) }
-    }
-
-    /// The driver thread of a controlled run the calling thread is (`DriverThreads`), if any:
-    /// where its schedule points park it. Unretained: the thread's own closure keeps it alive.
-    static var seat: DriverThreads.Seat? {
-        get { pthread_getspecific(seatKey).map { Unmanaged<DriverThreads.Seat>.fromOpaque($0).takeUnretainedValue() } }
-        set { pthread_setspecific(seatKey, newValue.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }) }
     }
 
     private static func makeKey() -> pthread_key_t {

@@ -1,8 +1,9 @@
-/// A one-way gate threads can wait on: closed until `open()`, then open for good.
+/// A one-way gate threads can wait on: closed until `open()`, then open for good. Built on
+/// `ConditionLock`, so a controlled run schedules it like any other wait.
 public final class Latch: Sendable {
     public init() {}
 
-    private let state = ConditionLock(false)
+    private let state = ConditionLock(false, label: "Latch")
 
     public func open() {
         state.withLock { $0 = true }

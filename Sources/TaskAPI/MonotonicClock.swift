@@ -1,13 +1,25 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
 /// Monotonic time in nanoseconds: the clock of every deadline in the kit and its backends, so
 /// that a wall-clock change cannot stretch a timeout.
+///
+/// On a seat of a controlled run it is the run's clock (`ScheduleSeat.now`), which moves only
+/// when every seat is blocked, to the earliest deadline: timed waits then time out in the same
+/// order on every replay.
 public enum MonotonicClock {
     public static var now: UInt64 {
+        if SchedulePoint.isActive, let now = SchedulePoint.seatNow() { return now }
+        return systemNow
+    }
+
+    /// The system's monotonic clock, whatever the thread.
+    public static var systemNow: UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)

@@ -1,0 +1,55 @@
+import TaskAPI
+
+extension ProgramOperation {
+    /// `serial<n>.execute { job } ×count`: a burst of jobs handed to one serial executor at once,
+    /// at any point of its life (so its queue must grow, also while its ring has wrapped): each
+    /// runs exactly once, in the order handed over (C7.2, C7.3).
+    public struct Burst: TasklessOperation {
+        public var serial: Int
+        public var count: Int
+
+        public init(serial: Int, count: Int) {
+            self.serial = serial
+            self.count = count
+        }
+
+        static let kind = OperationKind.burst
+        public var description: String { "serial\(serial).execute { job } ×\(count)" }
+        var operation: ProgramOperation { .burst(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard let serial = s.id("serial"), s.take(".execute { job } ×"), let count = s.number() else { return nil }
+                return Self(serial: serial, count: count)
+            }
+        }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.serials > 0 ? 1 : 0 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            program.add(.burst(Burst(serial: program.rng.below(program.serials), count: program.rng.int(in: 64...80))))
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { true }
+        var outsideWork: OutsideWork { .none }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { false }
+        var entryPoints: [EntryPoint] { [.execute] + ExecutorRef.serial(serial).entryPoints }
+        var bodySpec: BodySpec? { nil }
+
+        func perform(in execution: ProgramExecution, step: Int) {
+            guard serial < execution.executors.serial.count else { return }
+            let executor = execution.executors.serial[serial]
+            let log = execution.log
+            for index in 0..<count {
+                log.callPending()
+                executor.execute { log.append(.burstJobRan(step: step, index: index)) }
+            }
+        }
+    }
+
+    public static func burst(serial: Int, count: Int) -> Self { .burst(Burst(serial: serial, count: count)) }
+}

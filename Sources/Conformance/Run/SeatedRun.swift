@@ -1,0 +1,229 @@
+import Foundation
+import TaskAPI
+
+/// Runs one program in controlled mode on an instrumented backend (`TaskBackend
+/// .isScheduleInstrumented`): the seated engine. Every thread of the run is a seat of one
+/// `SeatTable` (the drivers, the harness, and every thread the backend hands work to through
+/// `SchedulePoint.fork`/`adopt`), one seat runs at a time, and every synchronization of TaskAPI's
+/// primitives is a point where the strategy, drawing from the program's seed, may let another go
+/// first. The backend's own executors run their jobs as they would without the harness (no
+/// interposition): a push, a pop, a drainer's end, a worker parking are points like the rest.
+///
+/// Drivers may park at any point and may block: a `wait()` on a pending task, a `cancel()`
+/// waiting for another's handlers, a lock another seat holds. A driver starts a step once the
+/// ids it uses exist (`ProgramExecution.inputsReady`). When no seat can go on, the loop (this
+/// function's thread) moves the run's clock to the earliest timed wait or timer (`RunClock`:
+/// time passes only then, so timeouts come in the same order on every replay), or ends the phase;
+/// a phase that ends with drivers not done is stuck, and the report names every seat and what it
+/// is blocked on. The same seed gives the same event log, line by line.
+///
+/// Given up: a seat that reaches no point within the hang limit (blocked outside the primitives:
+/// a hang, like a blocked job); a hand-off picked and not arrived within the timing slack (a
+/// thread the system did not give in time): the run is then not reproducible, and goes on
+/// natively, as under stress, to be checked all the same.
+extension ProgramRunner {
+    func runSeated(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
+        let clock = RunClock()
+        let log = EventLog(taskCount: program.taskCount, stamp: { clock.now }, controlled: {
+            guard let seat = SchedulePoint.current as? RunSeat else { return false }
+            return seat.table.clock === clock && !seat.table.isReleased
+        })
+        let execution = ProgramExecution(program: program, backend: backend,
+                                         executors: executors.makeExecutors(for: program, backend: backend),
+                                         timingSlack: timingSlack, log: log)
+        let table = SeatTable(
+            drivers: program.drivers,
+            strategy: StrategyState(strategy: strategy, seed: program.seed, expectedPoints: Self.expectedPoints(program)),
+            arrivalLimit: timingSlack, clock: clock, stepReady: { execution.inputsReady($0) })
+        ControlledRuns.shared.begin(table)
+        var run = SeatedRun(execution: execution, table: table, runner: self, strategy: strategy)
+        let record = run.run()
+        ControlledRuns.shared.end(table)
+        return record
+    }
+
+    /// PCT's change points are drawn among this many choice points (points with two candidates
+    /// or more): about what a program's steps and their jobs make.
+    static func expectedPoints(_ program: Program) -> Int { 6 * program.steps.count + 6 }
+}
+
+/// One seated run under way: its seats' threads and its two phases.
+struct SeatedRun {
+    let execution: ProgramExecution
+    let table: SeatTable
+    let runner: ProgramRunner
+    let strategy: ScheduleStrategy
+    /// Driver and harness threads not finished yet (for a run that goes on natively).
+    private let threads = DispatchGroup()
+
+    init(execution: ProgramExecution, table: SeatTable, runner: ProgramRunner, strategy: ScheduleStrategy) {
+        self.execution = execution
+        self.table = table
+        self.runner = runner
+        self.strategy = strategy
+    }
+
+    private var program: Program { execution.program }
+
+    /// Every task the model expects to complete without the held sources has.
+    private func phaseOneDone() -> Bool {
+        execution.log.phaseOneDone(tasks: runner.progress.tasksDueInPhaseOne(of: program, events: execution.log.events))
+    }
+
+    mutating func run() -> RunRecord {
+        var record = RunRecord(program: program, mode: .controlled(strategy))
+        record.seated = true
+        for driver in 0..<program.drivers {
+            let steps = program.steps.indices.filter { program.steps[$0].driver == driver }
+            guard let first = steps.first else { continue }
+            table.expect(driver, step: first)
+            start(seat: driver) { [execution, table] in
+                for (index, step) in steps.enumerated() {
+                    if index > 0, !table.nextStep(driver, step: step) {
+                        // Released: the rest runs natively, as under stress.
+                        for rest in steps[index...] { execution.runStep(rest) }
+                        return
+                    }
+                    execution.runStep(step)
+                }
+            }
+        }
+        // Phase one: every step, and everything that can run without the held sources.
+        switch phase(&record, done: { [self] in table.driversDone && phaseOneDone() }) {
+        case .some(let ended): return ended
+        case .none: break
+        }
+        // Quiescent: nothing in the run can move any more. A driver not done, or a task the model
+        // says needs no held source and is still pending, will never be (a lost job, a lost
+        // wake-up, a lost continuation): stuck, reported at once.
+        guard table.driversDone, phaseOneDone() else {
+            return stuck(&record, heldCompleted: false)
+        }
+        record.snapshot = execution.log.completedTasks
+        // Phase two: the harness completes the held sources, on a seat of its own.
+        table.expect(table.harnessKey, step: -1)
+        start(seat: table.harnessKey) { [execution] in execution.completeHeldSources() }
+        switch phase(&record, done: { [execution] in execution.log.waitForQuiescence(deadline: .now) }) {
+        case .some(let ended): return ended
+        case .none: break
+        }
+        guard execution.log.waitForQuiescence(deadline: .now) else {
+            return stuck(&record, heldCompleted: true)
+        }
+        release(&record)
+        runner.finish(execution, into: &record)
+        return record
+    }
+
+    /// Starts seat `key`'s thread: it waits for the baton, runs `body` (natively if the run was
+    /// released first), and leaves.
+    private func start(seat key: Int, _ body: @escaping @Sendable () -> Void) {
+        threads.enter()
+        let table = self.table, threads = self.threads
+        let thread = Thread {
+            SchedulePoint.setCurrent(RunSeat(table: table, key: key))
+            _ = table.arriveAsDriver(key)
+            body()
+            table.leave(key)
+            SchedulePoint.setCurrent(nil)
+            threads.leave()
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    /// Runs the seats until none can go on: `nil` when quiescent; the record of a run given up
+    /// (a hang), or of a run that went on natively (a hand-off that did not arrive). When no
+    /// seat can go on while the phase is not `done`, or the program has work from outside the
+    /// run, the loop first gives such work a short grace: a thread that is no seat (a Swift
+    /// task, or a backend's thread from before the run, still polling a queue) may finish it.
+    private func phase(_ record: inout RunRecord, done: @escaping () -> Bool) -> RunRecord? {
+        let outside = program.steps.contains { $0.operation.makesOutsideWork }
+        let turn = table.runUntilQuiescent(hangLimit: runner.hangLimit) { [execution, table] in
+            (outside || !done()) && Self.outsideProgress(execution, table: table)
+        }
+        switch turn {
+        case .quiescent:
+            return nil
+        case .hung(let seat):
+            let seats = table.describeSeats(program: program)
+            var hang = execution.hang(.blockedSeat(seat), stuckSteps: table.driverSteps, heldCompleted: false,
+                                      limit: runner.hangLimit)
+            hang.seats = seats
+            release(&record, events: hang.events)
+            record.ending = .hung(hang)
+            return record
+        case .notArrived(let what):
+            let events = execution.log.events
+            table.releaseAll()
+            return goOnNatively(&record, because: what, events: events)
+        case .released:
+            release(&record)
+            return record
+        }
+    }
+
+    /// Whether work from outside the run (a Swift task, a timer's thread that is no seat) makes
+    /// progress within a short grace: the event log moves.
+    private static func outsideProgress(_ execution: ProgramExecution, table: SeatTable) -> Bool {
+        let seen = execution.log.progress
+        let grace = Uptime.now + .milliseconds(100)
+        while !grace.hasPassed {
+            if execution.log.progress != seen { return true }
+            table.pause(.milliseconds(5))
+        }
+        return execution.log.progress != seen
+    }
+
+    /// Nothing can go on, yet drivers (or tasks, after the held sources) are left: the run is
+    /// stuck, reported at once with every seat and what it is blocked on.
+    private func stuck(_ record: inout RunRecord, heldCompleted: Bool) -> RunRecord {
+        var hang = execution.hang(.stuck, stuckSteps: table.driverSteps, heldCompleted: heldCompleted,
+                                  limit: runner.hangLimit)
+        hang.seats = table.describeSeats(program: program)
+        release(&record, events: hang.events)
+        record.ending = .hung(hang)
+        return record
+    }
+
+    /// Releases every seat, and notes for the record why the run may not replay (from `events`,
+    /// the log as the run ended: once released, its threads go on natively and may log more) and
+    /// what executors did wrong.
+    private func release(_ record: inout RunRecord, events: [Event]? = nil) {
+        let events = events ?? execution.log.events
+        table.releaseAll()
+        close(&record, events: events)
+    }
+
+    private func close(_ record: inout RunRecord, events: [Event]) {
+        record.notReproducible = table.notes
+        if let event = events.first(where: { !$0.underControl }) {
+            record.notReproducible.append("\(event.kind) was logged on thread\(event.thread), not a seat of the run")
+        }
+        record.executorViolations = table.violations
+    }
+
+    /// The run was released before its end: its threads go on natively and it ends as a stress
+    /// run does (drivers, phase one, held sources, quiescence), marked not reproducible.
+    private func goOnNatively(_ record: inout RunRecord, because what: String, events: [Event]) -> RunRecord {
+        let finished = threads.wait(timeout: (Uptime.now + runner.hangLimit).dispatchTime) == .success
+        close(&record, events: events)
+        record.notReproducible.insert(what, at: 0)
+        guard finished else {
+            record.ending = .hung(execution.hang(.timedOut(phase: "the drivers' steps, after the run went on natively"),
+                                                stuckSteps: table.driverSteps, heldCompleted: false, limit: runner.hangLimit))
+            return record
+        }
+        if record.snapshot.isEmpty {
+            record.snapshot = runner.waitForPhaseOne(execution)
+            execution.completeHeldSources()
+        }
+        guard execution.log.waitForQuiescence(deadline: .now + runner.hangLimit) else {
+            record.ending = .hung(execution.hang(.timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
+                                                heldCompleted: true, limit: runner.hangLimit))
+            return record
+        }
+        runner.finish(execution, into: &record)
+        return record
+    }
+}
