@@ -17,8 +17,9 @@ struct MutantTests {
         .lifoContinuations: [.c2_4, .c9_11],
         // The body runs inside `whenComplete`, on the registering thread, whatever its executor:
         // inside the call (C2.3), or not inside a counting executor's job (C2.5); an inline one
-        // registered from inside inline work runs in place instead of behind it (C2.7).
-        .runInsideRegister: [.c2_3, .c2_5, .c2_7],
+        // registered from inside inline work runs in place instead of behind it (C2.7); its
+        // executor's `isCurrent`, read inside the body, is false (C9.7).
+        .runInsideRegister: [.c2_3, .c2_5, .c2_7, .c9_7],
         .tokenIgnoredBeforeStart: [.c4_3],
         // Jobs for a serial executor sent to the parallel default queue: run on the wrong executor
         // (C2.5), or, first seen under stress, out of their serial order (C2.4), or two of them
@@ -57,8 +58,9 @@ struct MutantTests {
         // harness cannot tell the executor from the backend handing it over twice (C2.1, C7.3).
         .serialRunsJobsTwice: [.c2_1, .c7_3],
         // A dropped job releases its task's source: the task fails abandoned, its body never ran
-        // (C2.1; the finding names the executor, C7.3).
-        .serialDropsJobs: [.c2_1, .c7_3],
+        // (C2.1; the finding names the executor, C7.3); a retry on the executor makes fewer
+        // attempts than its body asked for (C9.4).
+        .serialDropsJobs: [.c2_1, .c7_3, .c9_4],
         // A job run inside `execute`: inside the registering call (C2.3), overlapping another
         // job of the same executor (C7.2), or ahead of a job queued earlier (C2.4).
         .serialRunsReentrantly: [.c2_3, .c7_2, .c2_4],

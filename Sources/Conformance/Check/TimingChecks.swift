@@ -18,6 +18,7 @@ struct TimingChecks {
     private var swiftCancelled: [Int: UInt64] = [:]
     private var awaitedUp: [Int: UInt64] = [:]
     private var waitedUp: [Int: UInt64] = [:]
+    private var earlyHarnessWaits: [(step: Int, limit: UInt64, elapsed: UInt64)] = []
 
     init(program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration) {
         self.program = program
@@ -34,6 +35,7 @@ struct TimingChecks {
             case .swiftCancelled(let step): swiftCancelled[step] = event.uptime
             case .awaited(let step, _, _): awaitedUp[step] = event.uptime
             case .waited(let step, _, nil): waitedUp[step] = event.uptime
+            case .waitReturnedEarly(let step, let limit, let elapsed): earlyHarnessWaits.append((step, limit, elapsed))
             default: break
             }
         }
@@ -245,6 +247,11 @@ struct TimingChecks {
     // MARK: - wait(timeout:) (C6.2) and cancelled awaits (C4.7)
 
     private mutating func checkWaitTimeouts() {
+        for wait in earlyHarnessWaits {
+            fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)): the harness's wait(timeout: \(wait.limit / 1_000_000) ms) "
+                 + "on the task the step made returned nil \(wait.elapsed / 1_000)us after the call, the task not completed",
+                 expected: "nil only after \(wait.limit / 1_000_000) ms", observed: "nil after \(wait.elapsed / 1_000)us")
+        }
         for wait in observations.waits where wait.result == nil {
             // Never nil before the timeout: the return is logged after it, the call began after the step's start.
             if case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds, let start = stepStartUp[wait.step],

@@ -86,7 +86,7 @@ extension ProgramOperation {
                 completed.whenComplete(on: executor) { _ in loop(index + 1) }
             }
             loop(0)
-            let result = done.task.wait(timeout: execution.timingSlack)
+            let result = execution.boundedWait(done.task, limit: execution.timingSlack, step: step)
             let seen = depths.withLock { $0 }
             var growth: Int?
             if let first = seen[1], let last = seen[steps] { growth = Int(bitPattern: first) - Int(bitPattern: last) }

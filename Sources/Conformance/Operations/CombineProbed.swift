@@ -156,15 +156,15 @@ private struct ProbedCombination {
         let limit = execution.timingSlack
         func probe(_ completion: Completion<ProbeValue>) -> Outcome { Outcome(completion.mapped { $0.id }) }
         if let task = combined as? any AsyncTask<[ProbeValue]> {
-            return task.wait(timeout: limit).map { Outcome($0.mapped { $0.map { $0.id } }) }
+            return execution.boundedWait(task, limit: limit, step: step).map { Outcome($0.mapped { $0.map { $0.id } }) }
         }
         if let task = combined as? any AsyncTask<[Completion<ProbeValue>]> {
-            return task.wait(timeout: limit).map { completion in
+            return execution.boundedWait(task, limit: limit, step: step).map { completion in
                 if case .success(let all) = completion { return .settled(all.map(probe)) }
                 return Outcome(completion.mapped { _ in [Int]() })
             }
         }
-        if let task = combined as? any AsyncTask<ProbeValue> { return task.wait(timeout: limit).map(probe) }
+        if let task = combined as? any AsyncTask<ProbeValue> { return execution.boundedWait(task, limit: limit, step: step).map(probe) }
         return nil
     }
 }

@@ -59,7 +59,7 @@ extension ProgramOperation {
                 }
             }
             source.trySucceed(0)
-            let result = task.wait(timeout: execution.timingSlack)
+            let result = execution.boundedWait(task, limit: execution.timingSlack, step: step)
             let seen = depths.withLock { $0 }
             var growth: Int?
             if let first = seen[0], let last = seen[links - 1] { growth = Int(bitPattern: first) - Int(bitPattern: last) }

@@ -58,7 +58,7 @@ extension ProgramOperation {
             let start = Uptime.now
             let top = backend.run(on: executor, token: .none) { [depth] _ in level(depth) }
             levels.withLock { $0[depth] = top }
-            let result = top.wait(timeout: Self.limit(slack: execution.timingSlack))
+            let result = execution.boundedWait(top, limit: Self.limit(slack: execution.timingSlack), step: step)
             let elapsed = Uptime.now - start
             let tasks = levels.withLock { $0 }
             let lostWakeup = tasks.keys.sorted().first { r in

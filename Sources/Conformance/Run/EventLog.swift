@@ -89,6 +89,9 @@ public enum EventKind: Sendable {
     /// An async loop's last step ran: how much deeper (bytes) its last step ran than its first
     /// (nil: not both on the driver's thread), and its outcome (nil: not in time) (C2.7).
     case asyncLoopRan(step: Int, stackGrowth: Int?, result: Outcome?)
+    /// The harness's own `wait(timeout:)` in step `step` (`ProgramExecution.boundedWait`) returned
+    /// nil `elapsed` nanoseconds after the call, before its `limit` (C6.2).
+    case waitReturnedEarly(step: Int, limit: UInt64, elapsed: UInt64)
     /// Job `index` of a burst of jobs on one serial executor ran (C7.2, C7.3).
     case burstJobRan(step: Int, index: Int)
     /// The pinned-actor form of step `step` fell back to its executor: the backend made no actor
