@@ -1,4 +1,3 @@
-import Synchronization
 import TaskAPI
 
 /// Supplies the executors a program names: the seam where controlled mode wraps the backend's
@@ -53,32 +52,5 @@ public struct BackendExecutorProvider: ExecutorProvider {
             serial: (0..<program.serialExecutors).map(serial),
             counting: (0..<program.countingExecutors).map { CountingExecutor(id: $0, target: backend.defaultExecutor) }
         )
-    }
-}
-
-/// A user-written executor (C2.5, C7.1): counts the jobs it receives and marks the thread while
-/// it runs one, so a body can tell which executor runs it.
-public final class CountingExecutor: Executor {
-    public let id: Int
-    private let target: any Executor
-    private let received = Atomic(0)
-
-    public init(id: Int, target: any Executor) {
-        self.id = id
-        self.target = target
-    }
-
-    /// Jobs handed to `execute` so far.
-    public var jobsReceived: Int { received.load(ordering: .relaxed) }
-
-    public func execute(_ job: @escaping @Sendable () -> Void) {
-        received.add(1, ordering: .relaxed)
-        let id = self.id
-        target.execute {
-            let outer = ThreadInfo.countingMarker
-            ThreadInfo.countingMarker = id + 1
-            job()
-            ThreadInfo.countingMarker = outer
-        }
     }
 }
