@@ -113,6 +113,17 @@ struct MutantTests {
         .serialIsCurrentFalse: [.c9_7],
         .tryStartOnCompleted: [.c1_5],
         .finallyTaskSkipsInner: [.c3_3],
+        // Races with no schedule point and nothing widening them, found by race rounds in stress
+        // programs (or by luck elsewhere). A timed wait that loses its wake-up returns nil at its
+        // deadline (C6.2); a waiter hangs on nothing else.
+        .lostWakeupInTimedWait: [.c6_2],
+        // The handler runs twice, seen when both calls returned (C4.2).
+        .handlerRunTwiceOnRace: [.c4_2],
+        // Two tryStart() calls win (C1.5); a source started twice reads running from both.
+        .tryStartChecksThenStarts: [.c1_5],
+        // A job beside another (C7.2); it overtakes earlier jobs of its thread (C7.2), which
+        // continuations of one task on the executor see as their order (C2.4).
+        .serialOneInFiftyParallel: [.c7_2, .c2_4],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {

@@ -103,7 +103,7 @@ struct Observations {
             case .groupJoined(let step, let group, let task, let pending): groupJoins[step] = (group, task, pending)
             case .groupWaited(let step, let group, let idle): groupWaits[step] = (group, idle, event.seq)
             case .handlerRan, .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined, .probedRetained,
-                 .asyncLoopRan, .waitReturnedEarly:
+                 .asyncLoopRan, .waitReturnedEarly, .raceRoundsRan:
                 break
             }
         }

@@ -31,6 +31,7 @@ struct ProbeChecks {
                 checkNestedWait(step: step, elapsed: elapsed, result: result, lostWakeupLevel: lost)
             case .probedCombined(let step, let elapsed, let result): checkProbedOutcome(step: step, elapsed: elapsed, result: result)
             case .probedRetained(let step, let alive): checkProbedRetention(step: step, alive: alive)
+            case .raceRoundsRan(let step, let rounds, let loss): checkRaceRounds(step: step, rounds: rounds, loss: loss)
             default: continue
             }
         }
@@ -125,5 +126,16 @@ struct ProbeChecks {
         guard !alive.isEmpty else { return }
         findings.append(Finding(.c5_5, "step \(step): the completed \(probed.kind.rawValue) keeps \(alive.count) of its inputs or their values alive",
                                 expected: "released once it completed", observed: alive.prefix(5).joined(separator: ", ")))
+    }
+
+    /// Every round of two calls started at once went as the contract says whichever came first
+    /// (C6.1, C6.2, C4.2, C9.3, C1.5, C7.2, C7.3: the pair's rule).
+    private mutating func checkRaceRounds(step: Int, rounds: Int, loss: ProgramOperation.RaceRounds.Loss?) {
+        guard case .raceRounds(let race) = program.steps[step].operation else { return }
+        exercised.formUnion(race.pair.rules)
+        judged.judge(step)
+        guard let loss else { return }
+        findings.append(Finding(loss.rule, "step \(step) (\(race)), round \(loss.round + 1) of \(rounds): \(loss.what)",
+                                expected: loss.expected, observed: loss.observed))
     }
 }

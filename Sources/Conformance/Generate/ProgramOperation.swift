@@ -43,6 +43,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     case joinGroup(JoinGroup)
     case groupIdle(GroupIdle)
     case waitGroup(WaitGroup)
+    case raceRounds(RaceRounds)
 
     /// The payload: what every stage asks of the operation.
     var payload: any OperationPayload {
@@ -85,6 +86,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
         case .joinGroup(let p): return p
         case .groupIdle(let p): return p
         case .waitGroup(let p): return p
+        case .raceRounds(let p): return p
         }
     }
 
@@ -126,7 +128,7 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
          timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
          nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
-         factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup
+         factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds
 
     /// The payload type of this kind.
     var payloadType: any OperationPayload.Type {
@@ -169,6 +171,7 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
         case .joinGroup: return ProgramOperation.JoinGroup.self
         case .groupIdle: return ProgramOperation.GroupIdle.self
         case .waitGroup: return ProgramOperation.WaitGroup.self
+        case .raceRounds: return ProgramOperation.RaceRounds.self
         }
     }
 }

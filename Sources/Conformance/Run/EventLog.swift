@@ -92,6 +92,8 @@ public enum EventKind: Sendable {
     /// The harness's own `wait(timeout:)` in step `step` (`ProgramExecution.boundedWait`) returned
     /// nil `elapsed` nanoseconds after the call, before its `limit` (C6.2).
     case waitReturnedEarly(step: Int, limit: UInt64, elapsed: UInt64)
+    /// A `raceRounds` step ran `rounds` rounds; `loss`: the one that went wrong (the last run).
+    case raceRoundsRan(step: Int, rounds: Int, loss: ProgramOperation.RaceRounds.Loss?)
     /// Job `index` of a burst of jobs on one serial executor ran (C7.2, C7.3).
     case burstJobRan(step: Int, index: Int)
     /// The pinned-actor form of step `step` fell back to its executor: the backend made no actor

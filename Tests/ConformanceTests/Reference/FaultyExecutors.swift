@@ -21,6 +21,9 @@ final class FaultySerialExecutor: Executor {
         /// The first job blocks its thread outside `wait()` for longer than the watchdog's limit,
         /// on a semaphore the backend cannot see.
         case blocksOutsideWait
+        /// Every 50th job goes to the parallel default queue at once: it may run beside the
+        /// others (C7.2).
+        case oneInFiftyParallel
     }
 
     /// How long `blocksOutsideWait` blocks: beyond every phase MutantTests' 5 s watchdog times
@@ -51,6 +54,8 @@ final class FaultySerialExecutor: Executor {
             if n % 3 != 0 { queue.async(execute: job) }
         case .reentrant:
             job()
+        case .oneInFiftyParallel:
+            if n % 50 == 0 { DispatchQueue.global().async(execute: job) } else { queue.async(execute: job) }
         case .blocksOutsideWait:
             queue.async {
                 if n == 1 { _ = DispatchSemaphore(value: 0).wait(timeout: .now() + Self.blockTime) }
@@ -68,6 +73,7 @@ extension Mutation {
         case .serialDropsJobs: return .dropsJobs
         case .serialRunsReentrantly: return .reentrant
         case .serialJobBlocksOutsideWait: return .blocksOutsideWait
+        case .serialOneInFiftyParallel: return .oneInFiftyParallel
         default: return nil
         }
     }

@@ -129,6 +129,20 @@ enum Mutation: String, CaseIterable, Sendable {
     /// `finallyTask` passes the outcome on without waiting for the task its body returns, and
     /// ignores that task's failure (C3.3).
     case finallyTaskSkipsInner
+    /// Races of issue 22's held-out survivors, with no schedule point and nothing to widen their
+    /// windows: what the race rounds of stress programs are for. `wait(timeout:)` registers its
+    /// wake-up, then says it sleeps: a completion in between signals no one, and the wait returns
+    /// nil at its deadline although the task completed (C6.2).
+    case lostWakeupInTimedWait
+    /// `register` on a token stores the handler, then looks again whether cancellation was
+    /// requested and, if so, runs it: a `cancel()` in between ran it already (twice: C4.2).
+    case handlerRunTwiceOnRace
+    /// A source's `tryStart()` checks for pending and starts in two critical sections: two racing
+    /// calls both return true (C1.5).
+    case tryStartChecksThenStarts
+    /// Serial executors hand every 50th job to the parallel default queue at once: it may run
+    /// beside the others (C7.2).
+    case serialOneInFiftyParallel
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -271,6 +285,11 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     var completion: Completion<T>? { state.withLock { $0.machine.completion } }
 
     func tryStart() -> Bool {
+        if owner.mutation == .tryStartChecksThenStarts {
+            guard state.withLock({ $0.machine.status == .pending }) else { return false }
+            _ = state.withLock { $0.machine.start() }
+            return true
+        }
         let (started, completed) = state.withLock { ($0.machine.start(), $0.machine.status == .completed) }
         return started || (owner.mutation == .tryStartOnCompleted && completed)
     }
@@ -443,12 +462,26 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     func wait(timeout: Duration) -> Completion<T>? {
         if let completion { return completion }
         if owner.mutation == .waitTimeoutNilEarly { return nil }
+        if owner.mutation == .lostWakeupInTimedWait { return lossyTimedWait(timeout) }
         let semaphore = DispatchSemaphore(value: 0)
         whenComplete(on: owner.inlineExecutor) { _ in semaphore.signal() }
         let (seconds, attoseconds) = timeout.components
         let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         _ = semaphore.wait(timeout: .now() + .nanoseconds(nanos))
         return completion
+    }
+
+    /// `.lostWakeupInTimedWait`: as `lossyWait`, and the semaphore's verdict is the answer.
+    private func lossyTimedWait(_ timeout: Duration) -> Completion<T>? {
+        let semaphore = DispatchSemaphore(value: 0)
+        let sleeping = Atomic(false)
+        whenComplete(on: owner.inlineExecutor) { _ in
+            if sleeping.load(ordering: .acquiring) { semaphore.signal() }
+        }
+        sleeping.store(true, ordering: .releasing)
+        let (seconds, attoseconds) = timeout.components
+        let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        return semaphore.wait(timeout: .now() + .nanoseconds(nanos)) == .success ? completion : nil
     }
 }
 
@@ -576,6 +609,7 @@ final class ReferenceCancellationSource: CancellationSource {
             handler()
             return NoopDisposable()
         }
+        if owner.mutation == .handlerRunTwiceOnRace, isCancellationRequested { handler() }
         return Registration(source: self, id: id)
     }
 

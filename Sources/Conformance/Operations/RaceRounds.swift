@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TaskAPI
+
+extension ProgramOperation {
+    /// `race <pair> ×rounds`: `rounds` times, the driver and a partner thread of the step's own
+    /// meet at a spin barrier and at once make the two calls of `pair`, on objects made fresh for
+    /// the round; after both returned, the round is judged (`RaceRoundsRun`). A race inside the
+    /// backend (a check and an act in two critical sections, a flag read before a lock) has a
+    /// window of a few hundred nanoseconds; calls that start together land in it far more often
+    /// than steps of different drivers do. In stress programs only (the partner is a thread of the
+    /// harness's own): a backend that is not schedule-instrumented gets no schedule point inside
+    /// a `wait()`, a `cancel()` or a start, so its lost wake-ups and double runs are found here.
+    public struct RaceRounds: TasklessOperation {
+        /// The two calls of a round, the partner's first.
+        public enum Pair: String, Sendable, Hashable, CaseIterable {
+            /// The partner `wait()`s on a source's task as the driver completes it: the wait
+            /// returns the outcome (C6.1).
+            case waitComplete = "wait() × trySucceed"
+            /// The same with `wait(timeout:)`: not nil, the task completed long before the
+            /// deadline (C6.2).
+            case waitTimeoutComplete = "wait(timeout:) × trySucceed"
+            /// The partner registers a handler on a token as the driver cancels its source: the
+            /// handler has run exactly once when both calls returned (C4.2).
+            case registerCancel = "register × cancel()"
+            /// Both `tryStart()` one prepared task: exactly one wins, and the body runs once (C9.3).
+            case startStart = "tryStart() × tryStart()"
+            /// Both `tryStart()` one source's task: exactly one wins (C1.5).
+            case sourceStartStart = "source tryStart() × tryStart()"
+            /// Both hand jobs to one serial executor: no two run at once, each thread's in the
+            /// order handed over, each once (C7.2, C7.3).
+            case serialJobs = "serial.execute × serial.execute"
+
+            /// The rules a round of this pair checks.
+            var rules: [Rule] {
+                switch self {
+                case .waitComplete: return [.c6_1]
+                case .waitTimeoutComplete: return [.c6_2]
+                case .registerCancel: return [.c4_2]
+                case .startStart: return [.c9_3]
+                case .sourceStartStart: return [.c1_5]
+                case .serialJobs: return [.c7_2, .c7_3]
+                }
+            }
+        }
+
+        public var pair: Pair
+        public var rounds: Int
+
+        public init(pair: Pair, rounds: Int) {
+            self.pair = pair
+            self.rounds = rounds
+        }
+
+        static let kind = OperationKind.raceRounds
+        public var description: String { "race \(pair.rawValue) ×\(rounds)" }
+        var operation: ProgramOperation { .raceRounds(self) }
+        static func parse(_ text: Substring) -> Self? {
+            TextScanner.scanned(text) { s in
+                guard s.take("race ") else { return nil }
+                // Longest first: one pair's text may start another's.
+                let pairs = Pair.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
+                guard let pair = pairs.first(where: { s.take($0.rawValue) }), s.take(" ×"), let rounds = s.number() else { return nil }
+                return Self(pair: pair, rounds: rounds)
+            }
+        }
+
+        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
+
+        static func generate(into program: inout ProgramBuilder) {
+            let pair = Pair.allCases[program.rng.below(Pair.allCases.count)]
+            program.add(.raceRounds(RaceRounds(pair: pair, rounds: program.rng.int(in: 20...60))))
+        }
+
+        var uses: [Use] { [] }
+        var createdToken: Int? { nil }
+        func renumbered(_ ids: Renumbering) -> Self { self }
+
+        var neverWaits: Bool { false }
+        /// The partner is a thread of the harness's own, outside any controlled run.
+        var outsideWork: OutsideWork { .duringStep }
+        var blocking: Blocking { .never }
+        var registersOrCompletes: Bool { true }
+        var entryPoints: [EntryPoint] {
+            switch pair {
+            case .waitComplete: return [.makeSourceOf, .sourceTask, .trySucceed, .wait]
+            case .waitTimeoutComplete: return [.makeSourceOf, .sourceTask, .trySucceed, .waitTimeout]
+            case .registerCancel: return [.makeCancellationSource, .token, .tokenRegister, .cancel]
+            case .startStart: return [.inlineExecutor, .prepare, .preparedTryStart, .preparedTask, .waitTimeout]
+            case .sourceStartStart: return [.makeSourceOf, .sourceTask, .tryStart, .trySucceed]
+            case .serialJobs: return [.makeSerialExecutor, .execute]
+            }
+        }
+        var bodySpec: BodySpec? { nil }
+
+        /// A round that went wrong: the rule, and what was expected and seen.
+        public struct Loss: Sendable, Hashable {
+            public let round: Int
+            public let rule: Rule
+            public let what: String
+            public let expected: String
+            public let observed: String
+        }
+
+        /// Runs the rounds until one goes wrong; logs how many ran and the first that went wrong.
+        func perform(in execution: ProgramExecution, step: Int) {
+            let run = RaceRoundsRun(pair: pair, backend: execution.backend, limit: execution.timingSlack)
+            var ran = 0
+            var loss: Loss?
+            while ran < rounds, loss == nil {
+                loss = run.round(ran)
+                ran += 1
+            }
+            run.finish()
+            execution.log.append(.raceRoundsRan(step: step, rounds: ran, loss: loss))
+        }
+    }
+
+    public static func raceRounds(_ pair: RaceRounds.Pair, rounds: Int) -> Self { .raceRounds(RaceRounds(pair: pair, rounds: rounds)) }
+}
