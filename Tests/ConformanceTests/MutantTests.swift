@@ -113,6 +113,8 @@ struct MutantTests {
         .serialIsCurrentFalse: [.c9_7],
         .tryStartOnCompleted: [.c1_5],
         .finallyTaskSkipsInner: [.c3_3],
+        // A lost continuation: its task never completes (C2.1), or a waiter on it hangs (C6.3).
+        .registrationMissesDeliveryEnd: [.c2_1, .c6_3],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
