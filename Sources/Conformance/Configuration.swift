@@ -29,9 +29,9 @@ import Foundation
 /// - `CONFORMANCE_RULE_TIME_LIMIT`: seconds one check of the rule suite may run before it is a
 ///   finding (default 60: `RuleSuite.timeLimit`).
 /// - `CONFORMANCE_EXPLORATION_SCHEDULES`: exhaustive mode: schedules one program's exploration
-///   may run (default 20,000).
+///   may run (default 10,000).
 /// - `CONFORMANCE_EXPLORATION_TIME`: exhaustive mode: seconds one program's exploration may take
-///   (default 20).
+///   (default 10).
 /// - `CONFORMANCE_TIME_LIMIT`: seconds the whole `checkAll` (or `check`) may take: no rule check,
 ///   resource check, program or shrink starts after it (default: the time budget plus 10 minutes).
 ///
@@ -129,8 +129,8 @@ public struct ConformanceConfiguration: Sendable {
     /// program's exploration may run (`CONFORMANCE_EXPLORATION_SCHEDULES`), and how long it may
     /// take (`CONFORMANCE_EXPLORATION_TIME`); an exploration stopped by either says so
     /// (`ExplorationStop`).
-    public var explorationScheduleLimit = 20_000
-    public var explorationTimeLimit: Duration = .seconds(20)
+    public var explorationScheduleLimit = 10_000
+    public var explorationTimeLimit: Duration = .seconds(10)
     /// Exhaustive mode's programs: small enough (a handful of steps, two or three drivers) that
     /// every schedule within the bound can run (`CONFORMANCE_MAX_STEPS` does not apply to them).
     public var explorationGenerator = ProgramGenerator(maxSteps: 5, minDrivers: 2, maxDrivers: 3)

@@ -14,7 +14,7 @@ extension Conformance {
     /// A failure is found every time the exploration runs, after the same number of schedules:
     /// the report's ``ExplorationReport/mode`` names the failing schedule
     /// (`controlled-exhaustive2@p4:1,9:0`), and
-    /// ``runProgram(_:program:mode:configuration:attempts:)`` in that mode runs exactly it again.
+    /// `runProgram(_:program:mode:configuration:attempts:)` in that mode runs exactly it again.
     ///
     /// Keep the program small (a handful of steps, two or three drivers): the number of
     /// schedules grows with the number of decisions to the power of the bound. Seated runs

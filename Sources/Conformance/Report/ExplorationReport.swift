@@ -44,7 +44,7 @@ public struct ExplorationReport: Sendable, CustomStringConvertible {
     public var description: String {
         var text = "exhaustive exploration (at most \(preemptions) preemptions) of program seed=\(program.seed): "
             + "\(schedules) schedules in \(duration), "
-            + (finished ? "finished (every schedule within the bound ran)" : "stopped at \(stoppedBy.map(String.init(describing:)) ?? "?")")
+            + (finished ? "finished (every schedule within the bound ran)" : "stopped at \(stoppedBy?.description ?? "a limit")")
         for finding in findings {
             text += "\n  \(finding.rule) broken: \(finding.message)\n    expected: \(finding.expected)\n    observed: \(finding.observed)"
         }
