@@ -35,6 +35,8 @@ struct CheckRun {
     private var seatedRun = false
     private var stepsRun = 0
     private var abandoned = false
+    /// Exhaustive mode: the programs' explorations, summed.
+    private var exploration = ExplorationTally()
 
     /// When nothing more may start (`ConformanceConfiguration.deadline`, set by `check`).
     private var deadline: Uptime { configuration.deadline ?? .distantFuture }
@@ -109,6 +111,7 @@ struct CheckRun {
         programsRun += 1
         if mode.isControlled { controlledRun += 1 }
         if result.seated { seatedRun = true }
+        if let explored = result.exploration { exploration.add(explored) }
         stepsRun += program.steps.count
         if !result.notReproducible.isEmpty {
             notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
@@ -140,7 +143,10 @@ struct CheckRun {
     private mutating func shrink(_ program: Program, mode: ScheduleMode, rule: Rule) -> Shrinker.Result? {
         let budget = min(configuration.shrinkTimeBudget, deadline.remaining)
         guard budget > .zero else { return nil }
-        let pipeline = ProgramPipeline(makeBackend: makeBackend, configuration: configuration,
+        // An exhaustive candidate explores its schedules: at most the shrink budget each.
+        var shrinking = configuration
+        shrinking.explorationTimeLimit = min(configuration.explorationTimeLimit, budget)
+        let pipeline = ProgramPipeline(makeBackend: makeBackend, configuration: shrinking,
                                        leakLimit: min(configuration.leakLimit, .milliseconds(300)))
         let result = Shrinker(pipeline: pipeline, rule: rule, timeBudget: budget, candidateLimit: configuration.candidateLimit(for:))
             .shrink(program, mode: mode)
@@ -200,6 +206,7 @@ struct CheckRun {
         report.stoppedBy = stopped
         report.replayNote = replayNote
         report.seated = seatedRun
+        if exploration.programs > 0 { report.exploration = exploration }
         return report
     }
 }

@@ -28,6 +28,10 @@ import Foundation
 ///   sanitizer: `TimingSlack.standard`).
 /// - `CONFORMANCE_RULE_TIME_LIMIT`: seconds one check of the rule suite may run before it is a
 ///   finding (default 60: `RuleSuite.timeLimit`).
+/// - `CONFORMANCE_EXPLORATION_SCHEDULES`: exhaustive mode: schedules one program's exploration
+///   may run (default 10,000).
+/// - `CONFORMANCE_EXPLORATION_TIME`: exhaustive mode: seconds one program's exploration may take
+///   (default 10).
 /// - `CONFORMANCE_TIME_LIMIT`: seconds the whole `checkAll` (or `check`) may take: no rule check,
 ///   resource check, program or shrink starts after it (default: the time budget plus 10 minutes).
 ///
@@ -121,6 +125,15 @@ public struct ConformanceConfiguration: Sendable {
     /// within its own limit. Rule checks and resource checks left out are errors of the report.
     /// `nil` (the default): `timeBudget` plus `timeLimitBeyondBudget`, 10 minutes.
     public var timeLimit: Duration?
+    /// Exhaustive mode (`ScheduleStrategy.exhaustive(preemptions:)`): how many schedules one
+    /// program's exploration may run (`CONFORMANCE_EXPLORATION_SCHEDULES`), and how long it may
+    /// take (`CONFORMANCE_EXPLORATION_TIME`); an exploration stopped by either says so
+    /// (`ExplorationStop`).
+    public var explorationScheduleLimit = 10_000
+    public var explorationTimeLimit: Duration = .seconds(10)
+    /// Exhaustive mode's programs: small enough (a handful of steps, two or three drivers) that
+    /// every schedule within the bound can run (`CONFORMANCE_MAX_STEPS` does not apply to them).
+    public var explorationGenerator = ProgramGenerator(maxSteps: 5, minDrivers: 2, maxDrivers: 3)
     /// The default `timeLimit` beyond the programs' time budget.
     public static let timeLimitBeyondBudget: Duration = .seconds(600)
     /// The time limit in force: `timeLimit`, or the time budget plus 10 minutes.
@@ -207,6 +220,12 @@ public struct ConformanceConfiguration: Sendable {
         if let limit = read("CONFORMANCE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) {
             configuration.timeLimit = limit
         }
+        if let count = read("CONFORMANCE_EXPLORATION_SCHEDULES", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
+            configuration.explorationScheduleLimit = count
+        }
+        if let limit = read("CONFORMANCE_EXPLORATION_TIME", "seconds > 0", { seconds($0, zero: false) }) {
+            configuration.explorationTimeLimit = limit
+        }
         if let steps = read("CONFORMANCE_MAX_STEPS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
             configuration.generator.maxSteps = steps
         }
@@ -249,9 +268,11 @@ public struct ConformanceConfiguration: Sendable {
     }
 
     /// The program of `seed` for a run in `mode`: controlled runs generate programs without
-    /// timers and Swift tasks, which they could not schedule.
+    /// timers and Swift tasks, which they could not schedule; exhaustive ones small programs
+    /// (`explorationGenerator`).
     public func program(seed: UInt64, mode: ScheduleMode) -> Program {
         var generator = self.generator
+        if case .controlled(let strategy) = mode, case .exhaustive = strategy.base { generator = explorationGenerator }
         if mode.isControlled { generator.usesOutsideWork = false }
         return generator.program(seed: seed)
     }

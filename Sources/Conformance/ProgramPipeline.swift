@@ -6,6 +6,11 @@ import TaskAPI
 /// (`Shrinker`, `ConformanceReport`).
 struct ProgramPipeline {
     var runner: ProgramRunner
+    /// Exhaustive mode: the schedules and the time one program's exploration may take, and when
+    /// the whole check must stop (`ConformanceConfiguration.deadline`).
+    let explorationScheduleLimit: Int
+    let explorationTimeLimit: Duration
+    let deadline: Uptime?
 
     /// The pipeline `configuration` describes, with backends from `makeBackend`.
     init(makeBackend: @escaping @Sendable () -> any TaskBackend, configuration: ConformanceConfiguration,
@@ -13,6 +18,9 @@ struct ProgramPipeline {
         runner = ProgramRunner(makeBackend: makeBackend, executors: configuration.executors, hangLimit: configuration.hangLimit,
                                leakLimit: leakLimit ?? configuration.leakLimit, timingSlack: configuration.timingSlack,
                                progress: OracleProgress())
+        explorationScheduleLimit = configuration.explorationScheduleLimit
+        explorationTimeLimit = configuration.explorationTimeLimit
+        deadline = configuration.deadline
     }
 
     /// How long one phase may take (a shrink candidate's is shorter).
@@ -24,7 +32,15 @@ struct ProgramPipeline {
     /// Runs and checks `program`. A random walk on an instrumented backend explores
     /// `ScheduleStrategy.schedulesPerProgram` schedules (its own, then `.schedule(1...)` of it)
     /// until one fails: the result is the failing schedule's (its mode names it), or the first's.
+    /// Exhaustive: every schedule within the bound, until one fails or a limit
+    /// (`ScheduleExplorer`); the result is the failing schedule's, or the last's, with its
+    /// `exploration`.
     func run(_ program: Program, mode: ScheduleMode = .stress) -> ProgramResult {
+        if case .controlled(.exhaustive(let bound)) = mode {
+            let end = min(Uptime.now + explorationTimeLimit, deadline ?? .distantFuture)
+            return ScheduleExplorer(runner: runner, bound: bound, scheduleLimit: explorationScheduleLimit, deadline: end)
+                .explore(program)
+        }
         let record = runner.run(program, mode: mode)
         let first = ProgramChecks.check(record, slack: runner.timingSlack)
         guard case .controlled(let strategy) = mode, strategy == .randomWalk, record.seated, first.findings.isEmpty,

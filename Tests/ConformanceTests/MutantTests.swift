@@ -124,6 +124,8 @@ struct MutantTests {
         // A job beside another (C7.2); it overtakes earlier jobs of its thread (C7.2), which
         // continuations of one task on the executor see as their order (C2.4).
         .serialOneInFiftyParallel: [.c7_2, .c2_4],
+        // A lost continuation: its task never completes (C2.1), or a waiter on it hangs (C6.3).
+        .registrationMissesDeliveryEnd: [.c2_1, .c6_3],
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {

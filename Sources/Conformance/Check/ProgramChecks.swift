@@ -23,6 +23,8 @@ struct ProgramResult {
     var notReproducible: [String] = []
     /// The run was controlled on the seated engine (an instrumented backend).
     var seated = false
+    /// Exhaustive mode: the program's exploration (this is its failing schedule's result, or its last's).
+    var exploration: ExplorationTally?
 }
 
 /// Judges a run (`RunRecord`): a hang by its diagnosis, a finished run by the checkers, the

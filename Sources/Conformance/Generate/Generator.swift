@@ -9,17 +9,20 @@ public struct ProgramGenerator: Sendable {
     public var maxSteps: Int
     /// Largest number of driver threads.
     public var maxDrivers: Int
+    /// Smallest number of driver threads (at most `maxDrivers`).
+    public var minDrivers: Int
     /// Whether programs may use timers (`delay`, `timeout`, `cancel(after:)`) and Swift tasks
     /// (`await`): work that a controlled run does not schedule. Controlled mode turns it off.
     public var usesOutsideWork = true
 
-    public init(maxSteps: Int = 300, maxDrivers: Int = 4) {
+    public init(maxSteps: Int = 300, minDrivers: Int = 1, maxDrivers: Int = 4) {
         self.maxSteps = max(1, maxSteps)
         self.maxDrivers = max(1, maxDrivers)
+        self.minDrivers = min(max(1, minDrivers), self.maxDrivers)
     }
 
     public func program(seed: UInt64) -> Program {
-        var builder = ProgramBuilder(rng: SplitMix64(seed: seed), maxDrivers: maxDrivers)
+        var builder = ProgramBuilder(rng: SplitMix64(seed: seed), drivers: min(max(1, minDrivers), maxDrivers)...max(1, maxDrivers))
         builder.usesOutsideWork = usesOutsideWork
         let size = builder.size(max: maxSteps)
         while builder.steps.count < size { builder.addRandomStep() }
@@ -74,9 +77,9 @@ struct ProgramBuilder {
     /// The last continuation's antecedent and executor: often reused, for registration order (C2.4).
     var lastChain: (antecedent: Int, executor: ExecutorRef)?
 
-    init(rng: SplitMix64, maxDrivers: Int) {
+    init(rng: SplitMix64, drivers range: ClosedRange<Int>) {
         self.rng = rng
-        drivers = self.rng.int(in: 1...maxDrivers)
+        drivers = self.rng.int(in: range)
         serials = self.rng.int(in: 0...2)
         countings = self.rng.int(in: 0...2)
     }

@@ -104,6 +104,10 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// Whether those ran on the seated engine (the backend is instrumented: every synchronization a
     /// schedule point) rather than on interposed executors (jobs handed over whole).
     public internal(set) var seated = false
+    /// Exhaustive mode (`ScheduleStrategy.exhaustive(preemptions:)`): the programs' explorations,
+    /// summed: how many schedules ran, how many programs were explored completely, why the
+    /// others stopped. Nil in the other modes.
+    public internal(set) var exploration: ExplorationTally?
     /// Controlled runs that saw work from outside the harness (a backend's thread, a timer):
     /// not failures, but their schedules may not replay.
     public let notReproducible: [String]
@@ -173,6 +177,9 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
             "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
             "  " + entryPoints.summary,
         ]
+        if let exploration {
+            lines.append("  exhaustive schedules (at most \(exploration.preemptions) preemptions): \(exploration.summary)")
+        }
         if !notReproducible.isEmpty {
             lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) of \(controlledPrograms) controlled programs"
                          + (notReproducible.count * 2 > controlledPrograms

@@ -28,7 +28,9 @@ extension ProgramRunner {
             defer { drivers.release() }
             var loop = ControlledLoop(execution: execution, scheduler: scheduler, drivers: drivers, strategy: strategy,
                                       hangLimit: hangLimit, slack: timingSlack, progress: progress)
-            let result = loop.run()
+            var result = loop.run()
+            result.decisions = loop.strategy.decisions
+            result.divergence = loop.strategy.divergence
             outcome.withLock { $0 = result }
             finished.signal()
         }
@@ -41,7 +43,8 @@ extension ProgramRunner {
                                                  stuckSteps: stuck, heldCompleted: false, limit: hangLimit))
             return record
         }
-        record.notReproducible = scheduler.foreignActivity
+        record.notReproducible = scheduler.foreignActivity + (result.divergence.map { [$0] } ?? [])
+        record.decisions = result.decisions
         if let event = execution.log.events.first(where: { !$0.underControl }) {
             record.notReproducible.append("\(event.kind) was logged on thread\(event.thread), not under the controlled run's control")
         }
@@ -97,6 +100,9 @@ struct ControlledOutcome: Sendable {
     var quiescent: Bool
     /// A job handed over to the backend's executor that did not come back by the deadline.
     var blockedJob: String?
+    /// Exhaustive: the decisions the run made, and why it did not follow its path.
+    var decisions: [ScheduleDecision] = []
+    var divergence: String?
 }
 
 /// The controlled thread's loop: picks and runs one enabled driver step (or rest of a step) or
@@ -113,6 +119,9 @@ struct ControlledLoop {
     /// For each driver, whether it is parked at a schedule point in its latest step.
     private var midStep: [Bool]
     private var introducedJobs: Set<Int> = []
+    /// The driver or job picked last: the one that just ran (exhaustive: switching away from it
+    /// while it may go on, parked or at its next step, is a preemption).
+    private var lastPicked: Int?
     /// Whether anything outside the harness (timers, Swift tasks) may make progress.
     private let outsideWork: Bool
     /// The current phase's deadline, which also bounds every hand-over.
@@ -269,7 +278,8 @@ struct ControlledLoop {
             keys.append(jobKeyBase + job.id)
         }
         guard !keys.isEmpty else { return false }
-        let key = keys[strategy.pick(keys)]
+        let key = keys[strategy.pick(keys, current: lastPicked)]
+        lastPicked = key
         if key < jobKeyBase {
             if midStep[key] {
                 midStep[key] = drivers.resume(key, step: nil)

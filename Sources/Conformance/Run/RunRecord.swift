@@ -17,6 +17,8 @@ struct RunRecord {
     var executorViolations: [Finding] = []
     /// Controlled mode: what came from outside the harness (empty: reproducible).
     var notReproducible: [String] = []
+    /// Exhaustive: the decisions the schedule made (`ScheduleExplorer` picks the next from them).
+    var decisions: [ScheduleDecision] = []
     /// Controlled on the seated engine (`SeatedRun`): the backend is instrumented.
     var seated = false
     /// C8.1: what each body captured, and those still alive once every task completed and ran.

@@ -451,7 +451,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
             seats[current]!.preemptions -= 1
         }
         guard candidates.count > 1 else { return candidates.first }
-        return candidates[strategy.pick(candidates)]
+        return candidates[strategy.pick(candidates, current: current)]
     }
 
     private func isCandidate(_ seat: Seat) -> Bool {
@@ -620,6 +620,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     func pause(_ duration: Duration) {
         locked { _ = monitor.wait(until: .now + duration) }
     }
+
+    /// Exhaustive: the decisions the run made, and why it did not follow its path, if it did not.
+    var decisions: [ScheduleDecision] { locked { strategy.decisions } }
+    var divergence: String? { locked { strategy.divergence } }
 
     /// Whether every driver left.
     var driversDone: Bool {

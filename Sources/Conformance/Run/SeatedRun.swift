@@ -196,7 +196,8 @@ struct SeatedRun {
     }
 
     private func close(_ record: inout RunRecord, events: [Event]) {
-        record.notReproducible = table.notes
+        record.notReproducible = table.notes + (table.divergence.map { [$0] } ?? [])
+        record.decisions = table.decisions
         if let event = events.first(where: { !$0.underControl }) {
             record.notReproducible.append("\(event.kind) was logged on thread\(event.thread), not a seat of the run")
         }

@@ -143,6 +143,14 @@ enum Mutation: String, CaseIterable, Sendable {
     /// Serial executors hand every 50th job to the parallel default queue at once: it may run
     /// beside the others (C7.2).
     case serialOneInFiftyParallel
+    /// Issue 22 point 4: a bug that needs two preemptions. `whenComplete` on a task whose
+    /// completing thread is still delivering (it won, and has not handed everything over yet)
+    /// stores the continuation in a second critical section, trusting the delivery to take it;
+    /// if the delivery ended in between, the store's returned outcome is ignored and the
+    /// continuation is lost (C2.1). The completer must be stopped between winning and delivering
+    /// (one preemption) and the registering thread between its two sections (a second), so a
+    /// bounded-exhaustive exploration finds it with a bound of 2, never with 1.
+    case registrationMissesDeliveryEnd
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -265,6 +273,8 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     struct State {
         var machine = TaskStateMachine<T, Continuation>()
         var registered = 0
+        /// Completed, and its delivery not over (only for `.registrationMissesDeliveryEnd`).
+        var delivering = false
     }
 
     let owner: ReferenceBackend
@@ -302,7 +312,10 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         // Schedule points (TaskAPI's SchedulePoint.swift), never with the lock held: before each
         // critical section of completing and registering, and between winning and the hand-off.
         SchedulePoint.reach()
-        guard state.withLock({ $0.machine.completeForDelivery(completion) }) else {
+        guard state.withLock({ state in
+            state.delivering = state.machine.completeForDelivery(completion)
+            return state.delivering
+        }) else {
             return owner.mutation == .twoTrySetWinners
         }
         SchedulePoint.reach()
@@ -324,7 +337,11 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     /// delivering phase (`nextDelivery`).
     private func deliver(_ completion: Completion<T>, completing: Bool) {
         var firstBatch = completing
-        while let batch = state.withLock({ $0.machine.nextDelivery() }) {
+        while let batch = state.withLock({ state in
+            let batch = state.machine.nextDelivery()
+            if batch == nil { state.delivering = false }
+            return batch
+        }) {
             var list = Array(batch)
             if owner.mutation == .lifoContinuations { list.reverse() }
             if owner.mutation == .firstInlineHandedLast, completing, firstBatch {
@@ -356,6 +373,13 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             _ = state.withLock { $0.machine.register(continuation) }
             return
         }
+        if owner.mutation == .registrationMissesDeliveryEnd, state.withLock({ $0.delivering }) {
+            // The window: the delivery may end here; the store then returns the outcome (the
+            // caller should hand it over), which is ignored.
+            SchedulePoint.reach()
+            _ = state.withLock { $0.machine.register(continuation) }
+            return
+        }
         if owner.mutation == .runInsideRegister, let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil }) {
             body(done)
             return
@@ -370,7 +394,9 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         let reopened: Completion<T>? = state.withLock { state in
             if owner.mutation == .lostContinuation, state.machine.completion == nil, state.registered > 0 { return nil }
             state.registered += 1
-            return state.machine.registerForDelivery(continuation) ? state.machine.completion : nil
+            guard state.machine.registerForDelivery(continuation) else { return nil }
+            state.delivering = true
+            return state.machine.completion
         }
         if let reopened { scheduleDelivery(reopened, completing: false) }
     }
