@@ -1,5 +1,5 @@
 import BackendKit
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
 /// of submission (they may finish in any order).
@@ -41,10 +41,13 @@ final class ThreadsSerialExecutor: Executor {
     private let poolExecutor: ThreadsDefaultExecutor
     private let state = Locked(State())
     private static let batch = 64
+    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
+    private let mutants: MutantSwitch
 
-    init(label: String, poolExecutor: ThreadsDefaultExecutor) {
+    init(label: String, poolExecutor: ThreadsDefaultExecutor, mutants: MutantSwitch) {
         self.label = label
         self.poolExecutor = poolExecutor
+        self.mutants = mutants
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -65,13 +68,20 @@ final class ThreadsSerialExecutor: Executor {
         runtime.isolation = self
         defer { runtime.isolation = outer }
         for _ in 0..<Self.batch {
+            var last = false
             let next = state.withLock { state -> JobRing.Slot in
                 let slot = state.queue.pop()
                 if slot.job == nil { state.scheduled = false }
+                // The mutant `serialEndsBeforeLastJob`: the drain ends before its last job runs.
+                if mutants.isOn(.serialEndsBeforeLastJob), slot.job != nil, state.queue.isEmpty {
+                    state.scheduled = false
+                    last = true
+                }
                 return slot
             }
             guard let job = next.job else { return }
             job()
+            if last { return }
         }
         poolExecutor.execute { self.drain() }
     }
