@@ -51,8 +51,9 @@ struct ProductionMutantTests {
         // A handler dropped by a cancellation between the check and the store never runs (C4.2).
         // When it is a linked source's handler, that source is never cancelled: its token reads
         // false after a cancel() of its lineage returned (C4.1), a checkpoint on it does not throw
-        // (C4.4), a body under it starts (C4.3).
-        .registerChecksCancelApart: ([.c4_2, .c4_1, .c4_4, .c4_3], { Self.singleWorkerPool() }),
+        // (C4.4), a body under it starts (C4.3); a prepared task whose token's handler is lost is
+        // never cancelled before start, and stays pending for good (C2.1).
+        .registerChecksCancelApart: ([.c4_2, .c4_1, .c4_4, .c4_3, .c2_1], { Self.singleWorkerPool() }),
         // A handler run by the cancellation and again by register (C4.2: exactly once).
         .registerRunsHandlerAgain: ([.c4_2], { Self.singleWorkerPool() }),
         // A second cancel() returns while the first one's handlers still run (C4.1).
