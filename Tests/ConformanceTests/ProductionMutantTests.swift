@@ -92,6 +92,9 @@ struct ProductionMutantTests {
         let make: @Sendable () -> any TaskBackend = { Mutant.$planted.withValue(mutant) { planted.backend() } }
         var configuration = MutantTests.configuration(atLeastTheDefaultBudget: true)
         configuration.mode = .controlled(.randomWalk)
+        // Shrinking is not what is tested here (a kill, its rule and its exact replay are): 2 s of
+        // it instead of MutantTests' 5 keep 15 cases within about a minute.
+        configuration.shrinkTimeBudget = .seconds(2)
         let report = await Conformance.check(makeBackend: make, configuration: configuration)
         if report.skippedForReplay != nil { return }
         #expect(report.description.contains("controlled on seats"), "\(report.description.prefix(400))")
