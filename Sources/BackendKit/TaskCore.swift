@@ -411,7 +411,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// The mutant `nestedRegistrationOvertakes`: the continuations registered during this delivery
     /// so far, handed over at once, before the rest of the batch being delivered.
-    private func handOverRegisteredMeanwhile(_ outcome: KitOutcome) {
+    private final func handOverRegisteredMeanwhile(_ outcome: KitOutcome) {
         var early = Continuations<KitContinuation>()
         locked { swap(&early, &continuations) }
         for continuation in early { continuation.handOff(outcome, from: self) }

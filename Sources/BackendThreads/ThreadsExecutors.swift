@@ -67,17 +67,16 @@ final class ThreadsSerialExecutor: Executor {
         let outer = runtime.isolation
         runtime.isolation = self
         defer { runtime.isolation = outer }
+        // The mutant `serialEndsBeforeLastJob` (a constant `false` in release builds): the drain
+        // ends before its last job runs.
+        let endsBeforeLast = mutants.isOn(.serialEndsBeforeLastJob)
         for _ in 0..<Self.batch {
-            var last = false
-            let next = state.withLock { state -> JobRing.Slot in
+            let (next, last) = state.withLock { state -> (JobRing.Slot, Bool) in
                 let slot = state.queue.pop()
                 if slot.job == nil { state.scheduled = false }
-                // The mutant `serialEndsBeforeLastJob`: the drain ends before its last job runs.
-                if mutants.isOn(.serialEndsBeforeLastJob), slot.job != nil, state.queue.isEmpty {
-                    state.scheduled = false
-                    last = true
-                }
-                return slot
+                let last = endsBeforeLast && slot.job != nil && state.queue.isEmpty
+                if last { state.scheduled = false }
+                return (slot, last)
             }
             guard let job = next.job else { return }
             job()

@@ -104,6 +104,7 @@ public final class PreparedTask<Success: Sendable>: Sendable {
 
     /// Marks the task started: whether this call did, and the work to run (`nil` if `cancel()`
     /// came first).
+    @inline(__always)
     private func claim() -> (started: Bool, work: Work?) {
         state.withLock { state in
             switch state {
