@@ -115,7 +115,13 @@ struct TimingChecks {
             let run = runs[0]
             let first = cancels.min { (observations.stepStart[$0]?.seq ?? .max) < (observations.stepStart[$1]?.seq ?? .max) }
             let firstEnd = first.flatMap { observations.stepEnd[$0] } ?? cancelledBy
-            if registered < firstCancelStart, run > firstEnd {
+            // Another cancel() begun before the first one returned may be the one that ran the
+            // handlers: then the first returned too early (C4.1), not the handler late (C4.2).
+            let raced = cancels.contains { $0 != first && (observations.stepStart[$0]?.seq ?? .max) < firstEnd }
+            if registered < firstCancelStart, run > firstEnd, raced {
+                fail(.c4_1, "a cancel() of k\(registration.token)'s lineage returned before handler h\(h), run by another one racing it, ran",
+                     expected: "every cancel() returns after the handlers ran", observed: "h\(h) ran at event #\(run), after #\(firstEnd)")
+            } else if registered < firstCancelStart, run > firstEnd {
                 fail(.c4_2, "handler h\(h) ran after the cancel() that should run it returned",
                      expected: "inside the first cancel()", observed: "ran at event #\(run), after #\(firstEnd)")
             } else if registered < firstCancelStart, run > cancelledBy {
