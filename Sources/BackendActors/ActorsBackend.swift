@@ -32,6 +32,13 @@ public final class ActorsBackend: KitBackend {
         poolExecutor = PoolExecutor(limit: try BlockingThreads.validated(maxBlockedThreads, backend: "actors"))
     }
 
+    /// A backend with a worker pool of its own of `workers` threads (at least 1): for the mutant
+    /// tests, whose planted races must not depend on the machine's processor count (TaskAPI's
+    /// `Mutant`).
+    @_spi(Mutants) public init(workers: Int) {
+        poolExecutor = PoolExecutor(width: max(1, workers), limit: BlockingThreads.defaultLimit)
+    }
+
     /// The most threads the pool starts at once for bodies blocked in `wait()`.
     public var maxBlockedThreads: Int { poolExecutor.limit }
 
@@ -51,7 +58,7 @@ public final class ActorsBackend: KitBackend {
     /// A new serial executor: FIFO, one job at a time, on the default executor's threads. It is
     /// also a Swift `SerialExecutor`, so an actor can use it as its executor.
     public func makeSerialExecutor(label: String) -> any Executor {
-        Mailbox(poolExecutor: poolExecutor)
+        Mailbox(poolExecutor: poolExecutor, mutants: mutants)
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {

@@ -1,6 +1,6 @@
 import BackendKit
 import Synchronization
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// One message in a `Mailbox`: a unit of work run with the mailbox's isolation.
 class MailboxMessage: @unchecked Sendable {
@@ -65,9 +65,12 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
 
     /// Where the drains run.
     let poolExecutor: PoolExecutor
+    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
+    private let mutants: MutantSwitch
 
-    init(poolExecutor: PoolExecutor) {
+    init(poolExecutor: PoolExecutor, mutants: MutantSwitch) {
         self.poolExecutor = poolExecutor
+        self.mutants = mutants
     }
 
     /// Publishes `message`; returns `true` if the caller now owns the mailbox and must schedule
@@ -100,6 +103,10 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
             // Take every published message, leaving the running bit set.
             let taken = state.exchange(Self.running, ordering: .acquiringAndReleasing)
             guard var top = Self.message(taken) else {
+                if mutants.isOn(.mailboxGivesUpBlindly) {
+                    state.store(0, ordering: .releasing)
+                    return
+                }
                 // Nothing left: give up ownership unless a message arrived meanwhile.
                 if state.compareExchange(expected: Self.running, desired: 0,
                                          successOrdering: .releasing, failureOrdering: .relaxed).exchanged {
@@ -107,6 +114,7 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
                 }
                 continue
             }
+            if mutants.isOn(.mailboxGivesUpBeforeLastMessage), runAloneAfterGivingUp(top) { return }
             // Reverse the stack into FIFO order.
             var fifo: Unmanaged<MailboxMessage>?
             while true {
@@ -123,6 +131,16 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
                 message.run(in: self)
             }
         }
+    }
+
+    /// The mutant `mailboxGivesUpBeforeLastMessage`: a single message taken is run after the
+    /// drain gave up ownership (if no message arrived meanwhile); `false` if it did not.
+    private func runAloneAfterGivingUp(_ top: Unmanaged<MailboxMessage>) -> Bool {
+        guard top.takeUnretainedValue().next == nil,
+              state.compareExchange(expected: Self.running, desired: 0,
+                                    successOrdering: .releasing, failureOrdering: .relaxed).exchanged else { return false }
+        top.takeRetainedValue().run(in: self)
+        return true
     }
 
     /// The message whose address `bits` holds, running bit masked off. Safe: the stack owns one

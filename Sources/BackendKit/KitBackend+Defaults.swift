@@ -1,4 +1,4 @@
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// What every backend on the kit hands out the same way: the kit's sources, tasks and inline
 /// executor, and TaskAPI's cancellation source on the backend's own timer. A backend may still
@@ -23,6 +23,6 @@ extension KitBackend {
     /// TaskAPI's `StandardCancellationSource`, whose `cancel(after:)` uses `schedule(after:_:)`
     /// (C4.1, C4.2, C4.6).
     public func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { [self] delay, job in schedule(after: delay, job) }
+        StandardCancellationSource(mutants: .carried(by: self)) { [self] delay, job in schedule(after: delay, job) }
     }
 }

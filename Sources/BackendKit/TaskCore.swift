@@ -290,6 +290,11 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             }
             var batch = Continuations<KitContinuation>()
             batch.append(node)
+            if runtime.isDraining, mutants.isOn(.inPlaceInsideInlineWork) {
+                // The mutant: handed over in place, inside the inline work this thread runs, not
+                // queued behind it.
+                return handOver(false, batch, outcome)
+            }
             var work = ThreadRuntime.Work.handOver(self, outcome, false, consume batch)
             runtime.trampoline(&work)
         }
@@ -382,19 +387,34 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
     /// which ends the delivery phase. Runs only from the thread's trampoline.
     final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitOutcome) {
-        if inline { runInline(outcome) }
+        // The mutant `inlineBodyHandedLast`: the kept inline body after the first batch.
+        var inlineLast = inline && !first.isEmpty && mutants.isOn(.inlineBodyHandedLast)
+        if inline && !inlineLast { runInline(outcome) }
         var batch = first
         while true {
             // Each continuation is moved out of the batch for its hand-off: no retain of it.
             if let continuation = batch.takeFirst() {
                 continuation.handOff(outcome, from: self)
+                if !batch.tail.isEmpty, mutants.isOn(.nestedRegistrationOvertakes) { handOverRegisteredMeanwhile(outcome) }
                 if !batch.tail.isEmpty {
                     for continuation in batch.tail { continuation.handOff(outcome, from: self) }
                 }
             }
+            if inlineLast {
+                inlineLast = false
+                runInline(outcome)
+            }
             guard let next = locked({ nextDelivery() }) else { return }
             batch = next
         }
+    }
+
+    /// The mutant `nestedRegistrationOvertakes`: the continuations registered during this delivery
+    /// so far, handed over at once, before the rest of the batch being delivered.
+    private final func handOverRegisteredMeanwhile(_ outcome: KitOutcome) {
+        var early = Continuations<KitContinuation>()
+        locked { swap(&early, &continuations) }
+        for continuation in early { continuation.handOff(outcome, from: self) }
     }
 
     /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
@@ -415,13 +435,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// The mutant the task's backend carries (debug builds), for the waiter a wait makes.
-    private var mutants: MutantSwitch {
-        #if DEBUG
-        return (owner as? any MutantCarrier)?.mutants ?? .off
-        #else
-        return .off
-        #endif
-    }
+    private var mutants: MutantSwitch { .carried(by: owner) }
 
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
     final func waitOutcome() -> KitOutcome {

@@ -83,6 +83,7 @@ public final class ThreadPool: BlockingPool {
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
     public func push(_ job: @escaping @Sendable () -> Void) {
+        if mutants.isOn(.poolSignalsBeforePush) { return wakeThenPush(job) }
         state.lock()
         state.guarded.queue.push(job)
         let count = state.guarded.queue.count
@@ -92,6 +93,21 @@ public final class ThreadPool: BlockingPool {
         // jobs they cannot cover.
         if state.guarded.parked > 0 && count > spinning { state.signal() }
         let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: spinning)
+        state.unlock()
+        if report { reportLimit() }
+        if spawn { startWorker() }
+    }
+
+    /// The mutant `poolSignalsBeforePush`: a parked worker is woken, then the job queued, in two
+    /// critical sections.
+    private func wakeThenPush(_ job: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            if state.parked > 0 { self.state.signal() }
+        }
+        state.lock()
+        state.guarded.queue.push(job)
+        pollers.mirror(state.guarded.queue.count)
+        let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: pollers.count)
         state.unlock()
         if report { reportLimit() }
         if spawn { startWorker() }

@@ -33,7 +33,9 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     func wait(until deadline: UInt64?) -> Bool {
         blockingCall {
             _ = Spin.until(polls: 512, busy: 512) { done.load(ordering: .acquiring) }
-            if mutants.isOn(.waiterChecksThenSleeps) { return sleepAfterCheckingApart(until: deadline) }
+            if mutants.isOn(.waiterChecksThenSleeps) || (deadline != nil && mutants.isOn(.waiterSleepsToDeadline)) {
+                return sleepAfterCheckingApart(until: deadline)
+            }
             woken.lock()
             defer { woken.unlock() }
             while true {
@@ -47,7 +49,8 @@ final class Waiter: KitContinuation, @unchecked Sendable {
         }
     }
 
-    /// The mutant `waiterChecksThenSleeps`: the check and the sleep in two critical sections.
+    /// The mutants `waiterChecksThenSleeps` and `waiterSleepsToDeadline`: the check and the sleep
+    /// in two critical sections.
     private func sleepAfterCheckingApart(until deadline: UInt64?) -> Bool {
         if woken.withLock({ $0 }) { return true }
         woken.lock()

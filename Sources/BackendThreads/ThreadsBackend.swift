@@ -76,7 +76,7 @@ public final class ThreadsBackend: KitBackend {
     public var isScheduleInstrumented: Bool { true }
 
     public func makeSerialExecutor(label: String) -> any Executor {
-        ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor)
+        ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor, mutants: mutants)
     }
 
     /// Runs `job` on a pool worker no earlier than `delay` from now, unless disposed first.

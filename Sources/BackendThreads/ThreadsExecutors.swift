@@ -1,5 +1,5 @@
 import BackendKit
-import TaskAPI
+@_spi(Mutants) import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
 /// of submission (they may finish in any order).
@@ -41,10 +41,13 @@ final class ThreadsSerialExecutor: Executor {
     private let poolExecutor: ThreadsDefaultExecutor
     private let state = Locked(State())
     private static let batch = 64
+    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
+    private let mutants: MutantSwitch
 
-    init(label: String, poolExecutor: ThreadsDefaultExecutor) {
+    init(label: String, poolExecutor: ThreadsDefaultExecutor, mutants: MutantSwitch) {
         self.label = label
         self.poolExecutor = poolExecutor
+        self.mutants = mutants
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
@@ -64,14 +67,20 @@ final class ThreadsSerialExecutor: Executor {
         let outer = runtime.isolation
         runtime.isolation = self
         defer { runtime.isolation = outer }
+        // The mutant `serialEndsBeforeLastJob` (a constant `false` in release builds): the drain
+        // ends before its last job runs.
+        let endsBeforeLast = mutants.isOn(.serialEndsBeforeLastJob)
         for _ in 0..<Self.batch {
-            let next = state.withLock { state -> JobRing.Slot in
+            let (next, last) = state.withLock { state -> (JobRing.Slot, Bool) in
                 let slot = state.queue.pop()
                 if slot.job == nil { state.scheduled = false }
-                return slot
+                let last = endsBeforeLast && slot.job != nil && state.queue.isEmpty
+                if last { state.scheduled = false }
+                return (slot, last)
             }
             guard let job = next.job else { return }
             job()
+            if last { return }
         }
         poolExecutor.execute { self.drain() }
     }

@@ -23,6 +23,51 @@ public enum Mutant: String, CaseIterable, Sendable {
     /// at it again under the lock, so a push made meanwhile (which saw no parked worker to wake)
     /// waits for good (a lost job: C2.1, C7.3).
     case poolParksWithoutRecheck
+    /// BackendKit's `Waiter`, in a timed wait only (`wait(timeout:)`), checks whether it was woken
+    /// and goes to sleep in two critical sections: a completion in between signals no one, and
+    /// the wait sleeps to its deadline, returning the outcome late (a lost wake-up in
+    /// `wait(timeout:)`: C6.2).
+    case waiterSleepsToDeadline
+    /// BackendKit's `ThreadPool`: a push wakes a parked worker, then queues its job, in two
+    /// critical sections; the worker, woken before the job is there, parks again, and the job
+    /// waits for good (a lost wake-up: C2.1, C7.3).
+    case poolSignalsBeforePush
+    /// BackendThreads' serial executor marks its drain unscheduled when it takes the last queued
+    /// job, before running it: a job queued meanwhile schedules a second drain, which runs it
+    /// beside the first (two jobs at once: C7.2).
+    case serialEndsBeforeLastJob
+    /// BackendActors' `Mailbox`: a drain that found nothing left gives up ownership with a plain
+    /// store instead of a compare-exchange, dropping a message pushed in between (a lost job:
+    /// C2.1, C7.3).
+    case mailboxGivesUpBlindly
+    /// BackendActors' `Mailbox`: a drain that took a single message gives up ownership before
+    /// running it; a push meanwhile becomes the owner and starts a second drain, which runs its
+    /// message beside the first (two jobs at once: C7.2).
+    case mailboxGivesUpBeforeLastMessage
+    /// TaskAPI's `StandardCancellationSource.register` checks for a cancellation and stores the
+    /// handler in two critical sections, and drops a handler that a cancellation in between
+    /// refuses: it never runs (a handler racing `cancel`: C4.2).
+    case registerChecksCancelApart
+    /// TaskAPI's `StandardCancellationSource.register` stores the handler, then runs it itself if
+    /// it finds the source cancelled, in two critical sections: a cancellation in between runs
+    /// it too (a handler run twice: C4.2).
+    case registerRunsHandlerAgain
+    /// TaskAPI's `StandardCancellationSource.cancel`: a second `cancel()` that finds cancellation
+    /// requested returns at once, without waiting for the first one's handlers (C4.1).
+    case secondCancelSkipsWait
+    /// TaskAPI's `PreparedTask.tryStart` checks that the task is not started and marks it started
+    /// in two critical sections: two racing starts both win and the body runs twice (C9.3).
+    case preparedStartChecksApart
+    /// BackendKit's task core hands a source's kept inline body (its first inline `whenComplete`)
+    /// over after the continuations registered after it (`whenComplete` order: C2.4).
+    case inlineBodyHandedLast
+    /// BackendKit's task core runs an inline registration on a completed task in place even while
+    /// the thread runs inline work, instead of queueing it behind that work (C2.7).
+    case inPlaceInsideInlineWork
+    /// BackendKit's task core hands a continuation registered during a delivery (from inside a
+    /// continuation) over before the rest of the batch being delivered, which was registered
+    /// before it (nested registration: C2.4).
+    case nestedRegistrationOvertakes
 
     /// The mutant planted in the objects made inside `Mutant.$planted.withValue(_:operation:)`.
     @TaskLocal public static var planted: Mutant?
@@ -66,6 +111,18 @@ public struct MutantSwitch: Sendable {
         self.planted = planted
     }
     #endif
+
+    /// The mutant `object` carries, if it is a `MutantCarrier` (a backend, for the objects it makes
+    /// while a program runs, outside `Mutant.$planted`): debug builds; `off` in release builds,
+    /// which never look.
+    @inlinable
+    public static func carried(by object: Any) -> MutantSwitch {
+        #if DEBUG
+        return (object as? any MutantCarrier)?.mutants ?? .off
+        #else
+        return .off
+        #endif
+    }
 
     /// Whether `mutant` is planted here: always `false` in a release build.
     @inlinable @inline(__always)

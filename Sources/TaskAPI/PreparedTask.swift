@@ -38,6 +38,8 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     private let gate: StartGate?
     private let executor: any Executor
     private let state: Locked<State>
+    /// The mutant the backend was made with (debug builds; `Mutant`).
+    private let mutants: MutantSwitch
 
     init(backend: any TaskBackend, executor: any Executor, token: CancellationToken, work: Work) {
         self.backend = backend
@@ -46,6 +48,7 @@ public final class PreparedTask<Success: Sendable>: Sendable {
         cancellation = backend.makeCancellationSource(linkedTo: [token])
         gate = StartGate.make(for: source, token: cancellation.token)
         state = Locked(.prepared(work))
+        mutants = .carried(by: backend)
         // Weak: the source's handlers must not keep this object alive (C8.2). The registration
         // lives as long as the source, which only this object holds.
         _ = cancellation.register { [weak self] in self?.releaseBodyIfPending() }
@@ -80,18 +83,7 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     /// also after `cancel()`, when the task is already cancelled and nothing runs.
     @discardableResult
     public func tryStart(on executor: (any Executor)? = nil) -> Bool {
-        let claimed: (started: Bool, work: Work?) = state.withLock { state in
-            switch state {
-            case .prepared(let work):
-                state = .started
-                return (true, work)
-            case .cancelledBeforeStart:
-                state = .started
-                return (true, nil)
-            case .started:
-                return (false, nil)
-            }
-        }
+        let claimed = mutants.isOn(.preparedStartChecksApart) ? claimApart() : claim()
         if let work = claimed.work {
             let source = self.source
             let gate = self.gate
@@ -108,6 +100,38 @@ public final class PreparedTask<Success: Sendable>: Sendable {
             }
         }
         return claimed.started
+    }
+
+    /// Marks the task started: whether this call did, and the work to run (`nil` if `cancel()`
+    /// came first).
+    @inline(__always)
+    private func claim() -> (started: Bool, work: Work?) {
+        state.withLock { state in
+            switch state {
+            case .prepared(let work):
+                state = .started
+                return (true, work)
+            case .cancelledBeforeStart:
+                state = .started
+                return (true, nil)
+            case .started:
+                return (false, nil)
+            }
+        }
+    }
+
+    /// The mutant `preparedStartChecksApart`: `claim` in two critical sections, the check and
+    /// the mark.
+    private func claimApart() -> (started: Bool, work: Work?) {
+        let found: (started: Bool, work: Work?) = state.withLock { state in
+            switch state {
+            case .prepared(let work): return (true, work)
+            case .cancelledBeforeStart: return (true, nil)
+            case .started: return (false, nil)
+            }
+        }
+        if found.started { state.withLock { $0 = .started } }
+        return found
     }
 
     /// Starts the body like `tryStart(on:)`, or throws `StartError.alreadyStarted` if it was

@@ -38,9 +38,18 @@ public final class StandardCancellationSource: CancellationSource {
     /// Set once every handler of the first `cancel()` ran: later calls return at once.
     private let handlersDone = ScheduledAtomic(false)
     private let timers = Locked<[any Disposable]>([])
+    /// The mutant the backend was made with (debug builds; `Mutant`).
+    private let mutants: MutantSwitch
 
     public init(timer: @escaping Timer) {
         self.timer = timer
+        mutants = .off
+    }
+
+    /// A source carrying `mutants` (debug builds; `Mutant`): a backend's, for the mutant tests.
+    @_spi(Mutants) public init(mutants: MutantSwitch, timer: @escaping Timer) {
+        self.timer = timer
+        self.mutants = mutants
     }
 
     deinit {
@@ -51,6 +60,7 @@ public final class StandardCancellationSource: CancellationSource {
 
     public func cancel() {
         if handlersDone.load(ordering: .acquiring) { return }
+        if mutants.isOn(.secondCancelSkipsWait), requested.load(ordering: .acquiring) { return }
         let me = ThreadIdentity.current
         if runner.withLock({ $0 == me }) { return }
         let ranHandlers: Bool = running.withLock { _ in
@@ -83,7 +93,31 @@ public final class StandardCancellationSource: CancellationSource {
     }
 
     public func register(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
+        if mutants.isOn(.registerChecksCancelApart) { return registerCheckingApart(handler) }
+        if mutants.isOn(.registerRunsHandlerAgain) { return registerThenRunIfCancelled(handler) }
         guard let id = state.withLock({ $0.register(handler) }) else {
+            handler()
+            return NoopDisposable()
+        }
+        return Registration(source: self, id: id)
+    }
+
+    /// The mutant `registerChecksCancelApart`: the check and the store in two critical sections,
+    /// a handler refused in between dropped.
+    private func registerCheckingApart(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
+        if state.withLock({ $0.isCancellationRequested }) {
+            handler()
+            return NoopDisposable()
+        }
+        guard let id = state.withLock({ $0.register(handler) }) else { return NoopDisposable() }
+        return Registration(source: self, id: id)
+    }
+
+    /// The mutant `registerRunsHandlerAgain`: the store, then a check that runs the handler, in
+    /// two critical sections.
+    private func registerThenRunIfCancelled(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
+        let id = state.withLock { $0.register(handler) }
+        guard let id, !requested.load(ordering: .acquiring) else {
             handler()
             return NoopDisposable()
         }

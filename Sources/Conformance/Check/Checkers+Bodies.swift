@@ -184,7 +184,9 @@ extension Checkers {
 
     /// An inline continuation of `antecedent` starts after the harness's observer of it (which
     /// was registered first, when the task was made) ran (C2.4); registered inside inline work
-    /// (an inline host) on a task completed before, it starts once that work ended (C2.7).
+    /// (an inline host) on a task completed before, it starts once that work ended (C2.7). In
+    /// place is on the host's thread: a task still delivering on another thread when the host
+    /// registers stores the continuation behind that delivery, which may run it there at once.
     private mutating func checkInlineAfterObserver(_ spec: BodySpec, step: Int, span: (start: UInt64, end: UInt64), antecedent: Int) {
         guard let body = observations.bodies[spec.task]?.first, let observed = observations.completedBy(antecedent) else { return }
         exercised.insert(.c2_4)
@@ -196,7 +198,7 @@ extension Checkers {
         }
         guard spec.host?.executor == .inline, observed < span.start else { return }
         exercised.insert(.c2_7)
-        if body.start.seq < span.end {
+        if body.start.seq < span.end, body.start.thread == observations.hostThread[step] {
             fail(.c2_7, "the inline continuation t\(spec.task), registered inside inline work (\(spec.host.map { "\($0)" } ?? "")) on t\(antecedent), "
                  + "which had completed, ran in place, before that work ended (\(describe(spec.task)))",
                  expected: "queued behind the running inline work (C2.7's decision)", observed: "ran at event #\(body.start.seq), "

@@ -35,6 +35,8 @@ struct Observations {
     /// Hosted steps' calls: when they started and ended.
     var hostStart: [Int: UInt64] = [:]
     var hostEnd: [Int: UInt64] = [:]
+    /// The thread each host ran on (`ThreadInfo.number`).
+    var hostThread: [Int: Int] = [:]
     struct Inspection {
         let step: Int
         let task: Int
@@ -85,7 +87,9 @@ struct Observations {
             case .status(let step, let task, let status): statuses.append((step, task, status))
             case .jobRan(let step): jobRuns[step, default: 0] += 1
             case .started(let step, let task, let ok): starts[task, default: []].append((step, ok))
-            case .hostStart(let step): hostStart[step] = event.seq
+            case .hostStart(let step):
+                hostStart[step] = event.seq
+                hostThread[step] = event.thread
             case .hostEnd(let step): hostEnd[step] = event.seq
             case .inspected(let step, let task, let status, let completion, let isCompleted, let backend, let mainIsCurrent):
                 inspections.append(Inspection(step: step, task: task, status: status, completion: completion, isCompleted: isCompleted,

@@ -82,7 +82,8 @@ enum ProgramChecks {
         var probes = ProbeChecks(program: record.program, slack: slack)
         probes.run(over: record.timedEvents)
         var timing = TimingChecks(program: record.program, observations: Observations(record.timedEvents), oracle: checkers.oracle,
-                                  events: record.timedEvents, slack: slack)
+                                  events: record.timedEvents, slack: slack,
+                                  runClock: record.seated && record.notReproducible.isEmpty)
         timing.runAll()
         var exercised = checkers.exercised
         exercised.merge(probes.exercised)

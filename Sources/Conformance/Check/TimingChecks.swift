@@ -7,6 +7,9 @@ struct TimingChecks {
     let observations: Observations
     let oracle: Oracle
     let slack: UInt64
+    /// The events are stamped by a seated run's own clock (`RunClock`), and every one of them came
+    /// from a seat: time moved only while no seat could go on.
+    let runClock: Bool
     var exercised: RuleTally = []
     var judged: EntryPointTally
     var findings: [Finding] = []
@@ -18,13 +21,15 @@ struct TimingChecks {
     private var swiftCancelled: [Int: UInt64] = [:]
     private var awaitedUp: [Int: UInt64] = [:]
     private var waitedUp: [Int: UInt64] = [:]
+    private var returnedUp: [Int: UInt64] = [:]
     private var earlyHarnessWaits: [(step: Int, limit: UInt64, elapsed: UInt64)] = []
 
-    init(program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration) {
+    init(program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration, runClock: Bool = false) {
         self.program = program
         self.observations = observations
         self.oracle = oracle
         self.slack = slack.nanoseconds
+        self.runClock = runClock
         judged = EntryPointTally(program: program)
         for event in events {
             switch event.kind {
@@ -34,7 +39,9 @@ struct TimingChecks {
             case .timerFired(let step): timerFires[step, default: []].append(event.uptime)
             case .swiftCancelled(let step): swiftCancelled[step] = event.uptime
             case .awaited(let step, _, _): awaitedUp[step] = event.uptime
-            case .waited(let step, _, nil): waitedUp[step] = event.uptime
+            case .waited(let step, _, let result):
+                returnedUp[step] = event.uptime
+                if result == nil { waitedUp[step] = event.uptime }
             case .waitReturnedEarly(let step, let limit, let elapsed): earlyHarnessWaits.append((step, limit, elapsed))
             default: break
             }
@@ -46,6 +53,7 @@ struct TimingChecks {
         checkTimers()
         checkTimedTasks()
         checkWaitTimeouts()
+        if runClock { checkLateTimedWaits() }
         checkCancelledAwaits()
     }
 
@@ -107,7 +115,13 @@ struct TimingChecks {
             let run = runs[0]
             let first = cancels.min { (observations.stepStart[$0]?.seq ?? .max) < (observations.stepStart[$1]?.seq ?? .max) }
             let firstEnd = first.flatMap { observations.stepEnd[$0] } ?? cancelledBy
-            if registered < firstCancelStart, run > firstEnd {
+            // Another cancel() begun before the first one returned may be the one that ran the
+            // handlers: then the first returned too early (C4.1), not the handler late (C4.2).
+            let raced = cancels.contains { $0 != first && (observations.stepStart[$0]?.seq ?? .max) < firstEnd }
+            if registered < firstCancelStart, run > firstEnd, raced {
+                fail(.c4_1, "a cancel() of k\(registration.token)'s lineage returned before handler h\(h), run by another one racing it, ran",
+                     expected: "every cancel() returns after the handlers ran", observed: "h\(h) ran at event #\(run), after #\(firstEnd)")
+            } else if registered < firstCancelStart, run > firstEnd {
                 fail(.c4_2, "handler h\(h) ran after the cancel() that should run it returned",
                      expected: "inside the first cancel()", observed: "ran at event #\(run), after #\(firstEnd)")
             } else if registered < firstCancelStart, run > cancelledBy {
@@ -268,6 +282,28 @@ struct TimingChecks {
                 fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil although t\(wait.task) completed "
                      + "\((start + UInt64(us) * 1_000 - done) / 1_000)us before its deadline",
                      expected: observations.outcome(wait.task)?.description ?? "the outcome", observed: "nil")
+            }
+        }
+    }
+
+    /// On a seated run's clock, a `wait(timeout:)` that returns the outcome returns with no time
+    /// passing after the task completed (C6.2): the completion wakes the waiter, a seat that can
+    /// then go on, and the clock moves only while no seat can. A wait whose return is stamped later
+    /// than both its call and the completion slept through its wake-up until its deadline moved
+    /// the clock (a lost wake-up in `wait(timeout:)`). Under real time a descheduled waiter may be
+    /// that late, so only seated runs are judged.
+    private mutating func checkLateTimedWaits() {
+        for wait in observations.waits where wait.result != nil {
+            guard case .wait(let call) = program.steps[wait.step].operation, call.timeoutMicroseconds != nil,
+                  let start = stepStartUp[wait.step], let returned = returnedUp[wait.step],
+                  let done = observations.completions[wait.task]?.first?.uptime else { continue }
+            exercised.insert(.c6_2)
+            judged.judge(wait.step)
+            if returned > max(done, start) {
+                fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned the outcome "
+                     + "\((returned - max(done, start)) / 1_000)us of the run's clock after t\(wait.task) completed and the call began: "
+                     + "it slept through its wake-up until its deadline",
+                     expected: "returns as t\(wait.task) completes, before the run's clock moves", observed: "returned \((returned - start) / 1_000)us after the call")
             }
         }
     }

@@ -43,10 +43,13 @@ extension ProgramOperation {
         func perform(in execution: ProgramExecution, step: Int) {
             guard serial < execution.executors.serial.count else { return }
             let executor = execution.executors.serial[serial]
-            let log = execution.log
+            let (log, seated) = (execution.log, execution.seated)
             for index in 0..<count {
                 log.callPending()
-                executor.execute { log.append(.burstJobRan(step: step, index: index)) }
+                executor.execute {
+                    ProgramExecution.jobPoint(seated: seated)
+                    log.append(.burstJobRan(step: step, index: index))
+                }
             }
         }
     }

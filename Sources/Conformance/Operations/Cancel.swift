@@ -28,13 +28,16 @@ extension ProgramOperation {
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 5 }
 
-        /// `cancel(after:)` only where programs may use timers.
+        /// `cancel(after:)` only where programs may use timers. A `cancel()` is sometimes followed
+        /// by a second one, which may race it from another driver: it must return only once the
+        /// first one's handlers ran (C4.1).
         static func generate(into program: inout ProgramBuilder) {
             guard let token = program.rng.pick(program.tokens) else { return }
             if program.rng.chance(30) && program.usesOutsideWork {
                 program.add(.cancelAfter(token: token, microseconds: program.rng.int(in: 0...2000)))
             } else {
                 program.add(.cancel(token: token))
+                if program.rng.chance(30) { program.add(.cancel(token: token)) }
             }
         }
 

@@ -66,7 +66,7 @@ extension ProgramOperation {
             if form == .token, reused == nil { executor = .default }
             if form == .token, token == nil { token = program.rng.pick(program.tokens) }
             if form == .actor { executor = .serial(1) }
-            let host = hosted ? program.host() : nil
+            let host = hosted ? program.host(nesting: antecedent) : nil
             let (sources, held) = program.dependencies([antecedent] + [kind.inner?.task, host?.antecedent].compactMap { $0 })
             if !hosted { program.lastChain = (antecedent, executor) }
             let chain = Chain(task: program.nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token,

@@ -64,7 +64,7 @@ extension ProgramOperation {
             // executors (a controlled run wraps them, and the actor needs the backend's).
             var pinned = false
             if !convenience, program.usesOutsideWork, program.serials > 1, program.rng.chance(25) { (pinned, executor) = (true, .serial(1)) }
-            let host = hosted ? program.host() : nil
+            let host = hosted ? program.host(nesting: antecedent) : nil
             let (sources, held) = program.dependencies([antecedent] + (host?.antecedent.map { [$0] } ?? []))
             if !hosted { program.lastChain = (antecedent, executor) }
             program.addTask(.observe(Observe(task: program.nextTask, antecedent: antecedent, executor: executor, convenience: convenience,

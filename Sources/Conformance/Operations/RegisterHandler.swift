@@ -45,8 +45,11 @@ extension ProgramOperation {
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }
-            let (log, h) = (execution.log, handler)
-            let handler: @Sendable () -> Void = { log.append(.handlerRan(handler: h)) }
+            let (log, h, seated) = (execution.log, handler, execution.seated)
+            let handler: @Sendable () -> Void = {
+                ProgramExecution.jobPoint(seated: seated)
+                log.append(.handlerRan(handler: h))
+            }
             execution.extras.keep(viaToken ? execution.token(token).register(handler) : source.register(handler), handler: h)
         }
     }

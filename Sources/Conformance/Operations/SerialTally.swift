@@ -35,20 +35,30 @@ final class SerialTally: Sendable {
 
     var ran: Int { runs.load(ordering: .acquiring) }
 
-    /// What went wrong, once every job ran.
-    func loss(_ index: Int) -> Loss? {
+    /// What went wrong: jobs at once or out of order (C7.2), a job run twice (C7.3), then, if
+    /// `complete` is false (not every job ran within the limit), the jobs never run (C7.3).
+    func loss(_ index: Int, complete: Bool) -> Loss? {
         let perSide = jobs / 2
         let twice = overlaps.load(ordering: .acquiring)
         if twice > 0 {
             return Loss(round: index, rule: .c7_2, what: "a serial executor ran \(twice + 1) of its jobs at once while two threads handed it jobs",
-                            expected: "one job at a time", observed: "\(twice) jobs started while another ran")
+                        expected: "one job at a time", observed: "\(twice) jobs started while another ran")
         }
         let sides = order.withLock { $0 }
-        for (side, seen) in sides.enumerated() where seen != Array(0..<perSide) {
+        for (side, seen) in sides.enumerated() {
             let who = side == 0 ? "the driver" : "the partner"
-            let rule: Rule = seen.count == perSide && Set(seen).count == perSide ? .c7_2 : .c7_3
-            return Loss(round: index, rule: rule, what: "the jobs \(who) handed a serial executor, beside another thread's, ran out of order or not once each",
-                            expected: "0 to \(perSide - 1), in order, once each", observed: "\(seen.prefix(24))")
+            if Set(seen).count < seen.count {
+                return Loss(round: index, rule: .c7_3, what: "a job \(who) handed a serial executor, beside another thread's, ran twice",
+                            expected: "each job once", observed: "\(seen.prefix(24))")
+            }
+            if seen != seen.sorted() {
+                return Loss(round: index, rule: .c7_2, what: "the jobs \(who) handed a serial executor, beside another thread's, ran out of order",
+                            expected: "0 to \(perSide - 1), in order", observed: "\(seen.prefix(24))")
+            }
+        }
+        if !complete {
+            return Loss(round: index, rule: .c7_3, what: "of \(jobs) jobs two threads handed one serial executor at once, \(ran) ran",
+                        expected: "every job runs", observed: "\(ran) ran within the limit")
         }
         return nil
     }

@@ -37,11 +37,13 @@ extension ProgramOperation {
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 6 }
 
         /// A blocking `wait()` only on a task whose every source has a completing step earlier
-        /// (none held): the generator's deadlock-freedom rule.
+        /// (none held): the generator's deadlock-freedom rule. Such a task gets a timed wait half
+        /// the time: one that races the completion is where a timed wait's lost wake-up shows
+        /// (C6.2), as an untimed wait's does (C6.1, C6.3).
         static func generate(into program: inout ProgramBuilder) {
             guard let task = program.rng.pick(program.liveTasks) else { return }
             let canBlock = program.completesEarly(task)
-            if canBlock && program.rng.chance(70) {
+            if canBlock && program.rng.chance(50) {
                 program.add(.wait(Wait(task: task, timeoutMicroseconds: nil, get: program.rng.chance(30))))
             } else {
                 program.add(.waitTimeout(task: task, microseconds: program.rng.int(in: 0...1000)))

@@ -26,11 +26,15 @@ final class ProgramExecution: Sendable {
     let leakLimit: Duration
     /// A `PinnedActor` for each serial executor that is an actor executor (C9.9, C9.10), by index.
     let pinned: [Int: ProgramActor]
+    /// A seated run (`SeatedRun`): the bodies and jobs the program hands the backend reach plain
+    /// schedule points (`jobPoint`).
+    let seated: Bool
 
     /// `log` is the run's event log (a seated run's stamps its events with the run's clock).
     init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration,
-         leakLimit: Duration? = nil, log: EventLog? = nil) {
+         leakLimit: Duration? = nil, log: EventLog? = nil, seated: Bool = false) {
         self.program = program
+        self.seated = seated
         self.backend = backend
         self.executors = executors
         self.timingSlack = timingSlack
@@ -113,10 +117,12 @@ final class ProgramExecution: Sendable {
         executor: ExecutorRef? = nil
     ) throws -> Int {
         withExtendedLifetime(probe) {}
+        jobPoint()
         let inside = BodyReads(status: slots.peekTask(t)?.status, isCurrent: executor.flatMap(isCurrent))
         log.append(.bodyStart(task: t, inner: false, input: input, counting: ThreadInfo.countingMarker,
                               payloadOK: input.flatMap(checkPayload), inside: inside))
         defer { log.append(.bodyEnd(task: t, inner: false)) }
+        jobPoint()
         spin(step % 4 * 100)
         switch action {
         case .returns:
@@ -138,6 +144,25 @@ final class ProgramExecution: Sendable {
             payloads.write(step)
             return ProgramValues.value(step: step)
         }
+    }
+
+    /// On a seated run, a plain schedule point in the program's own code that the backend runs (a
+    /// body, a burst's job, a cancellation handler): at its start, where a thread may be
+    /// preempted between the backend's deciding to run it and its first effect, and inside a
+    /// body, where another seat may run meanwhile (C7.2's overlaps and reorders show only then).
+    /// The backend's points alone leave code that reaches none atomic: a mailbox that lets a
+    /// second drain start beside its last message was found in 300 to 400 programs, not tens.
+    /// Off elsewhere: on interposed executors a driver running an inline body would park at it,
+    /// which changes nothing the hand-over does not already interleave.
+    @inline(__always)
+    func jobPoint() {
+        Self.jobPoint(seated: seated)
+    }
+
+    /// `jobPoint()` for a closure that keeps only the flag.
+    @inline(__always)
+    static func jobPoint(seated: Bool) {
+        if seated { SchedulePoint.reach("a program's body, job or handler") }
     }
 
     /// `isCurrent` of the executor `ref` names, for the backend's own executors (a counting
@@ -173,9 +198,11 @@ final class ProgramExecution: Sendable {
     }
 
     func innerBody(task t: Int, step: Int) -> Int {
+        jobPoint()
         log.append(.bodyStart(task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil,
                               inside: BodyReads(status: nil, isCurrent: nil)))
         defer { log.append(.bodyEnd(task: t, inner: true)) }
+        jobPoint()
         payloads.write(program.steps.count + step)
         return ProgramValues.innerValue(step: step)
     }

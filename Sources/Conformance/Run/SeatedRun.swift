@@ -30,7 +30,7 @@ extension ProgramRunner {
         })
         let execution = ProgramExecution(program: program, backend: backend,
                                          executors: executors.makeExecutors(for: program, backend: backend),
-                                         timingSlack: timingSlack, log: log)
+                                         timingSlack: timingSlack, log: log, seated: true)
         let table = SeatTable(
             drivers: program.drivers,
             strategy: StrategyState(strategy: strategy, seed: program.seed, expectedPoints: Self.expectedPoints(program)),
