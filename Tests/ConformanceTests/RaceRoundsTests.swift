@@ -23,7 +23,7 @@ struct RaceRoundsTests {
         #expect(rules.isEmpty, "\(pair): \(rules)")
     }
 
-    /// Each planted race is found under its rule, within 10 programs of 200 rounds (a race's
+    /// Each planted race is found under its rule, within 20 programs of 200 rounds (a race's
     /// window is hit in a fraction of rounds; a program that misses it finds nothing, and the next
     /// one tries again).
     @Test(arguments: [
@@ -36,11 +36,11 @@ struct RaceRoundsTests {
     func aPlantedRaceIsFound(_ pair: ProgramOperation.RaceRounds.Pair, _ mutation: Mutation, _ rule: Rule) async {
         var programs = 0
         var found: [Rule] = []
-        while programs < 10, found.isEmpty {
+        while programs < 20, found.isEmpty {
             programs += 1
             found = await Self.rules(pair, rounds: 200, on: ReferenceBackend(mutation))
         }
         #expect(found.contains(rule), "\(mutation) with \(pair): found \(found) in \(programs) programs")
-        print("race rounds \(pair.rawValue): \(mutation) found (\(found.map(\.rawValue).joined(separator: " "))) in \(programs) of 10 programs of 200 rounds")
+        print("race rounds \(pair.rawValue): \(mutation) found (\(found.map(\.rawValue).joined(separator: " "))) in \(programs) of 20 programs of 200 rounds")
     }
 }

@@ -272,8 +272,8 @@ struct HangDiagnosis {
         return lines.joined(separator: "; ")
     }
 
-    /// A `delay` (whose token nothing cancels) or `timeout` task still pending long after its
-    /// deadline means its timer never fired, which names the faulty operation better than the
+    /// A `delay` (whose token nothing cancels), `timeout` or backing-off `retry` task still
+    /// pending long after its deadline means its timer never fired, which names the faulty operation better than the
     /// generic culprit (C5.4).
     func overdueTimer() -> Finding? {
         let tokens = Oracle(program: program, observations: Observations([]))
@@ -283,6 +283,11 @@ struct HangDiagnosis {
                 (t, us) = (delay.task, delay.microseconds)
             } else if case .timeout(let timeout) = step.operation {
                 (t, us) = (timeout.task, timeout.microseconds)
+            } else if case .retry(let retry) = step.operation, let backoff = retry.backoffMicroseconds, retry.failures > 0,
+                      retry.attempts > 1, tokens.tokenState(retry.token) == .never {
+                // A retry that failed at least once waits for its backoff's timer before the next
+                // attempt: still pending, its timer never fired.
+                (t, us) = (retry.task, backoff)
             } else {
                 continue
             }
@@ -290,7 +295,7 @@ struct HangDiagnosis {
             // delay whose timer never fires may already be freed.
             guard hang.made.contains(t), t < hang.observed.count, !hang.observed[t], hang.actual[t] != true else { continue }
             return Finding(.c5_4, "\(step.operation) (step \(index)) never completed: its timer never fired",
-                           expected: "completed \(us)us after the call", observed: "pending when the watchdog gave up")
+                           expected: "its timer fires \(us)us after it is set, and the task completes", observed: "pending when the watchdog gave up")
         }
         return nil
     }
