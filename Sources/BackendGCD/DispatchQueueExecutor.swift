@@ -22,11 +22,13 @@ public final class DispatchQueueExecutor: Executor {
     /// Under a controlled run, a job is a hand-off in the queue's lane (`SchedulePoint.fork`):
     /// the executor cannot tell a serial queue from a concurrent one, and a lane is right for
     /// the serial ones (the main queue among them); jobs of a concurrent queue then take turns.
+    /// The job is released on its seat (`SchedulePoint.adopting`), not when Dispatch frees the
+    /// block.
     public func execute(_ job: @escaping @Sendable () -> Void) {
         guard let ticket = SchedulePoint.fork(.lane(SchedulePoint.Object(queue)), label: "DispatchQueueExecutor job") else {
             return queue.async(execute: job)
         }
-        queue.async { SchedulePoint.adopt(ticket, job) }
+        queue.async(execute: SchedulePoint.adopting(ticket, job))
     }
 
     /// `true` inside a job running on the queue (or on a queue targeting it) (C9.7).

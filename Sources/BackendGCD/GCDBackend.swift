@@ -73,13 +73,15 @@ final class GCDTimer: Disposable {
 
     init(after delay: Duration, _ job: @escaping @Sendable () -> Void) {
         // Under a controlled run, the handler is a hand-off due at the deadline on the run's clock;
-        // disposing releases the handler, and with it the ticket, unadopted.
+        // disposing releases the handler, and with it the ticket, unadopted. The job is released
+        // on its seat when it ran (`SchedulePoint.adopting`), not when Dispatch frees the handler.
         let ticket = SchedulePoint.fork(.notBefore(MonotonicClock.deadline(after: delay)), label: "GCD timer")
         self.ticket = ticket
         source = DispatchSource.makeTimerSource(queue: .global())
         source.schedule(deadline: .now() + dispatchInterval(delay))
+        let handler = SchedulePoint.adopting(ticket, job)
         source.setEventHandler { [source] in
-            SchedulePoint.adopt(ticket, job)
+            handler()
             source.cancel()
         }
         source.activate()

@@ -253,6 +253,7 @@ final class GCDSerialExecutor: Executor {
         guard let ticket = SchedulePoint.fork(.lane(SchedulePoint.Object(self)), label: "GCD serial executor job") else {
             return queue.async(execute: job)
         }
-        queue.async { SchedulePoint.adopt(ticket, job) }
+        // Released on its seat, not when Dispatch frees the block (`SchedulePoint.adopting`).
+        queue.async(execute: SchedulePoint.adopting(ticket, job))
     }
 }

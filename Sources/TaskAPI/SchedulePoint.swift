@@ -291,6 +291,20 @@ public enum SchedulePoint {
         return try body()
     }
 
+    /// `job`, the work `ticket` was forked for, as a block for a runtime that keeps the block
+    /// after running it (Dispatch releases a block on its own thread, when it likes): `job`
+    /// itself when `ticket` is `nil`; else a block that adopts `ticket`, runs `job` and lets go
+    /// of it on the seat, before the seat leaves. Releasing a job may free what it captured (a
+    /// task, a cancellation source), and a deinit that synchronizes is a point: released later
+    /// by the runtime, outside the run, those points would come or not depending on how fast
+    /// the runtime frees the block, and the same seed would make other decisions.
+    public static func adopting(_ ticket: (any ScheduleTicket)?,
+                                _ job: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        guard let ticket else { return job }
+        let held = HandedOffJob(job)
+        return { adopt(ticket) { held.run() } }
+    }
+
     /// The work `ticket` was forked for will not run (a timer disposed before it fired): see
     /// `ScheduleTicket.withdraw()`. Nothing for `nil`.
     @inlinable
@@ -314,6 +328,23 @@ public enum SchedulePoint {
 @usableFromInline @_effects(readnone) @inline(never)
 func scheduleActiveFlag() -> UnsafeRawPointer {
     withUnsafePointer(to: SchedulePoint.active) { UnsafeRawPointer($0) }
+}
+
+/// A job handed to another thread under a controlled run (`SchedulePoint.adopting`): taken out
+/// when it runs, so that the thread running it also releases it.
+private final class HandedOffJob: Sendable {
+    private let job: Mutex<(@Sendable () -> Void)?>
+
+    init(_ job: @escaping @Sendable () -> Void) {
+        self.job = Mutex(job)
+    }
+
+    /// Runs the job and releases it; a second run (a runtime running a block twice, which the
+    /// ticket's second arrival reports as C7.3) finds nothing to run.
+    func run() {
+        guard let job = job.withLock({ $0.take() }) else { return }
+        job()
+    }
 }
 
 /// A thread's seat, boxed so that one pointer holds it in a thread-specific key.
