@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "BackendThreads", targets: ["BackendThreads"]),
         .library(name: "BackendActors", targets: ["BackendActors"]),
         .library(name: "Conformance", targets: ["Conformance"]),
-        .executable(name: "bench", targets: ["bench"]),
+        .executable(name: "bench", targets: ["bench"])
     ],
     targets: [
         .target(name: "TaskAPI"),
@@ -43,9 +43,9 @@ let package = Package(
             dependencies: [
                 "TaskAPI", "BackendKit", "BackendGCD", "BackendThreads", "BackendActors", "Conformance",
                 // Built for C9.8's test, which runs it as a child process.
-                "main-executor-example",
+                "main-executor-example"
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

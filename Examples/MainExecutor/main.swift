@@ -1,3 +1,6 @@
+import BackendActors
+import BackendGCD
+import BackendThreads
 // How a command-line program drives a backend's main executor (C9.8), for each backend:
 //
 //     swift run main-executor-example gcd       # ends with dispatchMain()
@@ -10,9 +13,6 @@
 // Tests/RuleTests/C9MainExecutorTests.swift runs it for every backend.
 import Dispatch
 import TaskAPI
-import BackendGCD
-import BackendThreads
-import BackendActors
 
 #if canImport(Glibc)
 import Glibc
@@ -70,7 +70,8 @@ let done = backend.run { (1...10).reduce(0, +) }
     }
     .continueWith(on: main) { outcome in
         Screen.shown.append(outcome.value ?? -1)
-        let ok = Screen.shown == Array(0..<100) + [55] && Screen.status == "plain job"
+        let ok =
+            Screen.shown == Array(0..<100) + [55] && Screen.status == "plain job"
             && main.isCurrent && !backend.defaultExecutor.isCurrent
         print("\(name): \(ok ? "ok" : "FAILED")")
         exit(ok ? 0 : 1)

@@ -108,8 +108,10 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
                     return
                 }
                 // Nothing left: give up ownership unless a message arrived meanwhile.
-                if state.compareExchange(expected: Self.running, desired: 0,
-                                         successOrdering: .releasing, failureOrdering: .relaxed).exchanged {
+                if state.compareExchange(
+                    expected: Self.running, desired: 0,
+                    successOrdering: .releasing, failureOrdering: .relaxed
+                ).exchanged {
                     return
                 }
                 continue
@@ -137,8 +139,11 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
     /// drain gave up ownership (if no message arrived meanwhile); `false` if it did not.
     private func runAloneAfterGivingUp(_ top: Unmanaged<MailboxMessage>) -> Bool {
         guard top.takeUnretainedValue().next == nil,
-              state.compareExchange(expected: Self.running, desired: 0,
-                                    successOrdering: .releasing, failureOrdering: .relaxed).exchanged else { return false }
+            state.compareExchange(
+                expected: Self.running, desired: 0,
+                successOrdering: .releasing, failureOrdering: .relaxed
+            ).exchanged
+        else { return false }
         top.takeRetainedValue().run(in: self)
         return true
     }

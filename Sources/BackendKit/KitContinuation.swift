@@ -82,8 +82,10 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
 enum HandOff {
     /// The hand-off to an executor, out of line: the inline path stays small.
     @inline(never)
-    static func enqueue(_ continuation: KitContinuation, _ outcome: KitOutcome, _ antecedent: TaskCore,
-                        on executor: any Executor) {
+    static func enqueue(
+        _ continuation: KitContinuation, _ outcome: KitOutcome, _ antecedent: TaskCore,
+        on executor: any Executor
+    ) {
         executor.execute { continuation.run(outcome, from: antecedent) }
     }
 }

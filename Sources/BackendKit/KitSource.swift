@@ -73,7 +73,7 @@ final class SourceTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
             assertionFailure("kit task: a delivery ran the inline body of a task that kept none")
             return
         }
-        inlineBody = nil   // C8.1: the closure and its captures go as soon as it has run
+        inlineBody = nil  // C8.1: the closure and its captures go as soon as it has run
         body(typed(outcome))
     }
 

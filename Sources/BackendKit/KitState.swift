@@ -130,7 +130,7 @@ struct KitState: CustomStringConvertible {
             phase = .running
             return .proceed
         case (.running, .startUnshared), (.completed, .startUnshared), (.delivering, .startUnshared):
-            Self.impossible(self, event)   // a task another thread can reach, or started twice
+            Self.impossible(self, event)  // a task another thread can reach, or started twice
 
         case (.pending, .complete(let ending, let stored)), (.running, .complete(let ending, let stored)):
             self.ending = ending
@@ -144,17 +144,17 @@ struct KitState: CustomStringConvertible {
             phase = .delivering
             return .handOver(inline: inline)
         case (.completed, .complete), (.delivering, .complete):
-            return .refuse   // C1.2: the first completion won
+            return .refuse  // C1.2: the first completion won
 
         case (.pending, .completeUnshared(let ending)), (.running, .completeUnshared(let ending)):
             self.ending = ending
             phase = .completed
             return .proceed
         case (.completed, .completeUnshared), (.delivering, .completeUnshared):
-            Self.impossible(self, event)   // completed twice by its only owner
+            Self.impossible(self, event)  // completed twice by its only owner
 
         case (.pending, .register), (.running, .register), (.delivering, .register):
-            return .store   // C2.4: a running delivery takes it, behind the batch it hands over
+            return .store  // C2.4: a running delivery takes it, behind the batch it hands over
         case (.completed, .register):
             phase = .delivering
             return .handOver(inline: false)
@@ -162,7 +162,7 @@ struct KitState: CustomStringConvertible {
         case (.pending, .registerWaker), (.running, .registerWaker), (.delivering, .registerWaker):
             return .store
         case (.completed, .registerWaker):
-            return .refuse   // the caller reads the outcome
+            return .refuse  // the caller reads the outcome
 
         case (.pending, .keepBody(let first)), (.running, .keepBody(let first)):
             guard first, !holdsBody else { return .refuse }
@@ -175,14 +175,14 @@ struct KitState: CustomStringConvertible {
             phase = .delivering
             return .handOver(inline: false)
         case (.pending, .deliverInPlace), (.running, .deliverInPlace), (.delivering, .deliverInPlace):
-            return .refuse   // the caller registers a node instead
+            return .refuse  // the caller registers a node instead
 
         case (.delivering, .endRound(let stored)):
             if stored { return .handOver(inline: false) }
-            phase = .completed   // from now on a registration opens a delivery of its own
+            phase = .completed  // from now on a registration opens a delivery of its own
             return .proceed
         case (.pending, .endRound), (.running, .endRound), (.completed, .endRound):
-            Self.impossible(self, event)   // only a delivery ends a round
+            Self.impossible(self, event)  // only a delivery ends a round
         }
     }
 

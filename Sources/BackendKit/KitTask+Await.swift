@@ -43,8 +43,10 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     /// the awaiting task was cancelled already.
     func install(_ continuation: UnsafeContinuation<T, any Error>) -> Bool {
         self.continuation = continuation
-        if state.compareExchange(expected: Self.empty, desired: Self.armed,
-                                 successOrdering: .releasing, failureOrdering: .relaxed).exchanged {
+        if state.compareExchange(
+            expected: Self.empty, desired: Self.armed,
+            successOrdering: .releasing, failureOrdering: .relaxed
+        ).exchanged {
             return true
         }
         self.continuation = nil
@@ -67,8 +69,10 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     /// The awaiting Swift task was cancelled: resume with `CancellationError` unless the outcome
     /// came first. `true` if the resumer was armed and the caller should remove its waker.
     func cancel() -> Bool {
-        if state.compareExchange(expected: Self.empty, desired: Self.cancelledEarly,
-                                 successOrdering: .relaxed, failureOrdering: .relaxed).exchanged {
+        if state.compareExchange(
+            expected: Self.empty, desired: Self.cancelledEarly,
+            successOrdering: .relaxed, failureOrdering: .relaxed
+        ).exchanged {
             return false
         }
         guard let continuation = take() else { return false }
@@ -77,8 +81,11 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     }
 
     private func take() -> UnsafeContinuation<T, any Error>? {
-        guard state.compareExchange(expected: Self.armed, desired: Self.done,
-                                    successOrdering: .acquiring, failureOrdering: .relaxed).exchanged
+        guard
+            state.compareExchange(
+                expected: Self.armed, desired: Self.done,
+                successOrdering: .acquiring, failureOrdering: .relaxed
+            ).exchanged
         else { return nil }
         defer { continuation = nil }
         return continuation

@@ -94,7 +94,7 @@ class DerivedTask<U: Sendable>: KitTask<U>, @unchecked Sendable {
     final var runsInPlace: Bool { target == nil && startGuard == nil }
 
     override final func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
-        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        guard let target else { return run(outcome, from: antecedent) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
@@ -136,7 +136,7 @@ final class ContinueTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked S
     @inline(__always)
     private func perform(_ outcome: KitOutcome, from antecedent: TaskCore, fresh: Bool) {
         guard let body else { return }
-        self.body = nil   // C8.1: the closure and its captures go as soon as it has run
+        self.body = nil  // C8.1: the closure and its captures go as soon as it has run
         guard begin(fresh: fresh) else { return }
         let completion = antecedent.kitTask(of: T.self).typed(outcome)
         settle(fresh: fresh) { try body(completion) }
@@ -186,9 +186,9 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
     @inline(__always)
     private func perform(_ outcome: KitOutcome, from antecedent: TaskCore, fresh: Bool) {
         guard let transform else { return }
-        self.transform = nil   // C8.1
+        self.transform = nil  // C8.1
         guard begin(fresh: fresh) else { return }
-        guard case .success = outcome else { return finish(outcome, fresh: fresh) }   // unchanged (C3.3)
+        guard case .success = outcome else { return finish(outcome, fresh: fresh) }  // unchanged (C3.3)
         let value = antecedent.kitTask(of: T.self).loadValue()
         settle(fresh: fresh) { try transform(value) }
     }
@@ -210,7 +210,7 @@ class UnwrapNode<U: Sendable>: KitContinuation, @unchecked Sendable {
     }
 
     override final func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
-        guard let target else { return run(outcome, from: antecedent) }   // the inline executor
+        guard let target else { return run(outcome, from: antecedent) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
@@ -228,15 +228,17 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: UnwrapNode<U>, @unchecke
     // exactly once (C2.1).
     private var body: (@Sendable (Completion<T>) throws -> any AsyncTask<U>)?
 
-    init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
-         body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>) {
+    init(
+        executor: any Executor, child: KitTask<U>, token: CancellationToken,
+        body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>
+    ) {
         self.body = body
         super.init(executor: executor, child: child, token: token)
     }
 
     override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let body else { return }
-        self.body = nil   // C8.1
+        self.body = nil  // C8.1
         guard begin() else { return }
         let completion = antecedent.kitTask(of: T.self).typed(outcome)
         child.adopt { try body(completion) }
@@ -249,17 +251,19 @@ final class FlatMap<T: Sendable, U: Sendable>: UnwrapNode<U>, @unchecked Sendabl
     // @unchecked: as for ContinueWithTask.
     private var transform: (@Sendable (T) throws -> any AsyncTask<U>)?
 
-    init(executor: any Executor, child: KitTask<U>, token: CancellationToken,
-         transform: @escaping @Sendable (T) throws -> any AsyncTask<U>) {
+    init(
+        executor: any Executor, child: KitTask<U>, token: CancellationToken,
+        transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
+    ) {
         self.transform = transform
         super.init(executor: executor, child: child, token: token)
     }
 
     override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
         guard let transform else { return }
-        self.transform = nil   // C8.1
+        self.transform = nil  // C8.1
         guard begin() else { return }
-        guard case .success = outcome else { return _ = child.complete(outcome) }   // unchanged (C3.3)
+        guard case .success = outcome else { return _ = child.complete(outcome) }  // unchanged (C3.3)
         let value = antecedent.kitTask(of: T.self).loadValue()
         child.adopt { try transform(value) }
     }

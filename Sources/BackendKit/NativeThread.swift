@@ -1,9 +1,10 @@
+import TaskAPI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TaskAPI
 
 /// Starting detached POSIX threads: how the kit's `ThreadPool`, and the threads backend's timer
 /// thread, get a thread. Started from a seat of a controlled run, the thread is a seat of that
@@ -27,13 +28,15 @@ public enum NativeThread {
         #else
         var thread: pthread_t?
         #endif
-        let result = pthread_create(&thread, &attributes, { argument in
-            guard let argument else { return nil }
-            // Balances the `passRetained` above: the new thread owns the start record.
-            let start = Unmanaged<ThreadStart>.fromOpaque(argument).takeRetainedValue()
-            start.run()
-            return nil
-        }, start.toOpaque())
+        let result = pthread_create(
+            &thread, &attributes,
+            { argument in
+                guard let argument else { return nil }
+                // Balances the `passRetained` above: the new thread owns the start record.
+                let start = Unmanaged<ThreadStart>.fromOpaque(argument).takeRetainedValue()
+                start.run()
+                return nil
+            }, start.toOpaque())
         if result != 0 {
             start.release()
             return false

@@ -1,10 +1,11 @@
+import Synchronization
+import TaskAPI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
-import TaskAPI
 
 /// Bounded busy-waiting before a thread parks: a hand-off that arrives within a few microseconds
 /// skips the cost of sleeping on, and being woken from, a condition variable.

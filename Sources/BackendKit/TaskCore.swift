@@ -63,8 +63,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         // No other reference is left: no lock needed. `KitTask<T>` destroys the value of a
         // success; the error of a failure is the core's.
         assert(state.phase != .delivering, "kit task: freed by its own delivery, \(state)")
-        assert(state.ending == .success || state.ending == .failure || slot == (0, 0),
-               "kit task: freed with a value in the slot of a task that holds none, \(state)")
+        assert(
+            state.ending == .success || state.ending == .failure || slot == (0, 0),
+            "kit task: freed with a value in the slot of a task that holds none, \(state)")
         if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
         if continuations.isEmpty { return }
@@ -157,8 +158,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     final func assertHoldsValue() {
         #if DEBUG
-        assert(debugEnding.load(ordering: .relaxed) == KitState.Ending.success.rawValue,
-               "kit task: the value of a task that holds none was read")
+        assert(
+            debugEnding.load(ordering: .relaxed) == KitState.Ending.success.rawValue,
+            "kit task: the value of a task that holds none was read")
         #endif
     }
 
@@ -227,7 +229,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// thread can overtake it. The task keeps none of them (C8.1).
     @inline(__always)
     final func complete(_ outcome: KitOutcome, storing store: () -> Void) -> Bool {
-        SchedulePoint.reach("kit task: complete") // Points (no lock held): see `locked`.
+        SchedulePoint.reach("kit task: complete")  // Points (no lock held): see `locked`.
         var batch = Continuations<KitContinuation>()
         let action = locked { () -> KitState.Action in
             let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
@@ -333,7 +335,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitOutcome? {
         locked { () -> KitOutcome? in
-            guard state.on(.register) == .store else { return recorded }   // a delivery opened
+            guard state.on(.register) == .store else { return recorded }  // a delivery opened
             continuations.append(continuation)
             return nil
         }

@@ -1,4 +1,5 @@
 import TaskAPI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -157,7 +158,7 @@ public final class ThreadRuntime {
         head = 0
         tail = 0
         if capacity > Self.keptCapacity, let queue {
-            queue.deallocate()   // holds no initialized slot: head == tail
+            queue.deallocate()  // holds no initialized slot: head == tail
             self.queue = nil
             capacity = 0
         }

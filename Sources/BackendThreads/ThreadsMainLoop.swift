@@ -1,11 +1,12 @@
+import BackendKit
+import Synchronization
+import TaskAPI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import BackendKit
-import Synchronization
-import TaskAPI
 
 /// The main executor of the threads backend (C9.8): a FIFO of jobs that the program's main thread
 /// runs, one at a time, when it calls `ThreadsBackend.runMainLoop(until:)` or

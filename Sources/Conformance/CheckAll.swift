@@ -17,8 +17,9 @@ extension Conformance {
         rules: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> ConformanceReport {
-        checkAll(makeBackend: { backend }, configuration: configuration, rules: rules,
-                 fileID: fileID, filePath: filePath, line: line, column: column)
+        checkAll(
+            makeBackend: { backend }, configuration: configuration, rules: rules,
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// The one call with a fresh backend for the rule suite, for each generated program and for
@@ -32,12 +33,15 @@ extension Conformance {
     ) -> ConformanceReport {
         var configuration = configuration
         configuration.deadline = configuration.deadline ?? Uptime.now + configuration.effectiveTimeLimit
-        let suite: RuleSuiteReport? = configuration.runsRuleSuite
-            ? RuleSuite.run(makeBackend(), checks: rules, configuration: configuration,
-                            fileID: fileID, filePath: filePath, line: line, column: column) : nil
+        let suite: RuleSuiteReport? =
+            configuration.runsRuleSuite
+            ? RuleSuite.run(
+                makeBackend(), checks: rules, configuration: configuration,
+                fileID: fileID, filePath: filePath, line: line, column: column) : nil
         if let suite { configuration.output(suite.description) }
-        var report = check(makeBackend: makeBackend, configuration: configuration,
-                           fileID: fileID, filePath: filePath, line: line, column: column)
+        var report = check(
+            makeBackend: makeBackend, configuration: configuration,
+            fileID: fileID, filePath: filePath, line: line, column: column)
         report.ruleSuite = suite
         return report
     }
@@ -50,8 +54,9 @@ extension Conformance {
         rules: [RuleCheck] = RuleSuite.checks,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> ConformanceReport {
-        await checkAll(makeBackend: { backend }, configuration: configuration, rules: rules,
-                       fileID: fileID, filePath: filePath, line: line, column: column)
+        await checkAll(
+            makeBackend: { backend }, configuration: configuration, rules: rules,
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// `checkAll(makeBackend:configuration:rules:)` from async code.
@@ -62,8 +67,9 @@ extension Conformance {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async -> ConformanceReport {
         await onOwnThread {
-            checkAll(makeBackend: makeBackend, configuration: configuration, rules: rules,
-                     fileID: fileID, filePath: filePath, line: line, column: column)
+            checkAll(
+                makeBackend: makeBackend, configuration: configuration, rules: rules,
+                fileID: fileID, filePath: filePath, line: line, column: column)
         }
     }
 }

@@ -41,8 +41,10 @@ struct CheckRun {
     /// When nothing more may start (`ConformanceConfiguration.deadline`, set by `check`).
     private var deadline: Uptime { configuration.deadline ?? .distantFuture }
 
-    init(backend: String, makeBackend: @escaping @Sendable () -> any TaskBackend, configuration: ConformanceConfiguration,
-         callSite: CallSite) {
+    init(
+        backend: String, makeBackend: @escaping @Sendable () -> any TaskBackend, configuration: ConformanceConfiguration,
+        callSite: CallSite
+    ) {
         self.backend = backend
         self.makeBackend = makeBackend
         self.configuration = configuration
@@ -57,8 +59,10 @@ struct CheckRun {
             return
         }
         // A crash here kills the process: say first what runs, so the last line names it.
-        FileHandle.standardError.write(Data(("conformance [\(backend)] resource checks (C2.7, C8.2): "
-            + "\(configuration.resourceLinks) links each, on a 512 KiB stack\n").utf8))
+        FileHandle.standardError.write(
+            Data(
+                ("conformance [\(backend)] resource checks (C2.7, C8.2): "
+                    + "\(configuration.resourceLinks) links each, on a 512 KiB stack\n").utf8))
         let findings = Conformance.checkResources(
             instance, links: configuration.resourceLinks, limit: max(configuration.hangLimit, .seconds(120)),
             freeLimit: ResourceCheck.freeLimit * max(1, configuration.timingSlack / .seconds(2)))
@@ -96,7 +100,8 @@ struct CheckRun {
             let replays = configuration.replaying != nil || configuration.replayProgram != nil
             let (result, attempts) = pipeline.run(program, mode: mode, attempts: replays ? configuration.replayAttempts : 1)
             if attempts > 1 || (replays && !mode.isControlled) {
-                replayNote = result.findings.isEmpty
+                replayNote =
+                    result.findings.isEmpty
                     ? "found nothing in \(attempts) runs (a race that did not come back: run the line again, or raise CONFORMANCE_REPLAY_ATTEMPTS)"
                     : "failed at run \(attempts) of at most \(configuration.replayAttempts)"
             }
@@ -146,19 +151,23 @@ struct CheckRun {
         // An exhaustive candidate explores its schedules: at most the shrink budget each.
         var shrinking = configuration
         shrinking.explorationTimeLimit = min(configuration.explorationTimeLimit, budget)
-        let pipeline = ProgramPipeline(makeBackend: makeBackend, configuration: shrinking,
-                                       leakLimit: min(configuration.leakLimit, .milliseconds(300)))
+        let pipeline = ProgramPipeline(
+            makeBackend: makeBackend, configuration: shrinking,
+            leakLimit: min(configuration.leakLimit, .milliseconds(300)))
         let result = Shrinker(pipeline: pipeline, rule: rule, timeBudget: budget, candidateLimit: configuration.candidateLimit(for:))
             .shrink(program, mode: mode)
         shrinkTime += result.duration
         return result
     }
 
-    private func failure(_ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
-                         shrunk: Shrinker.Result? = nil) -> ConformanceFailure {
-        let replay = configuration.programFile.map {
-            Conformance.replayLine(programFile: $0, filter: configuration.testFilter, mode: result.mode, backend: backend)
-        } ?? Conformance.replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend)
+    private func failure(
+        _ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
+        shrunk: Shrinker.Result? = nil
+    ) -> ConformanceFailure {
+        let replay =
+            configuration.programFile.map {
+                Conformance.replayLine(programFile: $0, filter: configuration.testFilter, mode: result.mode, backend: backend)
+            } ?? Conformance.replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend)
         var reported = ConformanceFailure(
             backend: backend, rule: finding.rule, seed: seed, message: finding.message,
             expected: finding.expected, observed: finding.observed, program: program,
@@ -182,7 +191,8 @@ struct CheckRun {
         let name = "conformance-\(backend.filter { $0.isLetter || $0.isNumber || $0 == "-" })-\(seed)-\(rule)-shrunk.txt"
         let path = (directory as NSString).appendingPathComponent(name)
         let line = Conformance.replayLine(programFile: path, filter: configuration.testFilter, mode: shrunk.mode, backend: backend)
-        let text = "# [\(backend)] \(rule): shrunk from the program of seed \(seed) (\(originalSize) steps); replay: \(line)\n"
+        let text =
+            "# [\(backend)] \(rule): shrunk from the program of seed \(seed) (\(originalSize) steps); replay: \(line)\n"
             + shrunk.program.description + "\n"
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -198,8 +208,9 @@ struct CheckRun {
             duration: Uptime.now - start, rulesExercised: exercised, failures: failures, knownIssues: known,
             abandoned: abandoned, controlledPrograms: controlledRun, notReproducible: notReproducible,
             shard: configuration.shard,
-            errors: errors + (configuration.replaying != nil && programsRun == 0
-                ? ["CONFORMANCE_REPLAY=\(backend): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : []))
+            errors: errors
+                + (configuration.replaying != nil && programsRun == 0
+                    ? ["CONFORMANCE_REPLAY=\(backend): the replay ran no program (CONFORMANCE_PROGRAMS or the time budget is 0?)"] : []))
         report.checksRun = checks
         report.entryPoints = entryPoints
         report.repeatedFailures = repeated

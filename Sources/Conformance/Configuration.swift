@@ -234,11 +234,13 @@ public struct ConformanceConfiguration: Sendable {
         }
         configuration.shard = read("CONFORMANCE_SHARD", "k/n with 1 <= k <= n", Shard.init)
         configuration.replaying = read("CONFORMANCE_REPLAY", "a backend name", { $0.isEmpty ? nil : $0 })
-        configuration.replayComesFromThisProcess = configuration.replaying != nil
+        configuration.replayComesFromThisProcess =
+            configuration.replaying != nil
             && configuration.replaying == ProcessInfo.processInfo.environment["CONFORMANCE_REPLAY"]
         if configuration.shard != nil, seed == nil {
-            errors.append("CONFORMANCE_SHARD needs CONFORMANCE_SEED, the same on every shard (e.g. the CI run's number), "
-                          + "or the shards would not be disjoint")
+            errors.append(
+                "CONFORMANCE_SHARD needs CONFORMANCE_SEED, the same on every shard (e.g. the CI run's number), "
+                    + "or the shards would not be disjoint")
         }
         if let path = environment["CONFORMANCE_PROGRAM_FILE"] {
             do {
@@ -249,7 +251,9 @@ public struct ConformanceConfiguration: Sendable {
             }
         }
         if configuration.replaying != nil, seed == nil, configuration.replayProgram == nil, environment["CONFORMANCE_PROGRAM_FILE"] == nil {
-            errors.append("CONFORMANCE_REPLAY needs CONFORMANCE_SEED or CONFORMANCE_PROGRAM_FILE: without either the replay would run a random program")
+            errors.append(
+                "CONFORMANCE_REPLAY needs CONFORMANCE_SEED or CONFORMANCE_PROGRAM_FILE: without either the replay would run a random program"
+            )
         }
         configuration.environmentErrors = errors
         return configuration

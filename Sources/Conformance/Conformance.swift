@@ -43,7 +43,9 @@ public enum Conformance {
         }
         configuration.output(startLine(backend.name, configuration: configuration))
         var run = CheckRun(backend: backend.name, makeBackend: makeBackend, configuration: configuration, callSite: callSite)
-        if configuration.resourceLinks > 0, configuration.replaying == nil, configuration.replayProgram == nil { run.checkResources(backend) }
+        if configuration.resourceLinks > 0, configuration.replaying == nil, configuration.replayProgram == nil {
+            run.checkResources(backend)
+        }
         run.runPrograms()
         let report = run.report()
         configuration.output(report.description)
@@ -54,7 +56,8 @@ public enum Conformance {
     private static func startLine(_ backend: String, configuration: ConformanceConfiguration) -> String {
         let indices = configuration.programIndices
         let shardText = configuration.shard.map { "shard \($0) (programs \(indices.lowerBound)..<\(indices.upperBound)), " } ?? ""
-        let rerun = (configuration.shard.map { "CONFORMANCE_SHARD=\($0) CONFORMANCE_PROGRAMS=\(configuration.programs) " } ?? "")
+        let rerun =
+            (configuration.shard.map { "CONFORMANCE_SHARD=\($0) CONFORMANCE_PROGRAMS=\(configuration.programs) " } ?? "")
             + "CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(Shell.quoted(configuration.testFilter))"
         return "conformance [\(backend)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
             + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode), timing slack \(configuration.timingSlack)"
@@ -98,8 +101,9 @@ public enum Conformance {
         configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) -> ProgramRun {
         let mode = mode.mode(forProgram: 0)
-        return runProgram(backend, program: configuration.program(seed: seed, mode: mode), mode: mode, configuration: configuration,
-                          attempts: attempts)
+        return runProgram(
+            backend, program: configuration.program(seed: seed, mode: mode), mode: mode, configuration: configuration,
+            attempts: attempts)
     }
 
     /// Runs `program` (generated, or written or shrunk by hand) in `mode`; with `attempts` above
@@ -109,9 +113,11 @@ public enum Conformance {
         _ backend: any TaskBackend, program: Program, mode: ScheduleMode,
         configuration: ConformanceConfiguration = ConformanceConfiguration(), attempts: Int = 1
     ) -> ProgramRun {
-        let (result, runs) = ProgramPipeline(makeBackend: { backend }, configuration: configuration).run(program, mode: mode, attempts: attempts)
-        return ProgramRun(program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
-                          notReproducible: result.notReproducible, abandoned: result.abandoned, runs: runs)
+        let (result, runs) = ProgramPipeline(makeBackend: { backend }, configuration: configuration).run(
+            program, mode: mode, attempts: attempts)
+        return ProgramRun(
+            program: program, mode: result.mode, eventLines: result.eventLines, findings: result.findings,
+            notReproducible: result.notReproducible, abandoned: result.abandoned, runs: runs)
     }
 
     /// `program` made runnable after edits by hand or by the shrinker: steps whose ids are gone

@@ -247,12 +247,12 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     public var notGenerated: String? {
         switch self {
         case .whenAllMixedArray, .continueWithUnavailable, .mapUnavailable, .thenUnavailable, .recoverUnavailable, .catchUnavailable,
-             .runUnavailable, .runUnavailableNoToken, .retryUnavailable, .prepareUnavailable, .prepareUnavailableNoToken:
+            .runUnavailable, .runUnavailableNoToken, .retryUnavailable, .prepareUnavailable, .prepareUnavailableNoToken:
             return "cannot be called: it is `@available(*, unavailable)`, there only to turn a call that cannot type-check into a "
                 + "compile-time message naming the right form (C2.6, C5.1)"
         case .whenCompleteMain, .continueWithMain, .continueWithTaskMain, .mapMain, .flatMapMain, .thenMain, .recoverMain,
-             .recoverTaskMain, .catchMain, .finallyMain, .finallyTaskMain, .runMain, .runMainNoToken, .runTaskMain, .runTaskMainNoToken,
-             .mainExecute:
+            .recoverTaskMain, .catchMain, .finallyMain, .finallyTaskMain, .runMain, .runMainNoToken, .runTaskMain, .runTaskMainNoToken,
+            .mainExecute:
             return "needs the program's main thread to serve the main executor (C9.8), which a test process's main thread may not "
                 + "(the threads backend's never does): Tests/RuleTests' child processes run every form (C9MainExecutorTests, "
                 + "C9IsolatedContinuationTests, Examples/MainExecutor); the rule suite checks what holds off the main thread (C9.10)"

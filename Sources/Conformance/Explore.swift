@@ -32,8 +32,9 @@ extension Conformance {
         guard let exploration = result.exploration else {
             preconditionFailure("an exhaustive run returns its exploration")
         }
-        return ExplorationReport(program: program, exploration: exploration, findings: result.findings, mode: result.mode,
-                                 eventLines: result.eventLines, notReproducible: result.notReproducible)
+        return ExplorationReport(
+            program: program, exploration: exploration, findings: result.findings, mode: result.mode,
+            eventLines: result.eventLines, notReproducible: result.notReproducible)
     }
 
     /// `explore(makeBackend:program:preemptions:configuration:)` from async code, on a thread

@@ -13,11 +13,14 @@ struct ProgramPipeline {
     let deadline: Uptime?
 
     /// The pipeline `configuration` describes, with backends from `makeBackend`.
-    init(makeBackend: @escaping @Sendable () -> any TaskBackend, configuration: ConformanceConfiguration,
-         leakLimit: Duration? = nil) {
-        runner = ProgramRunner(makeBackend: makeBackend, executors: configuration.executors, hangLimit: configuration.hangLimit,
-                               leakLimit: leakLimit ?? configuration.leakLimit, timingSlack: configuration.timingSlack,
-                               progress: OracleProgress())
+    init(
+        makeBackend: @escaping @Sendable () -> any TaskBackend, configuration: ConformanceConfiguration,
+        leakLimit: Duration? = nil
+    ) {
+        runner = ProgramRunner(
+            makeBackend: makeBackend, executors: configuration.executors, hangLimit: configuration.hangLimit,
+            leakLimit: leakLimit ?? configuration.leakLimit, timingSlack: configuration.timingSlack,
+            progress: OracleProgress())
         explorationScheduleLimit = configuration.explorationScheduleLimit
         explorationTimeLimit = configuration.explorationTimeLimit
         deadline = configuration.deadline
@@ -44,10 +47,12 @@ struct ProgramPipeline {
         let record = runner.run(program, mode: mode)
         let first = ProgramChecks.check(record, slack: runner.timingSlack)
         guard case .controlled(let strategy) = mode, strategy == .randomWalk, record.seated, first.findings.isEmpty,
-              first.notReproducible.isEmpty else { return first }
+            first.notReproducible.isEmpty
+        else { return first }
         for number in 1..<ScheduleStrategy.schedulesPerProgram {
-            let other = ProgramChecks.check(runner.run(program, mode: .controlled(.schedule(number, of: strategy))),
-                                            slack: runner.timingSlack)
+            let other = ProgramChecks.check(
+                runner.run(program, mode: .controlled(.schedule(number, of: strategy))),
+                slack: runner.timingSlack)
             if !other.findings.isEmpty { return other }
         }
         return first
@@ -60,7 +65,8 @@ struct ProgramPipeline {
         var made = 1
         var result = run(program, mode: mode)
         while made < attempts, result.findings.isEmpty, !result.abandoned,
-              !mode.mode(forProgram: 0).isControlled || !result.notReproducible.isEmpty {
+            !mode.mode(forProgram: 0).isControlled || !result.notReproducible.isEmpty
+        {
             made += 1
             result = run(program, mode: mode)
         }

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -26,8 +27,8 @@ public enum BackendDiagnostics {
         }
 
         public var description: String {
-            "\(backend): \(limit) threads were added for bodies blocked in wait(), the limit " +
-                "(maxBlockedThreads); queued work now waits until a blocked body returns"
+            "\(backend): \(limit) threads were added for bodies blocked in wait(), the limit "
+                + "(maxBlockedThreads); queued work now waits until a blocked body returns"
         }
     }
 

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -112,9 +113,10 @@ public final class ConditionLock<State>: @unchecked Sendable {
 
     @usableFromInline @inline(never)
     func lockUnderControl() {
-        SchedulePoint.acquire(lockObject, label: label,
-                              tryLock: { pthread_mutex_trylock(mutex) == 0 },
-                              lockNatively: { pthread_mutex_lock(mutex) })
+        SchedulePoint.acquire(
+            lockObject, label: label,
+            tryLock: { pthread_mutex_trylock(mutex) == 0 },
+            lockNatively: { pthread_mutex_lock(mutex) })
         heldUnderControl = true
     }
 
@@ -217,7 +219,8 @@ public final class ConditionLock<State>: @unchecked Sendable {
 
     @usableFromInline @inline(never)
     func signalUnderControl(all: Bool) {
-        SchedulePoint.signalled(conditionObject, lock: lockObject, all: all,
-                                nativeWaiters: nativeWaiters.load(ordering: .relaxed), label: label)
+        SchedulePoint.signalled(
+            conditionObject, lock: lockObject, all: all,
+            nativeWaiters: nativeWaiters.load(ordering: .relaxed), label: label)
     }
 }

@@ -51,20 +51,23 @@ public struct Locked<Value>: ~Copyable {
         _ label: StaticString, _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
         let identity = withUnsafePointer(to: edge) { SchedulePoint.Object(address: UInt(bitPattern: $0)) }
-        return try SchedulePoint.withLock(identity, label: label, native: {
-            try mutex.withLock { (value: inout sending Value) throws -> Result in
-                _ = edge.load(ordering: .acquiring)
-                defer { edge.store(0, ordering: .releasing) }
-                return try body(&value)
-            }
-        }, attempt: { acquired in
-            try mutex.withLockIfAvailable { (value: inout sending Value) throws -> Result in
-                acquired()
-                _ = edge.load(ordering: .acquiring)
-                defer { edge.store(0, ordering: .releasing) }
-                return try body(&value)
-            }
-        })
+        return try SchedulePoint.withLock(
+            identity, label: label,
+            native: {
+                try mutex.withLock { (value: inout sending Value) throws -> Result in
+                    _ = edge.load(ordering: .acquiring)
+                    defer { edge.store(0, ordering: .releasing) }
+                    return try body(&value)
+                }
+            },
+            attempt: { acquired in
+                try mutex.withLockIfAvailable { (value: inout sending Value) throws -> Result in
+                    acquired()
+                    _ = edge.load(ordering: .acquiring)
+                    defer { edge.store(0, ordering: .releasing) }
+                    return try body(&value)
+                }
+            })
     }
 }
 

@@ -48,14 +48,17 @@ public protocol ScheduleSeat: AnyObject, Sendable {
     /// signalled (`true`), or once `deadline` (`now`'s nanoseconds) has passed for the run
     /// (`false`), or when the run is over (`true`: a spurious wake-up). The thread then takes the
     /// lock again, through `lockAcquired`/`lockBusy`.
-    func conditionWait(_ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-                       deadline: UInt64?, label: StaticString) -> Bool
+    func conditionWait(
+        _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
+        deadline: UInt64?, label: StaticString
+    ) -> Bool
     /// A point, then `condition` (guarded by `lock`) is signalled (`all`: broadcast): seats waiting
     /// on it wake, or one does. `nativeWaiters` threads (no seats) sleep on it natively; the
     /// primitive wakes them natively after this returns, and each one a seat's signal wakes
     /// becomes a seat once it has taken `lock` again (`ScheduleController.adoptWoken`).
-    func conditionSignal(_ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
-                         nativeWaiters: Int, label: StaticString)
+    func conditionSignal(
+        _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
+        nativeWaiters: Int, label: StaticString)
     /// Work handed to a thread the checker does not own (`SchedulePoint.fork`): a ticket for the
     /// receiving thread to adopt, or `nil` (the work then runs natively). `label` names the work.
     func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)?

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -298,8 +299,10 @@ public enum SchedulePoint {
     /// task, a cancellation source), and a deinit that synchronizes is a point: released later
     /// by the runtime, outside the run, those points would come or not depending on how fast
     /// the runtime frees the block, and the same seed would make other decisions.
-    public static func adopting(_ ticket: (any ScheduleTicket)?,
-                                _ job: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    public static func adopting(
+        _ ticket: (any ScheduleTicket)?,
+        _ job: @escaping @Sendable () -> Void
+    ) -> @Sendable () -> Void {
         guard let ticket else { return job }
         let held = HandedOffJob(job)
         return { adopt(ticket) { held.run() } }

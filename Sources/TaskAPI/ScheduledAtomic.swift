@@ -61,8 +61,9 @@ extension ScheduledAtomic where Value.AtomicRepresentation == _Atomic8BitStorage
         successOrdering: AtomicUpdateOrdering, failureOrdering: AtomicLoadOrdering
     ) -> (exchanged: Bool, original: Value) {
         point()
-        return atomic.compareExchange(expected: expected, desired: desired,
-                                      successOrdering: successOrdering, failureOrdering: failureOrdering)
+        return atomic.compareExchange(
+            expected: expected, desired: desired,
+            successOrdering: successOrdering, failureOrdering: failureOrdering)
     }
 }
 
@@ -91,8 +92,9 @@ extension ScheduledAtomic where Value.AtomicRepresentation == AtomicWordStorage 
         successOrdering: AtomicUpdateOrdering, failureOrdering: AtomicLoadOrdering
     ) -> (exchanged: Bool, original: Value) {
         point()
-        return atomic.compareExchange(expected: expected, desired: desired,
-                                      successOrdering: successOrdering, failureOrdering: failureOrdering)
+        return atomic.compareExchange(
+            expected: expected, desired: desired,
+            successOrdering: successOrdering, failureOrdering: failureOrdering)
     }
 }
 

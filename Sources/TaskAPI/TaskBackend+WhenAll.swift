@@ -66,7 +66,11 @@ extension TaskBackend {
 
     /// An array literal of tasks of different types has no element type; this overload turns
     /// the type checker's "failed to produce diagnostic" into a message saying what to write.
-    @available(*, unavailable, message: "tasks of different types: join them as a tuple with whenAll(a, b), or as voids with whenAll(voids: [a.asVoid(), b.asVoid()])")
+    @available(
+        *, unavailable,
+        message:
+            "tasks of different types: join them as a tuple with whenAll(a, b), or as voids with whenAll(voids: [a.asVoid(), b.asVoid()])"
+    )
     public func whenAll(_ tasks: [any AsyncTask]) -> any AsyncTask<Void> {
         whenAll(voids: tasks.map { $0.asVoid() })
     }

@@ -8,7 +8,7 @@ import TaskAPI
 let backendRegistry: [any TaskBackend] = [
     GCDBackend(),
     ThreadsBackend(),
-    ActorsBackend(),
+    ActorsBackend()
 ]
 
 /// The raw baseline a backend's figure is divided by where a scenario measures several: the code

@@ -25,7 +25,7 @@ enum InstructionCounts {
     static let cases: [(name: String, baseline: String)] = [
         ("completed-inline", "closure"),
         ("completed-default", "dispatch"),
-        ("pending-inline", "closure"),
+        ("pending-inline", "closure")
     ]
 
     /// Counts every case for the baselines and `backends`, `width` valgrind runs at a time.
@@ -48,12 +48,14 @@ enum InstructionCounts {
             for backend in backends { jobs.append((backend, .backend, entry.baseline, entry.name)) }
         }
         Progress.note("instructions: \(jobs.count) figures, callgrind at \(small) and \(large) links, \(width) at a time")
-        let counts = runConcurrently(jobs.map { job in
-            { @Sendable () -> Double? in
-                perLink(case: job.caseName, subject: job.subject, valgrind: valgrind, binary: stripped,
+        let counts = runConcurrently(
+            jobs.map { job in
+                { @Sendable () -> Double? in
+                    perLink(
+                        case: job.caseName, subject: job.subject, valgrind: valgrind, binary: stripped,
                         directory: directory.path)
-            }
-        }, width: width)
+                }
+            }, width: width)
         return zip(jobs, counts).map { job, count in
             var m = Measurement(
                 scenario: scenario, caseName: "\(scenario).chain-\(job.caseName)@\(sizeLabel(small))-\(sizeLabel(large))",
@@ -70,29 +72,38 @@ enum InstructionCounts {
 
     private static func failed(_ why: String) -> Measurement {
         printError("bench: --instructions: \(why)")
-        return Measurement(scenario: scenario, caseName: "\(scenario).unavailable", subject: "closure",
-                           kind: .baseline, unit: "instr/link", better: .lower, values: [.nan], note: why)
+        return Measurement(
+            scenario: scenario, caseName: "\(scenario).unavailable", subject: "closure",
+            kind: .baseline, unit: "instr/link", better: .lower, values: [.nan], note: why)
     }
 
     /// Instructions per link: (count at `large` - count at `small`) / (`large` - `small`).
-    static func perLink(case name: String, subject: String, valgrind: String, binary: String,
-                        directory: String) -> Double? {
+    static func perLink(
+        case name: String, subject: String, valgrind: String, binary: String,
+        directory: String
+    ) -> Double? {
         guard let low = total(name, subject, small, valgrind, binary, directory),
-              let high = total(name, subject, large, valgrind, binary, directory) else { return nil }
+            let high = total(name, subject, large, valgrind, binary, directory)
+        else { return nil }
         return ((Double(high) - Double(low)) / Double(large - small)).rounded()
     }
 
     /// Instructions callgrind counted for one probe run (every thread together).
-    private static func total(_ name: String, _ subject: String, _ links: Int, _ valgrind: String,
-                              _ binary: String, _ directory: String) -> Int? {
+    private static func total(
+        _ name: String, _ subject: String, _ links: Int, _ valgrind: String,
+        _ binary: String, _ directory: String
+    ) -> Int? {
         let output = "\(directory)/callgrind-\(name)-\(subject)-\(links).out"
         var environment = ProcessInfo.processInfo.environment
         // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
         environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
-        let arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", binary,
-                         ChainProbe.command, name, subject, String(links)]
+        let arguments = [
+            "--tool=callgrind", "--callgrind-out-file=\(output)", binary,
+            ChainProbe.command, name, subject, String(links)
+        ]
         guard let exit = Children.run(valgrind, arguments, environment: environment), exit.status == 0,
-              let text = try? String(contentsOfFile: output, encoding: .utf8) else { return nil }
+            let text = try? String(contentsOfFile: output, encoding: .utf8)
+        else { return nil }
         // The profile ends with "summary: N" (older versions: "totals: N"), N the instructions.
         for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
             if let count = line.split(separator: " ").last.flatMap({ Int($0) }) { return count }
@@ -109,7 +120,8 @@ enum ChainProbe {
 
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 3, let n = Int(arguments[2]), n > 0,
-              InstructionCounts.cases.contains(where: { $0.name == arguments[0] }) else {
+            InstructionCounts.cases.contains(where: { $0.name == arguments[0] })
+        else {
             printError("usage: bench \(command) CASE SUBJECT N")
             return 2
         }

@@ -46,7 +46,7 @@ enum Isolated {
         "await.run-value": .rounds(AwaitScenario.subjects),
         "chain.completed-inline": .rounds(ChainScenario.completedInlineSubjects),
         "chain.completed-default": .rounds(ChainScenario.completedDefaultSubjects),
-        "chain.pending-inline": .rounds(ChainScenario.pendingInlineSubjects),
+        "chain.pending-inline": .rounds(ChainScenario.pendingInlineSubjects)
     ]
 
     /// Runs one repetition of `subject` in `variant` in a child process: `warm` items to warm up,
@@ -73,7 +73,8 @@ enum Isolated {
     /// run's: only a default run isolates its repetitions (`Plan.isolates`).
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 4, let maker = makers[arguments[0]], let size = Int(arguments[2]), size > 0,
-              let warm = Int(arguments[3]), warm >= 0 else {
+            let warm = Int(arguments[3]), warm >= 0
+        else {
             printError("usage: bench \(command) VARIANT SUBJECT SIZE WARM")
             return 2
         }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,7 +28,8 @@ struct MachineInfo: Codable, Sendable {
     /// `swift --version`'s first line, or the compiler the binary was built with.
     private static func swiftVersion() -> String {
         if let line = runCommand("/usr/bin/env", ["swift", "--version"])?
-            .split(separator: "\n").first(where: { $0.contains("Swift version") }) {
+            .split(separator: "\n").first(where: { $0.contains("Swift version") })
+        {
             return String(line).trimmingCharacters(in: .whitespaces)
         }
         #if compiler(>=6.3)

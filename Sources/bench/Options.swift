@@ -126,43 +126,43 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     let width = scenarios.map(\.0.count).max() ?? 0
     let list = scenarios.map { "  \($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }
     return """
-    usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick] [--instructions]
-                 [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
-           bench compare OLD.json NEW.json
-           bench show REPORT.json [--format table|json|csv|markdown] [--svg FILE]
-           bench --help
+        usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick] [--instructions]
+                     [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
+               bench compare OLD.json NEW.json
+               bench show REPORT.json [--format table|json|csv|markdown] [--svg FILE]
+               bench --help
 
-    Measures what each task backend costs, next to raw baselines measured in the same run
-    (Dispatch, Swift concurrency, pthreads, a plain closure loop). Every figure is a median over
-    repetitions with its min and max; backend figures carry a cost ratio to their baseline
-    (above 1: costlier than the baseline). Progress goes to standard error.
+        Measures what each task backend costs, next to raw baselines measured in the same run
+        (Dispatch, Swift concurrency, pthreads, a plain closure loop). Every figure is a median over
+        repetitions with its min and max; backend figures carry a cost ratio to their baseline
+        (above 1: costlier than the baseline). Progress goes to standard error.
 
-    options:
-      --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
-      --scenarios LIST   comma-separated, or 'all' (default: all)
-      --quick            smaller sizes and time budget (about 15-20 s instead of 90-110 s)
-      --instructions     also count instructions per chain link with valgrind's callgrind
-                         (every backend and baseline, two sizes differenced); needs valgrind
-      --format F         table (default), json, csv or markdown, on standard output
-      --output FILE      write the report to FILE instead of standard output
-      --svg FILE         also write an SVG chart of the ratios to FILE
-                         (output files are checked before measuring: a bad path exits 2 at once)
-      -h, --help         this text
+        options:
+          --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
+          --scenarios LIST   comma-separated, or 'all' (default: all)
+          --quick            smaller sizes and time budget (about 15-20 s instead of 90-110 s)
+          --instructions     also count instructions per chain link with valgrind's callgrind
+                             (every backend and baseline, two sizes differenced); needs valgrind
+          --format F         table (default), json, csv or markdown, on standard output
+          --output FILE      write the report to FILE instead of standard output
+          --svg FILE         also write an SVG chart of the ratios to FILE
+                             (output files are checked before measuring: a bad path exits 2 at once)
+          -h, --help         this text
 
-    scenarios:
-    \(list.joined(separator: "\n"))
+        scenarios:
+        \(list.joined(separator: "\n"))
 
-    show: prints a saved JSON report again, in any format, and can draw its chart (--svg).
+        show: prints a saved JSON report again, in any format, and can draw its chart (--svg).
 
-    compare: matches the figures of two JSON reports by case and subject and prints what
-    changed beyond the noise: a timed figure's cost ratios to its same-run baseline, one per
-    repetition, differ by a Mann-Whitney U test (two-sided p < 0.05) and by at least 10% and
-    more than either run's spread and its baseline's, and so does the figure itself, in the
-    same direction; exact figures (instruction, allocation
-    and byte counts, stack depths, verdicts) differ beyond their stated tolerance. It prints
-    both machines and load averages and warns when a run was on a busy machine.
+        compare: matches the figures of two JSON reports by case and subject and prints what
+        changed beyond the noise: a timed figure's cost ratios to its same-run baseline, one per
+        repetition, differ by a Mann-Whitney U test (two-sided p < 0.05) and by at least 10% and
+        more than either run's spread and its baseline's, and so does the figure itself, in the
+        same direction; exact figures (instruction, allocation
+        and byte counts, stack depths, verdicts) differ beyond their stated tolerance. It prints
+        both machines and load averages and warns when a run was on a busy machine.
 
-    exit status: 0 done, 1 a file could not be read or written, 2 bad command line, an
-    unwritable output path, or --instructions without valgrind.
-    """
+        exit status: 0 done, 1 a file could not be read or written, 2 bad command line, an
+        unwritable output path, or --instructions without valgrind.
+        """
 }

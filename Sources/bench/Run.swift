@@ -10,8 +10,9 @@ func runBenchmark(_ options: Options) -> Int32 {
     if options.instructions {
         valgrind = InstructionCounts.valgrind()
         if valgrind == nil {
-            printError("bench: --instructions needs valgrind, which is not installed here "
-                + "(Debian/Ubuntu: apt-get install valgrind); nothing was measured")
+            printError(
+                "bench: --instructions needs valgrind, which is not installed here "
+                    + "(Debian/Ubuntu: apt-get install valgrind); nothing was measured")
             return 2
         }
     }

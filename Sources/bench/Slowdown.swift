@@ -14,7 +14,8 @@ struct Slowdown: Sendable, Equatable {
     /// `BACKEND:PERCENT`, e.g. `gcd:20`; `nil` for anything else.
     init?(_ text: String?) {
         guard let parts = text?.split(separator: ":"), parts.count == 2,
-              let percent = Double(parts[1]), percent > 0, percent <= 1000 else { return nil }
+            let percent = Double(parts[1]), percent > 0, percent <= 1000
+        else { return nil }
         backend = String(parts[0])
         fraction = percent / 100
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import bench
 
 @Suite struct ChartTests {
@@ -9,15 +10,19 @@ import Testing
             Fixture.figure("chain.completed-inline@1M", "closure", jitter.map { 20 * $0 }),
             Fixture.figure("chain.completed-inline@1M", "gcd", jitter.map { 400 * $0 }, baseline: "closure"),
             Fixture.figure("chain.completed-inline@100k", "threads", jitter.map { 450 * $0 }, baseline: "closure"),
-            Fixture.figure("stack.deepest-inline@512KiB", "closure", [5_000], unit: "links", better: .higher,
-                           scenario: "stack"),
-            Fixture.figure("stack.deepest-inline@512KiB", "gcd", [1_000_000], baseline: "closure", unit: "links",
-                           better: .higher, scenario: "stack"),
-            Fixture.figure("memory.retained-after@100k", "gcd", [-46_213], baseline: "dispatch", unit: "bytes",
-                           scenario: "memory"),
+            Fixture.figure(
+                "stack.deepest-inline@512KiB", "closure", [5_000], unit: "links", better: .higher,
+                scenario: "stack"),
+            Fixture.figure(
+                "stack.deepest-inline@512KiB", "gcd", [1_000_000], baseline: "closure", unit: "links",
+                better: .higher, scenario: "stack"),
+            Fixture.figure(
+                "memory.retained-after@100k", "gcd", [-46_213], baseline: "dispatch", unit: "bytes",
+                scenario: "memory"),
             Fixture.figure("memory.retained-after@100k", "dispatch", [144], unit: "bytes", scenario: "memory"),
-            Fixture.figure("stack.bytes-per-link-inline", "gcd", [0], baseline: "closure", unit: "bytes/link",
-                           scenario: "stack"),
+            Fixture.figure(
+                "stack.bytes-per-link-inline", "gcd", [0], baseline: "closure", unit: "bytes/link",
+                scenario: "stack")
         ]
         results[5].note = "back at baseline: -0.46 bytes/task (limit 4)"
         attachRatios(&results)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import bench
 
 @Suite struct CompareTests {
@@ -37,7 +38,7 @@ import Testing
         func run(_ actors: [Double]) -> Report {
             var results = [
                 Fixture.figure("chain.pending-inline@1M", "closure", [9.7, 9.8, 9.7, 9.8, 9.7]),
-                Fixture.figure("chain.pending-inline@1M", "actors", actors, baseline: "closure"),
+                Fixture.figure("chain.pending-inline@1M", "actors", actors, baseline: "closure")
             ]
             attachRatios(&results)
             return Fixture.report(results)
@@ -76,10 +77,12 @@ import Testing
 
     @Test func exactFiguresCompareExactlyWithinTheirTolerance() {
         func counts(_ gcd: Double) -> [Measurement] {
-            var closure = Fixture.figure("instructions.chain-pending-inline@2k-4k", "closure", [75],
-                                         unit: "instr/link", scenario: "instructions")
-            var backend = Fixture.figure("instructions.chain-pending-inline@2k-4k", "gcd", [gcd], baseline: "closure",
-                                         unit: "instr/link", scenario: "instructions")
+            var closure = Fixture.figure(
+                "instructions.chain-pending-inline@2k-4k", "closure", [75],
+                unit: "instr/link", scenario: "instructions")
+            var backend = Fixture.figure(
+                "instructions.chain-pending-inline@2k-4k", "gcd", [gcd], baseline: "closure",
+                unit: "instr/link", scenario: "instructions")
             closure.tolerance = 0.001
             backend.tolerance = 0.001
             return [closure, backend]
@@ -92,8 +95,9 @@ import Testing
 
     @Test func depthsCutByTheTimeLimitAreUndecided() {
         func depth(_ links: Double, note: String?) -> Measurement {
-            var m = Fixture.figure("stack.deepest-inline@512KiB", "gcd", [links], baseline: "closure", unit: "links",
-                                   better: .higher, scenario: "stack")
+            var m = Fixture.figure(
+                "stack.deepest-inline@512KiB", "gcd", [links], baseline: "closure", unit: "links",
+                better: .higher, scenario: "stack")
             m.note = note
             return m
         }
@@ -111,7 +115,7 @@ import Testing
         func report(dispatch: [Double], gcd: [Double]) -> Report {
             var results = [
                 Fixture.figure("hop.serial@30k", "dispatch", dispatch, unit: "us", scenario: "hop"),
-                Fixture.figure("hop.serial@30k", "gcd", gcd, baseline: "dispatch", unit: "us", scenario: "hop"),
+                Fixture.figure("hop.serial@30k", "gcd", gcd, baseline: "dispatch", unit: "us", scenario: "hop")
             ]
             attachRatios(&results)
             return Fixture.report(results)
@@ -137,7 +141,7 @@ import Testing
         func report(dispatch: Double, gcd: Double) -> Report {
             var results = [
                 Fixture.figure("chain.completed-default@1M", "dispatch", jitter.map { dispatch * $0 }),
-                Fixture.figure("chain.completed-default@1M", "gcd", jitter.map { gcd * $0 }, baseline: "dispatch"),
+                Fixture.figure("chain.completed-default@1M", "gcd", jitter.map { gcd * $0 }, baseline: "dispatch")
             ]
             attachRatios(&results)
             return Fixture.report(results)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import bench
 
 /// The cross-thread cases take each timed repetition in a child process of its own in a default

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import bench
 
 @Suite struct FormattingTests {
@@ -67,8 +68,11 @@ import Testing
     let scenarios = ["hop", "chain"]
 
     @Test func instructionsAndShowSVGParse() throws {
-        guard case .run(let options) = try parseCommand(["--quick", "--instructions"], backends: backends,
-                                                        scenarios: scenarios) else {
+        guard
+            case .run(let options) = try parseCommand(
+                ["--quick", "--instructions"], backends: backends,
+                scenarios: scenarios)
+        else {
             Issue.record("not a run")
             return
         }

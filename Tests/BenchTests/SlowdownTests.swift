@@ -1,5 +1,6 @@
 import BackendGCD
 import Testing
+
 @testable import bench
 
 /// The `BENCH_SLOWDOWN` hook that checks `bench compare` end to end (docs/BENCHMARKS.md) must

@@ -16,8 +16,9 @@ struct APIShapeTests {
     /// `steps` on driver 0, in stress mode (a pinned actor needs the backend's own serial
     /// executors): the findings on each backend of the package.
     static func findings(_ steps: [ProgramOperation], serial: Int = 0) async -> [String: [Finding]] {
-        let program = Program(seed: 1, drivers: 1, serialExecutors: serial, countingExecutors: 0,
-                              steps: steps.map { Step(driver: 0, operation: $0, pause: .none) })
+        let program = Program(
+            seed: 1, drivers: 1, serialExecutors: serial, countingExecutors: 0,
+            steps: steps.map { Step(driver: 0, operation: $0, pause: .none) })
         var found: [String: [Finding]] = [:]
         for make in backends {
             let backend = make()
@@ -36,52 +37,62 @@ struct APIShapeTests {
     /// the drivers finished (so they must be pending in phase one), a new one, one succeeded, failed
     /// or cancelled (C2.6, C9.3, C9.4, C9.5); `finallyTask` the original outcome unless it failed.
     @Test func formsNamedForATaskTakeTheReturnedTasksOutcome() async {
-        Self.expectNone(await Self.findings([
-            .makeSource(task: 0, held: .success),
-            .run(task: 1, executor: .default, token: nil, body: .returns, form: .executor, returns: .existing(0)),
-            .chain(task: 2, kind: .flatMap(.failed), antecedent: 1, executor: .default, token: nil, body: .returns),
-            .chain(task: 3, kind: .recoverTask(.cancelled), antecedent: 2, executor: .inline, token: nil, body: .returns),
-            .chain(task: 4, kind: .finallyTask(.failed), antecedent: 1, executor: .default, token: nil, body: .returns),
-            .chain(task: 5, kind: .continueWithTask(.succeeded), antecedent: 0, executor: .default, token: nil, body: .throwsError),
-            .prepare(task: 6, token: nil, body: .returns, returns: .new),
-            .start(task: 6, executor: .default),
-            .retry(ProgramOperation.Retry(task: 7, attempts: 3, failures: 2, body: .returns, executor: .default, token: nil, taskForm: true,
-                                          attemptTasks: true)),
-            .retry(ProgramOperation.Retry(task: 8, attempts: 3, failures: 1, body: .returns, executor: .default, token: nil, taskForm: true,
-                                          cancelsOnRetry: true)),
-        ]))
+        Self.expectNone(
+            await Self.findings([
+                .makeSource(task: 0, held: .success),
+                .run(task: 1, executor: .default, token: nil, body: .returns, form: .executor, returns: .existing(0)),
+                .chain(task: 2, kind: .flatMap(.failed), antecedent: 1, executor: .default, token: nil, body: .returns),
+                .chain(task: 3, kind: .recoverTask(.cancelled), antecedent: 2, executor: .inline, token: nil, body: .returns),
+                .chain(task: 4, kind: .finallyTask(.failed), antecedent: 1, executor: .default, token: nil, body: .returns),
+                .chain(task: 5, kind: .continueWithTask(.succeeded), antecedent: 0, executor: .default, token: nil, body: .throwsError),
+                .prepare(task: 6, token: nil, body: .returns, returns: .new),
+                .start(task: 6, executor: .default),
+                .retry(
+                    ProgramOperation.Retry(
+                        task: 7, attempts: 3, failures: 2, body: .returns, executor: .default, token: nil, taskForm: true,
+                        attemptTasks: true)),
+                .retry(
+                    ProgramOperation.Retry(
+                        task: 8, attempts: 3, failures: 1, body: .returns, executor: .default, token: nil, taskForm: true,
+                        cancelsOnRetry: true))
+            ]))
     }
 
     /// A value form given a body returning a task keeps that very task as its value, at once,
     /// whatever the task's state (here held until the drivers finished) (C2.6).
     @Test func valueFormsKeepTheReturnedTask() async {
-        Self.expectNone(await Self.findings([
-            .makeSource(task: 0, held: .failure),
-            .makeCompleted(ProgramOperation.MakeCompleted(task: 1, outcome: .success)),
-            .chain(task: 2, kind: .mapKeeping(.existing(0)), antecedent: 1, executor: .default, token: nil, body: .returns),
-            .chain(task: 3, kind: .continueWithKeeping(.new), antecedent: 0, executor: .inline, token: nil, body: .returns),
-            .chain(task: 4, kind: .thenKeeping(.cancelled), antecedent: 1, executor: .default, token: nil, body: .returns, form: .executor),
-            .run(task: 5, executor: .default, token: nil, body: .returns, keeps: .existing(0)),
-        ]))
+        Self.expectNone(
+            await Self.findings([
+                .makeSource(task: 0, held: .failure),
+                .makeCompleted(ProgramOperation.MakeCompleted(task: 1, outcome: .success)),
+                .chain(task: 2, kind: .mapKeeping(.existing(0)), antecedent: 1, executor: .default, token: nil, body: .returns),
+                .chain(task: 3, kind: .continueWithKeeping(.new), antecedent: 0, executor: .inline, token: nil, body: .returns),
+                .chain(
+                    task: 4, kind: .thenKeeping(.cancelled), antecedent: 1, executor: .default, token: nil, body: .returns, form: .executor),
+                .run(task: 5, executor: .default, token: nil, body: .returns, keeps: .existing(0))
+            ]))
     }
 
     /// Every continuation form on the actor pinned to a serial executor made by
     /// `makeActorExecutor(label:)`: each body runs there, isolated, in registration order (C9.10).
     @Test func everyFormOnAPinnedActor() async {
-        let kinds: [ContinuationKind] = [.continueWith, .continueWithTask(.new), .map, .then, .flatMap(.succeeded), .finally,
-                                         .finallyTask(.succeeded), .mapKeeping(.new)]
+        let kinds: [ContinuationKind] = [
+            .continueWith, .continueWithTask(.new), .map, .then, .flatMap(.succeeded), .finally,
+            .finallyTask(.succeeded), .mapKeeping(.new)
+        ]
         var steps: [ProgramOperation] = [.makeSource(task: 0, held: nil), .makeSource(task: 1, held: nil)]
         for (index, kind) in kinds.enumerated() {
             steps.append(.chain(task: 2 + index, kind: kind, antecedent: 0, executor: .serial(1), token: nil, body: .returns, form: .actor))
         }
         let failing = 2 + kinds.count
         for (index, kind) in [ContinuationKind.recover, .recoverTask(.existing(0)), .catch].enumerated() {
-            steps.append(.chain(task: failing + index, kind: kind, antecedent: 1, executor: .serial(1), token: nil, body: .returns, form: .actor))
+            steps.append(
+                .chain(task: failing + index, kind: kind, antecedent: 1, executor: .serial(1), token: nil, body: .returns, form: .actor))
         }
         steps += [
             .observe(task: failing + 3, antecedent: 0, executor: .serial(1), pinned: true),
             .complete(source: 0, outcome: .success, throwing: false),
-            .complete(source: 1, outcome: .failure, throwing: false),
+            .complete(source: 1, outcome: .failure, throwing: false)
         ]
         Self.expectNone(await Self.findings(steps, serial: 2))
     }
@@ -89,17 +100,18 @@ struct APIShapeTests {
     /// Work groups: an `idle()` asked for while a held task is joined is pending until it
     /// completes; tasks joined later, a `wait(timeout:)`, `pendingCount` (C9.11).
     @Test func workGroups() async {
-        Self.expectNone(await Self.findings([
-            .makeGroup(ProgramOperation.MakeGroup(task: 0)),
-            .makeSource(task: 1, held: .success),
-            .makeCompleted(ProgramOperation.MakeCompleted(task: 2, outcome: .failure)),
-            .joinGroup(ProgramOperation.JoinGroup(group: 0, task: 2)),
-            .groupIdle(ProgramOperation.GroupIdle(task: 3, group: 0)),
-            .waitGroup(ProgramOperation.WaitGroup(group: 0, timeoutMicroseconds: nil)),
-            .joinGroup(ProgramOperation.JoinGroup(group: 0, task: 1)),
-            .groupIdle(ProgramOperation.GroupIdle(task: 4, group: 0)),
-            .waitGroup(ProgramOperation.WaitGroup(group: 0, timeoutMicroseconds: 500)),
-        ]))
+        Self.expectNone(
+            await Self.findings([
+                .makeGroup(ProgramOperation.MakeGroup(task: 0)),
+                .makeSource(task: 1, held: .success),
+                .makeCompleted(ProgramOperation.MakeCompleted(task: 2, outcome: .failure)),
+                .joinGroup(ProgramOperation.JoinGroup(group: 0, task: 2)),
+                .groupIdle(ProgramOperation.GroupIdle(task: 3, group: 0)),
+                .waitGroup(ProgramOperation.WaitGroup(group: 0, timeoutMicroseconds: nil)),
+                .joinGroup(ProgramOperation.JoinGroup(group: 0, task: 1)),
+                .groupIdle(ProgramOperation.GroupIdle(task: 4, group: 0)),
+                .waitGroup(ProgramOperation.WaitGroup(group: 0, timeoutMicroseconds: 500))
+            ]))
     }
 
     /// Every form a `TaskFactory` vends, modelled as the backend's own call (C9.2).
@@ -110,12 +122,15 @@ struct APIShapeTests {
             .run(noToken: false, returns: nil, keeps: .new), .runAsync, .prepare(noToken: true, returns: .succeeded),
             .retry(attempts: 2, failures: 1, taskForm: true, noToken: false), .delay(microseconds: 100),
             .continuation(antecedent: 0, kind: .recoverTask(.new)), .continuation(antecedent: 0, kind: .finallyTask(.failed)),
-            .continuation(antecedent: 0, kind: .then), .whenComplete(antecedent: 0),
+            .continuation(antecedent: 0, kind: .then), .whenComplete(antecedent: 0)
         ]
         var steps: [ProgramOperation] = [.makeSource(task: 0, held: .failure)]
         for (index, call) in calls.enumerated() {
-            steps.append(.factory(ProgramOperation.FactoryCall(task: 1 + index, call: call, construction: .initializer, executor: .default,
-                                                               token: nil, body: .returns)))
+            steps.append(
+                .factory(
+                    ProgramOperation.FactoryCall(
+                        task: 1 + index, call: call, construction: .initializer, executor: .default,
+                        token: nil, body: .returns)))
         }
         Self.expectNone(await Self.findings(steps))
     }
@@ -124,12 +139,16 @@ struct APIShapeTests {
     /// body returns breaks C2.6 through the factory too (on the inline executor, so that the body
     /// runs inside the call, before the held task it returns completes).
     @Test func aFactoryFormBreaksTheRuleOfTheCallItMakes() async {
-        let program = Program(seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [
-            .makeSource(task: 0, held: .success),
-            .makeCompleted(ProgramOperation.MakeCompleted(task: 1, outcome: .success)),
-            .factory(ProgramOperation.FactoryCall(task: 2, call: .continuation(antecedent: 1, kind: .flatMap(.existing(0))),
-                                                  construction: .initializer, executor: .inline, token: nil, body: .returns)),
-        ].map { Step(driver: 0, operation: $0, pause: .none) })
+        let program = Program(
+            seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                .makeSource(task: 0, held: .success),
+                .makeCompleted(ProgramOperation.MakeCompleted(task: 1, outcome: .success)),
+                .factory(
+                    ProgramOperation.FactoryCall(
+                        task: 2, call: .continuation(antecedent: 1, kind: .flatMap(.existing(0))),
+                        construction: .initializer, executor: .inline, token: nil, body: .returns))
+            ].map { Step(driver: 0, operation: $0, pause: .none) })
         let correct = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .stress)
         #expect(correct.findings.isEmpty, "\(correct.findings)")
         let mutant = await Conformance.runProgram(ReferenceBackend(.flatMapNotWaiting), program: program, mode: .stress)
@@ -139,11 +158,12 @@ struct APIShapeTests {
     /// A source the kit's backends make records where it was made (debug builds): released pending,
     /// its task fails abandoned naming that line; made through the requirement, naming none (C8.3).
     @Test func anAbandonedSourceNamesItsOrigin() async {
-        Self.expectNone(await Self.findings([
-            .makeSource(ProgramOperation.MakeSource(task: 0, held: nil, form: .ofType)),
-            .makeSource(ProgramOperation.MakeSource(task: 1, held: nil, form: .makeTask, void: true)),
-            .makeSource(ProgramOperation.MakeSource(task: 2, held: nil, form: .requirement)),
-            .releaseSource(source: 0), .releaseSource(source: 1), .releaseSource(source: 2),
-        ]))
+        Self.expectNone(
+            await Self.findings([
+                .makeSource(ProgramOperation.MakeSource(task: 0, held: nil, form: .ofType)),
+                .makeSource(ProgramOperation.MakeSource(task: 1, held: nil, form: .makeTask, void: true)),
+                .makeSource(ProgramOperation.MakeSource(task: 2, held: nil, form: .requirement)),
+                .releaseSource(source: 0), .releaseSource(source: 1), .releaseSource(source: 2)
+            ]))
     }
 }

@@ -28,7 +28,9 @@ struct BackendConformanceTests {
         guard report.programsRun >= 1_000, report.controlledPrograms > 0, report.controlledPrograms < report.programsRun else { return }
         let uncalled = report.entryPoints.uncalled.filter { $0.notGenerated == nil }
         #expect(uncalled.isEmpty, "[\(report.backend)] entry points no program called: \(uncalled.map(\.rawValue))")
-        #expect(report.entryPoints.unjudged.isEmpty, "[\(report.backend)] entry points no check judged: \(report.entryPoints.unjudged.map(\.rawValue))")
+        #expect(
+            report.entryPoints.unjudged.isEmpty,
+            "[\(report.backend)] entry points no check judged: \(report.entryPoints.unjudged.map(\.rawValue))")
     }
 
     @Test func gcd() async {

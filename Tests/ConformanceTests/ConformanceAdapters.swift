@@ -42,8 +42,9 @@ extension XCTestCase {
         // `name` is "Class.testMethod" on Linux, "-[Class testMethod]" on Darwin.
         let method = name.split(whereSeparator: { " .[]-".contains($0) }).last.map(String.init) ?? name
         let type = String(reflecting: Self.self).split(separator: ".").map(String.init)
-        return .fromEnvironment(testFilter: ConformanceConfiguration.testFilter(
-            module: type.first ?? "", path: [type.dropFirst().joined(separator: "."), method]))
+        return .fromEnvironment(
+            testFilter: ConformanceConfiguration.testFilter(
+                module: type.first ?? "", path: [type.dropFirst().joined(separator: "."), method]))
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
 struct ControlledExecutorTests {
     /// The mutants whose bug lives in the reference backend's executors.
     static let executorMutants: [Mutation] = [
-        .serialReordersBacklog, .defaultRunsJobTwice, .defaultDropsJob, .serialRunsJobsTwice, .serialDropsJobs,
+        .serialReordersBacklog, .defaultRunsJobTwice, .defaultDropsJob, .serialRunsJobsTwice, .serialDropsJobs
     ]
 
     /// The mutants whose bug is a race inside a task's `register`/`complete`, which controlled
@@ -25,16 +25,19 @@ struct ControlledExecutorTests {
         configuration.shrinkTimeBudget = .seconds(2)
         let report = await Conformance.check(makeBackend: { ReferenceBackend(mutation) }, configuration: configuration)
         if report.skippedForReplay != nil { return }
-        let failure = try #require(report.failures.first { expected.contains($0.rule) },
-                                   "\(mutation): controlled mode found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))")
+        let failure = try #require(
+            report.failures.first { expected.contains($0.rule) },
+            "\(mutation): controlled mode found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))"
+        )
         #expect(failure.mode == .controlled(.randomWalk))
         #expect(failure.notReproducible.isEmpty, "\(failure.notReproducible)")
         // The replay line's program, twice, each on a new backend: the same finding, the same log.
         await ExactReplay.expect(failure, on: { ReferenceBackend(mutation) })
         let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
-        print("mutant \(mutation): killed in controlled mode, \(failure.rule) in \(report.programsRun) programs, "
-              + String(format: "%.1f", seconds) + " s, replayed exactly (seed \(failure.seed))"
-              + (failure.shrunkSize.map { ", shrunk to \($0) steps" } ?? ""))
+        print(
+            "mutant \(mutation): killed in controlled mode, \(failure.rule) in \(report.programsRun) programs, "
+                + String(format: "%.1f", seconds) + " s, replayed exactly (seed \(failure.seed))"
+                + (failure.shrunkSize.map { ", shrunk to \($0) steps" } ?? ""))
     }
 
     /// `check(makeBackend:)` makes a backend for the name, one per program and one per shrink
@@ -43,10 +46,11 @@ struct ControlledExecutorTests {
         let made = Locked(0)
         var configuration = ConformanceConfiguration(programs: 6, output: { _ in })
         configuration.resourceLinks = 0
-        let report = Conformance.check(makeBackend: {
-            made.withLock { $0 += 1 }
-            return ReferenceBackend()
-        }, configuration: configuration)
+        let report = Conformance.check(
+            makeBackend: {
+                made.withLock { $0 += 1 }
+                return ReferenceBackend()
+            }, configuration: configuration)
         #expect(report.passed && report.programsRun == 6)
         #expect(made.withLock { $0 } == 7)
     }

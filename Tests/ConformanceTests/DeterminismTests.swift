@@ -11,10 +11,11 @@ struct DeterminismTests {
     @Test func splitMixMatchesReference() {
         var rng = SplitMix64(seed: 1_234_567)
         let outputs = (0..<5).map { _ in rng.next() }
-        #expect(outputs == [
-            6_457_827_717_110_365_317, 3_203_168_211_198_807_973, 9_817_491_932_198_370_423,
-            4_593_380_528_125_082_431, 16_408_922_859_458_223_821,
-        ])
+        #expect(
+            outputs == [
+                6_457_827_717_110_365_317, 3_203_168_211_198_807_973, 9_817_491_932_198_370_423,
+                4_593_380_528_125_082_431, 16_408_922_859_458_223_821
+            ])
     }
 
     @Test(arguments: [UInt64(0), 1, 42, 0xDEAD_BEEF, .max])
@@ -48,14 +49,15 @@ struct DeterminismTests {
         let generator = ProgramGenerator()
         let fifth = generator.program(seed: base &+ 5)
         var configuration = ConformanceConfiguration.fromEnvironment(environment: [
-            "CONFORMANCE_SEED": "\(base &+ 5)", "CONFORMANCE_PROGRAMS": "1",
+            "CONFORMANCE_SEED": "\(base &+ 5)", "CONFORMANCE_PROGRAMS": "1"
         ])
         configuration.output = { _ in }
         #expect(configuration.baseSeed == fifth.seed)
         #expect(configuration.programs == 1)
         #expect(configuration.generator.program(seed: configuration.baseSeed) == fifth)
         #expect(Conformance.replayLine(seed: 5, filter: "X/y") == "CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
-        #expect(Conformance.replayLine(seed: 5, filter: #"M\.S/t\(\)"#, backend: "gcd")
+        #expect(
+            Conformance.replayLine(seed: 5, filter: #"M\.S/t\(\)"#, backend: "gcd")
                 == #"CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 CONFORMANCE_REPLAY=gcd swift test --filter 'M\.S/t\(\)'"#)
         #expect(ConformanceConfiguration.parseSeed("0x10") == 16)
     }
@@ -67,24 +69,28 @@ struct DeterminismTests {
                 kinds.insert(String(describing: step.operation).replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression))
             }
         }
-        for needle in ["makeSource(of: Int", "makeSource(of: Void", "makeSource() as", "makeTask {", "held(", ".tryComplete(.success)",
-                       ".complete(.failure)", ".tryCancel()", ".trySucceed(v)", ".trySucceed()", ".succeed()", ".fail(e)", "completed(",
-                       "succeeded(v)", "failed(e, as:", "cancelled()", "run(on: inline", "run(on: counting", "run(on: .some(", "{ () in",
-                       "} -> t", "} -> new", ".continueWith(on: serial", ".continueWithTask->", ".map(", ".then(", ".catch(",
-                       ".flatMap->t", ".flatMap->new", ".recover(", ".recoverTask->", ".finally(", ".finally {", ".finallyTask->", "on: .some(",
-                       "(token: k", "runTask(", "retryTask(",
-                       "whenAll([])", "whenAll(voids:", "whenAll(t", "whenAllSettled([", "race([])", "any([t", "linkedTo:", "k, k",
-                       ".cancel()", "cancel(after:", "delay(", ".timeout(after:", ".wait()", "try t", "wait(timeout:", "await t",
-                       "(cancelled)", "drop t", "token: k", ".register { }", ".token.register", ".dispose()", "schedule(after:", "nested",
-                       "probed sources", "then cancelled", "chain of", "whenComplete(on:", "whenComplete { echo }", "in t", ".execute: ",
-                       "inspect t", "(prepared)", "inspect k", ".tryStart()", ".tryStart(on:", "try t", ".start(on:", "retry(",
-                       "race wait() ×", "race wait(timeout:) ×", "race register ×", "race tryStart() ×", "race source tryStart() ×",
-                       "race serial.execute ×", "TaskFactory(", ".with(executor:", ".with(token:", ".prepare {", "async loop", "on default",
-                       "execute { job } ×", "runAsync(", "run(token:", "preferring:", "(on: actor(", "whenComplete(on: actor(", "=>",
-                       "->succeeded", "->failed", "->cancelled", "prepareTask(", "each a new task", "own token cancelled on retry",
-                       "(makeSource(of:))(", ").map(t", ").recoverTask->", ").retryTask(", ").delay(", ").whenComplete(t", "run { async",
-                       "WorkGroup().idle()", ".join(t", ").idle()", ").wait()", ").wait(timeout:"] {
-            #expect(kinds.contains { $0.contains(needle.replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression)) }, "no \(needle)")
+        for needle in [
+            "makeSource(of: Int", "makeSource(of: Void", "makeSource() as", "makeTask {", "held(", ".tryComplete(.success)",
+            ".complete(.failure)", ".tryCancel()", ".trySucceed(v)", ".trySucceed()", ".succeed()", ".fail(e)", "completed(",
+            "succeeded(v)", "failed(e, as:", "cancelled()", "run(on: inline", "run(on: counting", "run(on: .some(", "{ () in",
+            "} -> t", "} -> new", ".continueWith(on: serial", ".continueWithTask->", ".map(", ".then(", ".catch(",
+            ".flatMap->t", ".flatMap->new", ".recover(", ".recoverTask->", ".finally(", ".finally {", ".finallyTask->", "on: .some(",
+            "(token: k", "runTask(", "retryTask(",
+            "whenAll([])", "whenAll(voids:", "whenAll(t", "whenAllSettled([", "race([])", "any([t", "linkedTo:", "k, k",
+            ".cancel()", "cancel(after:", "delay(", ".timeout(after:", ".wait()", "try t", "wait(timeout:", "await t",
+            "(cancelled)", "drop t", "token: k", ".register { }", ".token.register", ".dispose()", "schedule(after:", "nested",
+            "probed sources", "then cancelled", "chain of", "whenComplete(on:", "whenComplete { echo }", "in t", ".execute: ",
+            "inspect t", "(prepared)", "inspect k", ".tryStart()", ".tryStart(on:", "try t", ".start(on:", "retry(",
+            "race wait() ×", "race wait(timeout:) ×", "race register ×", "race tryStart() ×", "race source tryStart() ×",
+            "race serial.execute ×", "TaskFactory(", ".with(executor:", ".with(token:", ".prepare {", "async loop", "on default",
+            "execute { job } ×", "runAsync(", "run(token:", "preferring:", "(on: actor(", "whenComplete(on: actor(", "=>",
+            "->succeeded", "->failed", "->cancelled", "prepareTask(", "each a new task", "own token cancelled on retry",
+            "(makeSource(of:))(", ").map(t", ").recoverTask->", ").retryTask(", ").delay(", ").whenComplete(t", "run { async",
+            "WorkGroup().idle()", ".join(t", ").idle()", ").wait()", ").wait(timeout:"
+        ] {
+            #expect(
+                kinds.contains { $0.contains(needle.replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression)) },
+                "no \(needle)")
         }
     }
 }
@@ -109,13 +115,15 @@ struct ControlledReplayTests {
     /// schedule the next run can take.
     static let backends: [(name: String, make: @Sendable () -> any TaskBackend)] = [
         ("reference", { ReferenceBackend() }), ("gcd", { GCDBackend() }), ("threads", { ThreadsBackend() }),
-        ("actors", { ActorsBackendTesting.ownPool() }),
+        ("actors", { ActorsBackendTesting.ownPool() })
     ]
 
     /// Controlled runs on every backend replay line by line: on the reference backend's executors
     /// (jobs handed over whole), and on the seats of the package's three.
-    @Test(arguments: [ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3)),
-                      .controlled(.schedule(1, of: .randomWalk))])
+    @Test(arguments: [
+        ScheduleMode.controlled(.randomWalk), .controlled(.pct(depth: 3)),
+        .controlled(.schedule(1, of: .randomWalk))
+    ])
     func aSeedReplaysToTheSameEventLog(mode: ScheduleMode) async {
         for (name, make) in Self.backends {
             let backend = make()
@@ -162,7 +170,7 @@ struct ControlledReplayTests {
             Step(driver: 0, operation: .cancel(token: 0), pause: .none),
             Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
             Step(driver: 1, operation: .wait(task: 0), pause: .none),
-            Step(driver: 2, operation: .cancel(token: 0), pause: .none),
+            Step(driver: 2, operation: .cancel(token: 0), pause: .none)
         ]
         for (name, make) in Self.backends where name != "reference" {
             var blocked = false
@@ -185,11 +193,13 @@ struct ControlledReplayTests {
     /// Work from outside the harness (here a timer) makes a controlled run "not reproducible",
     /// not a contract failure.
     @Test func aTimerMakesARunNotReproducible() async {
-        let program = Program(seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [
-            // Long enough that the timer fires after the harness registered its observer, even on
-            // a loaded machine: the completion is then logged on the timer's thread.
-            Step(driver: 0, operation: .delay(task: 0, microseconds: 20_000, token: nil), pause: .none),
-        ])
+        let program = Program(
+            seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                // Long enough that the timer fires after the harness registered its observer, even on
+                // a loaded machine: the completion is then logged on the timer's thread.
+                Step(driver: 0, operation: .delay(task: 0, microseconds: 20_000, token: nil), pause: .none)
+            ])
         let run = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .controlled(.randomWalk))
         #expect(run.findings.isEmpty)
         #expect(!run.notReproducible.isEmpty)
@@ -206,8 +216,10 @@ struct ControlledReplayTests {
         }
         let configuration = ConformanceConfiguration.fromEnvironment(environment: environment)
         #expect(configuration.mode == .controlled(.pct(depth: 3)))
-        let first = await Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
-        let second = await Conformance.runProgram(ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        let first = await Conformance.runProgram(
+            ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
+        let second = await Conformance.runProgram(
+            ReferenceBackend(), seed: configuration.baseSeed, mode: configuration.mode, configuration: configuration)
         #expect(first.program.seed == 4242)
         #expect(first.notReproducible.isEmpty)
         #expect(first.eventLines == second.eventLines)
@@ -218,7 +230,8 @@ struct ControlledReplayTests {
             #expect(ScheduleMode(mode.description) == mode)
         }
         #expect(ScheduleMode("pct") == .controlled(.pct(depth: 3)))
-        #expect(Conformance.replayLine(seed: 5, filter: "X/y", mode: .controlled(.pct(depth: 3)))
+        #expect(
+            Conformance.replayLine(seed: 5, filter: "X/y", mode: .controlled(.pct(depth: 3)))
                 == "CONFORMANCE_MODE=controlled-pct3 CONFORMANCE_SEED=5 CONFORMANCE_PROGRAMS=1 swift test --filter X/y")
     }
 }
@@ -238,7 +251,9 @@ struct ShrinkingTests {
         let failure = report.failures.first { $0.shrunkSize != nil }
         #expect(failure?.rule == .c3_1)
         #expect((failure?.shrunkSize ?? 99) < 10)
-        #expect(failure?.description.contains("shrunk counterexample: \(failure?.shrunkSize ?? -1) steps (from \(failure?.originalSize ?? -1))") == true)
+        #expect(
+            failure?.description.contains("shrunk counterexample: \(failure?.shrunkSize ?? -1) steps (from \(failure?.originalSize ?? -1))")
+                == true)
     }
 
     /// Shrinking every generated program of a few seeds by cutting it in half, a step at a time:
@@ -247,7 +262,8 @@ struct ShrinkingTests {
         for seed in UInt64(0)..<30 {
             var program = ProgramGenerator(maxSteps: 60).program(seed: seed)
             program.steps.removeFirst(program.steps.count / 2)
-            let run = await Conformance.runProgram(ReferenceBackend(), program: Conformance.repaired(program), mode: .controlled(.randomWalk))
+            let run = await Conformance.runProgram(
+                ReferenceBackend(), program: Conformance.repaired(program), mode: .controlled(.randomWalk))
             #expect(run.findings.isEmpty, "seed \(seed): \(run.findings)")
         }
     }

@@ -41,7 +41,7 @@ struct EntryPointTests {
 enum TaskAPISurface {
     static let types: Set<String> = [
         "AsyncTask", "CompletionSource", "TaskBackend", "CancellationSource", "CancellationToken", "Executor",
-        "TaskFactory", "PreparedTask", "WorkGroup", "MainExecutor",
+        "TaskFactory", "PreparedTask", "WorkGroup", "MainExecutor"
     ]
 
     /// The features that tell overloads apart, in the order tags list them.
@@ -54,7 +54,7 @@ enum TaskAPISurface {
         ("unavailable", { declaration, _ in declaration.contains("@available(*, unavailable") }),
         ("Void", { declaration, _ in declaration.contains("Success == Void") }),
         ("main", { declaration, _ in declaration.contains("MainExecutor") }),
-        ("actor", { declaration, _ in declaration.contains("PinnedActor") }),
+        ("actor", { declaration, _ in declaration.contains("PinnedActor") })
     ]
 
     struct Declaration {
@@ -113,6 +113,13 @@ enum TaskAPISurface {
             var text = line.trimmingCharacters(in: .whitespaces)
             // Attributes: on lines of their own, or before the declaration on its line.
             if text.hasPrefix("@") {
+                // An attribute broken over lines (swift-format breaks a long `@available`): read on
+                // to its closing parenthesis.
+                while text.filter({ $0 == "(" }).count > text.filter({ $0 == ")" }).count, index + 1 < lines.count {
+                    index += 1
+                    text += " " + lines[index].trimmingCharacters(in: .whitespaces)
+                }
+                text = text.replacingOccurrences(of: "( ", with: "(").replacingOccurrences(of: " )", with: ")")
                 guard let declaration = text.firstMatch(of: #/\b(public |static |func |var |let |init\()/#) else {
                     attributes += text + " "
                     index += 1
@@ -125,7 +132,8 @@ enum TaskAPISurface {
             let isPublic = text.hasPrefix("public ")
             let body = isPublic ? String(text.dropFirst("public ".count)) : text
             guard let kind = body.firstMatch(of: #/^(?:static )?(func|var|let|init|subscript)\b/#)?.1,
-                  isPublic || (isProtocol && (kind == "func" || kind == "var")) else { index += 1; continue }
+                isPublic || (isProtocol && (kind == "func" || kind == "var"))
+            else { index += 1; continue }
             var declaration = body
             while balance(of: declaration) > 0, index + 1 < lines.count {
                 index += 1

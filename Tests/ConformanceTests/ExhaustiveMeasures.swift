@@ -1,8 +1,9 @@
 @_spi(Mutants) import BackendGCD
-@testable import Conformance
 import Foundation
 import TaskAPI
 import Testing
+
+@testable import Conformance
 
 /// Measures, not checks (docs/CONFORMANCE.md, "Bounded-exhaustive exploration"), with
 /// `EXHAUSTIVE_MEASURE=1`: how many schedules each bound explores on `ExhaustiveTests.program`
@@ -16,20 +17,23 @@ import Testing
         configuration.explorationTimeLimit = .seconds(60)
         for bound in [0, 1, 2, 3] {
             for mutation in [Mutation.none, .registrationMissesDeliveryEnd] {
-                let report = Conformance.explore(makeBackend: { ReferenceBackend(mutation) }, program: ExhaustiveTests.program,
-                                                 preemptions: bound, configuration: configuration)
+                let report = Conformance.explore(
+                    makeBackend: { ReferenceBackend(mutation) }, program: ExhaustiveTests.program,
+                    preemptions: bound, configuration: configuration)
                 print("measure \(mutation) bound=\(bound): \(report)")
             }
-            let report = Conformance.explore(makeBackend: { GCDBackend(drainers: 1) }, program: ExhaustiveTests.program,
-                                             preemptions: bound, configuration: configuration)
+            let report = Conformance.explore(
+                makeBackend: { GCDBackend(drainers: 1) }, program: ExhaustiveTests.program,
+                preemptions: bound, configuration: configuration)
             print("measure gcd1 bound=\(bound): \(report)")
         }
         for base in [ScheduleStrategy.randomWalk, .pct(depth: 2), .pct(depth: 3)] {
             var found = 0
             let start = Uptime.now
             for number in 1...1_000 {
-                let run = Conformance.runProgram(ReferenceBackend(.registrationMissesDeliveryEnd), program: ExhaustiveTests.program,
-                                                 mode: .controlled(.schedule(number, of: base)), configuration: configuration)
+                let run = Conformance.runProgram(
+                    ReferenceBackend(.registrationMissesDeliveryEnd), program: ExhaustiveTests.program,
+                    mode: .controlled(.schedule(number, of: base)), configuration: configuration)
                 if !run.findings.isEmpty { found += 1 }
             }
             print("measure \(base): found in \(found) of 1000 schedules (\(Uptime.now - start))")
@@ -39,7 +43,7 @@ import Testing
     @Test(.enabled(if: ProcessInfo.processInfo.environment["EXHAUSTIVE_CHECK_MEASURE"] != nil))
     func checkMeasure() {
         let backends: [(String, @Sendable () -> any TaskBackend)] = [
-            ("reference", { ReferenceBackend() }), ("gcd", { GCDBackend() }),
+            ("reference", { ReferenceBackend() }), ("gcd", { GCDBackend() })
         ]
         for (name, make) in backends {
             var configuration = ConformanceConfiguration(programs: 30, output: { _ in })
@@ -47,7 +51,9 @@ import Testing
             configuration.mode = .controlled(.exhaustive(preemptions: 2))
             configuration.explorationTimeLimit = .seconds(10)
             let report = Conformance.check(makeBackend: make, configuration: configuration)
-            print("measure check \(name): \(report.description.split(separator: "\n").prefix(1).joined()) | \(report.exploration?.summary ?? "-")")
+            print(
+                "measure check \(name): \(report.description.split(separator: "\n").prefix(1).joined()) | \(report.exploration?.summary ?? "-")"
+            )
         }
     }
 }

@@ -1,8 +1,9 @@
 @_spi(Mutants) import BackendGCD
-@testable import Conformance
 import Foundation
 import TaskAPI
 import Testing
+
+@testable import Conformance
 
 /// The bounded-exhaustive strategy (issue 22, point 4): every schedule of a small program with
 /// at most two preemptions, depth first, so that a bug needing two specific preemptions is found
@@ -12,12 +13,15 @@ import Testing
     /// `registrationMissesDeliveryEnd` mutant loses that continuation only when d1 is stopped
     /// between winning and delivering (one preemption: d1 could go on) and d2 between its two
     /// critical sections (a second).
-    static let program = Program(seed: 1, drivers: 3, serialExecutors: 0, countingExecutors: 0, steps: [
-        Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
-        Step(driver: 1, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
-        Step(driver: 2, operation: .chain(task: 1, kind: .map, antecedent: 0, executor: .default, token: nil, body: .returns),
-             pause: .none),
-    ])
+    static let program = Program(
+        seed: 1, drivers: 3, serialExecutors: 0, countingExecutors: 0,
+        steps: [
+            Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+            Step(driver: 1, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
+            Step(
+                driver: 2, operation: .chain(task: 1, kind: .map, antecedent: 0, executor: .default, token: nil, body: .returns),
+                pause: .none)
+        ])
 
     static let mutant: @Sendable () -> any TaskBackend = { ReferenceBackend(.registrationMissesDeliveryEnd) }
 
@@ -42,18 +46,21 @@ import Testing
             Issue.record("the failing schedule is named by its path: \(first.mode)")
             return
         }
-        let oneBound = await Conformance.explore(makeBackend: Self.mutant, program: Self.program, preemptions: 1,
-                                                 configuration: Self.configuration())
+        let oneBound = await Conformance.explore(
+            makeBackend: Self.mutant, program: Self.program, preemptions: 1,
+            configuration: Self.configuration())
         #expect(oneBound.finished && oneBound.passed && oneBound.stoppedBy == nil, "\(oneBound)")
-        print("exhaustive: registrationMissesDeliveryEnd found by \(first.mode) (\(path.choices.count) forced choices) "
-              + "at schedule \(first.schedules), \(finding.rule); a bound of 1 finishes in \(oneBound.schedules) schedules without it")
+        print(
+            "exhaustive: registrationMissesDeliveryEnd found by \(first.mode) (\(path.choices.count) forced choices) "
+                + "at schedule \(first.schedules), \(finding.rule); a bound of 1 finishes in \(oneBound.schedules) schedules without it")
     }
 
     /// The correct backend: the whole bounded space, nothing found, the same count every time;
     /// on the interposed engine (the reference backend) and on seats (GCD, one drainer).
     @Test func theCorrectBackendsFinishWithNothingFound() async {
-        let reference = await Conformance.explore(makeBackend: { ReferenceBackend() }, program: Self.program,
-                                                  configuration: Self.configuration())
+        let reference = await Conformance.explore(
+            makeBackend: { ReferenceBackend() }, program: Self.program,
+            configuration: Self.configuration())
         #expect(reference.finished && reference.passed && reference.stoppedBy == nil, "\(reference)")
         let gcd: @Sendable () -> any TaskBackend = { GCDBackend(drainers: 1) }
         let seated = await Conformance.explore(makeBackend: gcd, program: Self.program, configuration: Self.configuration())
@@ -69,8 +76,9 @@ import Testing
         let explored = await Conformance.explore(makeBackend: Self.mutant, program: Self.program, configuration: Self.configuration())
         let rule = try #require(explored.findings.first?.rule)
         for _ in 0..<2 {
-            let run = await Conformance.runProgram(Self.mutant(), program: Self.program, mode: explored.mode,
-                                                   configuration: Self.configuration())
+            let run = await Conformance.runProgram(
+                Self.mutant(), program: Self.program, mode: explored.mode,
+                configuration: Self.configuration())
             #expect(run.findings.first?.rule == rule, "\(run.findings)")
             #expect(run.notReproducible.isEmpty, "\(run.notReproducible)")
             #expect(run.eventLines == explored.eventLines)
@@ -84,7 +92,7 @@ import Testing
         try Self.program.description.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         var configuration = ConformanceConfiguration.fromEnvironment(environment: [
-            "CONFORMANCE_MODE": "controlled-exhaustive", "CONFORMANCE_PROGRAM_FILE": file, "CONFORMANCE_SHRINK": "0",
+            "CONFORMANCE_MODE": "controlled-exhaustive", "CONFORMANCE_PROGRAM_FILE": file, "CONFORMANCE_SHRINK": "0"
         ])
         configuration.output = { _ in }
         let report = await Conformance.check(makeBackend: Self.mutant, configuration: configuration)
@@ -94,7 +102,7 @@ import Testing
         guard case .controlled(.path) = failure.mode else { Issue.record("\(failure.mode)"); return }
         #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode) "), "\(failure.replay)")
         var replay = ConformanceConfiguration.fromEnvironment(environment: [
-            "CONFORMANCE_MODE": "\(failure.mode)", "CONFORMANCE_PROGRAM_FILE": file, "CONFORMANCE_SHRINK": "0",
+            "CONFORMANCE_MODE": "\(failure.mode)", "CONFORMANCE_PROGRAM_FILE": file, "CONFORMANCE_SHRINK": "0"
         ])
         replay.output = { _ in }
         #expect(replay.environmentErrors.isEmpty && replay.mode == failure.mode)
@@ -106,8 +114,9 @@ import Testing
     /// A path the run cannot follow (a decision it never reaches) is said, not silently run.
     @Test func aPathTheRunCannotFollowIsNotReproducible() async throws {
         let path = try #require(SchedulePath("p40:1"))
-        let run = await Conformance.runProgram(ReferenceBackend(), program: Self.program, mode: .controlled(.path(path, preemptions: 2)),
-                                               configuration: Self.configuration())
+        let run = await Conformance.runProgram(
+            ReferenceBackend(), program: Self.program, mode: .controlled(.path(path, preemptions: 2)),
+            configuration: Self.configuration())
         #expect(run.notReproducible.contains { $0.contains("diverged from its schedule path") }, "\(run.notReproducible)")
     }
 
@@ -145,11 +154,11 @@ import Testing
             #expect(ScheduleMode(bad) == nil, "\(bad)")
         }
         let good = ConformanceConfiguration.fromEnvironment(environment: [
-            "CONFORMANCE_EXPLORATION_SCHEDULES": "500", "CONFORMANCE_EXPLORATION_TIME": "2.5",
+            "CONFORMANCE_EXPLORATION_SCHEDULES": "500", "CONFORMANCE_EXPLORATION_TIME": "2.5"
         ])
         #expect(good.environmentErrors.isEmpty && good.explorationScheduleLimit == 500 && good.explorationTimeLimit == .milliseconds(2_500))
         let bad = ConformanceConfiguration.fromEnvironment(environment: [
-            "CONFORMANCE_EXPLORATION_SCHEDULES": "0", "CONFORMANCE_EXPLORATION_TIME": "soon",
+            "CONFORMANCE_EXPLORATION_SCHEDULES": "0", "CONFORMANCE_EXPLORATION_TIME": "soon"
         ])
         #expect(bad.environmentErrors.count == 2, "\(bad.environmentErrors)")
     }

@@ -20,9 +20,11 @@ import Testing
     /// observed outcome does not return, not what the expected one would not.
     @Test("C5.5: a race with a wrong winner is C5.3 alone, not also a C5.5 leak")
     func c5_5JudgesAgainstTheObservedWinner() {
-        let program = Program(seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [
-            Step(driver: 0, operation: .combineProbed(kind: .race, inputs: 6, failing: []), pause: .none),
-        ])
+        let program = Program(
+            seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                Step(driver: 0, operation: .combineProbed(kind: .race, inputs: 6, failing: []), pause: .none)
+            ])
         let backend = LoopBackend(latency: .milliseconds(1), raceTakesFirstInput: true)
         let run = Conformance.runProgram(backend, program: program, mode: .stress)
         #expect(run.findings.map(\.rule) == [.c5_3], "\(run.findings)")

@@ -56,14 +56,18 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SKIP_GUIDE_PACKAGE"] != "1", "SKIP_GUIDE_PACKAGE=1"),
-          .timeLimit(.minutes(10)))
+    @Test(
+        .enabled(if: ProcessInfo.processInfo.environment["SKIP_GUIDE_PACKAGE"] != "1", "SKIP_GUIDE_PACKAGE=1"),
+        .timeLimit(.minutes(10)))
     func theGuidesPackageBuildsAndPasses() async throws {
         let guide = try String(contentsOf: Self.repository.appendingPathComponent("docs/WRITING_A_BACKEND.md"), encoding: .utf8)
         let files = Self.files(of: guide)
-        #expect(Set(files.map(\.path)) == ["Package.swift", "Sources/MyBackend/MyBackend.swift", "Sources/MyBackend/MySource.swift", "Sources/MyBackend/MyTask.swift",
-                                          "Sources/MyBackend/Trampoline.swift", "Tests/MyBackendTests/ConformanceAdapters.swift",
-                                          "Tests/MyBackendTests/MyBackendTests.swift"])
+        #expect(
+            Set(files.map(\.path)) == [
+                "Package.swift", "Sources/MyBackend/MyBackend.swift", "Sources/MyBackend/MySource.swift", "Sources/MyBackend/MyTask.swift",
+                "Sources/MyBackend/Trampoline.swift", "Tests/MyBackendTests/ConformanceAdapters.swift",
+                "Tests/MyBackendTests/MyBackendTests.swift"
+            ])
         let fileManager = FileManager.default
         // One folder per user and checkout: two clones testing at once must not share a build.
         let checkout = Self.repository.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
@@ -77,7 +81,9 @@ import Testing
             let url = package.appendingPathComponent(file.path)
             try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             // Unchanged files keep their dates, so that a second run builds incrementally.
-            if (try? String(contentsOf: url, encoding: .utf8)) != file.text { try file.text.write(to: url, atomically: true, encoding: .utf8) }
+            if (try? String(contentsOf: url, encoding: .utf8)) != file.text {
+                try file.text.write(to: url, atomically: true, encoding: .utf8)
+            }
         }
         // A small budget, and nothing of the outer run's CONFORMANCE_* settings.
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CONFORMANCE_") }
@@ -91,8 +97,9 @@ import Testing
         #expect(tested == 0, "the guide's package fails its tests:\n\(testOutput.suffix(6000))")
         #expect(testOutput.contains("conformance [mine] base seed") && testOutput.contains("40 programs"), "\(testOutput.suffix(3000))")
         // The one call ran the whole rule suite too.
-        #expect(testOutput.contains("rule suite [mine]: \(RuleSuite.checks.count) checks of \(RuleSuite.rules.count) rules in"),
-                "\(testOutput.suffix(3000))")
+        #expect(
+            testOutput.contains("rule suite [mine]: \(RuleSuite.checks.count) checks of \(RuleSuite.rules.count) rules in"),
+            "\(testOutput.suffix(3000))")
         // The printed rerun line selects the test that ran.
         #expect(testOutput.contains(#"swift test --filter 'MyBackendTests\.conforms\(\)'"#), "\(testOutput.suffix(3000))")
     }

@@ -14,19 +14,23 @@ import Testing
     /// C6.3: d0's wait() on a task completed before the call never wakes; d1 only waits for a task
     /// d0 would make after it. The report blames d0's wait and says d1 is merely waiting.
     @Test func aStuckWaitIsTheCulpritAndItsDependentsAreOnlyWaiting() async throws {
-        let program = Program(seed: 1, drivers: 2, serialExecutors: 0, countingExecutors: 0, steps: [
-            Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
-            Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
-            Step(driver: 0, operation: .wait(task: 0), pause: .none),
-            Step(driver: 0, operation: .makeSource(task: 1, held: nil), pause: .none),
-            Step(driver: 1, operation: .complete(source: 1, outcome: .success, throwing: false), pause: .none),
-        ])
-        let run = await Conformance.runProgram(ReferenceBackend(.lostWakeupInWait), program: program, mode: .stress,
-                                               configuration: Self.configuration())
+        let program = Program(
+            seed: 1, drivers: 2, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+                Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
+                Step(driver: 0, operation: .wait(task: 0), pause: .none),
+                Step(driver: 0, operation: .makeSource(task: 1, held: nil), pause: .none),
+                Step(driver: 1, operation: .complete(source: 1, outcome: .success, throwing: false), pause: .none)
+            ])
+        let run = await Conformance.runProgram(
+            ReferenceBackend(.lostWakeupInWait), program: program, mode: .stress,
+            configuration: Self.configuration())
         let finding = try #require(run.findings.first)
         #expect(finding.rule == .c6_3)
-        #expect(finding.observed.hasPrefix("likely culprit: driver d0 in step 2 (t0.wait()): t0 completed but wait() never woke"),
-                "\(finding.observed)")
+        #expect(
+            finding.observed.hasPrefix("likely culprit: driver d0 in step 2 (t0.wait()): t0 completed but wait() never woke"),
+            "\(finding.observed)")
         #expect(finding.observed.contains("waiting on other drivers (not stuck themselves): driver d1 in step 4"))
         #expect(finding.observed.contains("stuck: driver d0 in step 2 (t0.wait());"))
         #expect(!finding.observed.contains("stuck: driver d1"))
@@ -38,10 +42,12 @@ import Testing
     @Test func aSubSecondHangLimitIsKeptWhole() async {
         var configuration = Self.configuration()
         configuration.hangLimit = .milliseconds(900)
-        let steps = (0..<10).flatMap { t in [
-            Step(driver: 0, operation: .makeSource(task: t, held: nil), pause: .sleep(microseconds: 200)),
-            Step(driver: 0, operation: .complete(source: t, outcome: .success, throwing: false), pause: .sleep(microseconds: 200)),
-        ] }
+        let steps = (0..<10).flatMap { t in
+            [
+                Step(driver: 0, operation: .makeSource(task: t, held: nil), pause: .sleep(microseconds: 200)),
+                Step(driver: 0, operation: .complete(source: t, outcome: .success, throwing: false), pause: .sleep(microseconds: 200))
+            ]
+        }
         let program = Program(seed: 3, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: steps)
         let run = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .stress, configuration: configuration)
         #expect(run.findings.isEmpty, "\(run.findings)")
@@ -51,16 +57,20 @@ import Testing
     /// The harness's own observer on t0 is lost (the backend's inline executor drops it) while t0
     /// completes: the report says so instead of calling t0 pending.
     @Test func aLostObserverIsNamedAndItsTaskIsNotPending() async throws {
-        let program = Program(seed: 2, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [
-            Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
-            Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
-        ])
-        let run = await Conformance.runProgram(DroppingInlineBackend(), program: program, mode: .stress,
-                                               configuration: Self.configuration())
+        let program = Program(
+            seed: 2, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+                Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none)
+            ])
+        let run = await Conformance.runProgram(
+            DroppingInlineBackend(), program: program, mode: .stress,
+            configuration: Self.configuration())
         let finding = try #require(run.findings.first)
         #expect(finding.rule == .c2_1)
-        #expect(finding.observed.hasPrefix("likely culprit: t0 completed, but the continuation the harness registered on it"),
-                "\(finding.observed)")
+        #expect(
+            finding.observed.hasPrefix("likely culprit: t0 completed, but the continuation the harness registered on it"),
+            "\(finding.observed)")
         #expect(!finding.observed.contains("pending tasks"), "\(finding.observed)")
     }
 }

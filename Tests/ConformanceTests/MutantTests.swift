@@ -125,7 +125,7 @@ struct MutantTests {
         // continuations of one task on the executor see as their order (C2.4).
         .serialOneInFiftyParallel: [.c7_2, .c2_4],
         // A lost continuation: its task never completes (C2.1), or a waiter on it hangs (C6.3).
-        .registrationMissesDeliveryEnd: [.c2_1, .c6_3],
+        .registrationMissesDeliveryEnd: [.c2_1, .c6_3]
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
@@ -186,13 +186,19 @@ struct MutantTests {
             // A replay line of one mutant (CONFORMANCE_REPLAY) runs that mutant only.
             if report.skippedForReplay != nil { skipped += 1; continue }
             let matching = report.failures.first { expected.contains($0.rule) }
-            #expect(matching != nil, "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))")
-            guard let failure = matching ?? report.failures.first else { rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue }
+            #expect(
+                matching != nil,
+                "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))"
+            )
+            guard let failure = matching ?? report.failures.first else {
+                rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue
+            }
             if matching != nil { killed += 1 }
             // One line per mutant when it is killed as expected; the whole failure otherwise.
-            print(matching != nil
-                  ? "mutant \(mutation): killed, \(failure.rule) in \(report.programsRun) programs (\(failure.mode), seed \(failure.seed), base seed \(report.baseSeed))"
-                  : failure.description)
+            print(
+                matching != nil
+                    ? "mutant \(mutation): killed, \(failure.rule) in \(report.programsRun) programs (\(failure.mode), seed \(failure.seed), base seed \(report.baseSeed))"
+                    : failure.description)
             #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
             #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode)"))
             #expect(failure.program.description.hasPrefix("program seed=\(failure.seed) "))
@@ -237,24 +243,31 @@ struct MutantTests {
                 }
             }
             let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
-            rows.append("| \(mutation) | \(failure.rule) | \(failure.mode) | \(report.programsRun) | "
-                        + String(format: "%.1f", seconds) + " | \(failure.originalSize) | \(shrunk.map(String.init) ?? "-") |")
+            rows.append(
+                "| \(mutation) | \(failure.rule) | \(failure.mode) | \(report.programsRun) | "
+                    + String(format: "%.1f", seconds) + " | \(failure.originalSize) | \(shrunk.map(String.init) ?? "-") |")
         }
-        print("| mutant | rule | mode | programs | seconds | original steps | shrunk steps |\n| --- | --- | --- | --- | --- | --- | --- |\n"
-              + rows.joined(separator: "\n"))
-        print("mutants: killed \(killed) of \(mutants.count - skipped) (kill rate \(killed * 100 / max(1, mutants.count - skipped)) %)"
-              + (skipped > 0 ? ", \(skipped) skipped by CONFORMANCE_REPLAY" : ""))
+        print(
+            "| mutant | rule | mode | programs | seconds | original steps | shrunk steps |\n| --- | --- | --- | --- | --- | --- | --- |\n"
+                + rows.joined(separator: "\n"))
+        print(
+            "mutants: killed \(killed) of \(mutants.count - skipped) (kill rate \(killed * 100 / max(1, mutants.count - skipped)) %)"
+                + (skipped > 0 ? ", \(skipped) skipped by CONFORMANCE_REPLAY" : ""))
         #expect(killed + skipped == mutants.count)
         func median(_ sizes: [Int]) -> String { sizes.isEmpty ? "-" : "\(sizes.sorted()[sizes.count / 2])" }
         func rate(_ results: [Bool]) -> String {
-            "\(results.filter { $0 }.count) of \(results.count)" + (results.isEmpty ? "" : " (\(results.filter { $0 }.count * 100 / results.count) %)")
+            "\(results.filter { $0 }.count) of \(results.count)"
+                + (results.isEmpty ? "" : " (\(results.filter { $0 }.count * 100 / results.count) %)")
         }
-        print("shrunk counterexamples: median \(median(shrunkByMode.stress)) steps for stress-found failures \(shrunkByMode.stress.sorted()), "
-              + "\(median(shrunkByMode.controlled)) for controlled-found ones \(shrunkByMode.controlled.sorted())")
-        print("replay lines reproduce: controlled failures \(rate(replayed.controlled)), "
-              + "stress failures (and controlled ones not reproducible) \(rate(replayed.stress))"
-              + (notReproduced.isEmpty ? "" : "; not reproduced: \(notReproduced.joined(separator: ", "))")
-              + (notReplayed.isEmpty ? "" : "; not replayed (run given up, threads still blocked): \(notReplayed.joined(separator: ", "))"))
+        print(
+            "shrunk counterexamples: median \(median(shrunkByMode.stress)) steps for stress-found failures \(shrunkByMode.stress.sorted()), "
+                + "\(median(shrunkByMode.controlled)) for controlled-found ones \(shrunkByMode.controlled.sorted())")
+        print(
+            "replay lines reproduce: controlled failures \(rate(replayed.controlled)), "
+                + "stress failures (and controlled ones not reproducible) \(rate(replayed.stress))"
+                + (notReproduced.isEmpty ? "" : "; not reproduced: \(notReproduced.joined(separator: ", "))")
+                + (notReplayed.isEmpty
+                    ? "" : "; not replayed (run given up, threads still blocked): \(notReplayed.joined(separator: ", "))"))
         // A controlled schedule with no work from outside its control replays exactly, on a fresh backend.
         #expect(!replayed.controlled.contains(false), "controlled replays: \(rate(replayed.controlled))")
         // Counterexamples are typically a few steps; stress-only schedules may stay longer.
@@ -280,6 +293,7 @@ struct MutantTests {
         guard stderr.contains("C2.7") else { return nil }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return "| recursionInsteadOfTrampoline | C2.7 | stack-safety check (child process) | 0 | " + String(format: "%.1f", seconds) + " | - | - |"
+        return "| recursionInsteadOfTrampoline | C2.7 | stack-safety check (child process) | 0 | " + String(format: "%.1f", seconds)
+            + " | - | - |"
     }
 }

@@ -1,5 +1,5 @@
-@_spi(Mutants) import BackendGCD
 @_spi(Mutants) import BackendActors
+@_spi(Mutants) import BackendGCD
 import BackendThreads
 import Conformance
 import Foundation
@@ -67,7 +67,7 @@ struct ProductionMutantTests {
         // A continuation registered from inside a continuation runs before one registered
         // earlier on the same task (C2.4); when it is inline work registered inside inline work,
         // it runs before that work ends instead of queued behind it (C2.7).
-        .nestedRegistrationOvertakes: ([.c2_4, .c2_7], { Self.singleWorkerPool() }),
+        .nestedRegistrationOvertakes: ([.c2_4, .c2_7], { Self.singleWorkerPool() })
     ]
 
     /// A threads backend whose pool has one worker.
@@ -86,7 +86,9 @@ struct ProductionMutantTests {
     func controlledModeKillsAndReplays(mutant: Mutant) async throws {
         let planted = try #require(Self.productionMutants[mutant], "\(mutant) has no row in productionMutants")
         // PRODUCTION_MUTANTS=a,b runs only those (for measuring or debugging a few).
-        if let only = ProcessInfo.processInfo.environment["PRODUCTION_MUTANTS"], !only.split(separator: ",").contains(Substring(mutant.rawValue)) {
+        if let only = ProcessInfo.processInfo.environment["PRODUCTION_MUTANTS"],
+            !only.split(separator: ",").contains(Substring(mutant.rawValue))
+        {
             return
         }
         let make: @Sendable () -> any TaskBackend = { Mutant.$planted.withValue(mutant) { planted.backend() } }
@@ -98,8 +100,10 @@ struct ProductionMutantTests {
         let report = await Conformance.check(makeBackend: make, configuration: configuration)
         if report.skippedForReplay != nil { return }
         #expect(report.description.contains("controlled on seats"), "\(report.description.prefix(400))")
-        let failure = try #require(report.failures.first { planted.rules.contains($0.rule) },
-                                   "\(mutant): found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))\n\(report.description)")
+        let failure = try #require(
+            report.failures.first { planted.rules.contains($0.rule) },
+            "\(mutant): found \(report.failures.map(\.rule)) in \(report.programsRun) programs (base seed \(report.baseSeed))\n\(report.description)"
+        )
         #expect(failure.mode.isControlled)
         #expect(failure.notReproducible.isEmpty, "\(failure.notReproducible)")
         // A stuck run's report names every seat and what it is blocked on (a lost job found as a
@@ -111,8 +115,9 @@ struct ProductionMutantTests {
         // The replay line's program, twice, each on a new backend with the mutant planted.
         await ExactReplay.expect(failure, on: make)
         let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
-        print("production mutant \(mutant): killed in controlled mode, \(failure.rule) in \(report.programsRun) programs, "
-              + String(format: "%.1f", seconds) + " s, replayed exactly (\(failure.mode), seed \(failure.seed))"
-              + (failure.shrunkSize.map { ", shrunk to \($0) steps" } ?? ""))
+        print(
+            "production mutant \(mutant): killed in controlled mode, \(failure.rule) in \(report.programsRun) programs, "
+                + String(format: "%.1f", seconds) + " s, replayed exactly (\(failure.mode), seed \(failure.seed))"
+                + (failure.shrunkSize.map { ", shrunk to \($0) steps" } ?? ""))
     }
 }

@@ -20,7 +20,9 @@ import Testing
                 kinds.formUnion(program.steps.map(\.operation.kind))
             }
         }
-        #expect(kinds == Set(OperationKind.allCases), "kinds never generated, so never read back: \(Set(OperationKind.allCases).subtracting(kinds))")
+        #expect(
+            kinds == Set(OperationKind.allCases),
+            "kinds never generated, so never read back: \(Set(OperationKind.allCases).subtracting(kinds))")
     }
 
     @Test("text edited by hand reads: blank lines, comments, no step numbers, a stale steps= count")
@@ -36,7 +38,9 @@ import Testing
         let program = try Program(parsing: text)
         #expect(program.seed == 13_234_815_669_151_533_555 && program.drivers == 2 && program.serialExecutors == 1)
         #expect(program.steps.count == 3 && program.steps[1].pause == .sleep(microseconds: 12) && program.steps[2].driver == 1)
-        #expect(program.steps[1].operation == .chain(task: 1, kind: .finally, antecedent: 0, executor: .serial(0), token: nil, body: .throwsCancellation))
+        #expect(
+            program.steps[1].operation
+                == .chain(task: 1, kind: .finally, antecedent: 0, executor: .serial(0), token: nil, body: .throwsCancellation))
     }
 
     @Test("text that does not read is an error naming the line")
@@ -46,7 +50,10 @@ import Testing
             ("prog seed=1", 1, "expected the header"),
             ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d0 t0 = makeSauce()", 2, "no step of the harness reads so"),
             ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d0 t0 = makeSource(of: Int.self)  ~nap(3)", 2, "no step"),
-            ("program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d3 t0 = makeSource(of: Int.self)", 1, "more drivers than the header's"),
+            (
+                "program seed=1 drivers=1 serial=0 counting=0 steps=1\n   0 d3 t0 = makeSource(of: Int.self)", 1,
+                "more drivers than the header's"
+            )
         ]
         for (text, line, reason) in cases {
             #expect(throws: ProgramParseError.self, "\(text)") { try Program(parsing: text) }
@@ -97,12 +104,13 @@ extension ProgramTextTests {
     /// `replayAttempts` (a race may not come back at the first run), and says how many it took.
     @Test("a stress replay runs its program until it fails, up to replayAttempts, and says how many runs")
     func aStressReplayRetries() throws {
-        let program = try Program(parsing: """
-            program seed=1 drivers=1 serial=0 counting=0 steps=3
-               0 d0 t0 = makeSource(of: Int.self)
-               1 d0 t0.tryComplete(.success)
-               2 d0 t0.tryComplete(.failure)
-            """)
+        let program = try Program(
+            parsing: """
+                program seed=1 drivers=1 serial=0 counting=0 steps=3
+                   0 d0 t0 = makeSource(of: Int.self)
+                   1 d0 t0.tryComplete(.success)
+                   2 d0 t0.tryComplete(.failure)
+                """)
         let made = Locked(0)
         var configuration = ConformanceConfiguration(output: { _ in })
         configuration.replayProgram = program
@@ -110,17 +118,24 @@ extension ProgramTextTests {
         configuration.mode = .stress
         configuration.shrinkTimeBudget = .zero
         // The backend breaks C1.2 from its third program run on (the first one made names the check).
-        let report = Conformance.check(makeBackend: {
-            made.withLock { $0 += 1; return $0 } >= 4 ? ReferenceBackend(.twoTrySetWinners) : ReferenceBackend()
-        }, configuration: configuration)
+        let report = Conformance.check(
+            makeBackend: {
+                made.withLock {
+                    $0 += 1; return $0
+                } >= 4 ? ReferenceBackend(.twoTrySetWinners) : ReferenceBackend()
+            }, configuration: configuration)
         #expect(report.programsRun == 1 && report.failures.first?.rule == .c1_2, "\(report)")
-        #expect(report.replayNote == "failed at run 3 of at most 10" && report.description.contains("  replay: failed at run 3"), "\(report)")
+        #expect(
+            report.replayNote == "failed at run 3 of at most 10" && report.description.contains("  replay: failed at run 3"), "\(report)")
 
         configuration.replayAttempts = 2
         made.withLock { $0 = 0 }
-        let short = Conformance.check(makeBackend: {
-            made.withLock { $0 += 1; return $0 } >= 4 ? ReferenceBackend(.twoTrySetWinners) : ReferenceBackend()
-        }, configuration: configuration)
+        let short = Conformance.check(
+            makeBackend: {
+                made.withLock {
+                    $0 += 1; return $0
+                } >= 4 ? ReferenceBackend(.twoTrySetWinners) : ReferenceBackend()
+            }, configuration: configuration)
         #expect(short.passed && short.replayNote?.hasPrefix("found nothing in 2 runs") == true, "\(short)")
     }
 }

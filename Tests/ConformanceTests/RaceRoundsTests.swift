@@ -11,8 +11,9 @@ import Testing
 struct RaceRoundsTests {
     /// One program of one `raceRounds` step on `backend`, in stress mode: the rules it broke.
     static func rules(_ pair: ProgramOperation.RaceRounds.Pair, rounds: Int, on backend: ReferenceBackend) async -> [Rule] {
-        let program = Program(seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
-                              steps: [Step(driver: 0, operation: .raceRounds(pair, rounds: rounds), pause: .none)])
+        let program = Program(
+            seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [Step(driver: 0, operation: .raceRounds(pair, rounds: rounds), pause: .none)])
         return await Conformance.runProgram(backend, program: program, mode: .stress).findings.map(\.rule)
     }
 
@@ -31,7 +32,7 @@ struct RaceRoundsTests {
         (.waitComplete, .lostWakeupInWait, .c6_1),
         (.registerCancel, .handlerRunTwiceOnRace, .c4_2),
         (.sourceStartStart, .tryStartChecksThenStarts, .c1_5),
-        (.serialJobs, .serialOneInFiftyParallel, .c7_2),
+        (.serialJobs, .serialOneInFiftyParallel, .c7_2)
     ])
     func aPlantedRaceIsFound(_ pair: ProgramOperation.RaceRounds.Pair, _ mutation: Mutation, _ rule: Rule) async {
         var programs = 0
@@ -41,6 +42,8 @@ struct RaceRoundsTests {
             found = await Self.rules(pair, rounds: 200, on: ReferenceBackend(mutation))
         }
         #expect(found.contains(rule), "\(mutation) with \(pair): found \(found) in \(programs) programs")
-        print("race rounds \(pair.rawValue): \(mutation) found (\(found.map(\.rawValue).joined(separator: " "))) in \(programs) of 20 programs of 200 rounds")
+        print(
+            "race rounds \(pair.rawValue): \(mutation) found (\(found.map(\.rawValue).joined(separator: " "))) in \(programs) of 20 programs of 200 rounds"
+        )
     }
 }

@@ -27,7 +27,9 @@ import Testing
         #expect(!report.failures.isEmpty, "the reference backend lacks C9 conveniences the suite checks")
         for failure in report.failures {
             #expect(failure.call.map { !$0.isEmpty } == true && failure.expected != nil && failure.observed != nil, "\(failure)")
-            #expect(!failure.description.contains("expectation failed") && !failure.description.contains("required value was nil"), "\(failure)")
+            #expect(
+                !failure.description.contains("expectation failed") && !failure.description.contains("required value was nil"), "\(failure)"
+            )
         }
     }
 }
@@ -40,7 +42,7 @@ extension RuleReportTests {
     /// their suites' threads would starve the tests that watch for hangs.
     static let quickMutants: [Mutation] = [
         .waitTimeoutNilEarly, .twoTrySetWinners, .lifoContinuations, .handlerRunTwice, .whenAllCompletionOrder, .serialReordersBacklog,
-        .timeoutWrongError,
+        .timeoutWrongError
     ]
 
     @Test("every rule-suite failure of the quick mutants says expected, observed and the call")
@@ -54,6 +56,8 @@ extension RuleReportTests {
             }
             rules.formUnion(report.failures.map(\.rule))
         }
-        #expect(Set(rules.map { String($0.prefix(2)) }).isSuperset(of: ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]), "chapters with failures: \(rules.sorted())")
+        #expect(
+            Set(rules.map { String($0.prefix(2)) }).isSuperset(of: ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]),
+            "chapters with failures: \(rules.sorted())")
     }
 }

@@ -30,7 +30,7 @@ import Testing
 
     @Test func aReplayThatRunsNoProgramFails() {
         var replay = ConformanceConfiguration.fromEnvironment(environment: [
-            "CONFORMANCE_REPLAY": "reference", "CONFORMANCE_SEED": "5", "CONFORMANCE_PROGRAMS": "0",
+            "CONFORMANCE_REPLAY": "reference", "CONFORMANCE_SEED": "5", "CONFORMANCE_PROGRAMS": "0"
         ])
         replay.output = { _ in }
         let none = Conformance.check(ReferenceBackend(), configuration: replay)
@@ -52,7 +52,7 @@ import Testing
         let result = await #expect(processExitsWith: .exitCode(1), observing: [\.standardErrorContent]) {
             setenv("CONFORMANCE_REPLAY", "no-such-backend", 1)
             var configuration = ConformanceConfiguration.fromEnvironment(environment: [
-                "CONFORMANCE_REPLAY": "no-such-backend", "CONFORMANCE_SEED": "5",
+                "CONFORMANCE_REPLAY": "no-such-backend", "CONFORMANCE_SEED": "5"
             ])
             configuration.output = { _ in }
             let report = Conformance.check(ReferenceBackend(), configuration: configuration)
@@ -63,11 +63,13 @@ import Testing
     }
 
     @Test func environmentValuesThatDoNotParseAreErrors() {
-        for (name, value) in [("CONFORMANCE_SEED", "abc"), ("CONFORMANCE_PROGRAMS", "-3"), ("CONFORMANCE_MODE", "fast"),
-                              ("CONFORMANCE_SHARD", "3/2"), ("CONFORMANCE_SHARD", "0/4"), ("CONFORMANCE_TIME_BUDGET", "x"),
-                              ("CONFORMANCE_TIME_BUDGET", "1e300"), ("CONFORMANCE_TIMING_SLACK", "soon"),
-                              ("CONFORMANCE_TIMING_SLACK", "0"), ("CONFORMANCE_EVENTS", "yes"), ("CONFORMANCE_STACK_LINKS", "-1"),
-                              ("CONFORMANCE_SHRINK", "nan")] {
+        for (name, value) in [
+            ("CONFORMANCE_SEED", "abc"), ("CONFORMANCE_PROGRAMS", "-3"), ("CONFORMANCE_MODE", "fast"),
+            ("CONFORMANCE_SHARD", "3/2"), ("CONFORMANCE_SHARD", "0/4"), ("CONFORMANCE_TIME_BUDGET", "x"),
+            ("CONFORMANCE_TIME_BUDGET", "1e300"), ("CONFORMANCE_TIMING_SLACK", "soon"),
+            ("CONFORMANCE_TIMING_SLACK", "0"), ("CONFORMANCE_EVENTS", "yes"), ("CONFORMANCE_STACK_LINKS", "-1"),
+            ("CONFORMANCE_SHRINK", "nan")
+        ] {
             var environment = ["CONFORMANCE_SEED": "1"]
             environment[name] = value
             var configuration = ConformanceConfiguration.fromEnvironment(environment: environment)
@@ -78,7 +80,7 @@ import Testing
         }
         // Parsed once, sub-second parts kept: the configuration is the one source of every setting.
         let parsed = ConformanceConfiguration.fromEnvironment(environment: [
-            "CONFORMANCE_TIMING_SLACK": "0.25", "CONFORMANCE_TIME_BUDGET": "1.5", "CONFORMANCE_SHRINK": "0", "CONFORMANCE_EVENTS": "1",
+            "CONFORMANCE_TIMING_SLACK": "0.25", "CONFORMANCE_TIME_BUDGET": "1.5", "CONFORMANCE_SHRINK": "0", "CONFORMANCE_EVENTS": "1"
         ])
         #expect(parsed.environmentErrors.isEmpty, "\(parsed.environmentErrors)")
         #expect(parsed.timingSlack == .milliseconds(250) && parsed.timeBudget == .milliseconds(1500))
@@ -95,7 +97,7 @@ import Testing
             var total = 0
             for index in 1...count {
                 let configuration = ConformanceConfiguration.fromEnvironment(environment: [
-                    "CONFORMANCE_SHARD": "\(index)/\(count)", "CONFORMANCE_SEED": "\(UInt64.max - 40)", "CONFORMANCE_PROGRAMS": "50",
+                    "CONFORMANCE_SHARD": "\(index)/\(count)", "CONFORMANCE_SEED": "\(UInt64.max - 40)", "CONFORMANCE_PROGRAMS": "50"
                 ])
                 #expect(configuration.environmentErrors.isEmpty)
                 let seeds = configuration.programIndices.map { configuration.baseSeed &+ UInt64($0) }
@@ -114,7 +116,7 @@ import Testing
         let lines = Locked<[String]>([])
         var configuration = ConformanceConfiguration.fromEnvironment(environment: [
             "CONFORMANCE_SHARD": "2/3", "CONFORMANCE_SEED": "1000", "CONFORMANCE_PROGRAMS": "100",
-            "CONFORMANCE_MODE": "controlled", "CONFORMANCE_SHRINK": "0",
+            "CONFORMANCE_MODE": "controlled", "CONFORMANCE_SHRINK": "0"
         ])
         configuration.resourceLinks = 0
         configuration.output = { line in lines.withLock { $0.append(line) } }

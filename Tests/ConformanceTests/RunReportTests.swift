@@ -47,8 +47,9 @@ import Testing
             #expect(failure.shrunkProgram != nil, "\(rule)'s program is shrunk")
         }
         let lastFailure = report.failures.map { Int($0.seed - 7) }.max() ?? 0
-        #expect(report.programsRun > lastFailure + 1 && report.stoppedBy?.contains("maxFailingPrograms") != true,
-                "a failure does not stop the run: \(report.programsRun) programs, the last failing one #\(lastFailure)")
+        #expect(
+            report.programsRun > lastFailure + 1 && report.stoppedBy?.contains("maxFailingPrograms") != true,
+            "a failure does not stop the run: \(report.programsRun) programs, the last failing one #\(lastFailure)")
         #expect(!report.repeatedFailures.isEmpty && report.description.contains("broken again by later programs"), "\(report)")
         #expect(report.description.contains("2 rules broken in 2 failing programs (C5.1 C5.3)"), "\(report)")
 
@@ -65,10 +66,13 @@ import Testing
         var configuration = Self.configuration(programs: 0)
         // The reference backend answers isCurrent (C9.7) since issue 22's programs check it; it
         // has no actor executors, so C9.10's pinned-actor checks cannot run either.
-        configuration.knownIssues = [.c9_6: "runAsync on our own threads: later", .c9_9: "actor executors: later",
-                                     .c9_10: "pinned actors need actor executors: later"]
-        let report = await Conformance.checkAll(makeBackend: { ReferenceBackend() }, configuration: configuration,
-                                                rules: RuleSuite.checks(chapter: 9))
+        configuration.knownIssues = [
+            .c9_6: "runAsync on our own threads: later", .c9_9: "actor executors: later",
+            .c9_10: "pinned actors need actor executors: later"
+        ]
+        let report = await Conformance.checkAll(
+            makeBackend: { ReferenceBackend() }, configuration: configuration,
+            rules: RuleSuite.checks(chapter: 9))
         #expect(report.passed, "\(report)")
         #expect(report.ruleSuite?.failures.isEmpty == true && report.ruleSuite?.knownIssues.count == 4)
         #expect(report.knownIssuesToRecord.count == 4 && report.issues.isEmpty)
@@ -93,8 +97,11 @@ import Testing
         #expect(report.failures.map(\.rule) == ["C6.1"] && report.failures.first?.message.contains("a wait that never returns") == true)
         #expect(report.checks.count == checks.count, "the suite went on after the hung check")
         let printed = lines.withLock { $0 }
-        #expect(printed.first?.hasPrefix("rule suite [reference]: \(checks.count) checks of 4 rules, each within 5.0 s") == true, "\(printed)")
-        #expect(printed.contains { $0.hasPrefix("rule suite [reference]: C6 waiting: 1 check in") && $0.hasSuffix("1 failure (C6.1)") }, "\(printed)")
+        #expect(
+            printed.first?.hasPrefix("rule suite [reference]: \(checks.count) checks of 4 rules, each within 5.0 s") == true, "\(printed)")
+        #expect(
+            printed.contains { $0.hasPrefix("rule suite [reference]: C6 waiting: 1 check in") && $0.hasSuffix("1 failure (C6.1)") },
+            "\(printed)")
         #expect(printed.contains { $0.hasPrefix("rule suite [reference]: C3 errors: 4 checks in") && $0.hasSuffix("passed") }, "\(printed)")
 
         configuration.timeLimit = .milliseconds(100)
@@ -110,14 +117,16 @@ import Testing
     func newVariablesParse() {
         let parsed = ConformanceConfiguration.fromEnvironment(environment: [
             "CONFORMANCE_MAX_FAILURES": "3", "CONFORMANCE_RULE_TIME_LIMIT": "2.5", "CONFORMANCE_TIME_LIMIT": "900",
-            "CONFORMANCE_REPLAY_ATTEMPTS": "4",
+            "CONFORMANCE_REPLAY_ATTEMPTS": "4"
         ])
         #expect(parsed.replayAttempts == 4)
         #expect(parsed.environmentErrors.isEmpty, "\(parsed.environmentErrors)")
         #expect(parsed.maxFailingPrograms == 3 && parsed.ruleTimeLimit == .milliseconds(2500) && parsed.effectiveTimeLimit == .seconds(900))
         #expect(ConformanceConfiguration().effectiveTimeLimit == .seconds(660), "the time budget plus 10 minutes")
-        for (name, value) in [("CONFORMANCE_MAX_FAILURES", "0"), ("CONFORMANCE_RULE_TIME_LIMIT", "-1"), ("CONFORMANCE_TIME_LIMIT", "soon"),
-                              ("CONFORMANCE_REPLAY_ATTEMPTS", "0")] {
+        for (name, value) in [
+            ("CONFORMANCE_MAX_FAILURES", "0"), ("CONFORMANCE_RULE_TIME_LIMIT", "-1"), ("CONFORMANCE_TIME_LIMIT", "soon"),
+            ("CONFORMANCE_REPLAY_ATTEMPTS", "0")
+        ] {
             let configuration = ConformanceConfiguration.fromEnvironment(environment: [name: value])
             #expect(configuration.environmentErrors.contains { $0.hasPrefix("\(name)=\(value)") }, "\(name)=\(value)")
         }

@@ -9,10 +9,13 @@ import Testing
 struct ShapeTests {
     /// Runs `steps` (driver 0 unless a step says otherwise) on the correct backend and on
     /// `mutation`'s, in `mode`; returns the rules the mutant's run broke.
-    static func rules(_ steps: [ProgramOperation], serial: Int = 0, pause: Pause = .none, mutation: Mutation,
-                      mode: ScheduleMode = .controlled(.randomWalk)) async -> [Rule] {
-        let program = Program(seed: 1, drivers: 1, serialExecutors: serial, countingExecutors: 0,
-                              steps: steps.map { Step(driver: 0, operation: $0, pause: pause) })
+    static func rules(
+        _ steps: [ProgramOperation], serial: Int = 0, pause: Pause = .none, mutation: Mutation,
+        mode: ScheduleMode = .controlled(.randomWalk)
+    ) async -> [Rule] {
+        let program = Program(
+            seed: 1, drivers: 1, serialExecutors: serial, countingExecutors: 0,
+            steps: steps.map { Step(driver: 0, operation: $0, pause: pause) })
         let correct = await Conformance.runProgram(ReferenceBackend(), program: program, mode: mode)
         #expect(correct.findings.isEmpty, "the correct backend: \(correct.findings)")
         let mutant = await Conformance.runProgram(ReferenceBackend(mutation), program: program, mode: mode)
@@ -41,32 +44,35 @@ struct ShapeTests {
     /// A continuation registered from inside inline work on a completed task is queued behind
     /// that work (C2.7's decision): run in place, it starts before the work ended.
     @Test func aRegistrationInsideInlineWorkIsQueued() async {
-        let rules = await Self.rules([
-            .makeCompleted(task: 0, outcome: .success),
-            .observe(task: 1, antecedent: 0, executor: .inline, host: .continuation(of: 0, on: .inline)),
-        ], mutation: .registrationRunsInPlace)
+        let rules = await Self.rules(
+            [
+                .makeCompleted(task: 0, outcome: .success),
+                .observe(task: 1, antecedent: 0, executor: .inline, host: .continuation(of: 0, on: .inline))
+            ], mutation: .registrationRunsInPlace)
         #expect(rules.contains(.c2_7))
     }
 
     /// A source's inline continuations run in registration order, the harness's observer (the
     /// first) included (C2.4): `["second", "first"]` is found.
     @Test func inlineContinuationsRunInRegistrationOrder() async {
-        let rules = await Self.rules([
-            .makeSource(task: 0, held: nil),
-            .observe(task: 1, antecedent: 0, executor: .inline),
-            .observe(task: 2, antecedent: 0, executor: .inline),
-            .complete(source: 0, outcome: .success, throwing: false),
-        ], mutation: .firstInlineHandedLast)
+        let rules = await Self.rules(
+            [
+                .makeSource(task: 0, held: nil),
+                .observe(task: 1, antecedent: 0, executor: .inline),
+                .observe(task: 2, antecedent: 0, executor: .inline),
+                .complete(source: 0, outcome: .success, throwing: false)
+            ], mutation: .firstInlineHandedLast)
         #expect(rules.contains(.c2_4))
     }
 
     /// A source's task that nothing started is pending (C1.5), not running.
     @Test func aSourceNothingStartedIsPending() async {
-        let rules = await Self.rules([
-            .makeSource(task: 0, held: nil),
-            .inspect(task: 0),
-            .complete(source: 0, outcome: .success, throwing: false),
-        ], mutation: .statusRunningWhenPending)
+        let rules = await Self.rules(
+            [
+                .makeSource(task: 0, held: nil),
+                .inspect(task: 0),
+                .complete(source: 0, outcome: .success, throwing: false)
+            ], mutation: .statusRunningWhenPending)
         #expect(rules == [.c1_5])
     }
 
@@ -82,12 +88,13 @@ struct ShapeTests {
             runs += 1
             // The wait on a job queued behind the first burst returns once that burst ran, which
             // moved the ring's head.
-            rules = await Self.rules([
-                .burst(serial: 0, count: 10),
-                .run(task: 0, executor: .serial(0), token: nil, body: .returns),
-                .wait(task: 0),
-                .burst(serial: 0, count: 64),
-            ], serial: 1, mutation: .serialRingReordersOnGrowth, mode: .stress)
+            rules = await Self.rules(
+                [
+                    .burst(serial: 0, count: 10),
+                    .run(task: 0, executor: .serial(0), token: nil, body: .returns),
+                    .wait(task: 0),
+                    .burst(serial: 0, count: 64)
+                ], serial: 1, mutation: .serialRingReordersOnGrowth, mode: .stress)
         }
         #expect(rules.contains(.c7_2), "not found in \(runs) runs: \(rules)")
     }

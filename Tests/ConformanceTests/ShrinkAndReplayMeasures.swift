@@ -1,6 +1,7 @@
-@testable import Conformance
 import Foundation
 import Testing
+
+@testable import Conformance
 
 /// Measures, not checks (each prints a table; docs/CONFORMANCE.md "Shrinking and replay,
 /// measured"): `SHRINK_MEASURE=1` shrinks the first failing program of 60 steps or more of 15
@@ -10,7 +11,7 @@ import Testing
     static let mutants: [Mutation] = [
         .lifoContinuations, .wrongExecutor, .serialReordersBacklog, .defaultRunsJobTwice, .defaultDropsJob, .serialDropsJobs,
         .whenAllNotFailingFast, .closuresKeptAlive, .combinatorKeepsInputs, .twoTrySetWinners, .runInsideRegister, .finallyLosesError,
-        .lostContinuationInRegister, .errorReplaced, .tokenIgnoredBeforeStart,
+        .lostContinuationInRegister, .errorReplaced, .tokenIgnoredBeforeStart
     ]
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SHRINK_MEASURE"] != nil))
@@ -32,10 +33,13 @@ import Testing
                     if result.abandoned { break }
                 }
                 guard let (program, rule) = found else { rows.append("| \(mutation) | \(mode) | none found | | | | |"); continue }
-                let shrinkPipeline = ProgramPipeline(makeBackend: { ReferenceBackend(mutation) }, configuration: configuration,
-                                                     leakLimit: .milliseconds(300))
-                let result = Shrinker(pipeline: shrinkPipeline, rule: rule, timeBudget: budget, candidateLimit: configuration.candidateLimit(for:))
-                    .shrink(program, mode: mode)
+                let shrinkPipeline = ProgramPipeline(
+                    makeBackend: { ReferenceBackend(mutation) }, configuration: configuration,
+                    leakLimit: .milliseconds(300))
+                let result = Shrinker(
+                    pipeline: shrinkPipeline, rule: rule, timeBudget: budget, candidateLimit: configuration.candidateLimit(for:)
+                )
+                .shrink(program, mode: mode)
                 let seconds = result.duration.seconds
                 let hit = seconds >= budget.seconds
                 totals.original += program.steps.count
@@ -43,13 +47,17 @@ import Testing
                 totals.hit += hit ? 1 : 0
                 totals.runs += result.runs
                 totals.seconds += seconds
-                rows.append("| \(mutation) | \(mode) | \(rule) seed \(program.seed) | \(program.steps.count) | \(result.program.steps.count) | "
-                            + "\(result.runs) | " + String(format: "%.1f", seconds) + (hit ? " (budget)" : "") + " |")
+                rows.append(
+                    "| \(mutation) | \(mode) | \(rule) seed \(program.seed) | \(program.steps.count) | \(result.program.steps.count) | "
+                        + "\(result.runs) | " + String(format: "%.1f", seconds) + (hit ? " (budget)" : "") + " |")
             }
         }
-        print("| mutant | mode | failure | original | shrunk | runs | seconds |\n| --- | --- | --- | --- | --- | --- | --- |\n" + rows.joined(separator: "\n"))
-        print("total: original \(totals.original) steps, shrunk \(totals.shrunk), budget hit \(totals.hit) of \(rows.count), runs \(totals.runs), "
-              + String(format: "%.1f s", totals.seconds))
+        print(
+            "| mutant | mode | failure | original | shrunk | runs | seconds |\n| --- | --- | --- | --- | --- | --- | --- |\n"
+                + rows.joined(separator: "\n"))
+        print(
+            "total: original \(totals.original) steps, shrunk \(totals.shrunk), budget hit \(totals.hit) of \(rows.count), runs \(totals.runs), "
+                + String(format: "%.1f s", totals.seconds))
     }
 }
 
@@ -60,7 +68,7 @@ extension ShrinkAndReplayMeasures {
         let mutants: [Mutation] = [
             .lifoContinuations, .wrongExecutor, .serialReordersBacklog, .defaultRunsJobTwice, .defaultDropsJob, .serialDropsJobs,
             .lostContinuationOnRace, .lostContinuationInRegister, .twoTrySetWinners, .runInsideRegister, .continuationRunTwice,
-            .handlerRunTwice, .tokenIgnoredBeforeStart, .serialRunsReentrantly, .whenAllNotFailingFast, .lostContinuation,
+            .handlerRunTwice, .tokenIgnoredBeforeStart, .serialRunsReentrantly, .whenAllNotFailingFast, .lostContinuation
         ]
         var once = 0, repeated = 0, total = 0
         var runs: [Int] = []
@@ -70,7 +78,8 @@ extension ShrinkAndReplayMeasures {
                 configuration.hangLimit = .seconds(3)
                 var found: (UInt64, Rule)?
                 for offset in UInt64(0)..<200 {
-                    let run = Conformance.runProgram(ReferenceBackend(mutation), seed: base + offset, mode: .stress, configuration: configuration)
+                    let run = Conformance.runProgram(
+                        ReferenceBackend(mutation), seed: base + offset, mode: .stress, configuration: configuration)
                     if run.abandoned { break }
                     if let first = run.findings.first { found = (base + offset, first.rule); break }
                 }
@@ -78,11 +87,14 @@ extension ShrinkAndReplayMeasures {
                 total += 1
                 let single = Conformance.runProgram(ReferenceBackend(mutation), seed: seed, mode: .stress, configuration: configuration)
                 if single.findings.contains(where: { $0.rule == rule }) { once += 1 }
-                let tenfold = Conformance.runProgram(ReferenceBackend(mutation), seed: seed, mode: .stress, configuration: configuration,
-                                                     attempts: configuration.replayAttempts)
+                let tenfold = Conformance.runProgram(
+                    ReferenceBackend(mutation), seed: seed, mode: .stress, configuration: configuration,
+                    attempts: configuration.replayAttempts)
                 if tenfold.findings.contains(where: { $0.rule == rule }) { repeated += 1; runs.append(tenfold.runs) }
             }
         }
-        print("stress replays: \(once) of \(total) reproduce at one run, \(repeated) of \(total) within \(ConformanceConfiguration().replayAttempts) runs (runs needed: \(runs.sorted()))")
+        print(
+            "stress replays: \(once) of \(total) reproduce at one run, \(repeated) of \(total) within \(ConformanceConfiguration().replayAttempts) runs (runs needed: \(runs.sorted()))"
+        )
     }
 }

@@ -16,7 +16,8 @@ import Testing
 
     @Test("a shrunk controlled counterexample is 1-minimal: without any one of its steps it passes")
     func shrunkProgramIsOneMinimal() async throws {
-        let report = await Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: Self.configuration(shrink: .seconds(60)))
+        let report = await Conformance.check(
+            makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: Self.configuration(shrink: .seconds(60)))
         let failure = try #require(report.failures.first)
         let shrunk = try #require(failure.shrunkProgram)
         let mode = try #require(failure.shrunkMode)
@@ -32,8 +33,9 @@ import Testing
 
     @Test("a shrink stopped by its budget says so, and where it was")
     func aShrinkStoppedByItsBudgetSaysSo() async throws {
-        let report = await Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) },
-                                             configuration: Self.configuration(shrink: .microseconds(1)))
+        let report = await Conformance.check(
+            makeBackend: { ReferenceBackend(.lifoContinuations) },
+            configuration: Self.configuration(shrink: .microseconds(1)))
         let failure = try #require(report.failures.first)
         let stage = try #require(failure.shrinkStoppedAt, "\(failure)")
         #expect(failure.description.contains("stopped by its time budget while \(stage) (CONFORMANCE_SHRINK"), "\(failure)")

@@ -1,8 +1,9 @@
 import BackendKit
 import Dispatch
 import Synchronization
-import Testing
 import TaskAPI
+import Testing
+
 @testable import BackendActors
 
 #if canImport(Glibc)
@@ -44,9 +45,10 @@ import Darwin
         for _ in 0..<200 {
             let src: any CompletionSource<Int> = b.makeSource()
             let wins = Atomic(0)
-            let done = b.whenAll((0..<4).map { i in
-                b.run { _ in if src.trySucceed(i) { wins.add(1, ordering: .relaxed) } }
-            })
+            let done = b.whenAll(
+                (0..<4).map { i in
+                    b.run { _ in if src.trySucceed(i) { wins.add(1, ordering: .relaxed) } }
+                })
             _ = done.wait()
             do { let observed = wins.load(ordering: .relaxed); #expect(observed == 1) }
         }
@@ -79,14 +81,15 @@ import Darwin
         let serial = b.makeSerialExecutor(label: "order")
         let src: any CompletionSource<Int> = b.makeSource()
         let seen = Locked<[[Int]]>(Array(repeating: [], count: 4))
-        let registrars = b.whenAll((0..<4).map { thread in
-            b.run { _ in
-                for i in 0..<1_000 {
-                    src.task.whenComplete(on: serial) { _ in seen.withLock { $0[thread].append(i) } }
-                    if thread == 0 && i == 500 { src.trySucceed(0) }
+        let registrars = b.whenAll(
+            (0..<4).map { thread in
+                b.run { _ in
+                    for i in 0..<1_000 {
+                        src.task.whenComplete(on: serial) { _ in seen.withLock { $0[thread].append(i) } }
+                        if thread == 0 && i == 500 { src.trySucceed(0) }
+                    }
                 }
-            }
-        })
+            })
         _ = registrars.wait()
         _ = src.task.map(on: serial) { _ in () }.wait()
         #expect(seen.withLock { $0 } == Array(repeating: Array(0..<1_000), count: 4))
@@ -240,7 +243,9 @@ import Darwin
         do {
             let canary = Canary()
             weakCanary = canary
-            let timer = b.schedule(after: .seconds(60)) { _ = canary; fired.store(true, ordering: .relaxed) }
+            let timer = b.schedule(after: .seconds(60)) {
+                _ = canary; fired.store(true, ordering: .relaxed)
+            }
             timer.dispose()
         }
         #expect(weakCanary == nil)
@@ -281,7 +286,9 @@ import Darwin
             weakCanary = canary
             let src = b.makeSource(of: Int.self)
             weakTask = src
-            let mapped = src.task.map(on: b.inlineExecutor) { _ = canary; return $0 }
+            let mapped = src.task.map(on: b.inlineExecutor) {
+                _ = canary; return $0
+            }
             src.trySucceed(1)
             #expect(try mapped.get() == 1)
         }

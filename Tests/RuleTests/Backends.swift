@@ -1,14 +1,14 @@
-import TaskAPI
+import BackendActors
 import BackendGCD
 import BackendThreads
-import BackendActors
+import TaskAPI
 
 /// The backends every rule test runs against. Adding a backend is one line here.
 enum Backends {
     static let all: [BackendCase] = [
         BackendCase(GCDBackend()),
         BackendCase(ThreadsBackend()),
-        BackendCase(ActorsBackend()),
+        BackendCase(ActorsBackend())
     ]
 
     /// The backend named `name`, for exit tests, which cannot capture an existential.

@@ -4,8 +4,8 @@ import BackendKit
 import BackendThreads
 import Foundation
 import Synchronization
-import Testing
 import TaskAPI
+import Testing
 
 /// C6.4's decision: threads added for blocked bodies are bounded, the limit is reported once, and
 /// everything still completes once unblocked. Configuration out of range is an error, never a
@@ -26,15 +26,16 @@ struct BlockingLimitTests {
     /// The process's thread count, from /proc.
     static func threadCount() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
-              let count = Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }),
+            let count = Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
         else { return -1 }
         return count
     }
 
     /// In a child process, so that other tests' threads do not blur the count.
-    @Test("C6.4 1,000 bodies blocked in wait() run on a bounded number of threads and all complete",
-          .serialized, arguments: names)
+    @Test(
+        "C6.4 1,000 bodies blocked in wait() run on a bounded number of threads and all complete",
+        .serialized, arguments: names)
     func blockedBodiesAreBounded(_ name: String) async {
         await #expect(processExitsWith: .success) { [name] in
             let limit = 24
@@ -66,7 +67,8 @@ struct BlockingLimitTests {
                 exit(5)
             }
             guard case .success(let values)? = all, values == (0..<1_000).map({ $0 + 1 }),
-                  started.load(ordering: .relaxed) == 1_000 else { exit(6) }
+                started.load(ordering: .relaxed) == 1_000
+            else { exit(6) }
             exit(0)
         }
     }
@@ -74,8 +76,9 @@ struct BlockingLimitTests {
     /// In a child process, so that other tests' threads do not blur the count. A backend with a
     /// pool of its own that was used and released must not keep that pool's threads: 30 of them
     /// left behind two or more threads each before the actors pool ended idle threads.
-    @Test("C6.4 30 backends with pools of their own, used and released, leave no threads behind",
-          .serialized, arguments: names)
+    @Test(
+        "C6.4 30 backends with pools of their own, used and released, leave no threads behind",
+        .serialized, arguments: names)
     func releasedBackendsEndTheirThreads(_ name: String) async {
         await #expect(processExitsWith: .success) { [name] in
             let before = BlockingLimitTests.threadCount()
@@ -84,7 +87,8 @@ struct BlockingLimitTests {
                 // Two bodies at once, so that each pool starts more than one thread.
                 let bodies = [backend.run { _ in round }, backend.run { _ in round + 1 }]
                 guard case .success(let values)? = backend.whenAll(bodies).settle(within: .seconds(30)),
-                      values == [round, round + 1] else { exit(4) }
+                    values == [round, round + 1]
+                else { exit(4) }
             }
             // Idle threads end within seconds (the actors pool's after two idle seconds,
             // Dispatch's own after a few): wait for the count to come down, up to 30 s.

@@ -1,5 +1,5 @@
-import Testing
 import TaskAPI
+import Testing
 
 /// C2.6's rule for every form that takes a body: the forms named for a task (`…Task`, `flatMap`)
 /// take the outcome of the task their body returns; the others keep what their body returns,
@@ -62,15 +62,16 @@ struct C2UnwrappingTests {
         },
         Form("recoverTask on a pinned actor") { b, inner in
             b.failed(UnwrapError.antecedent, as: Int.self).recoverTask(on: try Board.make(b)) { _, _ in inner }
-        },
+        }
     ]
 
     static var unwrappingCases: [(Form, BackendCase)] {
         unwrapping.flatMap { form in Backends.all.map { (form, $0) } }
     }
 
-    @Test("C2.6 a form named for a task waits for the task its body returns and takes its outcome",
-          arguments: unwrappingCases)
+    @Test(
+        "C2.6 a form named for a task waits for the task its body returns and takes its outcome",
+        arguments: unwrappingCases)
     func unwraps(_ form: Form, _ c: BackendCase) throws {
         let backend = c.backend
         for outcome in [Completion<Int>.success(3), .failure(UnwrapError.inner), .cancelled] {
@@ -99,15 +100,16 @@ struct C2UnwrappingTests {
             return prepared.task.map { $0 === inner ? 1 : 0 }
         },
         Form("retry") { b, inner in b.retry(attempts: 1) { () -> any AsyncTask<Int> in inner }.map { $0 === inner ? 1 : 0 } },
-        Form("factory.run") { b, inner in TaskFactory(backend: b).run { () -> any AsyncTask<Int> in inner }.map { $0 === inner ? 1 : 0 } },
+        Form("factory.run") { b, inner in TaskFactory(backend: b).run { () -> any AsyncTask<Int> in inner }.map { $0 === inner ? 1 : 0 } }
     ]
 
     static var keepingCases: [(Form, BackendCase)] {
         keeping.flatMap { form in Backends.all.map { (form, $0) } }
     }
 
-    @Test("C2.6 a form whose body returns a value keeps a returned task as its value, pending or not",
-          arguments: keepingCases)
+    @Test(
+        "C2.6 a form whose body returns a value keeps a returned task as its value, pending or not",
+        arguments: keepingCases)
     func keeps(_ form: Form, _ c: BackendCase) throws {
         let backend = c.backend
         let inner = backend.makeSource(of: Int.self)

@@ -1,5 +1,5 @@
-import Testing
 import TaskAPI
+import Testing
 
 /// C8.3: a source released pending fails its task with `TaskError.abandoned`; in debug builds the
 /// error says where the source was made (the `makeSource` or `makeTask` call), and it still

@@ -1,7 +1,7 @@
-import Dispatch
-import Testing
-import TaskAPI
 import BackendGCD
+import Dispatch
+import TaskAPI
+import Testing
 
 /// BackendGCD's `DispatchQueueExecutor` (C9.7); `isCurrent` of the backends' own executors is
 /// checked by the rule suite (RuleSuiteTests).

@@ -1,5 +1,5 @@
-import Testing
 import TaskAPI
+import Testing
 
 /// C9.2: a `TaskFactory` offers every form the backend and the task offer, bodies with and
 /// without a token, and each runs its body on the factory's executor under the factory's token.
@@ -52,7 +52,7 @@ struct C9FactoryFormsTests {
                 finallyTaskSeen.withLock { $0 = here() }
                 return backend.succeeded(())
             }.map { _ in finallyTaskSeen.withLock { $0 } },
-            "whenComplete": whenCompleteSeen.task,
+            "whenComplete": whenCompleteSeen.task
         ]
     }
 

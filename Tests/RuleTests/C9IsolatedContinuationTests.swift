@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Testing
 import TaskAPI
+import Testing
 
 /// C9.10: a continuation registered on a pinned actor takes the actor `isolated`, one registered
 /// on the main executor is `@MainActor`; either runs on that executor, isolated, and writes the
@@ -10,8 +10,9 @@ import TaskAPI
 /// (C9MainExecutorTests).
 @Suite("C9.10 Isolated continuations")
 struct C9IsolatedContinuationTests {
-    @Test("C9.10 every continuation form on a pinned actor runs its body isolated to the actor, in registration order",
-          arguments: Backends.all)
+    @Test(
+        "C9.10 every continuation form on a pinned actor runs its body isolated to the actor, in registration order",
+        arguments: Backends.all)
     func pinnedActorForms(_ c: BackendCase) async throws {
         let backend = c.backend
         let board = try Board.make(backend)
@@ -29,7 +30,7 @@ struct C9IsolatedContinuationTests {
             value.finally(on: board) { board, _ in _ = board.enter("i") },
             value.finallyTask(on: board) { board, _ in backend.succeeded(()).map { _ in } }.map(on: board) { board, v in
                 board.enter("j") * v
-            },
+            }
         ]
         let seen = Locked<Int>(0)
         let last = backend.makeSource(of: Void.self)
@@ -47,8 +48,9 @@ struct C9IsolatedContinuationTests {
         #expect(!title.contains("off the executor"), "\(title)")
     }
 
-    @Test("C9.10 every continuation form on the main executor runs its @MainActor body on the main actor",
-          arguments: Backends.all.filter { $0.name != "threads" })
+    @Test(
+        "C9.10 every continuation form on the main executor runs its @MainActor body on the main actor",
+        arguments: Backends.all.filter { $0.name != "threads" })
     func mainExecutorForms(_ c: BackendCase) async {
         await #expect(processExitsWith: .success) { [name = c.name as String] in
             guard let backend = Backends.named(name) else { exit(3) }
@@ -86,9 +88,11 @@ struct C9IsolatedContinuationTests {
             failed.recoverTask(on: main) { _ in backend.succeeded(enter("g", main)) },
             failed.catch(on: main) { _ in enter("h", main) },
             value.finally(on: main) { _ in _ = enter("i", main) },
-            value.finallyTask(on: main) { _ in _ = enter("j", main); return backend.succeeded(()) },
+            value.finallyTask(on: main) { _ in
+                _ = enter("j", main); return backend.succeeded(())
+            },
             backend.run(on: main) { enter("k", main) },
-            backend.runTask(on: main) { backend.succeeded(enter("l", main)) },
+            backend.runTask(on: main) { backend.succeeded(enter("l", main)) }
         ]
         // Registered last on `value`, so it runs after every body registered on it (C2.4).
         value.whenComplete(on: main) { _ in

@@ -1,8 +1,8 @@
+import BackendThreads
 import Dispatch
 import Foundation
-import Testing
 import TaskAPI
-import BackendThreads
+import Testing
 
 @Suite("C9.8 Main executor")
 struct C9MainExecutorTests {
@@ -13,8 +13,9 @@ struct C9MainExecutorTests {
     /// `MainActor.assumeIsolated` holding, `@MainActor` bodies of `run(on:)` and `continueWith(on:)`
     /// on the main executor and a body on a pinned actor ran there (C9.10); a failing
     /// `assumeIsolated` crashes it.
-    @Test("C9.8 a program's main thread serves the main executor, and MainActor.assumeIsolated works in its jobs; C9.10 @MainActor bodies run there",
-          arguments: Backends.all)
+    @Test(
+        "C9.8 a program's main thread serves the main executor, and MainActor.assumeIsolated works in its jobs; C9.10 @MainActor bodies run there",
+        arguments: Backends.all)
     func mainExecutorProgram(_ c: BackendCase) throws {
         let program = try #require(MainProbe.exampleURL, "main-executor-example is built next to the tests")
         let process = Process()
@@ -36,8 +37,9 @@ struct C9MainExecutorTests {
     /// In an exit test's child process the main thread is parked in `dispatchMain()` and the
     /// main queue is served by a Dispatch thread, which is the main actor's context on Linux:
     /// GCD's and the actors backend's main executors work there as well.
-    @Test("C9.8 the main queue's and the main actor's executors serve jobs in a process running dispatchMain",
-          arguments: Backends.all.filter { $0.name != "threads" })
+    @Test(
+        "C9.8 the main queue's and the main actor's executors serve jobs in a process running dispatchMain",
+        arguments: Backends.all.filter { $0.name != "threads" })
     func mainExecutorUnderDispatchMain(_ c: BackendCase) async {
         await #expect(processExitsWith: .success) { [name = c.name as String] in
             guard let backend = Backends.named(name) else { exit(3) }
@@ -80,7 +82,8 @@ enum MainProbe {
             try MainActor.assumeIsolated { try outcome.get() * 2 }
         }
         _ = continued.continueWith(on: main) { outcome in
-            let ok = outside.count == 0 && order.all == Array(0..<jobs) && outcome.value == 10
+            let ok =
+                outside.count == 0 && order.all == Array(0..<jobs) && outcome.value == 10
                 && main.isCurrent && !backend.defaultExecutor.isCurrent
             exit(ok ? 0 : 1)
         }
@@ -91,7 +94,7 @@ enum MainProbe {
         let candidates = [
             URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             URL(fileURLWithPath: CommandLine.arguments[0]),
-            Bundle.main.bundleURL,
+            Bundle.main.bundleURL
         ]
         for candidate in candidates {
             var directory = candidate.deletingLastPathComponent()

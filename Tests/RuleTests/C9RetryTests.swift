@@ -1,5 +1,5 @@
-import Testing
 import TaskAPI
+import Testing
 
 /// C9.4's backoff values: arithmetic of TaskAPI, the same for every backend (retry itself is
 /// checked by the rule suite, RuleSuiteTests).

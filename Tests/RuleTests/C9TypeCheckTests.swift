@@ -22,8 +22,9 @@ struct C9TypeCheckTests {
         let result = try ExternalCompile.typecheck(ExternalCompile.misuses)
         #expect(result.status != 0)
         for (line, message) in ExternalCompile.expectedErrors {
-            #expect(result.output.contains(":\(line):") && result.output.contains(message),
-                    "expected on line \(line): \(message)\n\(result.output)")
+            #expect(
+                result.output.contains(":\(line):") && result.output.contains(message),
+                "expected on line \(line): \(message)\n\(result.output)")
         }
     }
 }
@@ -48,7 +49,7 @@ enum ExternalCompile {
         process.executableURL = swiftc
         process.arguments = [
             "-typecheck", "-swift-version", "6", "-I", modules.path,
-            "-Xfrontend", "-warn-long-expression-type-checking=200", file.path,
+            "-Xfrontend", "-warn-long-expression-type-checking=200", file.path
         ]
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -65,7 +66,7 @@ enum ExternalCompile {
         let starts = [
             URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             URL(fileURLWithPath: CommandLine.arguments[0]),
-            Bundle.main.bundleURL,
+            Bundle.main.bundleURL
         ]
         for start in starts {
             var directory = start.deletingLastPathComponent()
@@ -104,7 +105,7 @@ enum ExternalCompile {
         ".map(on: b.mainExecutor) { $0 + 1 }", ".map(on: b.mainExecutor, token: t) { $0 + 1 }",
         ".continueWith(on: b.mainExecutor) { ($0.value ?? 0) + 1 }", ".then(on: b.mainExecutor) { $0 + 1 }",
         ".recover(on: b.mainExecutor) { _ in 0 }", ".finally(on: b.mainExecutor) { _ in }",
-        ".map(on: board) { board, value in value + 1 }", ".continueWith(on: board) { _, outcome in (outcome.value ?? 0) + 1 }",
+        ".map(on: board) { board, value in value + 1 }", ".continueWith(on: board) { _, outcome in (outcome.value ?? 0) + 1 }"
     ]
 
     static let mixed = [
@@ -113,7 +114,7 @@ enum ExternalCompile {
         ".then { $0 + 3 }", ".catch(on: ui) { _ in 5 }", ".flatMap { b.succeeded($0 + 1) }",
         ".recoverTask { _ in b.succeeded(2) }", ".continueWithTask(on: ui) { b.succeeded(try $0.get() + 1) }",
         ".map(on: b.mainExecutor) { $0 - 1 }", ".map(on: board) { board, value in value * 2 }", ".finally { _ in }",
-        ".map(on: ui, token: t) { $0 + 1 }", ".timeout(after: .seconds(1))", ".then(token: t) { $0 + 1 }",
+        ".map(on: ui, token: t) { $0 + 1 }", ".timeout(after: .seconds(1))", ".then(token: t) { $0 + 1 }"
     ]
 
     static let heads = [
@@ -123,21 +124,24 @@ enum ExternalCompile {
         "b.retry(attempts: 3) { _ in 1 }", "b.retryTask(attempts: 3) { b.succeeded(1) }",
         "factory.run { 1 }", "factory.run { _ in 1 }", "factory.runTask { b.succeeded(1) }",
         "factory.map(b.succeeded(0)) { $0 + 1 }", "factory.then(b.succeeded(0)) { $0 + 1 }",
-        "factory.retry(attempts: 2) { 1 }", "b.succeeded(1)",
+        "factory.retry(attempts: 2) { 1 }", "b.succeeded(1)"
     ]
 
     static var chains: String {
         var functions: [String] = []
         for (index, link) in links.enumerated() {
-            functions.append("func chain\(index)(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, board: Board) {\n"
-                             + "    let result = b.run { 1 }" + String(repeating: link, count: 12) + "\n    _ = result\n}")
+            functions.append(
+                "func chain\(index)(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, board: Board) {\n"
+                    + "    let result = b.run { 1 }" + String(repeating: link, count: 12) + "\n    _ = result\n}")
         }
-        functions.append("func mixedChain(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, board: Board) {\n"
-                         + "    let result = b.run { 1 }" + mixed.joined(separator: "\n        ")
-                         + mixed.reversed().joined(separator: "\n        ") + "\n    _ = result\n}")
+        functions.append(
+            "func mixedChain(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, board: Board) {\n"
+                + "    let result = b.run { 1 }" + mixed.joined(separator: "\n        ")
+                + mixed.reversed().joined(separator: "\n        ") + "\n    _ = result\n}")
         for (index, head) in heads.enumerated() {
-            functions.append("func head\(index)(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, factory: TaskFactory) {\n"
-                             + "    let result = \(head)" + String(repeating: ".map(on: ui) { $0 + 1 }", count: 10) + "\n    _ = result\n}")
+            functions.append(
+                "func head\(index)(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, factory: TaskFactory) {\n"
+                    + "    let result = \(head)" + String(repeating: ".map(on: ui) { $0 + 1 }", count: 10) + "\n    _ = result\n}")
         }
         return prelude + functions.joined(separator: "\n\n") + "\n" + statements
     }
@@ -214,7 +218,7 @@ enum ExternalCompile {
         (5, "wait() blocks the thread"),
         (6, "use flatMap, which unwraps it"),
         (7, "use runTask, which unwraps it"),
-        (12, "main actor-isolated property 'text' can not be mutated"),
+        (12, "main actor-isolated property 'text' can not be mutated")
     ]
 
     static let misuses = """

@@ -1,12 +1,13 @@
-import Testing
 import TaskAPI
+import Testing
 
 /// C9.11: a `WorkGroup` counts joined tasks until they complete; `idle()` succeeds once none is
 /// pending, waiting also for tasks joined after it was asked for; `wait` blocks until then.
 @Suite("C9.11 Work groups")
 struct C9WorkGroupTests {
-    @Test("C9.11 idle() succeeds once every joined task completed, whatever its outcome, also tasks joined meanwhile",
-          arguments: Backends.all)
+    @Test(
+        "C9.11 idle() succeeds once every joined task completed, whatever its outcome, also tasks joined meanwhile",
+        arguments: Backends.all)
     func idleWaitsForEveryJoinedTask(_ c: BackendCase) throws {
         let backend = c.backend
         let group = WorkGroup(backend: backend)
@@ -17,7 +18,7 @@ struct C9WorkGroupTests {
         let shown = group.join(second.task.map { $0.count })
         let idle = group.idle()
         let third = backend.makeSource(of: Void.self)
-        group.join(third.task)                        // joins while the group is waited on
+        group.join(third.task)  // joins while the group is waited on
         #expect(group.pendingCount == 3)
         first.tryFail(UnwrapError.inner)
         second.tryCancel()

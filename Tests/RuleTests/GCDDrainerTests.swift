@@ -32,7 +32,8 @@ import Testing
         ran.wait()
         allDone.wait()
         // Behind whole batches, not behind the whole stream.
-        #expect(seenAt.load(ordering: .relaxed) < total / 2,
-                "the global queue's block ran after \(seenAt.load(ordering: .relaxed)) of \(total) jobs")
+        #expect(
+            seenAt.load(ordering: .relaxed) < total / 2,
+            "the global queue's block ran after \(seenAt.load(ordering: .relaxed)) of \(total) jobs")
     }
 }

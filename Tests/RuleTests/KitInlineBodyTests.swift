@@ -1,13 +1,14 @@
 import Synchronization
-import Testing
 import TaskAPI
+import Testing
 
 /// A kit backend keeps the body of a source's first `whenComplete` on the inline executor in the
 /// task itself, without a node (`SourceTask`). It must still run first, exactly once, with the
 /// task's outcome, and be dropped once run: the rule checks use other shapes more often.
 @Suite struct KitInlineBodyTests {
-    @Test("C2.4 a source's first inline body runs first, the later ones after it in order",
-          arguments: Backends.all)
+    @Test(
+        "C2.4 a source's first inline body runs first, the later ones after it in order",
+        arguments: Backends.all)
     func firstInlineBodyKeepsOrder(_ c: BackendCase) {
         let backend = c.backend
         let order = Mutex<[Int]>([])
@@ -20,8 +21,9 @@ import TaskAPI
         #expect(order.withLock { $0 } == [0, 1, 2, 3, 4])
     }
 
-    @Test("C1.1, C8.3 a first inline body sees a failure's error, a cancellation and an abandoned source",
-          arguments: Backends.all)
+    @Test(
+        "C1.1, C8.3 a first inline body sees a failure's error, a cancellation and an abandoned source",
+        arguments: Backends.all)
     func firstInlineBodySeesEachOutcome(_ c: BackendCase) {
         struct Boom: Error {}
         let backend = c.backend

@@ -1,5 +1,6 @@
-@testable import BackendKit
 import Testing
+
+@testable import BackendKit
 
 /// The kit's task state machine (`KitState`): legal transitions give the documented actions, and
 /// every impossible (phase, event) pair stops the program instead of being mapped to a plausible
@@ -32,7 +33,7 @@ struct KitStateTests {
     func delivery() {
         var state = KitState()
         #expect(state.on(.keepBody(first: true)) == .proceed)
-        #expect(state.on(.keepBody(first: true)) == .refuse)   // one kept body
+        #expect(state.on(.keepBody(first: true)) == .refuse)  // one kept body
         #expect(state.on(.complete(.cancelled, stored: false)) == .handOver(inline: true))
         #expect(state.phase == .delivering)
         #expect(!state.holdsBody)
@@ -42,9 +43,9 @@ struct KitStateTests {
         #expect(state.on(.endRound(stored: true)) == .handOver(inline: false))
         #expect(state.on(.endRound(stored: false)) == .proceed)
         #expect(state.phase == .completed)
-        #expect(state.on(.registerWaker) == .refuse)   // the waker reads the outcome
+        #expect(state.on(.registerWaker) == .refuse)  // the waker reads the outcome
         #expect(state.on(.keepBody(first: true)) == .refuse)
-        #expect(state.on(.register) == .handOver(inline: false))   // a delivery of its own
+        #expect(state.on(.register) == .handOver(inline: false))  // a delivery of its own
         #expect(state.phase == .delivering)
         #expect(state.on(.endRound(stored: false)) == .proceed)
         #expect(state.on(.deliverInPlace) == .handOver(inline: false))
@@ -63,9 +64,9 @@ struct KitStateTests {
 
     /// Every impossible pair, as (phase, event) indices an exit test can capture.
     static let impossible: [(phase: UInt8, event: Int)] = [
-        (1, 0), (2, 0), (3, 0),   // startUnshared: running, completed, delivering
-        (2, 1), (3, 1),           // completeUnshared: completed, delivering
-        (0, 2), (1, 2), (2, 2),   // endRound: pending, running, completed
+        (1, 0), (2, 0), (3, 0),  // startUnshared: running, completed, delivering
+        (2, 1), (3, 1),  // completeUnshared: completed, delivering
+        (0, 2), (1, 2), (2, 2)  // endRound: pending, running, completed
     ]
 
     static func event(_ index: Int) -> KitState.Event {
@@ -76,8 +77,9 @@ struct KitStateTests {
         }
     }
 
-    @Test("C1.1 an impossible transition stops the program, naming the state and the event",
-          arguments: impossible.indices)
+    @Test(
+        "C1.1 an impossible transition stops the program, naming the state and the event",
+        arguments: impossible.indices)
     func impossiblePairStops(_ index: Int) async {
         let phase: UInt8 = Self.impossible[index].phase
         let event: Int = Self.impossible[index].event

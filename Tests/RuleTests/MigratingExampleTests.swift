@@ -1,8 +1,8 @@
+import BackendGCD
 import Dispatch
 import Foundation
-import Testing
 import TaskAPI
-import BackendGCD
+import Testing
 
 // The examples of docs/guides/Migrating.md, verbatim: each seed library's README examples in
 // this API. The tests below run them on every backend and check what they produce; the
@@ -34,7 +34,7 @@ final class Log: Sendable {
 func seed000SwitchOnOutcome(_ backend: any TaskBackend) -> any AsyncTask<String> {
     let functionThatReturnsATask: any AsyncTask<Int> = backend.run { 42 }
     return functionThatReturnsATask.continueWith { outcome in
-        switch outcome {                       // no .NotDone: a continuation runs once completed
+        switch outcome {  // no .NotDone: a continuation runs once completed
         case .success(let result): return "result = \(result)"
         case .failure(let error): return "error \(error)"
         case .cancelled: return "cancelled"
@@ -59,9 +59,9 @@ func seed000AllTasks(_ backend: any TaskBackend) -> any AsyncTask<[Completion<In
 func seed000PerformFetch(_ backend: any TaskBackend, fetch: @escaping @Sendable () throws -> Bool) -> any AsyncTask<Bool> {
     let tcs = backend.makeSource(of: Bool.self)
     do {
-        try tcs.succeed(try fetch())           // setResult: throws TaskError.alreadyCompleted if set
+        try tcs.succeed(try fetch())  // setResult: throws TaskError.alreadyCompleted if set
     } catch {
-        tcs.tryFail(error)                     // trySetError: false if already set
+        tcs.tryFail(error)  // trySetError: false if already set
     }
     return tcs.task
 }
@@ -80,7 +80,7 @@ func seed001CountUsers(_ userList: UserList, shown: Log) -> any AsyncTask<Void> 
     let backend = userList.backend
     return userList.countUsersAsync().flatMap { count -> any AsyncTask<String> in
         if count <= 0 {
-            return backend.failed(SeedError.noUsers)           // HNTask.reject(...)
+            return backend.failed(SeedError.noUsers)  // HNTask.reject(...)
         } else {
             return userList.makeTotalUserStringAsync(count)
         }
@@ -105,7 +105,7 @@ func seed001NewTask(_ backend: any TaskBackend) -> (any AsyncTask<String>, any A
 /// Chaining: `then` returning a value, then `flatMap` returning a task (unwrapped), then the final value.
 func seed001EatApples(_ backend: any TaskBackend) -> any AsyncTask<String> {
     @Sendable func eatAsync(_ food: String) -> any AsyncTask<String> {
-        backend.delay(.milliseconds(3)).map { "I ate \(food)" }   // callItAfter(300) { resolve(...) }
+        backend.delay(.milliseconds(3)).map { "I ate \(food)" }  // callItAfter(300) { resolve(...) }
     }
     return backend.succeeded(3).then { number in
         "\(number) apples"
@@ -148,8 +148,8 @@ func seed001Series(_ userList: UserList, names: Log) -> any AsyncTask<Void> {
 func seed001Joins(_ userList: UserList) -> (any AsyncTask<[String]>, any AsyncTask<[Completion<String>]>, any AsyncTask<String>) {
     let backend = userList.backend
     let tasks = [userList.getUserNameAsync(1), userList.getUserNameAsync(3), userList.getUserNameAsync(5)]
-    let all = backend.whenAll(tasks)                 // values in input order; rejects at once
-    let settled = backend.whenAllSettled(tasks)      // every outcome, in input order
+    let all = backend.whenAll(tasks)  // values in input order; rejects at once
+    let settled = backend.whenAllSettled(tasks)  // every outcome, in input order
     func setTimeoutAsync(_ delay: Duration) -> any AsyncTask<String> {
         backend.delay(delay).map { "(timeout)" }
     }
@@ -162,14 +162,14 @@ func seed001Executors(_ userList: UserList, queue: DispatchQueue) -> (any AsyncT
     let backend = userList.backend
     let inBackground = backend.run { backend.defaultExecutor.isCurrent }  // runAsync()
     let onQueue = DispatchQueueExecutor(queue)
-    let onGivenQueue = backend.run(on: onQueue) { onQueue.isCurrent }     // HNDispatchQueueExecutor
+    let onGivenQueue = backend.run(on: onQueue) { onQueue.isCurrent }  // HNDispatchQueueExecutor
     return (inBackground, onGivenQueue)
 }
 
 /// `HNMainQueueExecutor`: `then` on the main executor, writing the screen.
 func seed001OnMain(_ userList: UserList, screen: Screen) -> any AsyncTask<Void> {
     userList.getUserNameAsync(1).then(on: userList.backend.mainExecutor) { name in
-        screen.text = name                                               // nameLabel.text = value
+        screen.text = name  // nameLabel.text = value
     }
 }
 
@@ -177,7 +177,7 @@ func seed001OnMain(_ userList: UserList, screen: Screen) -> any AsyncTask<Void> 
 /// executor a caller names (a serial one, `backend.mainExecutor.executor`, your own).
 func seed001DefaultExecutor(_ userList: UserList, executor: any Executor) -> any AsyncTask<Bool> {
     var factory = TaskFactory(backend: userList.backend)
-    factory.executor = executor                                          // the default executor, set
+    factory.executor = executor  // the default executor, set
     return factory.then(userList.getUserNameAsync(1)) { name in
         executor.isCurrent && name == "user1"
     }
@@ -197,7 +197,7 @@ func seed001DefaultExecutor(_ userList: UserList, executor: any Executor) -> any
     }
 
     func pressedGoButton() -> any AsyncTask<Void> {
-        let source = backend.makeCancellationSource()                     // TaskCancellationSource()
+        let source = backend.makeCancellationSource()  // TaskCancellationSource()
         uselessWorkCancelSource = source
         return doUselessWork(cancelToken: source.token)
             .continueWith(on: backend.mainExecutor) { _ in self.uselessWorkCancelSource = nil }
@@ -212,14 +212,14 @@ func seed001DefaultExecutor(_ userList: UserList, executor: any Executor) -> any
     /// `doUselessWork`: a kernel spinning until cancelled, continued on the main executor.
     func doUselessWork(cancelToken: CancellationToken) -> any AsyncTask<Void> {
         let backend = self.backend
-        return TaskFactory(backend: backend, token: cancelToken)          // TaskFactory.Default
+        return TaskFactory(backend: backend, token: cancelToken)  // TaskFactory.Default
             .run { cancelToken in
                 while true {
-                    try cancelToken.checkpoint()   // throws CancellationError once cancellation is requested
+                    try cancelToken.checkpoint()  // throws CancellationError once cancellation is requested
                     backend.delay(.milliseconds(1)).wait(timeout: .milliseconds(5))
                 }
             }
-            .continueWith(on: backend.mainExecutor) { prevTask in         // scheduler: TaskSchedulers.Main
+            .continueWith(on: backend.mainExecutor) { prevTask in  // scheduler: TaskSchedulers.Main
                 if prevTask.isCancelled {
                     self.text = "The operation was cancelled."
                     return
@@ -242,13 +242,13 @@ func seed002DisplayImage(_ backend: any TaskBackend, screen: Screen) -> any Asyn
         }
     }
     func downloadData(_ url: String) -> any AsyncTask<[UInt8]> {
-        backend.succeeded([])                                               // Task(result: NSData())
+        backend.succeeded([])  // Task(result: NSData())
     }
     return downloadData("https://example.com/image.png")
         .continueWithTask { decodeImage(try $0.get()) }
         .continueWith(on: backend.mainExecutor) { prevTask in
             do {
-                screen.image = try prevTask.get()                           // imageView.image = image
+                screen.image = try prevTask.get()  // imageView.image = image
             } catch {
                 screen.text = "Can't decode image."
             }
@@ -282,11 +282,11 @@ func seed003Void(_ backend: any TaskBackend, log: Log) {
 /// `map(on: backend.mainExecutor)`, whose body writes the screen.
 func seed003Dependencies(_ backend: any TaskBackend, screen: Screen) -> any AsyncTask<[Void]> {
     let fetchData = backend.run { () -> (data: [UInt8], fromCache: Bool) in
-        (Array("cached".utf8), true)                  // from disk if available, else from the network
+        (Array("cached".utf8), true)  // from disk if available, else from the network
     }
     let decodeImage = fetchData.map { "image of \($0.data.count) bytes" }
     let shown = decodeImage.map(on: backend.mainExecutor) { image in
-        screen.image = image                          // imageView.image = $0
+        screen.image = image  // imageView.image = $0
         screen.lines.append("Set Image")
     }
     let saveToCache = fetchData.map { input in input.fromCache ? true : !input.data.isEmpty }
@@ -304,8 +304,8 @@ struct Generator: Sendable {
 
 func seed003Forms(_ backend: any TaskBackend) -> [any AsyncTask<String>] {
     let generator = Generator()
-    let memberTask = backend.run(generator.generateDefaultObject)       // Async<MyObject>(self.generateDefaultObject)
-    let memberTask2 = backend.run { generator.generate(foo: "Bar") }    // Async<MyObject>(self.generate(foo: "Bar"))
+    let memberTask = backend.run(generator.generateDefaultObject)  // Async<MyObject>(self.generateDefaultObject)
+    let memberTask2 = backend.run { generator.generate(foo: "Bar") }  // Async<MyObject>(self.generate(foo: "Bar"))
     return [memberTask, memberTask2]
 }
 
@@ -320,19 +320,19 @@ func seed003OnMain(_ backend: any TaskBackend, screen: Screen, processedImage: S
 /// "Verkettung von 3 Tasks": a background task, a prepared task started by its completion, and
 /// a continuation registered on the prepared task before it started.
 func seed004Chain(_ backend: any TaskBackend, log: Log) -> any AsyncTask<Void> {
-    let backgroundTask = backend.run { () -> Int in                   // startBackgroundTaskWithBlock
+    let backgroundTask = backend.run { () -> Int in  // startBackgroundTaskWithBlock
         log.append("Task1: Background return 42")
         return 42
     }
-    let nextTask = backend.prepare { () throws -> Int in              // [FABlockTask taskWithBlock:]
-        let result = try backgroundTask.get() / 2                     // [task get]
+    let nextTask = backend.prepare { () throws -> Int in  // [FABlockTask taskWithBlock:]
+        let result = try backgroundTask.get() / 2  // [task get]
         log.append("Task1: Background continuation return \(result)")
         return result
     }
-    let last = nextTask.task.continueWith { task in                   // [nextTask continueWithBlock:]
+    let last = nextTask.task.continueWith { task in  // [nextTask continueWithBlock:]
         log.append("Task1: Background continuation with result \(task.value ?? 0)")
     }
-    backgroundTask.whenComplete { _ in nextTask.tryStart() }          // [backgroundTask continueWithTask:nextTask]
+    backgroundTask.whenComplete { _ in nextTask.tryStart() }  // [backgroundTask continueWithTask:nextTask]
     return last
 }
 
@@ -340,7 +340,7 @@ func seed004Chain(_ backend: any TaskBackend, log: Log) -> any AsyncTask<Void> {
 func seed004Sort(_ backend: any TaskBackend) throws -> [String] {
     let task = backend.run { Set(["5", "2", "1", "4", "3"]) }
     let sorted = task.map { $0.sorted { $0.localizedCaseInsensitiveCompare($1) == .orderedAscending } }
-    _ = try task.get()                                                // the unsorted result of task 1
+    _ = try task.get()  // the unsorted result of task 1
     return try sorted.get()
 }
 
@@ -351,11 +351,11 @@ func seed004MainThread(_ backend: any TaskBackend, screen: Screen) -> any AsyncT
     let task3 = backend.run { 42 }.continueWith(on: main) { task in  // continueWithMainThreadBlock
         screen.lines.append("Task3: Mainthread response \(task.value ?? 0)")
     }
-    let task4 = backend.run(on: main) { () -> Int in                 // startMainThreadTaskWithBlock
+    let task4 = backend.run(on: main) { () -> Int in  // startMainThreadTaskWithBlock
         screen.lines.append("Task4: main")
         return 42
     }
-    .map { $0 / 2 }                                                   // continueWithBackgroundTask
+    .map { $0 / 2 }  // continueWithBackgroundTask
     .map(on: main) { result in screen.lines.append("Task4: main result \(result)") }
     return backend.whenAll(voids: [task3, task4])
 }
@@ -376,14 +376,15 @@ func seed004Perform(_ backend: any TaskBackend, screen: Screen) -> any AsyncTask
 func seed004Group(_ backend: any TaskBackend, log: Log) -> any AsyncTask<Void> {
     let group = WorkGroup(backend: backend)
     let queue = DispatchQueueExecutor(DispatchQueue(label: "work"))
-    group.join(backend.run(on: queue) { log.append("first") })       // startTaskWithBlock:dispatchQueue:group:
-    let second = group.join(backend.run { 21 })                       // startBackgroundTaskWithBlock:, in the group
-    group.join(second.continueWith(on: queue) { task in               // continueWithBlock:dispatchQueue:group:
-        log.append("second \(task.value ?? 0)")
-    })
-    group.wait()                                                      // dispatch_group_wait
+    group.join(backend.run(on: queue) { log.append("first") })  // startTaskWithBlock:dispatchQueue:group:
+    let second = group.join(backend.run { 21 })  // startBackgroundTaskWithBlock:, in the group
+    group.join(
+        second.continueWith(on: queue) { task in  // continueWithBlock:dispatchQueue:group:
+            log.append("second \(task.value ?? 0)")
+        })
+    group.wait()  // dispatch_group_wait
     group.join(backend.run { log.append("third") })
-    return group.idle()                                               // dispatch_group_notify
+    return group.idle()  // dispatch_group_notify
 }
 
 @Suite("Migrating guide examples")
@@ -442,11 +443,12 @@ struct MigratingExampleTests {
         let backend = c.backend
         let log = Log()
         #expect(seed004Chain(backend, log: log).settle()?.isSuccess == true)
-        #expect(log.all == [
-            "Task1: Background return 42",
-            "Task1: Background continuation return 21",
-            "Task1: Background continuation with result 21",
-        ])
+        #expect(
+            log.all == [
+                "Task1: Background return 42",
+                "Task1: Background continuation return 21",
+                "Task1: Background continuation with result 21"
+            ])
         #expect(try seed004Sort(backend) == ["1", "2", "3", "4", "5"])
         let grouped = Log()
         #expect(seed004Group(backend, log: grouped).settle()?.isSuccess == true)

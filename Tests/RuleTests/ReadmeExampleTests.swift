@@ -1,6 +1,6 @@
-import Testing
-import TaskAPI
 import BackendGCD
+import TaskAPI
+import Testing
 
 /// The README's usage example, verbatim, so that it keeps compiling and saying the truth.
 @Test("README usage example runs and gives the documented answers")
@@ -9,16 +9,17 @@ func readmeExample() throws {
 
     // Start work at once, like Async<T> {}; errors thrown by a body become failures.
     let download: any AsyncTask<[UInt8]> = backend.run { token in
-        try token.checkpoint()              // cooperative cancellation
+        try token.checkpoint()  // cooperative cancellation
         return Array("hello".utf8)
     }
 
     // Chain on executors; a closure returning a task is unwrapped.
-    let ui = backend.makeSerialExecutor(label: "ui")   // the stand-in for a main queue
-    let length = download
+    let ui = backend.makeSerialExecutor(label: "ui")  // the stand-in for a main queue
+    let length =
+        download
         .map { $0.count }
         .flatMap { n in backend.succeeded(n * 2) }
-        .recover { _ in 0 }                 // failures only
+        .recover { _ in 0 }  // failures only
     let shown = length.map(on: ui) { "\($0) bytes" }
 
     // Join, race, time out.
@@ -30,8 +31,8 @@ func readmeExample() throws {
     source.trySucceed(42)
 
     // Wait, from synchronous code or from async code.
-    let text = try quick.get()              // "10 bytes"
-    let pair = try both.get()               // [10, 1]
+    let text = try quick.get()  // "10 bytes"
+    let pair = try both.get()  // [10, 1]
 
     #expect(text == "10 bytes")
     #expect(pair == [10, 1])

@@ -1,6 +1,6 @@
-import Testing
-import TaskAPI
 import BackendThreads
+import TaskAPI
+import Testing
 
 // The snippets of docs/guides/Reliability.md, verbatim. This file imports what the guide says a
 // user of one backend imports, TaskAPI and BackendThreads, and nothing else (not BackendKit):
@@ -12,15 +12,15 @@ func reliabilityReleasedSource() -> Completion<[UInt8]> {
     let backend: any TaskBackend = ThreadsBackend.shared
     var source: (any CompletionSource<[UInt8]>)? = backend.makeSource()
     let task = source!.task
-    source = nil                               // nobody can complete the task any more
-    task.wait()                                // .failure(TaskError.abandoned), at once
+    source = nil  // nobody can complete the task any more
+    task.wait()  // .failure(TaskError.abandoned), at once
     return task.wait()
 }
 
 /// "Threads for blocked bodies are bounded (C6.4)".
 func reliabilityThreadLimit() throws -> ThreadsBackend {
     BackendDiagnostics.onThreadLimitReached { event in
-        print("warning: \(event)")   // "threads: 64 threads were added for bodies blocked in wait(), ..."
+        print("warning: \(event)")  // "threads: 64 threads were added for bodies blocked in wait(), ..."
     }
     let backend = try ThreadsBackend(workers: 4, maxBlockedThreads: 64)
     return backend
@@ -31,7 +31,7 @@ func makeBackend(workers: Int) -> Result<ThreadsBackend, BackendConfigurationErr
     do {
         return .success(try ThreadsBackend(workers: workers))
     } catch {
-        return .failure(error)   // a BackendConfigurationError: backend, parameter, value, requirement
+        return .failure(error)  // a BackendConfigurationError: backend, parameter, value, requirement
     }
 }
 
@@ -61,8 +61,10 @@ struct ReliabilityExampleTests {
             Issue.record("workers: 0 was accepted")
             return
         }
-        #expect(error == BackendConfigurationError(
-            backend: "threads", parameter: "workers", value: 0, requirement: "between 1 and 4096"))
+        #expect(
+            error
+                == BackendConfigurationError(
+                    backend: "threads", parameter: "workers", value: 0, requirement: "between 1 and 4096"))
         #expect(error.description == "BackendConfigurationError: threads workers must be between 1 and 4096, got 0")
         guard case .success(let backend) = makeBackend(workers: 2) else {
             Issue.record("workers: 2 was refused")

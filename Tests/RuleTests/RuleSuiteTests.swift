@@ -1,7 +1,7 @@
 import Conformance
 import Dispatch
-import Testing
 import TaskAPI
+import Testing
 
 /// The contract's rule suite (Conformance's `RuleSuite`) against every backend of the package:
 /// one test case per check and backend, named by the check ("C2.4 continuations are handed over
@@ -37,9 +37,10 @@ struct RuleSuiteTests {
     func failuresAreValues() async throws {
         let backend = try #require(Backends.all.first).backend
         let failing = RuleCheck("C1.1", "an expectation that fails") { c in
-            c.expectOutcome(of: c.backend.succeeded(1).completion, .success(2), "a task made with 2 has 2", call: "backend.succeeded(1).completion")
+            c.expectOutcome(
+                of: c.backend.succeeded(1).completion, .success(2), "a task made with 2 has 2", call: "backend.succeeded(1).completion")
         }
-        let expectationLine = #line - 2
+        let expectationLine = #line - 3
         let failures = await RuleSuite.run(failing, on: backend)
         let callLine = #line - 1
         let failure = try #require(failures.first)

@@ -1,5 +1,5 @@
-import Testing
 import TaskAPI
+import Testing
 
 /// A `run` whose token is cancelled while its job waits: the job finds the token's handler holding
 /// the start gate and returns, and the handler completes the task cancelled (C4.3, C4.5). The job
@@ -17,10 +17,11 @@ struct RunCancelRaceTests {
             var tasks: [any AsyncTask<Int>] = []
             for _ in 0..<300 {
                 let source = backend.makeCancellationSource()
-                tasks.append(backend.run(token: source.token) { _ in
-                    bodies.increment()
-                    return 1
-                })
+                tasks.append(
+                    backend.run(token: source.token) { _ in
+                        bodies.increment()
+                        return 1
+                    })
                 source.cancel()
             }
             let all = try #require(try backend.whenAllSettled(tasks).settle()?.get())

@@ -1,7 +1,7 @@
 import Conformance
 import Foundation
-import Testing
 import TaskAPI
+import Testing
 
 /// C2.7 and C8.2's dropped chain: the rule checks whose failure is a stack overflow, which
 /// kills the process running them. Exit tests run them in a child process per backend, so that
@@ -21,8 +21,9 @@ struct StackDepthTests {
     }
 
     /// In a child process: a failure here is a stack overflow, which would kill the test run.
-    @Test("C8.2 a long pending chain dropped unfinished is freed without overflowing the stack",
-          .serialized, arguments: Backends.all)
+    @Test(
+        "C8.2 a long pending chain dropped unfinished is freed without overflowing the stack",
+        .serialized, arguments: Backends.all)
     func droppedPendingChain(_ c: BackendCase) async {
         await #expect(processExitsWith: .success) { [name = c.name as String] in
             guard let backend = Backends.named(name) else { exit(3) }
@@ -39,8 +40,9 @@ struct StackDepthTests {
     /// it (breaking C7.3, as `ClosureExecutor { _ in }` does) lets the derived task go pending,
     /// with the chain registered on it: its `deinit` must free that chain in a loop (the kit's
     /// graveyard, `ThreadRuntime.release`), not one deinit inside the other.
-    @Test("C8.2 a pending chain freed when an executor drops its head's job does not overflow the stack",
-          .serialized, arguments: Backends.all)
+    @Test(
+        "C8.2 a pending chain freed when an executor drops its head's job does not overflow the stack",
+        .serialized, arguments: Backends.all)
     func chainDroppedByExecutor(_ c: BackendCase) async {
         await #expect(processExitsWith: .success) { [name = c.name as String] in
             guard let backend = Backends.named(name) else { exit(3) }

@@ -1,6 +1,6 @@
+import Conformance
 import Dispatch
 import Foundation
-import Conformance
 import TaskAPI
 
 /// The C2.7 and C8.2 workloads, run inside exit tests so that an overflow fails the test instead
@@ -56,7 +56,7 @@ enum StackProbe {
     /// A chain of `links` inline maps registered on a derived task whose executor drops its job;
     /// `true` if the whole chain was freed once that job was dropped.
     static func chainDroppedByExecutor(_ backend: any TaskBackend) -> Bool {
-        let dropper = ClosureExecutor { _ in }   // lets every job go unrun
+        let dropper = ClosureExecutor { _ in }  // lets every job go unrun
         let source = backend.makeSource(of: Int.self)
         weak var head: (any AsyncTask<Int>)?
         weak var leaf: (any AsyncTask<Int>)?
@@ -82,9 +82,10 @@ enum StackProbe {
         var tasks: [any AsyncTask<Void>] = []
         tasks.reserveCapacity(fanOut)
         for _ in 0..<fanOut {
-            tasks.append(source.task.continueWith(on: backend.inlineExecutor, token: .none) { _ in
-                counter.increment()
-            })
+            tasks.append(
+                source.task.continueWith(on: backend.inlineExecutor, token: .none) { _ in
+                    counter.increment()
+                })
         }
         source.trySucceed(1)
         guard backend.whenAll(tasks).wait(timeout: .seconds(120)) != nil else { return nil }

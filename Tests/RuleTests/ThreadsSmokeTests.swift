@@ -1,7 +1,7 @@
-import Synchronization
-import Testing
-import TaskAPI
 import BackendThreads
+import Synchronization
+import TaskAPI
+import Testing
 
 /// Checks specific to the threads backend: its pool, serial executors, timer thread and shutdown.
 /// The contract itself (C2.7's million-link chains included) is covered by the rule tests,

@@ -14,7 +14,9 @@ extension Checkers {
             let t = spec.task
             let bodies = observations.bodies[t] ?? []
             if bodies.count > 1 {
-                fail(.c2_1, "the body of t\(t) ran \(bodies.count) times (\(describe(t)))", expected: "at most once", observed: "\(bodies.count) runs")
+                fail(
+                    .c2_1, "the body of t\(t) ran \(bodies.count) times (\(describe(t)))", expected: "at most once",
+                    observed: "\(bodies.count) runs")
             }
             if (observations.innerBodies[t] ?? []).count > 1 {
                 fail(.c7_3, "the inner task of t\(t) ran its body twice", expected: "once", observed: "twice")
@@ -24,8 +26,9 @@ extension Checkers {
             judged.judge(index)
             if let (antecedent, kind) = spec.continuation { checkInput(t, body: body, antecedent: antecedent, kind: kind, step: index) }
             if body.payloadOK == false {
-                fail(.c2_2, "the body of t\(t) did not see the data written before its input's completion (\(describe(t)))",
-                     expected: "producer's write visible", observed: "stale memory")
+                fail(
+                    .c2_2, "the body of t\(t) did not see the data written before its input's completion (\(describe(t)))",
+                    expected: "producer's write visible", observed: "stale memory")
             }
             switch spec.placement {
             case .on(let executor): checkExecutor(t, body: body, executor: executor)
@@ -42,23 +45,29 @@ extension Checkers {
         judged.judge(step)
         if let input = body.input, let before = observations.outcome(antecedent) {
             if !kind.runs(on: before) {
-                fail(.c3_3, "the body of t\(t) ran on \(before), which \(kind) must skip (\(describe(t)))",
-                     expected: "body skipped", observed: "body ran")
+                fail(
+                    .c3_3, "the body of t\(t) ran on \(before), which \(kind) must skip (\(describe(t)))",
+                    expected: "body skipped", observed: "body ran")
             } else if input != before {
-                fail(.c2_2, "the body of t\(t) saw another outcome than its antecedent's (\(describe(t)))",
-                     expected: before.description, observed: input.description)
+                fail(
+                    .c2_2, "the body of t\(t) saw another outcome than its antecedent's (\(describe(t)))",
+                    expected: before.description, observed: input.description)
             }
         }
         guard let earliest = earliestCompletion(antecedent), body.start.seq < earliest else { return }
         if let own = observations.bodies[antecedent]?.first?.end, own < body.start.seq,
-           let rule = oracle.creator[antecedent]?.operation.pendingRule {
+            let rule = oracle.creator[antecedent]?.operation.pendingRule
+        {
             // After the antecedent's own body, before the task that body returned ended: the
             // antecedent completed without waiting for it (C2.6, or C3.3 for finallyTask).
-            fail(rule, "t\(antecedent) completed before the task its body returned did: its continuation t\(t) started first (\(describe(antecedent)))",
-                 expected: "t\(antecedent) completes after event #\(earliest)", observed: "t\(t) started at event #\(body.start.seq)")
+            fail(
+                rule,
+                "t\(antecedent) completed before the task its body returned did: its continuation t\(t) started first (\(describe(antecedent)))",
+                expected: "t\(antecedent) completes after event #\(earliest)", observed: "t\(t) started at event #\(body.start.seq)")
         } else {
-            fail(.c2_2, "the body of t\(t) started before t\(antecedent) completed (\(describe(t)))",
-                 expected: "start after event #\(earliest)", observed: "started at event #\(body.start.seq)")
+            fail(
+                .c2_2, "the body of t\(t) started before t\(antecedent) completed (\(describe(t)))",
+                expected: "start after event #\(earliest)", observed: "started at event #\(body.start.seq)")
         }
     }
 
@@ -69,8 +78,9 @@ extension Checkers {
             exercised.insert(.c1_5)
             judged.judge(step)
             if status != "running" {
-                fail(.c1_5, "t\(t).status, read inside its own body, was \(status) (\(describe(t)))",
-                     expected: "running while its body runs", observed: status)
+                fail(
+                    .c1_5, "t\(t).status, read inside its own body, was \(status) (\(describe(t)))",
+                    expected: "running while its body runs", observed: status)
             }
         }
         guard let isCurrent = inside.isCurrent, let executor = spec.executor else { return }
@@ -81,15 +91,19 @@ extension Checkers {
             // Registered on the actor pinned to the executor: the body runs as its job, isolated (C9.10).
             exercised.insert(.c9_10)
             if !isCurrent {
-                fail(.c9_10, "the body of t\(t), registered on the actor pinned to \(executor), ran outside \(executor)'s jobs (\(describe(t)))",
-                     expected: "a job of the actor's executor, isolated to the actor", observed: "\(executor).isCurrent false")
+                fail(
+                    .c9_10,
+                    "the body of t\(t), registered on the actor pinned to \(executor), ran outside \(executor)'s jobs (\(describe(t)))",
+                    expected: "a job of the actor's executor, isolated to the actor", observed: "\(executor).isCurrent false")
             }
         } else if isCurrent != expected {
             // False on the backend's own executor: isCurrent is wrong, or the body ran elsewhere (C2.5).
-            fail(.c9_7, "\(executor).isCurrent inside the body of t\(t), registered for \(executor), was \(isCurrent)"
-                 + (expected ? " (isCurrent is wrong, or the body ran on another executor: C2.5)" : "") + " (\(describe(t)))",
-                 expected: expected ? "true inside a job of that executor" : "false: the inline executor has no thread of its own",
-                 observed: "\(isCurrent)")
+            fail(
+                .c9_7,
+                "\(executor).isCurrent inside the body of t\(t), registered for \(executor), was \(isCurrent)"
+                    + (expected ? " (isCurrent is wrong, or the body ran on another executor: C2.5)" : "") + " (\(describe(t)))",
+                expected: expected ? "true inside a job of that executor" : "false: the inline executor has no thread of its own",
+                observed: "\(isCurrent)")
         }
     }
 
@@ -111,18 +125,21 @@ extension Checkers {
         case .counting(let n):
             exercised.formUnion([.c2_5, .c7_1])
             if body.counting != n + 1 {
-                fail(.c2_5, "the body of t\(t) did not run inside counting\(n).execute (\(describe(t)))",
-                     expected: "counting\(n)", observed: body.counting == 0 ? "another executor" : "counting\(body.counting - 1)")
+                fail(
+                    .c2_5, "the body of t\(t) did not run inside counting\(n).execute (\(describe(t)))",
+                    expected: "counting\(n)", observed: body.counting == 0 ? "another executor" : "counting\(body.counting - 1)")
             }
         case .default, .serial:
             exercised.insert(.c2_3)
             if body.counting != 0 {
-                fail(.c2_5, "the body of t\(t) ran inside counting\(body.counting - 1)'s job (\(describe(t)))",
-                     expected: "\(executor)", observed: "counting\(body.counting - 1)")
+                fail(
+                    .c2_5, "the body of t\(t) ran inside counting\(body.counting - 1)'s job (\(describe(t)))",
+                    expected: "\(executor)", observed: "counting\(body.counting - 1)")
             }
             if let step = stepRunning(on: body.start), program.steps[step].operation.payload.registersOrCompletes {
-                fail(.c2_3, "the body of t\(t), on \(executor), ran inside step \(step) (\(program.steps[step].operation)) (\(describe(t)))",
-                     expected: "never inside the registering or completing call", observed: "ran on that call's thread before it returned")
+                fail(
+                    .c2_3, "the body of t\(t), on \(executor), ran inside step \(step) (\(program.steps[step].operation)) (\(describe(t)))",
+                    expected: "never inside the registering or completing call", observed: "ran on that call's thread before it returned")
             }
         case .inline:
             break
@@ -147,7 +164,8 @@ extension Checkers {
     /// the harness's own start.
     func startExecutor(of t: Int, fallback: ExecutorRef) -> ExecutorRef {
         guard let step = observations.starts[t]?.first(where: \.ok)?.step, step >= 0, step < program.steps.count,
-              case .start(let start) = program.steps[step].operation else { return fallback }
+            case .start(let start) = program.steps[step].operation
+        else { return fallback }
         return start.executor
     }
 
@@ -159,7 +177,8 @@ extension Checkers {
         var groups: [String: [(step: Int, task: Int, span: (start: UInt64, end: UInt64))]] = [:]
         for (index, spec) in bodySteps {
             guard let (antecedent, _) = spec.continuation, let executor = spec.executor,
-                  let span = observations.callSpan(index, hosted: spec.host != nil) else { continue }
+                let span = observations.callSpan(index, hosted: spec.host != nil)
+            else { continue }
             switch executor {
             case .serial, .inline: groups["\(antecedent)/\(executor)", default: []].append((index, spec.task, span))
             case .default, .counting: break
@@ -174,8 +193,10 @@ extension Checkers {
                     judged.judge([a.step, b.step])
                     if bBody.start.seq < aBody.start.seq {
                         let on = key.split(separator: "/").last.map(String.init) ?? "the executor"
-                        fail(.c2_4, "t\(b.task) (registered at step \(b.step)) ran before t\(a.task) (registered earlier, at step \(a.step)) on \(on)",
-                             expected: "t\(a.task) first", observed: "t\(b.task) first")
+                        fail(
+                            .c2_4,
+                            "t\(b.task) (registered at step \(b.step)) ran before t\(a.task) (registered earlier, at step \(a.step)) on \(on)",
+                            expected: "t\(a.task) first", observed: "t\(b.task) first")
                     }
                 }
             }
@@ -192,17 +213,22 @@ extension Checkers {
         exercised.insert(.c2_4)
         judged.judge(step)
         if body.start.seq < observed {
-            fail(.c2_4, "the inline continuation t\(spec.task) of t\(antecedent) ran before the continuation registered on t\(antecedent) "
-                 + "when it was made (the harness's observer) (\(describe(spec.task)))",
-                 expected: "registration order: the observer first", observed: "t\(spec.task) first")
+            fail(
+                .c2_4,
+                "the inline continuation t\(spec.task) of t\(antecedent) ran before the continuation registered on t\(antecedent) "
+                    + "when it was made (the harness's observer) (\(describe(spec.task)))",
+                expected: "registration order: the observer first", observed: "t\(spec.task) first")
         }
         guard spec.host?.executor == .inline, observed < span.start else { return }
         exercised.insert(.c2_7)
         if body.start.seq < span.end, body.start.thread == observations.hostThread[step] {
-            fail(.c2_7, "the inline continuation t\(spec.task), registered inside inline work (\(spec.host.map { "\($0)" } ?? "")) on t\(antecedent), "
-                 + "which had completed, ran in place, before that work ended (\(describe(spec.task)))",
-                 expected: "queued behind the running inline work (C2.7's decision)", observed: "ran at event #\(body.start.seq), "
-                 + "the work ended at #\(span.end)")
+            fail(
+                .c2_7,
+                "the inline continuation t\(spec.task), registered inside inline work (\(spec.host.map { "\($0)" } ?? "")) on t\(antecedent), "
+                    + "which had completed, ran in place, before that work ended (\(describe(spec.task)))",
+                expected: "queued behind the running inline work (C2.7's decision)",
+                observed: "ran at event #\(body.start.seq), "
+                    + "the work ended at #\(span.end)")
         }
     }
 
@@ -211,14 +237,17 @@ extension Checkers {
     mutating func checkHostedCompletions() {
         for (index, step) in program.steps.enumerated() {
             guard case .complete(let setter) = step.operation, setter.host?.executor == .inline,
-                  observations.setters[setter.source]?.contains(where: { $0.step == index && $0.won }) == true,
-                  let span = observations.callSpan(index, hosted: true), let observed = observations.completedBy(setter.source) else { continue }
+                observations.setters[setter.source]?.contains(where: { $0.step == index && $0.won }) == true,
+                let span = observations.callSpan(index, hosted: true), let observed = observations.completedBy(setter.source)
+            else { continue }
             exercised.insert(.c2_7)
             judged.judge(index)
             if observed < span.end {
-                fail(.c2_7, "t\(setter.source), completed from inside inline work (step \(index): \(step.operation)), ran its inline "
-                     + "continuation before that work ended", expected: "queued behind the running inline work (C2.7's decision)",
-                     observed: "ran at event #\(observed), the work ended at #\(span.end)")
+                fail(
+                    .c2_7,
+                    "t\(setter.source), completed from inside inline work (step \(index): \(step.operation)), ran its inline "
+                        + "continuation before that work ended", expected: "queued behind the running inline work (C2.7's decision)",
+                    observed: "ran at event #\(observed), the work ended at #\(span.end)")
             }
         }
     }
@@ -236,8 +265,9 @@ extension Checkers {
             let sorted = bodies.sorted { $0.body.start.seq < $1.body.start.seq }
             for (a, b) in zip(sorted, sorted.dropFirst()) {
                 if let end = a.body.end, b.body.start.seq < end {
-                    fail(.c7_2, "the bodies of t\(a.task) and t\(b.task) overlapped on serial\(n)",
-                         expected: "one job at a time", observed: "t\(b.task) started before t\(a.task) ended")
+                    fail(
+                        .c7_2, "the bodies of t\(a.task) and t\(b.task) overlapped on serial\(n)",
+                        expected: "one job at a time", observed: "t\(b.task) started before t\(a.task) ended")
                 }
             }
         }
@@ -257,7 +287,11 @@ extension Checkers {
         var delayed: Set<Int> = []
         for (index, step) in program.steps.enumerated() {
             if case .cancel(let cancel) = step.operation {
-                if cancel.afterMicroseconds == nil { cancelSteps[cancel.token, default: []].append(index) } else { delayed.insert(cancel.token) }
+                if cancel.afterMicroseconds == nil {
+                    cancelSteps[cancel.token, default: []].append(index)
+                } else {
+                    delayed.insert(cancel.token)
+                }
             }
         }
         for (index, spec) in bodySteps {
@@ -282,21 +316,24 @@ extension Checkers {
                 var earliestJob = made
                 if let (antecedent, _) = spec.continuation { earliestJob = max(made, earliestCompletion(antecedent) ?? made) }
                 if cancelledBy < earliestJob {
-                    fail(.c4_3, "the body of t\(t) started although \(what) was cancelled before it could start (\(describe(t)))",
-                         expected: "body never starts; task cancelled", observed: "body started at event #\(body.start.seq)")
+                    fail(
+                        .c4_3, "the body of t\(t) started although \(what) was cancelled before it could start (\(describe(t)))",
+                        expected: "body never starts; task cancelled", observed: "body started at event #\(body.start.seq)")
                 }
             }
             for checkpoint in observations.checkpoints[t] ?? [] {
                 exercised.insert(.c4_4)
                 judged.judge(index)
                 if !checkpoint.threw, let cancelledBy, cancelledBy < checkpoint.seq {
-                    fail(.c4_4, "checkpoint() in t\(t) did not throw after \(what) was cancelled (\(describe(t)))",
-                         expected: "CancellationError", observed: "returned")
+                    fail(
+                        .c4_4, "checkpoint() in t\(t) did not throw after \(what) was cancelled (\(describe(t)))",
+                        expected: "CancellationError", observed: "returned")
                 }
                 let mayBeDelayed = lineage.contains { delayed.contains($0) }
                 if checkpoint.threw, !mayBeDelayed, requestedBy.map({ $0 > checkpoint.seq }) ?? true {
-                    fail(.c4_4, "checkpoint() in t\(t) threw although \(what) was not cancelled (\(describe(t)))",
-                         expected: "returns", observed: "CancellationError")
+                    fail(
+                        .c4_4, "checkpoint() in t\(t) threw although \(what) was not cancelled (\(describe(t)))",
+                        expected: "returns", observed: "CancellationError")
                 }
             }
         }

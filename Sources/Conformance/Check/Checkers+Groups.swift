@@ -21,13 +21,17 @@ extension Checkers {
     private mutating func checkGroupIdles() {
         for (index, step) in program.steps.enumerated() {
             guard case .groupIdle(let idle) = step.operation, let start = observations.stepStart[index]?.seq,
-                  let done = observations.completedBy(idle.task) else { continue }
+                let done = observations.completedBy(idle.task)
+            else { continue }
             exercised.insert(.c9_11)
             judged.judge(index)
             for joined in joinedBefore(group: idle.group, seq: start) where (observations.completedBy(joined) ?? .max) > done {
-                fail(.c9_11, "t\(idle.task) = group(t\(idle.group)).idle() completed before t\(joined), joined before it was asked for (\(describe(idle.task)))",
-                     expected: "idle once t\(joined) completed", observed: "idle at event #\(done), t\(joined) "
-                     + (observations.completedBy(joined).map { "completed at #\($0)" } ?? "never completed"))
+                fail(
+                    .c9_11,
+                    "t\(idle.task) = group(t\(idle.group)).idle() completed before t\(joined), joined before it was asked for (\(describe(idle.task)))",
+                    expected: "idle once t\(joined) completed",
+                    observed: "idle at event #\(done), t\(joined) "
+                        + (observations.completedBy(joined).map { "completed at #\($0)" } ?? "never completed"))
             }
         }
     }
@@ -44,11 +48,14 @@ extension Checkers {
                 other.value.group == join.group && (observations.stepStart[other.key]?.seq ?? .max) < end
             }.count
             if stillPending, join.pending < 1 {
-                fail(.c9_11, "group(t\(join.group)).pendingCount read right after joining t\(join.task), still pending, was \(join.pending) (step \(step))",
-                     expected: "at least 1: a joined task counts until it completes", observed: "\(join.pending)")
+                fail(
+                    .c9_11,
+                    "group(t\(join.group)).pendingCount read right after joining t\(join.task), still pending, was \(join.pending) (step \(step))",
+                    expected: "at least 1: a joined task counts until it completes", observed: "\(join.pending)")
             } else if join.pending > startedJoins || join.pending < 0 {
-                fail(.c9_11, "group(t\(join.group)).pendingCount read after a join was \(join.pending) (step \(step))",
-                     expected: "between 0 and the \(startedJoins) joins made so far", observed: "\(join.pending)")
+                fail(
+                    .c9_11, "group(t\(join.group)).pendingCount read after a join was \(join.pending) (step \(step))",
+                    expected: "between 0 and the \(startedJoins) joins made so far", observed: "\(join.pending)")
             }
         }
     }
@@ -63,8 +70,10 @@ extension Checkers {
             judged.judge(step)
             let joined = joinedBefore(group: wait.group, seq: start)
             if wait.idle, let pending = joined.first(where: { (observations.completedBy($0) ?? .max) > wait.seq }) {
-                fail(.c9_11, "group(t\(wait.group)).wait returned idle while t\(pending), joined before the wait, was pending (step \(step))",
-                     expected: "returns once t\(pending) completed", observed: "returned at event #\(wait.seq)")
+                fail(
+                    .c9_11,
+                    "group(t\(wait.group)).wait returned idle while t\(pending), joined before the wait, was pending (step \(step))",
+                    expected: "returns once t\(pending) completed", observed: "returned at event #\(wait.seq)")
             }
             let allJoins = program.steps.indices.filter { index in
                 if case .joinGroup(let join) = program.steps[index].operation { return join.group == wait.group }
@@ -72,8 +81,10 @@ extension Checkers {
             }
             let allBefore = allJoins.allSatisfy { (observations.stepEnd[$0] ?? .max) < start }
             if !wait.idle, allBefore, joined.allSatisfy({ (observations.completedBy($0) ?? .max) < start }) {
-                fail(.c9_11, "group(t\(wait.group)).wait(timeout:) returned false although every joined task had completed before it (step \(step))",
-                     expected: "true: the group was idle", observed: "false")
+                fail(
+                    .c9_11,
+                    "group(t\(wait.group)).wait(timeout:) returned false although every joined task had completed before it (step \(step))",
+                    expected: "true: the group was idle", observed: "false")
             }
         }
     }

@@ -10,8 +10,10 @@ extension Checkers {
             judged.judge(index)
             let runs = observations.jobRuns[index, default: 0]
             if runs > 1 {
-                findings.append(Finding(.c7_3, "the job submitted at step \(index) to \(executor) ran \(runs) times",
-                                        expected: "exactly once", observed: "\(runs) runs"))
+                findings.append(
+                    Finding(
+                        .c7_3, "the job submitted at step \(index) to \(executor) ran \(runs) times",
+                        expected: "exactly once", observed: "\(runs) runs"))
             }
         }
     }
@@ -26,9 +28,11 @@ extension Checkers {
             judged.judge(starts.map(\.step))
             let winners = starts.filter(\.ok)
             if winners.count != 1 {
-                findings.append(Finding(
-                    .c9_3, "prepared task t\(t) was started \(starts.count) times and \(winners.count) starts returned true",
-                    expected: "exactly one start returns true", observed: "steps " + starts.map { "\($0.step): \($0.ok)" }.joined(separator: ", ")))
+                findings.append(
+                    Finding(
+                        .c9_3, "prepared task t\(t) was started \(starts.count) times and \(winners.count) starts returned true",
+                        expected: "exactly one start returns true",
+                        observed: "steps " + starts.map { "\($0.step): \($0.ok)" }.joined(separator: ", ")))
             }
         }
     }

@@ -55,28 +55,38 @@ extension Checkers {
             judged.judge(read.step)
             judge(creatorOf: t)
             if read.mainIsCurrent {
-                fail(.c9_7, "backend.mainExecutor.isCurrent was true on a driver thread (step \(read.step))",
-                     expected: "false outside the main executor's jobs", observed: "true")
+                fail(
+                    .c9_7, "backend.mainExecutor.isCurrent was true on a driver thread (step \(read.step))",
+                    expected: "false outside the main executor's jobs", observed: "true")
             }
             if let completion = read.completion {
                 if read.status != "completed" || !read.isCompleted {
-                    fail(.c1_5, "\(here): completion was set, then status read \(read.status), isCompleted \(read.isCompleted) (\(describe(t)))",
-                         expected: "completed once the completion is set", observed: read.status)
+                    fail(
+                        .c1_5,
+                        "\(here): completion was set, then status read \(read.status), isCompleted \(read.isCompleted) (\(describe(t)))",
+                        expected: "completed once the completion is set", observed: read.status)
                 }
                 if let outcome = observations.outcome(t), completion != outcome {
-                    fail(.c1_1, "t\(t).completion read at step \(read.step) was not the task's outcome (\(describe(t)))",
-                         expected: outcome.description, observed: completion.description)
+                    fail(
+                        .c1_1, "t\(t).completion read at step \(read.step) was not the task's outcome (\(describe(t)))",
+                        expected: outcome.description, observed: completion.description)
                 }
             } else if read.status == "completed", !read.isCompleted {
-                fail(.c1_5, "\(here): completed, then isCompleted false (\(describe(t)))", expected: "isCompleted once completed", observed: "false")
+                fail(
+                    .c1_5, "\(here): completed, then isCompleted false (\(describe(t)))", expected: "isCompleted once completed",
+                    observed: "false")
             }
             if let done = observations.completedBy(t), done < start, read.completion == nil || read.status != "completed" {
-                fail(.c1_5, "\(here), after the task completed, was \(read.status) with completion \(read.completion?.description ?? "nil") (\(describe(t)))",
-                     expected: "completed, with its completion", observed: "\(read.status), \(read.completion?.description ?? "nil")")
+                fail(
+                    .c1_5,
+                    "\(here), after the task completed, was \(read.status) with completion \(read.completion?.description ?? "nil") (\(describe(t)))",
+                    expected: "completed, with its completion", observed: "\(read.status), \(read.completion?.description ?? "nil")")
             }
             if read.status == "running", oracle.creator[t]?.operation.madeFromSource == true, sourceStarts(t).isEmpty {
-                fail(.c1_5, "\(here) was running, but nothing started the task: made from a source, it goes from pending straight to completed "
-                     + "(\(describe(t)))", expected: "pending or completed", observed: "running")
+                fail(
+                    .c1_5,
+                    "\(here) was running, but nothing started the task: made from a source, it goes from pending straight to completed "
+                        + "(\(describe(t)))", expected: "pending or completed", observed: "running")
             } else if let expected = knownStatus(of: t, start: start, end: end), read.status != expected {
                 fail(.c1_5, "\(here) was \(read.status) (\(describe(t)))", expected: expected, observed: read.status)
             }
@@ -101,15 +111,18 @@ extension Checkers {
     /// For a prepared task: whether a start, or a cancellation of it or its token, began before
     /// `end` (the harness starts it only after the drivers).
     private func preparedState(_ t: Int, end: UInt64) -> (started: Bool, cancelled: Bool)? {
-        guard let step = oracle.creator[t]?.step, case .startedBy = program.steps[step].operation.payload.bodySpec?.placement else { return nil }
+        guard let step = oracle.creator[t]?.step, case .startedBy = program.steps[step].operation.payload.bodySpec?.placement else {
+            return nil
+        }
         let started = steps(on: t) { if case .start(let start) = $0 { return start.task == t } else { return false } }
             .contains { ($0.start ?? .max) < end }
         let token = program.steps[step].operation.payload.bodySpec?.token
         let lineage = token.map { oracle.tokenLineage($0) } ?? []
-        let cancels = program.steps.indices.filter { index in
-            if case .cancel(let cancel) = program.steps[index].operation { return lineage.contains(cancel.token) }
-            return false
-        } + oracle.preparedCancels(t)
+        let cancels =
+            program.steps.indices.filter { index in
+                if case .cancel(let cancel) = program.steps[index].operation { return lineage.contains(cancel.token) }
+                return false
+            } + oracle.preparedCancels(t)
         return (started, cancels.contains { (observations.stepStart[$0]?.seq ?? .max) < end || isTimer($0) })
     }
 
@@ -122,22 +135,27 @@ extension Checkers {
     private mutating func checkPreparedInspections() {
         for read in observations.preparedInspections {
             guard let start = observations.stepStart[read.step]?.seq, let end = observations.stepEnd[read.step],
-                  let state = preparedState(read.task, end: end) else { continue }
+                let state = preparedState(read.task, end: end)
+            else { continue }
             exercised.insert(.c9_3)
             judged.judge(read.step)
             // A start step's (the harness's own start, logged under the prepare step, comes after the drivers).
-            let startedBefore = observations.starts[read.task]?.contains { entry in
-                guard entry.ok, case .start = program.steps[entry.step].operation else { return false }
-                return observations.stepEnd[entry.step].map { $0 < start } ?? false
-            } ?? false
+            let startedBefore =
+                observations.starts[read.task]?.contains { entry in
+                    guard entry.ok, case .start = program.steps[entry.step].operation else { return false }
+                    return observations.stepEnd[entry.step].map { $0 < start } ?? false
+                } ?? false
             if startedBefore, !read.isStarted {
-                fail(.c9_3, "t\(read.task).isStarted was false after a start returned true (step \(read.step))", expected: "true", observed: "false")
+                fail(
+                    .c9_3, "t\(read.task).isStarted was false after a start returned true (step \(read.step))", expected: "true",
+                    observed: "false")
             } else if !state.started, read.isStarted {
                 fail(.c9_3, "t\(read.task).isStarted was true before any start (step \(read.step))", expected: "false", observed: "true")
             }
             if !state.cancelled, read.tokenCancelled {
-                fail(.c9_3, "t\(read.task).token was cancelled although nothing cancelled it (step \(read.step))", expected: "not cancelled",
-                     observed: "cancelled")
+                fail(
+                    .c9_3, "t\(read.task).token was cancelled although nothing cancelled it (step \(read.step))", expected: "not cancelled",
+                    observed: "cancelled")
             }
         }
     }
@@ -159,16 +177,20 @@ extension Checkers {
             let none = !cancels.contains { isTimer($0) || (observations.stepStart[$0]?.seq ?? .max) < end }
             for (what, requested) in [("the source's", read.sourceRequested), ("its token's", read.tokenRequested)] {
                 if returned, !requested {
-                    fail(.c4_1, "k\(read.token): \(what) isCancellationRequested was false after a cancel() of its lineage returned (step \(read.step))",
-                         expected: "true: once requested, cancellation stays requested", observed: "false")
+                    fail(
+                        .c4_1,
+                        "k\(read.token): \(what) isCancellationRequested was false after a cancel() of its lineage returned (step \(read.step))",
+                        expected: "true: once requested, cancellation stays requested", observed: "false")
                 } else if none, requested {
-                    fail(.c4_1, "k\(read.token): \(what) isCancellationRequested was true before any cancel() (step \(read.step))",
-                         expected: "false", observed: "true")
+                    fail(
+                        .c4_1, "k\(read.token): \(what) isCancellationRequested was true before any cancel() (step \(read.step))",
+                        expected: "false", observed: "true")
                 }
             }
             if !read.canBeCancelled || !read.noneIsInert {
-                fail(.c4_1, "k\(read.token)'s token says it cannot be cancelled, or CancellationToken.none that it can (step \(read.step))",
-                     expected: "canBeCancelled for a source's token, not for .none", observed: "the opposite")
+                fail(
+                    .c4_1, "k\(read.token)'s token says it cannot be cancelled, or CancellationToken.none that it can (step \(read.step))",
+                    expected: "canBeCancelled for a source's token, not for .none", observed: "the opposite")
             }
         }
     }
@@ -185,13 +207,17 @@ extension Checkers {
                 judged.judge(call.step)
                 let completedBefore = observations.completedBy(t).map { $0 < start } ?? false
                 let wonBefore = all.contains { $0.step != call.step && $0.ok == true && ($0.end ?? .max) < start }
-                let nothingBefore = !setters.contains { ($0.start ?? .max) < end } && !all.contains { $0.step != call.step && ($0.start ?? .max) < end }
+                let nothingBefore =
+                    !setters.contains { ($0.start ?? .max) < end } && !all.contains { $0.step != call.step && ($0.start ?? .max) < end }
                 if call.ok, completedBefore || wonBefore {
-                    fail(.c1_5, "t\(t).tryStart() at step \(call.step) returned true although the task was \(completedBefore ? "completed" : "started")",
-                         expected: "false, changing nothing", observed: "true")
+                    fail(
+                        .c1_5,
+                        "t\(t).tryStart() at step \(call.step) returned true although the task was \(completedBefore ? "completed" : "started")",
+                        expected: "false, changing nothing", observed: "true")
                 } else if !call.ok, nothingBefore {
-                    fail(.c1_5, "t\(t).tryStart() at step \(call.step) returned false although nothing had started or completed the task",
-                         expected: "true: pending to running", observed: "false")
+                    fail(
+                        .c1_5, "t\(t).tryStart() at step \(call.step) returned false although nothing had started or completed the task",
+                        expected: "true: pending to running", observed: "false")
                 }
             }
         }
@@ -207,15 +233,17 @@ extension Checkers {
             let starts = attempts.filter { !$0.end }
             let planned = retry.plan(step: index).attempts
             if starts.count > max(1, retry.attempts) || (oracle.tokenState(retry.token) == .never && starts.count != planned) {
-                fail(.c9_4, "retry t\(retry.task) made \(starts.count) attempts (step \(index): \(step.operation))",
-                     expected: "\(planned) (at most \(max(1, retry.attempts)))", observed: "\(starts.count)")
+                fail(
+                    .c9_4, "retry t\(retry.task) made \(starts.count) attempts (step \(index): \(step.operation))",
+                    expected: "\(planned) (at most \(max(1, retry.attempts)))", observed: "\(starts.count)")
             }
             // Start 1, end 1, start 2, end 2, ...: each attempt after the previous one ended.
             for (position, event) in attempts.sorted(by: { $0.seq < $1.seq }).enumerated()
             where event.attempt != position / 2 + 1 || event.end != (position % 2 == 1) {
-                fail(.c9_4, "retry t\(retry.task)'s attempts overlapped (step \(index): \(step.operation))",
-                     expected: "each attempt after the previous one ended",
-                     observed: "attempt \(event.attempt) \(event.end ? "ended" : "started") as event \(position + 1) of its attempts")
+                fail(
+                    .c9_4, "retry t\(retry.task)'s attempts overlapped (step \(index): \(step.operation))",
+                    expected: "each attempt after the previous one ended",
+                    observed: "attempt \(event.attempt) \(event.end ? "ended" : "started") as event \(position + 1) of its attempts")
                 break
             }
         }
@@ -227,8 +255,10 @@ extension Checkers {
             exercised.insert(.c9_2)
             judged.judge(made.step)
             if !made.backendOK || !made.executorOK || !made.tokenOK {
-                fail(.c9_2, "the TaskFactory of step \(made.step) does not hold what it was given",
-                     expected: "its backend, executor and token", observed: "backend \(made.backendOK), executor \(made.executorOK), token \(made.tokenOK)")
+                fail(
+                    .c9_2, "the TaskFactory of step \(made.step) does not hold what it was given",
+                    expected: "its backend, executor and token",
+                    observed: "backend \(made.backendOK), executor \(made.executorOK), token \(made.tokenOK)")
             }
         }
     }
@@ -240,11 +270,15 @@ extension Checkers {
             judged.judge(step)
             let order = runs.sorted { $0.seq < $1.seq }.map(\.index)
             if Set(order).count != order.count {
-                fail(.c7_3, "a job of the burst at step \(step) ran more than once", expected: "each job once", observed: "\(order.count) runs of \(Set(order).count) jobs")
+                fail(
+                    .c7_3, "a job of the burst at step \(step) ran more than once", expected: "each job once",
+                    observed: "\(order.count) runs of \(Set(order).count) jobs")
             } else if order != order.sorted() {
                 let first = zip(order, order.dropFirst()).first { $0 > $1 }
-                fail(.c7_2, "the jobs of the burst at step \(step) (\(program.steps[step].operation)) ran out of the order they were handed over",
-                     expected: "FIFO: job \(first?.1 ?? 0) before job \(first?.0 ?? 0)", observed: "job \(first?.0 ?? 0) first")
+                fail(
+                    .c7_2,
+                    "the jobs of the burst at step \(step) (\(program.steps[step].operation)) ran out of the order they were handed over",
+                    expected: "FIFO: job \(first?.1 ?? 0) before job \(first?.0 ?? 0)", observed: "job \(first?.0 ?? 0) first")
             }
         }
     }
@@ -258,9 +292,11 @@ extension Checkers {
             exercised.insert(.c8_3)
             judged.judge(step)
             if named != expected {
-                fail(.c8_3, "t\(t)'s source, released pending, failed it abandoned naming \(named ?? "no origin") (\(describe(t)))",
-                     expected: expected.map { "TaskError.abandoned(origin: \($0)), where the source was made" } ?? "TaskError.abandoned(origin: nil)",
-                     observed: "origin \(named ?? "nil")")
+                fail(
+                    .c8_3, "t\(t)'s source, released pending, failed it abandoned naming \(named ?? "no origin") (\(describe(t)))",
+                    expected: expected.map { "TaskError.abandoned(origin: \($0)), where the source was made" }
+                        ?? "TaskError.abandoned(origin: nil)",
+                    observed: "origin \(named ?? "nil")")
             }
         }
     }

@@ -52,35 +52,43 @@ struct Checkers {
             if case .delay(let delay) = step.operation {
                 (t, microseconds, timed) = (delay.task, delay.microseconds, .success(0))
             } else if case .timeout(let timeout) = step.operation {
-                (t, microseconds, timed) = (timeout.task, timeout.microseconds, .failure(.timedOut(microseconds: Int64(timeout.microseconds))))
+                (t, microseconds, timed) = (
+                    timeout.task, timeout.microseconds, .failure(.timedOut(microseconds: Int64(timeout.microseconds)))
+                )
                 // The same timedOut may come from the antecedent itself, passed through.
                 if observations.outcome(timeout.antecedent) == timed { continue }
             } else {
                 continue
             }
             guard let seen = observations.completions[t]?.first, seen.outcome == timed,
-                  let start = observations.stepStart[index]?.uptime else { continue }
+                let start = observations.stepStart[index]?.uptime
+            else { continue }
             exercised.insert(.c5_4)
             judged.judge(index)
             let elapsed = seen.uptime >= start ? seen.uptime - start : 0
             if elapsed < UInt64(microseconds) * 1_000 {
-                fail(.c5_4, "t\(t) completed with \(timed) \(elapsed / 1_000)us after step \(index) (\(step.operation))",
-                     expected: "no earlier than \(microseconds)us", observed: "\(elapsed / 1_000)us")
+                fail(
+                    .c5_4, "t\(t) completed with \(timed) \(elapsed / 1_000)us after step \(index) (\(step.operation))",
+                    expected: "no earlier than \(microseconds)us", observed: "\(elapsed / 1_000)us")
             }
         }
     }
 
     mutating func fail(_ rule: Rule, _ message: String, expected: String, observed: String, task: Int? = nil) {
         let blamed = task.flatMap(timeoutBlamed) ?? rule
-        findings.append(Finding(blamed, blamed == rule ? message : "timeout(after:) completed the task it times (seen as \(rule)): " + message,
-                                expected: expected, observed: observed))
+        findings.append(
+            Finding(
+                blamed, blamed == rule ? message : "timeout(after:) completed the task it times (seen as \(rule)): " + message,
+                expected: expected, observed: observed))
     }
 
     /// C5.4 when task `t` is the timed task of a `timeout(after:)` and got a `timedOut` it
     /// cannot make itself: the faulty operation is the timeout, not the task (attribution).
     private func timeoutBlamed(_ t: Int) -> Rule? {
         guard case .failure(.timedOut)? = observations.outcome(t) else { return nil }
-        let timed = program.steps.contains { if case .timeout(let timeout) = $0.operation { return timeout.antecedent == t } else { return false } }
+        let timed = program.steps.contains {
+            if case .timeout(let timeout) = $0.operation { return timeout.antecedent == t } else { return false }
+        }
         if !timed { return nil }
         if oracle.creator[t]?.operation is ProgramOperation.Timeout { return nil }
         return .c5_4
@@ -101,8 +109,9 @@ struct Checkers {
         for t in 0..<program.taskCount {
             let seen = observations.completions[t] ?? []
             if seen.count > 1 {
-                fail(.c2_1, "the harness's continuation on t\(t) ran \(seen.count) times (\(describe(t)))",
-                     expected: "1 run", observed: seen.map(\.outcome.description).joined(separator: ", "))
+                fail(
+                    .c2_1, "the harness's continuation on t\(t) ran \(seen.count) times (\(describe(t)))",
+                    expected: "1 run", observed: seen.map(\.outcome.description).joined(separator: ", "))
             }
             exercised.insert(.c2_1)
             guard case .outcomes(let allowed, let rule) = final[t], let observed = seen.first?.outcome else { continue }
@@ -114,15 +123,19 @@ struct Checkers {
                 // holding it (a body's job, a continuation) was dropped unrun, by the backend or by
                 // an executor (C7.3); C8.3 made that a failure instead of a hang.
                 // A timed task's job is its timer's: a timer that never fires is C5.4's fault.
-                let timed = oracle.creator[t].map { $0.operation is ProgramOperation.Delay || $0.operation is ProgramOperation.Timeout } ?? false
-                fail(timed ? .c5_4 : .c2_1, "t\(t) failed abandoned: its "
-                     + (timed ? "timer's job was dropped, never fired" : "body or continuation was dropped, never run")
-                     + ", by the backend or by its executor (C7.3) (\(describe(t)))",
-                     expected: allowed.map(\.description).joined(separator: " or ") + " (run exactly once)",
-                     observed: observed.description)
+                let timed =
+                    oracle.creator[t].map { $0.operation is ProgramOperation.Delay || $0.operation is ProgramOperation.Timeout } ?? false
+                fail(
+                    timed ? .c5_4 : .c2_1,
+                    "t\(t) failed abandoned: its "
+                        + (timed ? "timer's job was dropped, never fired" : "body or continuation was dropped, never run")
+                        + ", by the backend or by its executor (C7.3) (\(describe(t)))",
+                    expected: allowed.map(\.description).joined(separator: " or ") + " (run exactly once)",
+                    observed: observed.description)
             } else if !allowed.contains(observed) {
-                fail(rule, "t\(t) completed with the wrong outcome (\(describe(t)))",
-                     expected: allowed.map(\.description).joined(separator: " or "), observed: observed.description, task: t)
+                fail(
+                    rule, "t\(t) completed with the wrong outcome (\(describe(t)))",
+                    expected: allowed.map(\.description).joined(separator: " or "), observed: observed.description, task: t)
             }
         }
     }
@@ -141,22 +154,28 @@ struct Checkers {
         for t in 0..<program.taskCount where t < snapshot.count {
             switch phaseOne[t] {
             case .outcomes(let allowed, let rule):
-                guard program.steps.contains(where: { if case .makeSource(let make) = $0.operation { return make.held != nil } else { return false } }) else { continue }
+                guard
+                    program.steps.contains(where: {
+                        if case .makeSource(let make) = $0.operation { return make.held != nil } else { return false }
+                    })
+                else { continue }
                 exercised.insert(rule)
                 judge(creatorOf: t)
                 if !snapshot[t] {
-                    fail(rule, "t\(t) did not complete although nothing it needs was pending (\(describe(t)))",
-                         expected: allowed.map(\.description).joined(separator: " or ") + " before the held sources completed",
-                         observed: "still pending", task: t)
+                    fail(
+                        rule, "t\(t) did not complete although nothing it needs was pending (\(describe(t)))",
+                        expected: allowed.map(\.description).joined(separator: " or ") + " before the held sources completed",
+                        observed: "still pending", task: t)
                 }
             case .pending:
                 let rule = oracle.creator[t]?.operation.pendingRule ?? .c2_2
                 exercised.insert(rule)
                 judge(creatorOf: t)
                 if snapshot[t] {
-                    fail(rule, "t\(t) completed while a task it depends on was still pending (\(describe(t)))",
-                         expected: "pending until the held sources complete",
-                         observed: observations.outcome(t)?.description ?? "completed", task: t)
+                    fail(
+                        rule, "t\(t) completed while a task it depends on was still pending (\(describe(t)))",
+                        expected: "pending until the held sources complete",
+                        observed: observations.outcome(t)?.description ?? "completed", task: t)
                 }
             case .unknown:
                 break
@@ -171,18 +190,21 @@ struct Checkers {
             let winners = setters.filter(\.won)
             exercised.insert(.c1_2)
             judged.judge(setters.map(\.step))
-            let kinds = Set(setters.compactMap { oracle.setterOutcome(step: $0.step).map { $0.isSuccess ? 0 : ($0 == .cancelled ? 1 : 2) } })
+            let kinds = Set(
+                setters.compactMap { oracle.setterOutcome(step: $0.step).map { $0.isSuccess ? 0 : ($0 == .cancelled ? 1 : 2) } })
             if kinds.contains(1) && kinds.count > 1 { exercised.insert(.c4_5) }
             if winners.count != 1 {
-                fail(.c1_2, "\(winners.count) of \(setters.count) setters on t\(source) won",
-                     expected: "exactly one winner", observed: "winners at steps \(winners.map(\.step))", task: source)
+                fail(
+                    .c1_2, "\(winners.count) of \(setters.count) setters on t\(source) won",
+                    expected: "exactly one winner", observed: "winners at steps \(winners.map(\.step))", task: source)
             }
             for setter in setters {
                 guard case .complete(let complete) = program.steps[setter.step].operation, complete.throwing else { continue }
                 exercised.insert(.c1_3)
                 if let threw = setter.threw, threw != .alreadyCompleted {
-                    fail(.c1_3, "the setter at step \(setter.step) threw something else than alreadyCompleted",
-                         expected: "TaskError.alreadyCompleted", observed: threw.description)
+                    fail(
+                        .c1_3, "the setter at step \(setter.step) threw something else than alreadyCompleted",
+                        expected: "TaskError.alreadyCompleted", observed: threw.description)
                 }
             }
         }
@@ -205,20 +227,23 @@ struct Checkers {
             if let result = wait.result {
                 // `get()` throws the failure, or CancellationError for a cancelled task (C6.1).
                 if result != (get ? Self.awaitedForm(outcome) : outcome) {
-                    fail(rule, "step \(wait.step) (\(program.steps[wait.step].operation)) returned another outcome than the task's",
-                         expected: outcome.description, observed: result.description)
+                    fail(
+                        rule, "step \(wait.step) (\(program.steps[wait.step].operation)) returned another outcome than the task's",
+                        expected: outcome.description, observed: result.description)
                 }
             } else if let done = observations.completedBy(wait.task), let start = observations.stepStart[wait.step]?.seq, done < start {
-                fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) timed out on a task completed before the call",
-                     expected: outcome.description, observed: "nil")
+                fail(
+                    .c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) timed out on a task completed before the call",
+                    expected: outcome.description, observed: "nil")
             }
         }
         for status in observations.statuses {
             exercised.insert(.c1_5)
             judged.judge(status.step)
             if status.status != TaskStatus.completed.description {
-                fail(.c1_5, "t\(status.task).status after step \(status.step) (\(program.steps[status.step].operation)) returned",
-                     expected: "completed", observed: status.status)
+                fail(
+                    .c1_5, "t\(status.task).status after step \(status.step) (\(program.steps[status.step].operation)) returned",
+                    expected: "completed", observed: status.status)
             }
         }
         var blockingWaiters: [Int: Set<Int>] = [:]
@@ -238,8 +263,10 @@ struct Checkers {
             exercised.insert(cancelled ? .c4_7 : .c6_5)
             judged.judge(awaited.step)
             if awaited.result != expected && !(cancelled && awaited.result == .cancelled) {
-                fail(cancelled ? .c4_7 : .c6_5, "step \(awaited.step) (\(program.steps[awaited.step].operation)) got another result than the task's outcome",
-                     expected: expected.description + (cancelled ? " or CancellationError" : ""), observed: awaited.result.description)
+                fail(
+                    cancelled ? .c4_7 : .c6_5,
+                    "step \(awaited.step) (\(program.steps[awaited.step].operation)) got another result than the task's outcome",
+                    expected: expected.description + (cancelled ? " or CancellationError" : ""), observed: awaited.result.description)
             }
         }
     }

@@ -48,8 +48,9 @@ struct HangDiagnosis {
         case .blockedSeat(let seat): phase = "a seat (\(seat))"
         case .stuck: phase = ""
         }
-        return Finding(rule, "watchdog: \(phase.isEmpty ? "the run" : phase) did not finish within \(hang.limit)",
-                       expected: "every task completes and every waiter wakes", observed: observed)
+        return Finding(
+            rule, "watchdog: \(phase.isEmpty ? "the run" : phase) did not finish within \(hang.limit)",
+            expected: "every task completes and every waiter wakes", observed: observed)
     }
 
     init(program: Program, hang: Hang) {
@@ -131,7 +132,8 @@ struct HangDiagnosis {
             case .chain(let made as any HostedCall), .observe(let made as any HostedCall), .complete(let made as any HostedCall):
                 guard let host = made.host, !hosted.contains(index) else { continue }
                 if let t = host.antecedent, !isDone(t) { continue }
-                let what = "the \(host.antecedent == nil ? "job" : "continuation") of step \(index) (\(step.operation)) never ran "
+                let what =
+                    "the \(host.antecedent == nil ? "job" : "continuation") of step \(index) (\(step.operation)) never ran "
                     + (host.antecedent.map { "although t\($0) completed" } ?? "although it was handed to \(host.executor)")
                 if host.antecedent != nil, host.executor == .inline {
                     foundLostContinuation = true
@@ -140,7 +142,11 @@ struct HangDiagnosis {
                     queued.append((.c2_1, what))
                 }
             case .burst(let burst) where burstRuns[index, default: 0] < burst.count:
-                queued.append((.c7_3, "\(burst.count - burstRuns[index, default: 0]) of the \(burst.count) jobs of step \(index) (\(step.operation)) never ran"))
+                queued.append(
+                    (
+                        .c7_3,
+                        "\(burst.count - burstRuns[index, default: 0]) of the \(burst.count) jobs of step \(index) (\(step.operation)) never ran"
+                    ))
             default:
                 continue
             }
@@ -162,8 +168,12 @@ struct HangDiagnosis {
         // A task that completed although the harness's observer never ran: a lost continuation.
         for t in 0..<program.taskCount where hang.actual[t] == true && !hang.observed[t] {
             foundLostContinuation = true
-            found.culprits.append((.c2_1, "t\(t) completed, but the continuation the harness registered on it (whenComplete on the "
-                                   + "inline executor) never ran: a lost continuation"))
+            found.culprits.append(
+                (
+                    .c2_1,
+                    "t\(t) completed, but the continuation the harness registered on it (whenComplete on the "
+                        + "inline executor) never ran: a lost continuation"
+                ))
         }
         let (lost, queued) = lostCalls()
         found.culprits += lost
@@ -177,17 +187,22 @@ struct HangDiagnosis {
             var seen: Set<Int> = []
             for t in 0..<program.taskCount where !isDone(t) {
                 for case .stuck(let u) in blockers(of: t, seen: &seen) {
-                    found.culprits.append((stuckRule(u), "t\(u) never completed although every step and task it depends on did: \(describe(u))"))
+                    found.culprits.append(
+                        (stuckRule(u), "t\(u) never completed although every step and task it depends on did: \(describe(u))"))
                 }
             }
         }
         // Jobs handed to an executor and not run may only be queued behind the hang: last.
         if found.culprits.isEmpty { found.culprits += queued }
         // A body that never returns explains everything downstream of it: it comes first.
-        found.culprits.insert(contentsOf: runningBodies.map { body in
-            (Rule.c2_1, "the body of t\(body.task) started on thread\(body.thread) and never returned: it blocks outside "
-             + "wait() (a sleep, lock or semaphore the backend cannot see), or its executor is stuck: \(describe(body.task))")
-        }, at: 0)
+        found.culprits.insert(
+            contentsOf: runningBodies.map { body in
+                (
+                    Rule.c2_1,
+                    "the body of t\(body.task) started on thread\(body.thread) and never returned: it blocks outside "
+                        + "wait() (a sleep, lock or semaphore the backend cannot see), or its executor is stuck: \(describe(body.task))"
+                )
+            }, at: 0)
         return (found.culprits.first?.0 ?? .c2_1, text(of: found))
     }
 
@@ -242,14 +257,20 @@ struct HangDiagnosis {
         let stuckTasks = blockers.compactMap { if case .stuck(let u) = $0 { return u } else { return nil } }.sorted()
         let steps = blockers.compactMap { if case .step(let s) = $0 { return s } else { return nil } }.sorted()
         if stuckTasks.isEmpty, !steps.isEmpty {
-            found.waiting.append("\(driver) waits for step " + steps.map { "\($0) (driver d\(program.steps[$0].driver))" }
-                .joined(separator: ", "))
+            found.waiting.append(
+                "\(driver) waits for step "
+                    + steps.map { "\($0) (driver d\(program.steps[$0].driver))" }
+                    .joined(separator: ", "))
             return
         }
         found.stuck.append(driver)
         for u in stuckTasks {
-            found.culprits.append((stuckRule(u), "t\(u) never completed although every step and task it depends on did: \(describe(u))"
-                                   + (u == t ? "" : "; t\(t) waits on it")))
+            found.culprits.append(
+                (
+                    stuckRule(u),
+                    "t\(u) never completed although every step and task it depends on did: \(describe(u))"
+                        + (u == t ? "" : "; t\(t) waits on it")
+                ))
         }
     }
 
@@ -262,12 +283,15 @@ struct HangDiagnosis {
             }
         }
         if !found.stuck.isEmpty { lines.append("stuck: " + found.stuck.joined(separator: "; ")) }
-        if !found.waiting.isEmpty { lines.append("waiting on other drivers (not stuck themselves): " + found.waiting.joined(separator: "; ")) }
+        if !found.waiting.isEmpty {
+            lines.append("waiting on other drivers (not stuck themselves): " + found.waiting.joined(separator: "; "))
+        }
         if !hang.seats.isEmpty { lines.append("seats: " + hang.seats.joined(separator: "; ")) }
         let pending = (0..<program.taskCount).filter { hang.actual[$0] != nil && !isDone($0) }
         if !pending.isEmpty {
-            lines.append("pending tasks: " + pending.prefix(20).map { "t\($0)" }.joined(separator: ", ")
-                         + (pending.count > 20 ? ", ..." : ""))
+            lines.append(
+                "pending tasks: " + pending.prefix(20).map { "t\($0)" }.joined(separator: ", ")
+                    + (pending.count > 20 ? ", ..." : ""))
         }
         return lines.joined(separator: "; ")
     }
@@ -284,7 +308,8 @@ struct HangDiagnosis {
             } else if case .timeout(let timeout) = step.operation {
                 (t, us) = (timeout.task, timeout.microseconds)
             } else if case .retry(let retry) = step.operation, let backoff = retry.backoffMicroseconds, retry.failures > 0,
-                      retry.attempts > 1, tokens.tokenState(retry.token) == .never {
+                retry.attempts > 1, tokens.tokenState(retry.token) == .never
+            {
                 // A retry that failed at least once waits for its backoff's timer before the next
                 // attempt: still pending, its timer never fired.
                 (t, us) = (retry.task, backoff)
@@ -294,8 +319,9 @@ struct HangDiagnosis {
             // Not seen completing, and not completed (a lost observer is another bug); a dropped
             // delay whose timer never fires may already be freed.
             guard hang.made.contains(t), t < hang.observed.count, !hang.observed[t], hang.actual[t] != true else { continue }
-            return Finding(.c5_4, "\(step.operation) (step \(index)) never completed: its timer never fired",
-                           expected: "its timer fires \(us)us after it is set, and the task completes", observed: "pending when the watchdog gave up")
+            return Finding(
+                .c5_4, "\(step.operation) (step \(index)) never completed: its timer never fired",
+                expected: "its timer fires \(us)us after it is set, and the task completes", observed: "pending when the watchdog gave up")
         }
         return nil
     }

@@ -48,7 +48,8 @@ struct Observations {
     }
     var inspections: [Inspection] = []
     var preparedInspections: [(step: Int, task: Int, isStarted: Bool, tokenCancelled: Bool)] = []
-    var tokenInspections: [(step: Int, token: Int, sourceRequested: Bool, tokenRequested: Bool, canBeCancelled: Bool, noneIsInert: Bool)] = []
+    var tokenInspections: [(step: Int, token: Int, sourceRequested: Bool, tokenRequested: Bool, canBeCancelled: Bool, noneIsInert: Bool)] =
+        []
     /// `tryStart()` calls on sources, by task.
     var sourceStarts: [Int: [(step: Int, ok: Bool, seq: UInt64)]] = [:]
     var retryAttempts: [Int: [(attempt: Int, end: Bool, seq: UInt64)]] = [:]
@@ -92,22 +93,26 @@ struct Observations {
                 hostThread[step] = event.thread
             case .hostEnd(let step): hostEnd[step] = event.seq
             case .inspected(let step, let task, let status, let completion, let isCompleted, let backend, let mainIsCurrent):
-                inspections.append(Inspection(step: step, task: task, status: status, completion: completion, isCompleted: isCompleted,
-                                              backend: backend, mainIsCurrent: mainIsCurrent))
+                inspections.append(
+                    Inspection(
+                        step: step, task: task, status: status, completion: completion, isCompleted: isCompleted,
+                        backend: backend, mainIsCurrent: mainIsCurrent))
             case .preparedInspected(let step, let task, let isStarted, let tokenCancelled, _):
                 preparedInspections.append((step, task, isStarted, tokenCancelled))
             case .tokenInspected(let step, let token, let source, let tokenRequested, let canBeCancelled, let noneIsInert):
                 tokenInspections.append((step, token, source, tokenRequested, canBeCancelled, noneIsInert))
             case .sourceStarted(let step, let task, let ok): sourceStarts[task, default: []].append((step, ok, event.seq))
             case .retryAttempt(let task, let attempt, let end): retryAttempts[task, default: []].append((attempt, end, event.seq))
-            case .factoryMade(let step, let backendOK, let executorOK, let tokenOK): factories.append((step, backendOK, executorOK, tokenOK))
+            case .factoryMade(let step, let backendOK, let executorOK, let tokenOK):
+                factories.append((step, backendOK, executorOK, tokenOK))
             case .burstJobRan(let step, let index): burstRuns[step, default: []].append((index, event.seq))
             case .sourceOrigin(let task, let expected): sourceOrigins[task] = .some(expected)
             case .abandonedOrigin(let task, let origin): abandonedOrigins[task] = .some(origin)
             case .groupJoined(let step, let group, let task, let pending): groupJoins[step] = (group, task, pending)
             case .groupWaited(let step, let group, let idle): groupWaits[step] = (group, idle, event.seq)
-            case .handlerRan, .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined, .probedRetained,
-                 .asyncLoopRan, .waitReturnedEarly, .raceRoundsRan:
+            case .handlerRan, .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined,
+                .probedRetained,
+                .asyncLoopRan, .waitReturnedEarly, .raceRoundsRan:
                 break
             }
         }

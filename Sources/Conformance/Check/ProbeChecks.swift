@@ -44,12 +44,16 @@ struct ProbeChecks {
         exercised.insert(.c2_7)
         judged.judge(step)
         if let growth, growth > Self.recursionDepth {
-            findings.append(Finding(.c2_7, "step \(step): a chain of \(links) maps on the inline executor recursed",
-                                    expected: "a loop: every link at about the same stack depth",
-                                    observed: "the last link \(growth / 1024) KiB deeper than the first"))
+            findings.append(
+                Finding(
+                    .c2_7, "step \(step): a chain of \(links) maps on the inline executor recursed",
+                    expected: "a loop: every link at about the same stack depth",
+                    observed: "the last link \(growth / 1024) KiB deeper than the first"))
         } else if result != .success(links) {
-            findings.append(Finding(.c2_7, "step \(step): a chain of \(links) maps on the inline executor did not complete with \(links)",
-                                    expected: "success(\(links))", observed: result.map { "\($0)" } ?? "not completed in time"))
+            findings.append(
+                Finding(
+                    .c2_7, "step \(step): a chain of \(links) maps on the inline executor did not complete with \(links)",
+                    expected: "success(\(links))", observed: result.map { "\($0)" } ?? "not completed in time"))
         }
     }
 
@@ -61,16 +65,22 @@ struct ProbeChecks {
         exercised.insert(.c2_7)
         judged.judge(step)
         if let growth, growth > Self.loopRecursionDepth {
-            findings.append(Finding(.c2_7, "step \(step): an async loop of \(loop.steps) steps on \(loop.executor) recursed: each registration on a "
-                                    + "completed task ran in place, inside the inline continuation that made it",
-                                    expected: "a loop: a registration made while inline work runs is queued behind it",
-                                    observed: "the last step \(growth / 1024) KiB deeper than the first"))
+            findings.append(
+                Finding(
+                    .c2_7,
+                    "step \(step): an async loop of \(loop.steps) steps on \(loop.executor) recursed: each registration on a "
+                        + "completed task ran in place, inside the inline continuation that made it",
+                    expected: "a loop: a registration made while inline work runs is queued behind it",
+                    observed: "the last step \(growth / 1024) KiB deeper than the first"))
         } else if result != .success(loop.steps) {
             // Each step is one continuation on a completed task: one that never ran was lost (C2.1).
             exercised.insert(.c2_1)
-            findings.append(Finding(.c2_1, "step \(step): an async loop of \(loop.steps) steps on \(loop.executor) did not complete with \(loop.steps): "
-                                    + "a step's continuation never ran", expected: "success(\(loop.steps))",
-                                    observed: result.map { "\($0)" } ?? "not completed in time"))
+            findings.append(
+                Finding(
+                    .c2_1,
+                    "step \(step): an async loop of \(loop.steps) steps on \(loop.executor) did not complete with \(loop.steps): "
+                        + "a step's continuation never ran", expected: "success(\(loop.steps))",
+                    observed: result.map { "\($0)" } ?? "not completed in time"))
         }
     }
 
@@ -83,18 +93,23 @@ struct ProbeChecks {
         let ms = elapsed.nanoseconds / 1_000_000
         var finding: Finding?
         if result == nil, ms < UInt64(limit.seconds * 1_000) {
-            finding = Finding(.c6_2, "step \(step): wait(timeout: \(limit)) on \(depth) nested bodies returned nil after \(ms) ms",
-                              expected: "nil only after the timeout", observed: "nil after \(ms) ms")
+            finding = Finding(
+                .c6_2, "step \(step): wait(timeout: \(limit)) on \(depth) nested bodies returned nil after \(ms) ms",
+                expected: "nil only after the timeout", observed: "nil after \(ms) ms")
         } else if result == nil, let lost {
             // Not a starved pool: a body's wait() on a completed task never returned.
-            finding = Finding(.c6_3, "step \(step): level \(depth - lost + 1) of \(depth) bodies nested in wait() completed, but the wait() on it never returned",
-                              expected: "wait() returns at completion", observed: "still blocked after \(ms) ms")
+            finding = Finding(
+                .c6_3,
+                "step \(step): level \(depth - lost + 1) of \(depth) bodies nested in wait() completed, but the wait() on it never returned",
+                expected: "wait() returns at completion", observed: "still blocked after \(ms) ms")
         } else if result == nil {
-            finding = Finding(.c6_4, "step \(step): \(depth) bodies nested in wait() on the default executor did not complete in \(limit)",
-                              expected: "done within 1 s (plus slack)", observed: "still blocked after \(ms) ms")
+            finding = Finding(
+                .c6_4, "step \(step): \(depth) bodies nested in wait() on the default executor did not complete in \(limit)",
+                expected: "done within 1 s (plus slack)", observed: "still blocked after \(ms) ms")
         } else if result != .success(depth) {
-            finding = Finding(.c6_4, "step \(step): \(depth) bodies nested in wait() returned another result",
-                              expected: "success(\(depth))", observed: "\(result?.description ?? "nil")")
+            finding = Finding(
+                .c6_4, "step \(step): \(depth) bodies nested in wait() returned another result",
+                expected: "success(\(depth))", observed: "\(result?.description ?? "nil")")
         }
         exercised.insert(finding?.rule ?? .c6_4)
         judged.judge(step)
@@ -110,11 +125,16 @@ struct ProbeChecks {
         judged.judge(step)
         if result == nil, elapsed < slack {
             let ms = elapsed.nanoseconds / 1_000_000
-            findings.append(Finding(.c6_2, "step \(step): wait(timeout: \(slack)) on the \(kind) returned nil after \(ms) ms",
-                                    expected: "nil only after the timeout", observed: "nil after \(ms) ms"))
+            findings.append(
+                Finding(
+                    .c6_2, "step \(step): wait(timeout: \(slack)) on the \(kind) returned nil after \(ms) ms",
+                    expected: "nil only after the timeout", observed: "nil after \(ms) ms"))
         } else if result != expected {
-            findings.append(Finding(probed.outcomeRule, "step \(step) (\(kind) of \(probed.inputs) inputs completed last to first) completed with the wrong outcome",
-                                    expected: expected.description, observed: result?.description ?? "not completed in time"))
+            findings.append(
+                Finding(
+                    probed.outcomeRule,
+                    "step \(step) (\(kind) of \(probed.inputs) inputs completed last to first) completed with the wrong outcome",
+                    expected: expected.description, observed: result?.description ?? "not completed in time"))
         }
     }
 
@@ -124,8 +144,10 @@ struct ProbeChecks {
         exercised.insert(.c5_5)
         judged.judge(step)
         guard !alive.isEmpty else { return }
-        findings.append(Finding(.c5_5, "step \(step): the completed \(probed.kind.rawValue) keeps \(alive.count) of its inputs or their values alive",
-                                expected: "released once it completed", observed: alive.prefix(5).joined(separator: ", ")))
+        findings.append(
+            Finding(
+                .c5_5, "step \(step): the completed \(probed.kind.rawValue) keeps \(alive.count) of its inputs or their values alive",
+                expected: "released once it completed", observed: alive.prefix(5).joined(separator: ", ")))
     }
 
     /// Every round of two calls started at once went as the contract says whichever came first
@@ -135,7 +157,9 @@ struct ProbeChecks {
         exercised.formUnion(race.pair.rules)
         judged.judge(step)
         guard let loss else { return }
-        findings.append(Finding(loss.rule, "step \(step) (\(race)), round \(loss.round + 1) of \(rounds): \(loss.what)",
-                                expected: loss.expected, observed: loss.observed))
+        findings.append(
+            Finding(
+                loss.rule, "step \(step) (\(race)), round \(loss.round + 1) of \(rounds): \(loss.what)",
+                expected: loss.expected, observed: loss.observed))
     }
 }

@@ -54,8 +54,9 @@ enum ProgramChecks {
             // No task explains it, yet an await never resumed: its continuation was lost.
             var observed = [finding.observed, hang.running].filter { !$0.isEmpty }
             if !finding.observed.hasPrefix("likely culprit: "), hang.awaitsNotResumed > 0 {
-                observed.insert("likely culprit: \(hang.awaitsNotResumed) await(s) never resumed although no stuck task "
-                                + "explains it: a lost continuation (C2.1, C6.5)", at: 0)
+                observed.insert(
+                    "likely culprit: \(hang.awaitsNotResumed) await(s) never resumed although no stuck task "
+                        + "explains it: a lost continuation (C2.1, C6.5)", at: 0)
             }
             finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: observed.joined(separator: "; "))
         case .blockedJob(let job), .blockedSeat(let job):
@@ -63,8 +64,9 @@ enum ProgramChecks {
             result.events = hang.events.map(\.description).joined(separator: "\n")
         case .stuck:
             let what = hang.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
-            finding = Finding(finding.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
-                              expected: finding.expected, observed: finding.observed)
+            finding = Finding(
+                finding.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
+                expected: finding.expected, observed: finding.observed)
             result.events = hang.events.map(\.description).joined(separator: "\n")
             result.replayEvents = hang.events
         }
@@ -81,9 +83,10 @@ enum ProgramChecks {
         checkers.runAll()
         var probes = ProbeChecks(program: record.program, slack: slack)
         probes.run(over: record.timedEvents)
-        var timing = TimingChecks(program: record.program, observations: Observations(record.timedEvents), oracle: checkers.oracle,
-                                  events: record.timedEvents, slack: slack,
-                                  runClock: record.seated && record.notReproducible.isEmpty)
+        var timing = TimingChecks(
+            program: record.program, observations: Observations(record.timedEvents), oracle: checkers.oracle,
+            events: record.timedEvents, slack: slack,
+            runClock: record.seated && record.notReproducible.isEmpty)
         timing.runAll()
         var exercised = checkers.exercised
         exercised.merge(probes.exercised)
@@ -94,8 +97,9 @@ enum ProgramChecks {
         var findings = record.executorViolations + probes.findings + timing.findings + checkers.findings
         findings += leaks(record, exercised: &exercised, judged: &judged)
         let events = findings.isEmpty ? "" : record.timedEvents.map(\.description).joined(separator: "\n")
-        var result = ProgramResult(findings: findings, exercised: exercised.rules, checks: exercised.counts, abandoned: false,
-                                   events: events, replayEvents: record.events)
+        var result = ProgramResult(
+            findings: findings, exercised: exercised.rules, checks: exercised.counts, abandoned: false,
+            events: events, replayEvents: record.events)
         result.entryPointChecks = judged.checks
         return result
     }
@@ -110,13 +114,17 @@ enum ProgramChecks {
         }
         if !record.probes.isEmpty { exercised.insert(.c8_1) }
         if !record.liveProbes.isEmpty {
-            findings.append(Finding(.c8_1, "closures still alive after their tasks completed and ran",
-                                    expected: "released", observed: record.liveProbes.prefix(10).joined(separator: ", ")))
+            findings.append(
+                Finding(
+                    .c8_1, "closures still alive after their tasks completed and ran",
+                    expected: "released", observed: record.liveProbes.prefix(10).joined(separator: ", ")))
         }
         if !record.tasks.isEmpty { exercised.insert(.c8_2) }
         if !record.liveTasks.isEmpty {
-            findings.append(Finding(.c8_2, "tasks still alive after every reference was dropped",
-                                    expected: "freed", observed: record.liveTasks.prefix(10).map { "t\($0)" }.joined(separator: ", ")))
+            findings.append(
+                Finding(
+                    .c8_2, "tasks still alive after every reference was dropped",
+                    expected: "freed", observed: record.liveTasks.prefix(10).map { "t\($0)" }.joined(separator: ", ")))
         }
         return findings
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TaskAPI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -75,8 +76,9 @@ extension Conformance {
             SegfaultReporter.serial.lock()
             defer { SegfaultReporter.serial.unlock() }
             for check in checks {
-                SegfaultReporter.install(message: "\(backend.name): \(check.rule) broken: stack overflow in the resource check "
-                                         + "\(check) of \(links) links on a 512 KiB stack (recursion instead of a trampoline?)\n")
+                SegfaultReporter.install(
+                    message: "\(backend.name): \(check.rule) broken: stack overflow in the resource check "
+                        + "\(check) of \(links) links on a 512 KiB stack (recursion instead of a trampoline?)\n")
                 let finding = ResourceChecks(backend: backend, links: links, limit: limit, freeLimit: freeLimit).run(check)
                 SegfaultReporter.uninstall()
                 if let finding { findings.withLock { $0.append(finding) } }
@@ -129,9 +131,11 @@ private struct ResourceChecks {
         step(0)
         let observed = done.task.wait(timeout: limit)
         guard case .success(links) = observed else {
-            return Finding(.c2_7, "resource check: \(check) of \(links) steps "
-                           + (observed == nil ? "did not complete within \(limit)" : "completed wrongly"),
-                           expected: "success(\(links))", observed: observed.map { "\(Outcome($0))" } ?? "still pending")
+            return Finding(
+                .c2_7,
+                "resource check: \(check) of \(links) steps "
+                    + (observed == nil ? "did not complete within \(limit)" : "completed wrongly"),
+                expected: "success(\(links))", observed: observed.map { "\(Outcome($0))" } ?? "still pending")
         }
         return nil
     }
@@ -153,9 +157,11 @@ private struct ResourceChecks {
         tasks.reverse()
         while tasks.popLast() != nil {}
         guard case .success(links) = observed else {
-            return Finding(.c2_7, "resource check: \(check) of \(links) links "
-                           + (observed == nil ? "did not complete within \(limit)" : "completed wrongly"),
-                           expected: "success(\(links))", observed: observed.map { "\(Outcome($0))" } ?? "still pending")
+            return Finding(
+                .c2_7,
+                "resource check: \(check) of \(links) links "
+                    + (observed == nil ? "did not complete within \(limit)" : "completed wrongly"),
+                expected: "success(\(links))", observed: observed.map { "\(Outcome($0))" } ?? "still pending")
         }
         return nil
     }
@@ -197,11 +203,14 @@ private struct ResourceChecks {
         }
         guard root != nil || leaf != nil else { return nil }
         let ended = workEnded.withLock { $0 }
-        let since = ended.map { "of the chain's completion (the work the drop set off, \($0 - dropped) after the drop)" }
+        let since =
+            ended.map { "of the chain's completion (the work the drop set off, \($0 - dropped) after the drop)" }
             ?? "of the drop (the chain did not complete within \(limit) either)"
-        return Finding(.c8_2, "resource check: a pending chain of \(links) links, dropped, was not freed within \(freeLimit) \(since)",
-                       expected: "root and leaf freed", observed: [root.map { _ in "root alive" }, leaf.map { _ in "leaf alive" }]
-                        .compactMap { $0 }.joined(separator: ", "))
+        return Finding(
+            .c8_2, "resource check: a pending chain of \(links) links, dropped, was not freed within \(freeLimit) \(since)",
+            expected: "root and leaf freed",
+            observed: [root.map { _ in "root alive" }, leaf.map { _ in "leaf alive" }]
+                .compactMap { $0 }.joined(separator: ", "))
     }
 }
 

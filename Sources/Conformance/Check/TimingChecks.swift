@@ -78,10 +78,13 @@ struct TimingChecks {
             judged.judge([registration.step] + cancels)
             judged.judge(tokens: lineage)
             if runs.count > 1 {
-                fail(.c4_2, "handler h\(h) (step \(registration.step)) ran \(runs.count) times", expected: "exactly once", observed: "\(runs.count) runs")
+                fail(
+                    .c4_2, "handler h\(h) (step \(registration.step)) ran \(runs.count) times", expected: "exactly once",
+                    observed: "\(runs.count) runs")
             }
             guard let registered = observations.stepEnd[registration.step],
-                  let registering = observations.stepStart[registration.step]?.seq else { continue }
+                let registering = observations.stepStart[registration.step]?.seq
+            else { continue }
             // The disposal that counts: the first to start after `register` returned. One that
             // overlaps the registration may or may not find it: nothing is certain then.
             var disposal: (step: Int, start: UInt64, end: UInt64)?
@@ -98,8 +101,10 @@ struct TimingChecks {
             if let (d, disposeStart, disposed) = disposal {
                 if !timed, firstCancelStart.map({ $0 > disposed }) ?? true {
                     if let run = runs.first {
-                        fail(.c4_2, "handler h\(h) ran although it was disposed (step \(d)) before its token k\(registration.token) was cancelled",
-                             expected: "never runs", observed: "ran at event #\(run)")
+                        fail(
+                            .c4_2,
+                            "handler h\(h) ran although it was disposed (step \(d)) before its token k\(registration.token) was cancelled",
+                            expected: "never runs", observed: "ran at event #\(run)")
                     }
                     continue
                 }
@@ -108,8 +113,9 @@ struct TimingChecks {
             }
             guard let cancelledBy, let firstCancelStart else { continue }
             if runs.isEmpty {
-                fail(.c4_2, "handler h\(h) (step \(registration.step)) never ran although k\(registration.token) was cancelled",
-                     expected: "runs once", observed: "never ran")
+                fail(
+                    .c4_2, "handler h\(h) (step \(registration.step)) never ran although k\(registration.token) was cancelled",
+                    expected: "runs once", observed: "never ran")
                 continue
             }
             let run = runs[0]
@@ -119,17 +125,23 @@ struct TimingChecks {
             // handlers: then the first returned too early (C4.1), not the handler late (C4.2).
             let raced = cancels.contains { $0 != first && (observations.stepStart[$0]?.seq ?? .max) < firstEnd }
             if registered < firstCancelStart, run > firstEnd, raced {
-                fail(.c4_1, "a cancel() of k\(registration.token)'s lineage returned before handler h\(h), run by another one racing it, ran",
-                     expected: "every cancel() returns after the handlers ran", observed: "h\(h) ran at event #\(run), after #\(firstEnd)")
+                fail(
+                    .c4_1,
+                    "a cancel() of k\(registration.token)'s lineage returned before handler h\(h), run by another one racing it, ran",
+                    expected: "every cancel() returns after the handlers ran", observed: "h\(h) ran at event #\(run), after #\(firstEnd)")
             } else if registered < firstCancelStart, run > firstEnd {
-                fail(.c4_2, "handler h\(h) ran after the cancel() that should run it returned",
-                     expected: "inside the first cancel()", observed: "ran at event #\(run), after #\(firstEnd)")
+                fail(
+                    .c4_2, "handler h\(h) ran after the cancel() that should run it returned",
+                    expected: "inside the first cancel()", observed: "ran at event #\(run), after #\(firstEnd)")
             } else if registered < firstCancelStart, run > cancelledBy {
-                fail(.c4_1, "a cancel() of k\(registration.token)'s lineage returned before handler h\(h), run by the first one, ran",
-                     expected: "every cancel() returns after the first one's handlers ran", observed: "h\(h) ran at event #\(run), after #\(cancelledBy)")
+                fail(
+                    .c4_1, "a cancel() of k\(registration.token)'s lineage returned before handler h\(h), run by the first one, ran",
+                    expected: "every cancel() returns after the first one's handlers ran",
+                    observed: "h\(h) ran at event #\(run), after #\(cancelledBy)")
             } else if registering > cancelledBy, run > registered || run < registering {
-                fail(.c4_2, "handler h\(h), registered on the already cancelled k\(registration.token), did not run inside register",
-                     expected: "runs before register returns", observed: "ran at event #\(run)")
+                fail(
+                    .c4_2, "handler h\(h), registered on the already cancelled k\(registration.token), did not run inside register",
+                    expected: "runs before register returns", observed: "ran at event #\(run)")
             }
         }
         checkHandlerOrder(registrations, disposals: disposals)
@@ -142,13 +154,16 @@ struct TimingChecks {
             for b in registrations[(i + 1)...] where a.token == b.token && disposals[a.handler] == nil && disposals[b.handler] == nil {
                 let lineage = oracle.tokenLineage(a.token)
                 guard !hasTimer(lineage),
-                      let cancelStart = cancelSteps(lineage).compactMap({ observations.stepStart[$0]?.seq }).min(),
-                      let aEnd = observations.stepEnd[a.step], let bStart = observations.stepStart[b.step]?.seq,
-                      let bEnd = observations.stepEnd[b.step], aEnd < bStart, bEnd < cancelStart,
-                      let runA = handlerRuns[a.handler]?.first, let runB = handlerRuns[b.handler]?.first else { continue }
+                    let cancelStart = cancelSteps(lineage).compactMap({ observations.stepStart[$0]?.seq }).min(),
+                    let aEnd = observations.stepEnd[a.step], let bStart = observations.stepStart[b.step]?.seq,
+                    let bEnd = observations.stepEnd[b.step], aEnd < bStart, bEnd < cancelStart,
+                    let runA = handlerRuns[a.handler]?.first, let runB = handlerRuns[b.handler]?.first
+                else { continue }
                 if runB < runA {
-                    fail(.c4_2, "handler h\(b.handler) (registered at step \(b.step)) ran before h\(a.handler) (registered earlier, at step \(a.step))",
-                         expected: "registration order", observed: "h\(b.handler) first")
+                    fail(
+                        .c4_2,
+                        "handler h\(b.handler) (registered at step \(b.step)) ran before h\(a.handler) (registered earlier, at step \(a.step))",
+                        expected: "registration order", observed: "h\(b.handler) first")
                 }
             }
         }
@@ -156,7 +171,9 @@ struct TimingChecks {
 
     private func cancelSteps(_ lineage: [Int]) -> [Int] {
         program.steps.indices.filter {
-            if case .cancel(let cancel) = program.steps[$0].operation { return cancel.afterMicroseconds == nil && lineage.contains(cancel.token) }
+            if case .cancel(let cancel) = program.steps[$0].operation {
+                return cancel.afterMicroseconds == nil && lineage.contains(cancel.token)
+            }
             return false
         }
     }
@@ -192,12 +209,16 @@ struct TimingChecks {
             judged.judge(index)
             let fires = timerFires[index] ?? []
             guard let fired = fires.first else {
-                fail(rule, "the timer of step \(index) (\(step.operation)) never fired", expected: "fires after \(us)us", observed: "never fired")
+                fail(
+                    rule, "the timer of step \(index) (\(step.operation)) never fired", expected: "fires after \(us)us",
+                    observed: "never fired")
                 continue
             }
             if fires.count > 1 {
                 // A cancel(after:) is seen through a handler of the harness: one run twice breaks C4.2.
-                fail(rule == .c4_6 ? .c4_2 : rule, "the timer of step \(index) (\(step.operation)) fired \(fires.count) times", expected: "once", observed: "\(fires.count) times")
+                fail(
+                    rule == .c4_6 ? .c4_2 : rule, "the timer of step \(index) (\(step.operation)) fired \(fires.count) times",
+                    expected: "once", observed: "\(fires.count) times")
             }
             checkWindow(rule, at: fired, start: start, end: end, us: us, what: "the timer of step \(index) (\(step.operation)) fired")
         }
@@ -208,11 +229,14 @@ struct TimingChecks {
     private mutating func checkWindow(_ rule: Rule, at moment: UInt64, start: UInt64, end: UInt64, us: Int, what: String) {
         let due = UInt64(us) * 1_000
         if moment < start + due {
-            fail(rule, "\(what) \((moment &- start) / 1_000)us after the call", expected: "no earlier than \(us)us",
-                 observed: "\(Int64(bitPattern: moment &- start) / 1_000)us")
+            fail(
+                rule, "\(what) \((moment &- start) / 1_000)us after the call", expected: "no earlier than \(us)us",
+                observed: "\(Int64(bitPattern: moment &- start) / 1_000)us")
         } else if moment > end + due + slack {
-            fail(rule, "\(what) \((moment - end) / 1_000_000) ms after the call returned", expected: "within \(us)us plus the slack of \(slack / 1_000_000) ms",
-                 observed: "\((moment - end) / 1_000_000) ms")
+            fail(
+                rule, "\(what) \((moment - end) / 1_000_000) ms after the call returned",
+                expected: "within \(us)us plus the slack of \(slack / 1_000_000) ms",
+                observed: "\((moment - end) / 1_000_000) ms")
         }
     }
 
@@ -235,8 +259,9 @@ struct TimingChecks {
                 if conclusive {
                     exercised.insert(.c4_3)
                     if seen.outcome != .cancelled {
-                        fail(.c4_3, "\(step.operation) ignored its token, cancelled before the delay was up",
-                             expected: "cancelled", observed: seen.outcome.description)
+                        fail(
+                            .c4_3, "\(step.operation) ignored its token, cancelled before the delay was up",
+                            expected: "cancelled", observed: seen.outcome.description)
                     }
                 } else if seen.outcome == .success(0), oracle.tokenState(token) == .never {
                     exercised.insert(.c5_4)
@@ -250,9 +275,10 @@ struct TimingChecks {
                 let due = end + UInt64(us) * 1_000
                 let bound = max(end, min(observations.completions[antecedent]?.first?.uptime ?? due, due)) + slack
                 if seen.uptime > bound {
-                    fail(.c5_4, "\(step.operation) completed \((seen.uptime - end) / 1_000_000) ms after the call returned",
-                         expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms",
-                         observed: "\((seen.uptime - end) / 1_000_000) ms")
+                    fail(
+                        .c5_4, "\(step.operation) completed \((seen.uptime - end) / 1_000_000) ms after the call returned",
+                        expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms",
+                        observed: "\((seen.uptime - end) / 1_000_000) ms")
                 }
             }
         }
@@ -262,26 +288,35 @@ struct TimingChecks {
 
     private mutating func checkWaitTimeouts() {
         for wait in earlyHarnessWaits {
-            fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)): the harness's wait(timeout: \(wait.limit / 1_000_000) ms) "
-                 + "on the task the step made returned nil \(wait.elapsed / 1_000)us after the call, the task not completed",
-                 expected: "nil only after \(wait.limit / 1_000_000) ms", observed: "nil after \(wait.elapsed / 1_000)us")
+            fail(
+                .c6_2,
+                "step \(wait.step) (\(program.steps[wait.step].operation)): the harness's wait(timeout: \(wait.limit / 1_000_000) ms) "
+                    + "on the task the step made returned nil \(wait.elapsed / 1_000)us after the call, the task not completed",
+                expected: "nil only after \(wait.limit / 1_000_000) ms", observed: "nil after \(wait.elapsed / 1_000)us")
         }
         for wait in observations.waits where wait.result == nil {
             // Never nil before the timeout: the return is logged after it, the call began after the step's start.
-            if case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds, let start = stepStartUp[wait.step],
-               let returned = waitedUp[wait.step], returned < start + UInt64(us) * 1_000 {
-                fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil \((returned - start) / 1_000)us after the call",
-                     expected: "nil only after \(us)us", observed: "\((returned - start) / 1_000)us")
+            if case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds,
+                let start = stepStartUp[wait.step],
+                let returned = waitedUp[wait.step], returned < start + UInt64(us) * 1_000
+            {
+                fail(
+                    .c6_2,
+                    "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil \((returned - start) / 1_000)us after the call",
+                    expected: "nil only after \(us)us", observed: "\((returned - start) / 1_000)us")
             }
             guard case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds,
-                  let start = stepStartUp[wait.step], let done = observations.completions[wait.task]?.first?.uptime else { continue }
+                let start = stepStartUp[wait.step], let done = observations.completions[wait.task]?.first?.uptime
+            else { continue }
             exercised.insert(.c6_2)
             judged.judge(wait.step)
             // The observer ran after the completion; the deadline is after start + us.
             if done + 100_000 < start + UInt64(us) * 1_000 {
-                fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil although t\(wait.task) completed "
-                     + "\((start + UInt64(us) * 1_000 - done) / 1_000)us before its deadline",
-                     expected: observations.outcome(wait.task)?.description ?? "the outcome", observed: "nil")
+                fail(
+                    .c6_2,
+                    "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil although t\(wait.task) completed "
+                        + "\((start + UInt64(us) * 1_000 - done) / 1_000)us before its deadline",
+                    expected: observations.outcome(wait.task)?.description ?? "the outcome", observed: "nil")
             }
         }
     }
@@ -295,15 +330,19 @@ struct TimingChecks {
     private mutating func checkLateTimedWaits() {
         for wait in observations.waits where wait.result != nil {
             guard case .wait(let call) = program.steps[wait.step].operation, call.timeoutMicroseconds != nil,
-                  let start = stepStartUp[wait.step], let returned = returnedUp[wait.step],
-                  let done = observations.completions[wait.task]?.first?.uptime else { continue }
+                let start = stepStartUp[wait.step], let returned = returnedUp[wait.step],
+                let done = observations.completions[wait.task]?.first?.uptime
+            else { continue }
             exercised.insert(.c6_2)
             judged.judge(wait.step)
             if returned > max(done, start) {
-                fail(.c6_2, "step \(wait.step) (\(program.steps[wait.step].operation)) returned the outcome "
-                     + "\((returned - max(done, start)) / 1_000)us of the run's clock after t\(wait.task) completed and the call began: "
-                     + "it slept through its wake-up until its deadline",
-                     expected: "returns as t\(wait.task) completes, before the run's clock moves", observed: "returned \((returned - start) / 1_000)us after the call")
+                fail(
+                    .c6_2,
+                    "step \(wait.step) (\(program.steps[wait.step].operation)) returned the outcome "
+                        + "\((returned - max(done, start)) / 1_000)us of the run's clock after t\(wait.task) completed and the call began: "
+                        + "it slept through its wake-up until its deadline",
+                    expected: "returns as t\(wait.task) completes, before the run's clock moves",
+                    observed: "returned \((returned - start) / 1_000)us after the call")
             }
         }
     }
@@ -315,8 +354,9 @@ struct TimingChecks {
             let returned = awaitedUp[step]
             if returned.map({ $0 > cancelled + slack }) ?? true {
                 let late = returned.map { "returned \(($0 - cancelled) / 1_000_000) ms after" } ?? "never returned"
-                fail(.c4_7, "step \(step) (\(program.steps[step].operation)): the await \(late) its Swift task was cancelled",
-                     expected: "stops within the slack of \(slack / 1_000_000) ms", observed: late)
+                fail(
+                    .c4_7, "step \(step) (\(program.steps[step].operation)): the await \(late) its Swift task was cancelled",
+                    expected: "stops within the slack of \(slack / 1_000_000) ms", observed: late)
             }
         }
     }

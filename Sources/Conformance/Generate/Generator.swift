@@ -105,8 +105,11 @@ struct ProgramBuilder {
     /// Every source not held gets a completing step, so every program can finish.
     mutating func completeOpenSources() {
         for source in openSources {
-            add(.complete(ProgramOperation.Complete(source: source, outcome: setterOutcome(), throwing: rng.chance(30),
-                                                    void: voidSources.contains(source))))
+            add(
+                .complete(
+                    ProgramOperation.Complete(
+                        source: source, outcome: setterOutcome(), throwing: rng.chance(30),
+                        void: voidSources.contains(source))))
         }
         openSources = []
     }

@@ -226,7 +226,7 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .then, .catch, .thenKeeping: return false
         case .continueWith, .continueWithTask, .map, .flatMap, .recover, .recoverTask, .finally, .finallyTask, .continueWithKeeping,
-             .mapKeeping:
+            .mapKeeping:
             return true
         }
     }
@@ -236,7 +236,7 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .finally, .finallyTask: return false
         case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch, .continueWithKeeping, .mapKeeping,
-             .thenKeeping:
+            .thenKeeping:
             return true
         }
     }

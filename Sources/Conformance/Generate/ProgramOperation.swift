@@ -126,9 +126,9 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
 /// this order, so a new kind goes last (or every recorded seed gives another program).
 public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
-         timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
-         nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
-         factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds
+        timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
+        nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
+        factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds
 
     /// The payload type of this kind.
     var payloadType: any OperationPayload.Type {
@@ -288,8 +288,10 @@ struct BodySpec {
     /// Registered on the actor pinned to its serial executor: it must run there, isolated (C9.10).
     let pinned: Bool
 
-    init(task: Int, executor placement: Placement, token: Int?, continuation: (antecedent: Int, kind: ContinuationKind)? = nil,
-         host: Host? = nil, runsTask: Bool = true, pinned: Bool = false) {
+    init(
+        task: Int, executor placement: Placement, token: Int?, continuation: (antecedent: Int, kind: ContinuationKind)? = nil,
+        host: Host? = nil, runsTask: Bool = true, pinned: Bool = false
+    ) {
         self.task = task
         self.placement = placement
         self.token = token

@@ -25,7 +25,9 @@ extension Program {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let content = Substring(raw.trimmingCharacters(in: .whitespacesAndNewlines))
             if content.isEmpty || content.hasPrefix("#") { continue }
-            func failure(_ reason: String) -> ProgramParseError { ProgramParseError(line: index + 1, text: String(content), reason: reason) }
+            func failure(_ reason: String) -> ProgramParseError {
+                ProgramParseError(line: index + 1, text: String(content), reason: reason)
+            }
             guard header != nil else {
                 header = Self.header(content)
                 if header == nil { throw failure("expected the header `program seed=<n> drivers=<n> serial=<n> counting=<n>`") }
@@ -38,16 +40,19 @@ extension Program {
             throw ProgramParseError(line: 1, text: "", reason: "no program: expected the header `program seed=<n> drivers=<n> ...`")
         }
         if let driver = steps.map(\.driver).max(), driver >= header.drivers {
-            throw ProgramParseError(line: 1, text: "drivers=\(header.drivers)", reason: "a step runs on d\(driver), more drivers than the header's")
+            throw ProgramParseError(
+                line: 1, text: "drivers=\(header.drivers)", reason: "a step runs on d\(driver), more drivers than the header's")
         }
-        self.init(seed: header.seed, drivers: header.drivers, serialExecutors: header.serial, countingExecutors: header.counting, steps: steps)
+        self.init(
+            seed: header.seed, drivers: header.drivers, serialExecutors: header.serial, countingExecutors: header.counting, steps: steps)
     }
 
     private static func header(_ text: Substring) -> (UInt64, Int, Int, Int)? {
         var scanner = TextScanner(text)
         guard scanner.take("program seed="), let seed = scanner.unsigned(), scanner.take(" drivers="), let drivers = scanner.number(),
-              drivers > 0, scanner.take(" serial="), let serial = scanner.number(), scanner.take(" counting="),
-              let counting = scanner.number() else { return nil }
+            drivers > 0, scanner.take(" serial="), let serial = scanner.number(), scanner.take(" counting="),
+            let counting = scanner.number()
+        else { return nil }
         return (seed, drivers, serial, counting)
     }
 
@@ -174,7 +179,7 @@ struct TextScanner {
         let forms: [(String, (InnerTask) -> ContinuationKind)] = [
             ("continueWithTask->", { .continueWithTask($0) }), ("flatMap->", { .flatMap($0) }),
             ("recoverTask->", { .recoverTask($0) }), ("finallyTask->", { .finallyTask($0) }),
-            ("continueWith=>", { .continueWithKeeping($0) }), ("map=>", { .mapKeeping($0) }), ("then=>", { .thenKeeping($0) }),
+            ("continueWith=>", { .continueWithKeeping($0) }), ("map=>", { .mapKeeping($0) }), ("then=>", { .thenKeeping($0) })
         ]
         for (prefix, make) in forms where take(prefix) {
             return innerTask().map(make)

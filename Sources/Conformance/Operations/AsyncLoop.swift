@@ -23,7 +23,9 @@ extension ProgramOperation {
         var operation: ProgramOperation { .asyncLoop(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
-                guard s.take("async loop of "), let steps = s.number(), s.take(" steps on "), let executor = s.executor() else { return nil }
+                guard s.take("async loop of "), let steps = s.number(), s.take(" steps on "), let executor = s.executor() else {
+                    return nil
+                }
                 return Self(steps: steps, executor: executor)
             }
         }

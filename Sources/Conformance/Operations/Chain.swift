@@ -16,8 +16,10 @@ extension ProgramOperation {
 
         /// The form is made consistent with the arguments: `finally` takes no token, the
         /// executor form none either, the token form needs one and runs on the default executor.
-        public init(task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-                    form: CallForm = .requirement, host: Host? = nil) {
+        public init(
+            task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
+            form: CallForm = .requirement, host: Host? = nil
+        ) {
             self.task = task
             self.kind = kind
             self.antecedent = antecedent
@@ -42,9 +44,12 @@ extension ProgramOperation {
                 guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."), let kind = s.continuationKind()
                 else { return nil }
                 // `finally { }` names no executor.
-                guard let (form, executor, token) = s.rest.hasPrefix(" {") ? (.executor, .default, nil) : s.callArguments() else { return nil }
+                guard let (form, executor, token) = s.rest.hasPrefix(" {") ? (.executor, .default, nil) : s.callArguments() else {
+                    return nil
+                }
                 guard s.take(" "), let body = s.body() else { return nil }
-                let chain = Self(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host)
+                let chain = Self(
+                    task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host)
                 return chain.form == form ? chain : nil
             }
         }
@@ -59,7 +64,8 @@ extension ProgramOperation {
             // pinned actor on the backend's own actor executor, which a controlled run does not
             // schedule: only where programs may use work from outside it.
             let outside = program.usesOutsideWork
-            var form = [CallForm.requirement, .executor, .token, .actor][program.rng.weighted([45, 20, outside ? 20 : 0, outside && program.serials > 1 ? 15 : 0])]
+            var form = [CallForm.requirement, .executor, .token, .actor][
+                program.rng.weighted([45, 20, outside ? 20 : 0, outside && program.serials > 1 ? 15 : 0])]
             if form == .executor, !kind.takesToken, !outside { form = .requirement }
             var executor = reused ?? program.executor()
             var token = kind.takesToken && form != .executor ? program.token() : nil
@@ -69,8 +75,9 @@ extension ProgramOperation {
             let host = hosted ? program.host(nesting: antecedent) : nil
             let (sources, held) = program.dependencies([antecedent] + [kind.inner?.task, host?.antecedent].compactMap { $0 })
             if !hosted { program.lastChain = (antecedent, executor) }
-            let chain = Chain(task: program.nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token,
-                              body: program.body(), form: form, host: host)
+            let chain = Chain(
+                task: program.nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token,
+                body: program.body(), form: form, host: host)
             // A task made inside a host exists once the host ran: no later step takes it.
             program.addTask(.chain(chain), sources: sources, held: held, hidden: hosted)
         }
@@ -105,8 +112,9 @@ extension ProgramOperation {
         }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
-                 token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids))
+            Self(
+                task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
+                token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
@@ -122,8 +130,9 @@ extension ProgramOperation {
         /// A value form keeping a task: the step's task is the harness's read of its value, pending
         /// while the body runs, not the body's own.
         var bodySpec: BodySpec? {
-            BodySpec(task: task, executor: .on(executor), token: token, continuation: (antecedent, kind), host: host, runsTask: kind.kept == nil,
-                     pinned: form == .actor)
+            BodySpec(
+                task: task, executor: .on(executor), token: token, continuation: (antecedent, kind), host: host, runsTask: kind.kept == nil,
+                pinned: form == .actor)
         }
 
         func perform(in execution: ProgramExecution, step: Int) {
@@ -204,8 +213,10 @@ extension ProgramOperation {
         task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
         form: CallForm = .requirement, host: Host? = nil
     ) -> Self {
-        .chain(Chain(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body,
-                     form: form, host: host))
+        .chain(
+            Chain(
+                task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body,
+                form: form, host: host))
     }
 }
 
@@ -243,4 +254,3 @@ extension ContinuationKind {
         }
     }
 }
-

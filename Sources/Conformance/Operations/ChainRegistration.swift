@@ -45,17 +45,32 @@ struct ChainRegistration {
         let (executor, optional) = (forms.executor, forms.optional)
         switch chain.kind {
         case .continueWithKeeping:
-            return forms.call({ a.continueWith(on: executor, token: token) { try task(Outcome($0)) } },
-                              { a.continueWith(on: optional) { try task(Outcome($0)) } }, { a.continueWith(token: token) { try task(Outcome($0)) } },
-                              { actor in a.continueWith(on: actor, token: token) { actor, outcome in actor.enter(); return try task(Outcome(outcome)) } })
+            return forms.call(
+                { a.continueWith(on: executor, token: token) { try task(Outcome($0)) } },
+                { a.continueWith(on: optional) { try task(Outcome($0)) } }, { a.continueWith(token: token) { try task(Outcome($0)) } },
+                { actor in
+                    a.continueWith(on: actor, token: token) { actor, outcome in
+                        actor.enter(); return try task(Outcome(outcome))
+                    }
+                })
         case .thenKeeping:
-            return forms.call({ a.then(on: executor, token: token) { try task(.success($0)) } }, { a.then(on: optional) { try task(.success($0)) } },
-                              { a.then(token: token) { try task(.success($0)) } },
-                              { actor in a.then(on: actor, token: token) { actor, value in actor.enter(); return try task(.success(value)) } })
+            return forms.call(
+                { a.then(on: executor, token: token) { try task(.success($0)) } }, { a.then(on: optional) { try task(.success($0)) } },
+                { a.then(token: token) { try task(.success($0)) } },
+                { actor in
+                    a.then(on: actor, token: token) { actor, value in
+                        actor.enter(); return try task(.success(value))
+                    }
+                })
         case .mapKeeping:
-            return forms.call({ a.map(on: executor, token: token) { try task(.success($0)) } }, { a.map(on: optional) { try task(.success($0)) } },
-                              { a.map(token: token) { try task(.success($0)) } },
-                              { actor in a.map(on: actor, token: token) { actor, value in actor.enter(); return try task(.success(value)) } })
+            return forms.call(
+                { a.map(on: executor, token: token) { try task(.success($0)) } }, { a.map(on: optional) { try task(.success($0)) } },
+                { a.map(token: token) { try task(.success($0)) } },
+                { actor in
+                    a.map(on: actor, token: token) { actor, value in
+                        actor.enter(); return try task(.success(value))
+                    }
+                })
         case .continueWith, .continueWithTask, .map, .then, .flatMap, .recover, .recoverTask, .catch, .finally, .finallyTask:
             preconditionFailure("ChainRegistration.keeping: step \(step)'s \(chain.kind) keeps no task (register routes it to Forms)")
         }
@@ -75,8 +90,10 @@ private struct Forms {
 
     /// The call of the step's form: `requirement` (`on:token:`), `onExecutor` (`on:` an optional
     /// executor), `withToken` (`token:`, the default executor), `onActor` (`on:` the pinned actor).
-    func call<T>(_ requirement: () -> any AsyncTask<T>, _ onExecutor: () -> any AsyncTask<T>, _ withToken: () -> any AsyncTask<T>,
-                 _ onActor: (ProgramActor) -> any AsyncTask<T>) -> any AsyncTask<T> {
+    func call<T>(
+        _ requirement: () -> any AsyncTask<T>, _ onExecutor: () -> any AsyncTask<T>, _ withToken: () -> any AsyncTask<T>,
+        _ onActor: (ProgramActor) -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
         switch chain.form {
         case .requirement: return requirement()
         case .executor: return onExecutor()
@@ -86,7 +103,8 @@ private struct Forms {
     }
 
     func register(
-        on a: any AsyncTask<Int>, body: @escaping @Sendable (Outcome) throws -> Int, task: @escaping @Sendable (Outcome) throws -> any AsyncTask<Int>,
+        on a: any AsyncTask<Int>, body: @escaping @Sendable (Outcome) throws -> Int,
+        task: @escaping @Sendable (Outcome) throws -> any AsyncTask<Int>,
         voidTask: @escaping @Sendable (Outcome) throws -> any AsyncTask<Void>, failure: @escaping @Sendable (any Error) -> Outcome
     ) -> any AsyncTask<Int> {
         let (executor, optional, token) = (self.executor, self.optional, self.token)
@@ -94,59 +112,113 @@ private struct Forms {
         case .continueWithKeeping, .mapKeeping, .thenKeeping:
             preconditionFailure("Forms.register: step \(step)'s \(chain.kind) keeps its task (register routes it to keeping)")
         case .continueWith:
-            return call({ a.continueWith(on: executor, token: token) { try body(Outcome($0)) } },
-                        { a.continueWith(on: optional) { try body(Outcome($0)) } }, { a.continueWith(token: token) { try body(Outcome($0)) } },
-                        { actor in a.continueWith(on: actor, token: token) { actor, outcome in actor.enter(); return try body(Outcome(outcome)) } })
+            return call(
+                { a.continueWith(on: executor, token: token) { try body(Outcome($0)) } },
+                { a.continueWith(on: optional) { try body(Outcome($0)) } }, { a.continueWith(token: token) { try body(Outcome($0)) } },
+                { actor in
+                    a.continueWith(on: actor, token: token) { actor, outcome in
+                        actor.enter(); return try body(Outcome(outcome))
+                    }
+                })
         case .continueWithTask:
-            return call({ a.continueWithTask(on: executor, token: token) { try task(Outcome($0)) } },
-                        { a.continueWithTask(on: optional) { try task(Outcome($0)) } }, { a.continueWithTask(token: token) { try task(Outcome($0)) } },
-                        { actor in a.continueWithTask(on: actor, token: token) { actor, outcome in actor.enter(); return try task(Outcome(outcome)) } })
+            return call(
+                { a.continueWithTask(on: executor, token: token) { try task(Outcome($0)) } },
+                { a.continueWithTask(on: optional) { try task(Outcome($0)) } },
+                { a.continueWithTask(token: token) { try task(Outcome($0)) } },
+                { actor in
+                    a.continueWithTask(on: actor, token: token) { actor, outcome in
+                        actor.enter(); return try task(Outcome(outcome))
+                    }
+                })
         case .map:
-            return call({ a.map(on: executor, token: token) { try body(.success($0)) } }, { a.map(on: optional) { try body(.success($0)) } },
-                        { a.map(token: token) { try body(.success($0)) } },
-                        { actor in a.map(on: actor, token: token) { actor, value in actor.enter(); return try body(.success(value)) } })
+            return call(
+                { a.map(on: executor, token: token) { try body(.success($0)) } }, { a.map(on: optional) { try body(.success($0)) } },
+                { a.map(token: token) { try body(.success($0)) } },
+                { actor in
+                    a.map(on: actor, token: token) { actor, value in
+                        actor.enter(); return try body(.success(value))
+                    }
+                })
         case .then:
-            return call({ a.then(on: executor, token: token) { try body(.success($0)) } }, { a.then(on: optional) { try body(.success($0)) } },
-                        { a.then(token: token) { try body(.success($0)) } },
-                        { actor in a.then(on: actor, token: token) { actor, value in actor.enter(); return try body(.success(value)) } })
+            return call(
+                { a.then(on: executor, token: token) { try body(.success($0)) } }, { a.then(on: optional) { try body(.success($0)) } },
+                { a.then(token: token) { try body(.success($0)) } },
+                { actor in
+                    a.then(on: actor, token: token) { actor, value in
+                        actor.enter(); return try body(.success(value))
+                    }
+                })
         case .flatMap:
-            return call({ a.flatMap(on: executor, token: token) { try task(.success($0)) } }, { a.flatMap(on: optional) { try task(.success($0)) } },
-                        { a.flatMap(token: token) { try task(.success($0)) } },
-                        { actor in a.flatMap(on: actor, token: token) { actor, value in actor.enter(); return try task(.success(value)) } })
+            return call(
+                { a.flatMap(on: executor, token: token) { try task(.success($0)) } },
+                { a.flatMap(on: optional) { try task(.success($0)) } },
+                { a.flatMap(token: token) { try task(.success($0)) } },
+                { actor in
+                    a.flatMap(on: actor, token: token) { actor, value in
+                        actor.enter(); return try task(.success(value))
+                    }
+                })
         case .recover, .catch, .recoverTask:
             return recovering(on: a, body: body, task: task, failure: failure)
         case .finally:
-            return call({ a.finally(on: executor) { _ = try body(Outcome($0)) } }, { a.finally { _ = try body(Outcome($0)) } },
-                        { a.finally { _ = try body(Outcome($0)) } },
-                        { actor in a.finally(on: actor) { actor, outcome in actor.enter(); _ = try body(Outcome(outcome)) } })
+            return call(
+                { a.finally(on: executor) { _ = try body(Outcome($0)) } }, { a.finally { _ = try body(Outcome($0)) } },
+                { a.finally { _ = try body(Outcome($0)) } },
+                { actor in
+                    a.finally(on: actor) { actor, outcome in
+                        actor.enter(); _ = try body(Outcome(outcome))
+                    }
+                })
         case .finallyTask:
-            return call({ a.finallyTask(on: executor) { try voidTask(Outcome($0)) } }, { a.finallyTask { try voidTask(Outcome($0)) } },
-                        { a.finallyTask { try voidTask(Outcome($0)) } },
-                        { actor in a.finallyTask(on: actor) { actor, outcome in actor.enter(); return try voidTask(Outcome(outcome)) } })
+            return call(
+                { a.finallyTask(on: executor) { try voidTask(Outcome($0)) } }, { a.finallyTask { try voidTask(Outcome($0)) } },
+                { a.finallyTask { try voidTask(Outcome($0)) } },
+                { actor in
+                    a.finallyTask(on: actor) { actor, outcome in
+                        actor.enter(); return try voidTask(Outcome(outcome))
+                    }
+                })
         }
     }
 
     /// `recover`, `catch`, `recoverTask`: handlers of a failure.
     private func recovering(
-        on a: any AsyncTask<Int>, body: @escaping @Sendable (Outcome) throws -> Int, task: @escaping @Sendable (Outcome) throws -> any AsyncTask<Int>,
+        on a: any AsyncTask<Int>, body: @escaping @Sendable (Outcome) throws -> Int,
+        task: @escaping @Sendable (Outcome) throws -> any AsyncTask<Int>,
         failure: @escaping @Sendable (any Error) -> Outcome
     ) -> any AsyncTask<Int> {
         let (executor, optional, token) = (self.executor, self.optional, self.token)
         switch chain.kind {
         case .catch:
-            return call({ a.catch(on: executor, token: token) { try body(failure($0)) } }, { a.catch(on: optional) { try body(failure($0)) } },
-                        { a.catch(token: token) { try body(failure($0)) } },
-                        { actor in a.catch(on: actor, token: token) { actor, error in actor.enter(); return try body(failure(error)) } })
+            return call(
+                { a.catch(on: executor, token: token) { try body(failure($0)) } }, { a.catch(on: optional) { try body(failure($0)) } },
+                { a.catch(token: token) { try body(failure($0)) } },
+                { actor in
+                    a.catch(on: actor, token: token) { actor, error in
+                        actor.enter(); return try body(failure(error))
+                    }
+                })
         case .recoverTask:
-            return call({ a.recoverTask(on: executor, token: token) { try task(failure($0)) } },
-                        { a.recoverTask(on: optional) { try task(failure($0)) } }, { a.recoverTask(token: token) { try task(failure($0)) } },
-                        { actor in a.recoverTask(on: actor, token: token) { actor, error in actor.enter(); return try task(failure(error)) } })
-        case .continueWith, .continueWithTask, .map, .then, .flatMap, .finally, .finallyTask, .continueWithKeeping, .mapKeeping, .thenKeeping:
+            return call(
+                { a.recoverTask(on: executor, token: token) { try task(failure($0)) } },
+                { a.recoverTask(on: optional) { try task(failure($0)) } }, { a.recoverTask(token: token) { try task(failure($0)) } },
+                { actor in
+                    a.recoverTask(on: actor, token: token) { actor, error in
+                        actor.enter(); return try task(failure(error))
+                    }
+                })
+        case .continueWith, .continueWithTask, .map, .then, .flatMap, .finally, .finallyTask, .continueWithKeeping, .mapKeeping,
+            .thenKeeping:
             preconditionFailure("Forms.recovering: step \(step)'s \(chain.kind) handles no failure")
         case .recover:
-            return call({ a.recover(on: executor, token: token) { try body(failure($0)) } }, { a.recover(on: optional) { try body(failure($0)) } },
-                        { a.recover(token: token) { try body(failure($0)) } },
-                        { actor in a.recover(on: actor, token: token) { actor, error in actor.enter(); return try body(failure(error)) } })
+            return call(
+                { a.recover(on: executor, token: token) { try body(failure($0)) } }, { a.recover(on: optional) { try body(failure($0)) } },
+                { a.recover(token: token) { try body(failure($0)) } },
+                { actor in
+                    a.recover(on: actor, token: token) { actor, error in
+                        actor.enter(); return try body(failure(error))
+                    }
+                })
         }
     }
 }

@@ -72,8 +72,9 @@ extension ProgramOperation {
             let held = inputs.contains { program.dependsOnHeld[$0] }
             let intValued = kind == .race || kind == .any
             let form = kind == .whenAll ? [Form.array, .voids, .pack][program.rng.weighted([60, 20, 20])] : .array
-            program.addTask(.combine(Combine(task: program.nextTask, kind: kind, inputs: inputs, form: form)), sources: sources,
-                            held: held, intValued: intValued)
+            program.addTask(
+                .combine(Combine(task: program.nextTask, kind: kind, inputs: inputs, form: form)), sources: sources,
+                held: held, intValued: intValued)
         }
 
         var uses: [Use] { inputs.map(Use.task) }

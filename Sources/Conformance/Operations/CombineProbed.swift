@@ -24,7 +24,9 @@ extension ProgramOperation {
         var operation: ProgramOperation { .combineProbed(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
-                guard let kind = s.oneOf(CombinatorKind.self), s.take("("), let inputs = s.number(), s.take(" probed sources)") else { return nil }
+                guard let kind = s.oneOf(CombinatorKind.self), s.take("("), let inputs = s.number(), s.take(" probed sources)") else {
+                    return nil
+                }
                 if s.take(" failing ") { return s.list().map { Self(kind: kind, inputs: inputs, failing: $0) } }
                 return Self(kind: kind, inputs: inputs, failing: [])
             }
@@ -115,7 +117,8 @@ private struct ProbedCombination {
         case .success(let id): returned = [id]
         case .failure, .cancelled: break
         }
-        let watched = inputs.enumerated().map { ("input \($0.offset)", $0.element) }
+        let watched =
+            inputs.enumerated().map { ("input \($0.offset)", $0.element) }
             + values.enumerated().filter { !returned.contains($0.offset) }.map { ("value of input \($0.offset)", $0.element) }
         let deadline = Uptime.now + execution.leakLimit
         var alive = watched.filter { $0.1.object != nil }

@@ -72,15 +72,21 @@ extension ProgramOperation {
             let void = program.voidSources.contains(source)
             if program.rng.chance(12) {
                 let host = program.host()
-                program.add(.complete(Complete(source: source, outcome: program.setterOutcome(), throwing: program.rng.chance(30),
-                                               named: program.rng.chance(50), void: void, host: host)))
+                program.add(
+                    .complete(
+                        Complete(
+                            source: source, outcome: program.setterOutcome(), throwing: program.rng.chance(30),
+                            named: program.rng.chance(50), void: void, host: host)))
                 program.hostedSetters.insert(source)
                 return
             }
             let count = program.rng.chance(30) ? program.rng.int(in: 2...3) : 1
             for _ in 0..<count {
-                program.add(.complete(Complete(source: source, outcome: program.setterOutcome(), throwing: program.rng.chance(30),
-                                               named: program.rng.chance(50), void: void)))
+                program.add(
+                    .complete(
+                        Complete(
+                            source: source, outcome: program.setterOutcome(), throwing: program.rng.chance(30),
+                            named: program.rng.chance(50), void: void)))
             }
             if let index = program.openSources.firstIndex(of: source) {
                 program.openSources.remove(at: index)
@@ -124,7 +130,9 @@ extension ProgramOperation {
                 let value = ProgramValues.value(step: step)
                 if setter.throwing {
                     do {
-                        if setter.named { try completionSource.named(setter.outcome, value: value) } else {
+                        if setter.named {
+                            try completionSource.named(setter.outcome, value: value)
+                        } else {
                             try completionSource.complete(setter.outcome, value: value)
                         }
                         log.append(.setter(step: step, source: t, won: true, threw: nil))
@@ -132,7 +140,9 @@ extension ProgramOperation {
                         log.append(.setter(step: step, source: t, won: false, threw: ErrorValue(error)))
                     }
                 } else {
-                    let won = setter.named ? completionSource.tryNamed(setter.outcome, value: value)
+                    let won =
+                        setter.named
+                        ? completionSource.tryNamed(setter.outcome, value: value)
                         : completionSource.tryComplete(setter.outcome, value: value)
                     log.append(.setter(step: step, source: t, won: won, threw: nil))
                 }

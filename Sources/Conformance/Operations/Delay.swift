@@ -44,7 +44,9 @@ extension ProgramOperation {
         /// With no token, the convenience `delay(_:)`.
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend
-            let delay = token == nil ? backend.delay(.microseconds(microseconds))
+            let delay =
+                token == nil
+                ? backend.delay(.microseconds(microseconds))
                 : backend.delay(.microseconds(microseconds), token: execution.token(token))
             execution.register(task, .void(delay))
         }

@@ -83,9 +83,11 @@ extension ProgramOperation {
                     + (returns.map { " -> \($0)" } ?? keeps.map { " => \($0)" } ?? "")
             case .runAsync: return "run { async \(action) }"
             case .prepare(let noToken, let returns):
-                return "\(returns == nil ? "prepare" : "prepareTask") { \(noToken ? "() in " : "")\(action) }" + (returns.map { " -> \($0)" } ?? "")
+                return "\(returns == nil ? "prepare" : "prepareTask") { \(noToken ? "() in " : "")\(action) }"
+                    + (returns.map { " -> \($0)" } ?? "")
             case .retry(let attempts, let failures, let taskForm, let noToken):
-                return "\(taskForm ? "retryTask" : "retry")(attempts: \(attempts)) { \(noToken ? "() in " : "")fails \(failures)×, then \(action) }"
+                return
+                    "\(taskForm ? "retryTask" : "retry")(attempts: \(attempts)) { \(noToken ? "() in " : "")fails \(failures)×, then \(action) }"
             case .delay(let microseconds): return "delay(\(microseconds)us)"
             case .continuation(let antecedent, let kind): return "\(kind)(t\(antecedent)) { \(action) }"
             case .whenComplete(let antecedent): return "whenComplete(t\(antecedent)) { echo }"
@@ -95,7 +97,8 @@ extension ProgramOperation {
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = TaskFactory(on: "), let (construction, executor, token) = factory(&s), s.take("."),
-                      let (call, body) = madeCall(&s) else { return nil }
+                    let (call, body) = madeCall(&s)
+                else { return nil }
                 return Self(task: task, call: call, construction: construction, executor: executor, token: token, body: body)
             }
         }
@@ -127,8 +130,11 @@ extension ProgramOperation {
             for (name, prepare) in [("run", false), ("prepare", true)] where s.take(name) {
                 let unwraps = s.take("Task")
                 guard s.take(" "), let read = s.runBody(unwraps: unwraps), !prepare || read.keeps == nil else { return nil }
-                return (prepare ? .prepare(noToken: read.noToken, returns: read.returns)
-                            : .run(noToken: read.noToken, returns: read.returns, keeps: read.keeps), read.body)
+                return (
+                    prepare
+                        ? .prepare(noToken: read.noToken, returns: read.returns)
+                        : .run(noToken: read.noToken, returns: read.returns, keeps: read.keeps), read.body
+                )
             }
             if s.take("retry") {
                 let taskForm = s.take("Task")
@@ -147,7 +153,8 @@ extension ProgramOperation {
                 return (.whenComplete(antecedent: antecedent), .returns)
             }
             guard let kind = s.continuationKind(), kind.kept == nil, s.take("(t"), let antecedent = s.number(), s.take(") "),
-                  let body = s.body() else { return nil }
+                let body = s.body()
+            else { return nil }
             return (.continuation(antecedent: antecedent, kind: kind), body)
         }
 
@@ -179,8 +186,9 @@ extension ProgramOperation {
                 }
                 call = .prepare(noToken: program.rng.chance(30), returns: returns)
             case 3:
-                call = .retry(attempts: program.rng.int(in: 0...3), failures: program.rng.int(in: 0...3), taskForm: program.rng.chance(50),
-                              noToken: program.rng.chance(30))
+                call = .retry(
+                    attempts: program.rng.int(in: 0...3), failures: program.rng.int(in: 0...3), taskForm: program.rng.chance(50),
+                    noToken: program.rng.chance(30))
             case 4: call = .runAsync
             case 5: call = .delay(microseconds: program.rng.int(in: 0...2000))
             case 6:
@@ -193,7 +201,8 @@ extension ProgramOperation {
                 (sources, held) = program.dependencies([antecedent])
                 call = .whenComplete(antecedent: antecedent)
             }
-            let made = FactoryCall(task: program.nextTask, call: call, construction: construction, executor: executor, token: token, body: body)
+            let made = FactoryCall(
+                task: program.nextTask, call: call, construction: construction, executor: executor, token: token, body: body)
             switch call {
             case .prepare:
                 program.addTask(.factory(made), sources: [made.task] + sources, held: true)
@@ -212,8 +221,9 @@ extension ProgramOperation {
             case .prepare(let noToken, let returns):
                 return Prepare(task: task, token: token, body: body, executor: executor, noToken: noToken, returns: returns)
             case .retry(let attempts, let failures, let taskForm, let noToken):
-                return Retry(task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token, taskForm: taskForm,
-                             noToken: noToken)
+                return Retry(
+                    task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token, taskForm: taskForm,
+                    noToken: noToken)
             case .delay(let microseconds): return Delay(task: task, microseconds: microseconds, token: token)
             case .continuation(let antecedent, let kind):
                 return Chain(task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body)
@@ -237,7 +247,8 @@ extension ProgramOperation {
             case .run(let noToken, let returns, let keeps):
                 copy.call = .run(noToken: noToken, returns: returns?.renumbered(ids), keeps: keeps?.renumbered(ids))
             case .prepare(let noToken, let returns): copy.call = .prepare(noToken: noToken, returns: returns?.renumbered(ids))
-            case .continuation(let antecedent, let kind): copy.call = .continuation(antecedent: ids.task(antecedent), kind: kind.renumbered(ids))
+            case .continuation(let antecedent, let kind):
+                copy.call = .continuation(antecedent: ids.task(antecedent), kind: kind.renumbered(ids))
             case .whenComplete(let antecedent): copy.call = .whenComplete(antecedent: ids.task(antecedent))
             case .runAsync, .retry, .delay: break
             }
@@ -263,15 +274,20 @@ extension ProgramOperation {
         private var vended: [EntryPoint] {
             switch call {
             case .run(let noToken, let returns, let keeps):
-                let call: EntryPoint = returns == nil ? (noToken ? .factoryRunNoToken : .factoryRun) : (noToken ? .factoryRunTaskNoToken : .factoryRunTask)
+                let call: EntryPoint =
+                    returns == nil ? (noToken ? .factoryRunNoToken : .factoryRun) : (noToken ? .factoryRunTaskNoToken : .factoryRunTask)
                 return [call] + ((returns ?? keeps)?.entryPoints ?? []) + (keeps == nil ? [] : [.map, .inlineExecutor])
             case .runAsync: return [.factoryRunAsync]
             case .prepare(let noToken, let returns):
-                let call: EntryPoint = returns == nil ? (noToken ? .factoryPrepareNoToken : .factoryPrepare)
+                let call: EntryPoint =
+                    returns == nil
+                    ? (noToken ? .factoryPrepareNoToken : .factoryPrepare)
                     : (noToken ? .factoryPrepareTaskNoToken : .factoryPrepareTask)
                 return [call, .preparedTask] + (returns?.entryPoints ?? [])
             case .retry(_, _, let taskForm, let noToken):
-                return taskForm ? [noToken ? .factoryRetryTaskNoToken : .factoryRetryTask, .completed] : [noToken ? .factoryRetryNoToken : .factoryRetry]
+                return taskForm
+                    ? [noToken ? .factoryRetryTaskNoToken : .factoryRetryTask, .completed]
+                    : [noToken ? .factoryRetryNoToken : .factoryRetry]
             case .delay: return [.factoryDelay]
             case .continuation(_, let kind): return kind.factoryEntryPoints
             case .whenComplete: return [.factoryWhenComplete]
@@ -286,11 +302,15 @@ extension ProgramOperation {
             let factory: TaskFactory
             switch construction {
             case .initializer: factory = TaskFactory(backend: backend, executor: executor, token: token)
-            case .withExecutor: factory = TaskFactory(backend: backend, executor: execution.executors.defaultExecutor, token: token).with(executor: executor)
+            case .withExecutor:
+                factory = TaskFactory(backend: backend, executor: execution.executors.defaultExecutor, token: token).with(
+                    executor: executor)
             case .withToken: factory = TaskFactory(backend: backend, executor: executor).with(token: token)
             }
-            execution.log.append(.factoryMade(step: step, backendOK: factory.backend.name == backend.name, executorOK: factory.executor === executor,
-                                              tokenOK: factory.token.canBeCancelled == token.canBeCancelled))
+            execution.log.append(
+                .factoryMade(
+                    step: step, backendOK: factory.backend.name == backend.name, executorOK: factory.executor === executor,
+                    tokenOK: factory.token.canBeCancelled == token.canBeCancelled))
             FactoryVending(call: self, step: step, execution: execution, factory: factory).vend()
         }
 

@@ -19,9 +19,12 @@ struct FactoryVending {
         case .run(let noToken, let returns, let keeps):
             run(noToken: noToken, returned: (returns ?? keeps).map { ($0, returns != nil) }, body: body)
         case .runAsync:
-            execution.register(t, .int(factory.run { () async throws -> Int in
-                try execution.body(task: t, step: step, input: nil, action: action, token: nil, probe: probe)
-            }))
+            execution.register(
+                t,
+                .int(
+                    factory.run { () async throws -> Int in
+                        try execution.body(task: t, step: step, input: nil, action: action, token: nil, probe: probe)
+                    }))
         case .prepare(let noToken, let returns):
             prepare(noToken: noToken, returns: returns, body: body)
         case .retry(let attempts, let failures, let taskForm, let noToken):
@@ -50,11 +53,15 @@ struct FactoryVending {
 
     /// `run` or `runTask`, with a body taking the token or none; `returned`: the task the body
     /// returns, and whether `runTask` unwraps it (else `run` keeps it as its value, C2.6).
-    private func run(noToken: Bool, returned: (inner: InnerTask, unwraps: Bool)?, body: @escaping @Sendable (Outcome?, CancellationToken) throws -> Int) {
+    private func run(
+        noToken: Bool, returned: (inner: InnerTask, unwraps: Bool)?, body: @escaping @Sendable (Outcome?, CancellationToken) throws -> Int
+    ) {
         let (execution, t, step, captured) = (self.execution, call.task, self.step, factory.token)
         guard let (returnedTask, unwraps) = returned else {
             // A body that takes no token checks the one it captured.
-            let made = noToken ? factory.run { () throws -> Int in try body(nil, captured) }
+            let made =
+                noToken
+                ? factory.run { () throws -> Int in try body(nil, captured) }
                 : factory.run { (token: CancellationToken) throws -> Int in try body(nil, token) }
             execution.register(t, .int(made))
             return
@@ -65,14 +72,18 @@ struct FactoryVending {
             return execution.innerTask(returnedTask, task: t, step: step, existing: existing)
         }
         if unwraps {
-            let made = noToken ? factory.runTask { () -> any AsyncTask<Int> in try inner(captured) }
+            let made =
+                noToken
+                ? factory.runTask { () -> any AsyncTask<Int> in try inner(captured) }
                 : factory.runTask { (token: CancellationToken) -> any AsyncTask<Int> in try inner(token) }
             execution.register(t, .int(made))
             return
         }
         let kept = ReturnedTask()
         let value = ProgramValues.value(step: step)
-        let made: any AsyncTask<any AsyncTask<Int>> = noToken ? factory.run { () throws -> any AsyncTask<Int> in kept.keep(try inner(captured)) }
+        let made: any AsyncTask<any AsyncTask<Int>> =
+            noToken
+            ? factory.run { () throws -> any AsyncTask<Int> in kept.keep(try inner(captured)) }
             : factory.run { (token: CancellationToken) throws -> any AsyncTask<Int> in kept.keep(try inner(token)) }
         execution.register(t, .int(made.map(on: execution.executors.inlineExecutor, token: .none) { kept.read($0, value: value) }))
     }
@@ -87,10 +98,14 @@ struct FactoryVending {
                 _ = try body(nil, token)
                 return execution.innerTask(returns, task: t, step: step, existing: existing)
             }
-            prepared = noToken ? factory.prepareTask { () -> any AsyncTask<Int> in try inner(captured) }
+            prepared =
+                noToken
+                ? factory.prepareTask { () -> any AsyncTask<Int> in try inner(captured) }
                 : factory.prepareTask { (token: CancellationToken) -> any AsyncTask<Int> in try inner(token) }
         } else {
-            prepared = noToken ? factory.prepare { () throws -> Int in try body(nil, captured) }
+            prepared =
+                noToken
+                ? factory.prepare { () throws -> Int in try body(nil, captured) }
                 : factory.prepare { (token: CancellationToken) throws -> Int in try body(nil, token) }
         }
         execution.slots.putPrepared(t, prepared)
@@ -99,8 +114,10 @@ struct FactoryVending {
 
     /// The factory's continuation of `kind` on `a`; a task form's body returns `inner` (an
     /// existing task) or one it makes.
-    private func continuation(_ kind: ContinuationKind, on a: any AsyncTask<Int>, inner: (any AsyncTask<Int>)?,
-                              body: @escaping @Sendable (Outcome?, CancellationToken) throws -> Int) -> any AsyncTask<Int> {
+    private func continuation(
+        _ kind: ContinuationKind, on a: any AsyncTask<Int>, inner: (any AsyncTask<Int>)?,
+        body: @escaping @Sendable (Outcome?, CancellationToken) throws -> Int
+    ) -> any AsyncTask<Int> {
         // `finally` and `finallyTask` take no token: their bodies see none, as the backend's own (C3.3).
         let (execution, t, step, factory) = (self.execution, call.task, self.step, self.factory)
         let token = kind.takesToken ? factory.token : .none

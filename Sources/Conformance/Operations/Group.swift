@@ -99,7 +99,8 @@ extension ProgramOperation {
         var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
-            guard execution.slots.task(group) != nil, let workGroup = execution.slots.group(group), let slot = execution.slots.task(task) else { return }
+            guard execution.slots.task(group) != nil, let workGroup = execution.slots.group(group), let slot = execution.slots.task(task)
+            else { return }
             slot.join(workGroup)
             execution.log.append(.groupJoined(step: step, group: group, task: task, pending: workGroup.pendingCount))
         }

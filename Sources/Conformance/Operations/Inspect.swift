@@ -33,7 +33,8 @@ extension ProgramOperation {
         static func generate(into program: inout ProgramBuilder) {
             let preparedTasks = (program.unstarted + program.started).filter(program.liveTasks.contains)
             let sources = (program.openSources + program.completedSources).filter(program.liveTasks.contains)
-            let pool = [program.liveTasks, preparedTasks, sources][program.rng.weighted([50, preparedTasks.isEmpty ? 0 : 25, sources.isEmpty ? 0 : 25])]
+            let pool = [program.liveTasks, preparedTasks, sources][
+                program.rng.weighted([50, preparedTasks.isEmpty ? 0 : 25, sources.isEmpty ? 0 : 25])]
             guard let task = program.rng.pick(pool) else { return }
             program.add(.inspect(Inspect(task: task, prepared: preparedTasks.contains(task))))
         }
@@ -47,8 +48,10 @@ extension ProgramOperation {
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] {
-            [.completion, .status, .isCompleted, .taskBackend, .name, .mainExecutor, .mainIsCurrent, .mainExecutorExecutor, .isCurrent,
-             .mainActor]
+            [
+                .completion, .status, .isCompleted, .taskBackend, .name, .mainExecutor, .mainIsCurrent, .mainExecutorExecutor, .isCurrent,
+                .mainActor
+            ]
                 + (prepared ? [.preparedIsStarted, .preparedToken, .tokenIsCancellationRequested, .preparedBackend] : [])
         }
         var bodySpec: BodySpec? { nil }
@@ -60,12 +63,16 @@ extension ProgramOperation {
             // current on a driver thread (C9.7).
             let main = execution.backend.mainExecutor
             let mainIsCurrent = main.isCurrent || main.executor.isCurrent || MainExecutor.mainActor.isCurrent
-            execution.log.append(.inspected(step: step, task: task, status: read.status, completion: read.completion,
-                                            isCompleted: read.isCompleted, backend: read.backend, mainIsCurrent: mainIsCurrent))
+            execution.log.append(
+                .inspected(
+                    step: step, task: task, status: read.status, completion: read.completion,
+                    isCompleted: read.isCompleted, backend: read.backend, mainIsCurrent: mainIsCurrent))
             guard prepared, let preparedTask = execution.slots.prepared(task) else { return }
-            execution.log.append(.preparedInspected(step: step, task: task, isStarted: preparedTask.isStarted,
-                                                    tokenCancelled: preparedTask.token.isCancellationRequested,
-                                                    backend: preparedTask.backend.name))
+            execution.log.append(
+                .preparedInspected(
+                    step: step, task: task, isStarted: preparedTask.isStarted,
+                    tokenCancelled: preparedTask.token.isCancellationRequested,
+                    backend: preparedTask.backend.name))
         }
     }
 
@@ -113,9 +120,10 @@ extension ProgramOperation {
             let requested = source.isCancellationRequested
             let tokenValue = execution.token(token)
             let none = CancellationToken.none
-            execution.log.append(.tokenInspected(
-                step: step, token: token, sourceRequested: requested, tokenRequested: tokenValue.isCancellationRequested,
-                canBeCancelled: tokenValue.canBeCancelled, noneIsInert: !none.canBeCancelled && !none.isCancellationRequested))
+            execution.log.append(
+                .tokenInspected(
+                    step: step, token: token, sourceRequested: requested, tokenRequested: tokenValue.isCancellationRequested,
+                    canBeCancelled: tokenValue.canBeCancelled, noneIsInert: !none.canBeCancelled && !none.isCancellationRequested))
         }
     }
 

@@ -46,7 +46,7 @@ extension ProgramOperation {
                 }
                 let forms: [(String, SetterOutcome, Form)] = [
                     ("succeeded(v)", .success, .named), ("failed(e, as: Int.self)", .failure, .namedAs), ("failed(e)", .failure, .named),
-                    ("cancelled(as: Int.self)", .cancel, .namedAs), ("cancelled()", .cancel, .named),
+                    ("cancelled(as: Int.self)", .cancel, .namedAs), ("cancelled()", .cancel, .named)
                 ]
                 guard let (_, outcome, form) = forms.first(where: { s.take($0.0) }) else { return nil }
                 return Self(task: task, outcome: outcome, form: form)
@@ -57,8 +57,9 @@ extension ProgramOperation {
 
         static func generate(into program: inout ProgramBuilder) {
             let form = [Form.completed, .named, .namedAs][program.rng.weighted([40, 30, 30])]
-            program.addTask(.makeCompleted(MakeCompleted(task: program.nextTask, outcome: program.setterOutcome(), form: form)),
-                            sources: [], held: false)
+            program.addTask(
+                .makeCompleted(MakeCompleted(task: program.nextTask, outcome: program.setterOutcome(), form: form)),
+                sources: [], held: false)
         }
 
         var uses: [Use] { [] }

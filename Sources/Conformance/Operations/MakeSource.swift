@@ -46,8 +46,10 @@ extension ProgramOperation {
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = ") else { return nil }
-                let forms: [(Form, String, String)] = [(.ofType, "makeSource(of: ", ".self)"), (.requirement, "(makeSource(of:))(", ".self)"),
-                                                       (.inferred, "makeSource() as ", ""), (.makeTask, "makeTask { source of ", " }")]
+                let forms: [(Form, String, String)] = [
+                    (.ofType, "makeSource(of: ", ".self)"), (.requirement, "(makeSource(of:))(", ".self)"),
+                    (.inferred, "makeSource() as ", ""), (.makeTask, "makeTask { source of ", " }")
+                ]
                 guard let (form, _, close) = forms.first(where: { s.take($0.1) }) else { return nil }
                 let void = s.take("Void")
                 guard void || s.take("Int"), s.take(close) else { return nil }
@@ -67,8 +69,9 @@ extension ProgramOperation {
             let task = program.nextTask
             let form = [Form.ofType, .requirement, .inferred, .makeTask][program.rng.weighted([50, 10, 20, 20])]
             let void = program.rng.chance(12)
-            program.addTask(.makeSource(MakeSource(task: task, held: held, form: form, void: void)), sources: [task], held: held != nil,
-                            intValued: !void)
+            program.addTask(
+                .makeSource(MakeSource(task: task, held: held, form: form, void: void)), sources: [task], held: held != nil,
+                intValued: !void)
             if void { program.voidSources.insert(task) }
             if held == nil { program.openSources.append(task) }
         }
@@ -112,8 +115,11 @@ extension ProgramOperation {
 
         /// A source and its task, made the way `form` says, and the origin it records in debug
         /// builds: the file and line of the call, on the line of the call (C8.3).
-        private static func make<T: Sendable>(_ form: Form, backend: any TaskBackend, of type: T.Type)
-            -> (task: any AsyncTask<T>, source: any CompletionSource<T>, origin: SourceOrigin?) {
+        private static func make<T: Sendable>(
+            _ form: Form, backend: any TaskBackend, of type: T.Type
+        )
+            -> (task: any AsyncTask<T>, source: any CompletionSource<T>, origin: SourceOrigin?)
+        {
             switch form {
             case .ofType:
                 #if DEBUG
@@ -128,11 +134,15 @@ extension ProgramOperation {
                 let source = requirement(T.self)
                 return (source.task, source, nil)
             case .inferred:
-                let (source, origin): (any CompletionSource<T>, SourceOrigin) = (backend.makeSource(), SourceOrigin(fileID: #fileID, line: #line))
+                let (source, origin): (any CompletionSource<T>, SourceOrigin) = (
+                    backend.makeSource(), SourceOrigin(fileID: #fileID, line: #line)
+                )
                 return (source.task, source, recordedInThisBuild(origin))
             case .makeTask:
                 let kept = PlainLocked<(any CompletionSource<T>)?>(nil)
-                let (task, origin): (any AsyncTask<T>, SourceOrigin) = (backend.makeTask { source in kept.withLock { $0 = source } }, SourceOrigin(fileID: #fileID, line: #line))
+                let (task, origin): (any AsyncTask<T>, SourceOrigin) = (
+                    backend.makeTask { source in kept.withLock { $0 = source } }, SourceOrigin(fileID: #fileID, line: #line)
+                )
                 // TaskAPI's `makeTask` (no backend replaces it) hands the source over at once, on this thread.
                 guard let source = kept.withLock({ $0 }) else {
                     preconditionFailure("makeTask returned without handing its closure the source")

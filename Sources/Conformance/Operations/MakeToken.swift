@@ -69,5 +69,7 @@ extension ProgramOperation {
     public static func makeToken(token: Int, linkedTo: [Int]) -> Self { .makeToken(MakeToken(token: token, linkedTo: linkedTo)) }
 
     /// A source linked to one parent, or none.
-    public static func makeToken(token: Int, linkedTo: Int?) -> Self { .makeToken(MakeToken(token: token, linkedTo: linkedTo.map { [$0] } ?? [])) }
+    public static func makeToken(token: Int, linkedTo: Int?) -> Self {
+        .makeToken(MakeToken(token: token, linkedTo: linkedTo.map { [$0] } ?? []))
+    }
 }

@@ -64,8 +64,10 @@ extension ProgramOperation {
             let lostWakeup = tasks.keys.sorted().first { r in
                 tasks[r]?.isCompleted == true && tasks[r + 1].map { !$0.isCompleted } == true
             }
-            execution.log.append(.nestedWaitReturned(step: step, elapsed: elapsed, result: result.map { Outcome($0) },
-                                                     lostWakeupLevel: lostWakeup))
+            execution.log.append(
+                .nestedWaitReturned(
+                    step: step, elapsed: elapsed, result: result.map { Outcome($0) },
+                    lostWakeupLevel: lostWakeup))
         }
     }
 

@@ -44,7 +44,8 @@ extension ProgramOperation {
                     executor = on
                 }
                 guard s.take(" { echo }") else { return nil }
-                let observe = Self(task: task, antecedent: antecedent, executor: executor, convenience: convenience, pinned: pinned, host: host)
+                let observe = Self(
+                    task: task, antecedent: antecedent, executor: executor, convenience: convenience, pinned: pinned, host: host)
                 return observe.pinned == pinned ? observe : nil
             }
         }
@@ -63,19 +64,25 @@ extension ProgramOperation {
             // On the actor pinned to a serial executor: where programs use the backend's own
             // executors (a controlled run wraps them, and the actor needs the backend's).
             var pinned = false
-            if !convenience, program.usesOutsideWork, program.serials > 1, program.rng.chance(25) { (pinned, executor) = (true, .serial(1)) }
+            if !convenience, program.usesOutsideWork, program.serials > 1, program.rng.chance(25) {
+                (pinned, executor) = (true, .serial(1))
+            }
             let host = hosted ? program.host(nesting: antecedent) : nil
             let (sources, held) = program.dependencies([antecedent] + (host?.antecedent.map { [$0] } ?? []))
             if !hosted { program.lastChain = (antecedent, executor) }
-            program.addTask(.observe(Observe(task: program.nextTask, antecedent: antecedent, executor: executor, convenience: convenience,
-                                             pinned: pinned, host: host)), sources: sources, held: held, hidden: hosted)
+            program.addTask(
+                .observe(
+                    Observe(
+                        task: program.nextTask, antecedent: antecedent, executor: executor, convenience: convenience,
+                        pinned: pinned, host: host)), sources: sources, held: held, hidden: hosted)
         }
 
         var uses: [Use] { [.task(antecedent)] + (host?.antecedent.map { [.task($0)] } ?? []) }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), antecedent: ids.task(antecedent), executor: executor, convenience: convenience, pinned: pinned,
-                 host: host?.renumbered(ids))
+            Self(
+                task: ids.task(task), antecedent: ids.task(antecedent), executor: executor, convenience: convenience, pinned: pinned,
+                host: host?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
@@ -83,12 +90,14 @@ extension ProgramOperation {
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
-            (convenience ? [.whenComplete] : [pinned ? .whenCompleteActor : .whenCompleteOn] + executor.entryPoints) + (host?.entryPoints ?? [])
+            (convenience ? [.whenComplete] : [pinned ? .whenCompleteActor : .whenCompleteOn] + executor.entryPoints)
+                + (host?.entryPoints ?? [])
                 + [.isCurrent]
         }
         var bodySpec: BodySpec? {
-            BodySpec(task: task, executor: .on(executor), token: nil, continuation: (antecedent, .continueWith), host: host, runsTask: false,
-                     pinned: pinned)
+            BodySpec(
+                task: task, executor: .on(executor), token: nil, continuation: (antecedent, .continueWith), host: host, runsTask: false,
+                pinned: pinned)
         }
 
         /// The echo's source is made and registered now; the observer is registered where the
@@ -114,13 +123,16 @@ extension ProgramOperation {
 
         /// Task `task`'s echo, made and registered now, and the observer that completes it with the
         /// outcome it gets, logged as the body of a continuation on `executor`.
-        static func observer(task: Int, executor ref: ExecutorRef, step: Int, in execution: ProgramExecution) -> @Sendable (Completion<Int>) -> Void {
+        static func observer(
+            task: Int, executor ref: ExecutorRef, step: Int, in execution: ProgramExecution
+        ) -> @Sendable (Completion<Int>) -> Void {
             let echo = execution.backend.makeSource(of: Int.self)
             execution.register(task, .int(echo.task), source: nil)
             let probe = execution.makeProbe("observer t\(task)")
             return { completion in
-                _ = try? execution.body(task: task, step: step, input: Outcome(completion), action: .returns, token: nil, probe: probe,
-                                        executor: ref)
+                _ = try? execution.body(
+                    task: task, step: step, input: Outcome(completion), action: .returns, token: nil, probe: probe,
+                    executor: ref)
                 echo.tryComplete(completion)
             }
         }

@@ -16,7 +16,9 @@ extension ProgramOperation {
         /// `prepareTask`: the task the body returns, whose outcome the prepared task takes.
         public var returns: InnerTask?
 
-        public init(task: Int, token: Int?, body: BodyAction, executor: ExecutorRef = .default, noToken: Bool = false, returns: InnerTask? = nil) {
+        public init(
+            task: Int, token: Int?, body: BodyAction, executor: ExecutorRef = .default, noToken: Bool = false, returns: InnerTask? = nil
+        ) {
             self.task = task
             self.token = token
             self.body = body
@@ -64,8 +66,9 @@ extension ProgramOperation {
                     (returns, sources) = (drawn.inner, sources + drawn.sources)
                 }
             }
-            let prepare = Prepare(task: task, token: program.token(), body: body, executor: program.rng.chance(60) ? .default : program.executor(),
-                                  noToken: noToken, returns: returns)
+            let prepare = Prepare(
+                task: task, token: program.token(), body: body, executor: program.rng.chance(60) ? .default : program.executor(),
+                noToken: noToken, returns: returns)
             program.addTask(.prepare(prepare), sources: sources, held: true)
             program.unstarted.append(task)
         }
@@ -73,8 +76,9 @@ extension ProgramOperation {
         var uses: [Use] { (returns?.task.map { [.task($0)] } ?? []) + (token.map { [.token($0)] } ?? []) }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), token: token.map(ids.token), body: body, executor: executor, noToken: noToken,
-                 returns: returns?.renumbered(ids))
+            Self(
+                task: ids.task(task), token: token.map(ids.token), body: body, executor: executor, noToken: noToken,
+                returns: returns?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
@@ -103,10 +107,14 @@ extension ProgramOperation {
                     _ = try run(token)
                     return execution.innerTask(returns, task: t, step: step, existing: existing)
                 }
-                prepared = noToken ? execution.backend.prepareTask(on: on, token: token) { () throws -> any AsyncTask<Int> in try inner(nil) }
+                prepared =
+                    noToken
+                    ? execution.backend.prepareTask(on: on, token: token) { () throws -> any AsyncTask<Int> in try inner(nil) }
                     : execution.backend.prepareTask(on: on, token: token) { (token: CancellationToken) in try inner(token) }
             } else {
-                prepared = noToken ? execution.backend.prepare(on: on, token: token) { () throws -> Int in try run(nil) }
+                prepared =
+                    noToken
+                    ? execution.backend.prepare(on: on, token: token) { () throws -> Int in try run(nil) }
                     : execution.backend.prepare(on: on, token: token) { (token: CancellationToken) in try run(token) }
             }
             execution.slots.putPrepared(task, prepared)

@@ -73,13 +73,15 @@ final class RaceRoundsRun: Sendable {
         let source = backend.makeSource(of: Int.self)
         let task = source.task
         guard let completion = race(partner: { task.wait() }, driver: { source.trySucceed(index) }) else {
-            return loss(index, .c6_1, "wait() on a source's task, racing the trySucceed that completed it, never returned: a lost wake-up",
-                        expected: "returns success(\(index))", observed: "still blocked \(limit) after the completion")
+            return loss(
+                index, .c6_1, "wait() on a source's task, racing the trySucceed that completed it, never returned: a lost wake-up",
+                expected: "returns success(\(index))", observed: "still blocked \(limit) after the completion")
         }
         let outcome = Outcome(completion)
         guard outcome == .success(index) else {
-            return loss(index, .c6_1, "wait() racing trySucceed(\(index)) returned another outcome", expected: "success(\(index))",
-                        observed: outcome.description)
+            return loss(
+                index, .c6_1, "wait() racing trySucceed(\(index)) returned another outcome", expected: "success(\(index))",
+                observed: outcome.description)
         }
         return nil
     }
@@ -90,28 +92,34 @@ final class RaceRoundsRun: Sendable {
         let limit = self.limit
         let started = PlainLocked<Uptime?>(nil)
         let completed = PlainLocked<Uptime?>(nil)
-        let result = race(partner: { () -> Completion<Int>? in
-            started.withLock { $0 = Uptime.now }
-            return task.wait(timeout: limit)
-        }, driver: {
-            source.trySucceed(index)
-            completed.withLock { $0 = Uptime.now }
-        })
+        let result = race(
+            partner: { () -> Completion<Int>? in
+                started.withLock { $0 = Uptime.now }
+                return task.wait(timeout: limit)
+            },
+            driver: {
+                source.trySucceed(index)
+                completed.withLock { $0 = Uptime.now }
+            })
         guard let result else {
-            return loss(index, .c6_2, "wait(timeout: \(limit)) racing the trySucceed that completed its task never returned",
-                        expected: "returns by its deadline", observed: "still blocked \(limit) after the completion")
+            return loss(
+                index, .c6_2, "wait(timeout: \(limit)) racing the trySucceed that completed its task never returned",
+                expected: "returns by its deadline", observed: "still blocked \(limit) after the completion")
         }
         guard let completion = result else {
             // nil is right only if the completion came after the deadline, which a race of
             // microseconds never does; the stamps say whether it did.
             if let start = started.withLock({ $0 }), let done = completed.withLock({ $0 }), done - start >= limit { return nil }
-            return loss(index, .c6_2, "wait(timeout: \(limit)) returned nil although a racing trySucceed completed its task at once: a lost wake-up",
-                        expected: "success(\(index))", observed: "nil")
+            return loss(
+                index, .c6_2,
+                "wait(timeout: \(limit)) returned nil although a racing trySucceed completed its task at once: a lost wake-up",
+                expected: "success(\(index))", observed: "nil")
         }
         let outcome = Outcome(completion)
         guard outcome == .success(index) else {
-            return loss(index, .c6_2, "wait(timeout:) racing trySucceed(\(index)) returned another outcome", expected: "success(\(index))",
-                        observed: outcome.description)
+            return loss(
+                index, .c6_2, "wait(timeout:) racing trySucceed(\(index)) returned another outcome", expected: "success(\(index))",
+                observed: outcome.description)
         }
         return nil
     }
@@ -121,14 +129,16 @@ final class RaceRoundsRun: Sendable {
         let token = source.token
         let runs = RaceCounter()
         guard let registration = race(partner: { token.register { runs.add() } }, driver: { source.cancel() }) else {
-            return loss(index, .c4_2, "register on a token, racing the cancel() of its source, never returned",
-                        expected: "returns", observed: "still blocked after \(limit)")
+            return loss(
+                index, .c4_2, "register on a token, racing the cancel() of its source, never returned",
+                expected: "returns", observed: "still blocked after \(limit)")
         }
         let count = runs.value
         withExtendedLifetime(registration) {}
         guard count == 1 else {
-            return loss(index, .c4_2, "a handler registered as its token's source was cancelled had run \(count) times once both calls returned",
-                        expected: "exactly once (inside cancel(), or inside register if cancellation came first)", observed: "\(count) runs")
+            return loss(
+                index, .c4_2, "a handler registered as its token's source was cancelled had run \(count) times once both calls returned",
+                expected: "exactly once (inside cancel(), or inside register if cancellation came first)", observed: "\(count) runs")
         }
         return nil
     }
@@ -141,19 +151,22 @@ final class RaceRoundsRun: Sendable {
         }
         let driverWon = PlainLocked(false)
         guard let partnerWon = race(partner: { prepared.tryStart() }, driver: { driverWon.withLock { $0 = prepared.tryStart() } }) else {
-            return loss(index, .c9_3, "tryStart() of a prepared task, racing another tryStart(), never returned",
-                        expected: "returns", observed: "still blocked after \(limit)")
+            return loss(
+                index, .c9_3, "tryStart() of a prepared task, racing another tryStart(), never returned",
+                expected: "returns", observed: "still blocked after \(limit)")
         }
         let wins = (partnerWon ? 1 : 0) + (driverWon.withLock { $0 } ? 1 : 0)
         guard wins == 1 else {
-            return loss(index, .c9_3, "two racing tryStart() calls on one prepared task: \(wins) returned true",
-                        expected: "exactly one returns true", observed: "\(wins)")
+            return loss(
+                index, .c9_3, "two racing tryStart() calls on one prepared task: \(wins) returned true",
+                expected: "exactly one returns true", observed: "\(wins)")
         }
         let outcome = prepared.task.wait(timeout: limit).map { Outcome($0) }
         let count = runs.value
         guard count == 1, outcome == .success(index) else {
-            return loss(index, .c9_3, "a prepared task started by one of two racing tryStart() calls ran its body \(count) times",
-                        expected: "once, success(\(index))", observed: "\(count) runs, \(outcome?.description ?? "not completed")")
+            return loss(
+                index, .c9_3, "a prepared task started by one of two racing tryStart() calls ran its body \(count) times",
+                expected: "once, success(\(index))", observed: "\(count) runs, \(outcome?.description ?? "not completed")")
         }
         return nil
     }
@@ -162,14 +175,16 @@ final class RaceRoundsRun: Sendable {
         let source = backend.makeSource(of: Int.self)
         let driverWon = PlainLocked(false)
         guard let partnerWon = race(partner: { source.tryStart() }, driver: { driverWon.withLock { $0 = source.tryStart() } }) else {
-            return loss(index, .c1_5, "tryStart() on a source, racing another tryStart(), never returned",
-                        expected: "returns", observed: "still blocked after \(limit)")
+            return loss(
+                index, .c1_5, "tryStart() on a source, racing another tryStart(), never returned",
+                expected: "returns", observed: "still blocked after \(limit)")
         }
         source.trySucceed(index)
         let wins = (partnerWon ? 1 : 0) + (driverWon.withLock { $0 } ? 1 : 0)
         guard wins == 1 else {
-            return loss(index, .c1_5, "two racing tryStart() calls on one source: \(wins) returned true",
-                        expected: "exactly one returns true (pending to running once)", observed: "\(wins)")
+            return loss(
+                index, .c1_5, "two racing tryStart() calls on one source: \(wins) returned true",
+                expected: "exactly one returns true (pending to running once)", observed: "\(wins)")
         }
         return nil
     }

@@ -27,8 +27,11 @@ extension ProgramOperation {
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 4 }
 
         static func generate(into program: inout ProgramBuilder) {
-            program.add(.registerHandler(RegisterHandler(handler: program.handlers, token: program.rng.pick(program.tokens) ?? 0,
-                                                         viaToken: program.rng.chance(40))))
+            program.add(
+                .registerHandler(
+                    RegisterHandler(
+                        handler: program.handlers, token: program.rng.pick(program.tokens) ?? 0,
+                        viaToken: program.rng.chance(40))))
             program.handlers += 1
         }
 

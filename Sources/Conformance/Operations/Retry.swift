@@ -33,9 +33,11 @@ extension ProgramOperation {
         /// The retry's own token is cancelled the first time `while` answers "retry".
         public var cancelsOnRetry: Bool
 
-        public init(task: Int, attempts: Int, failures: Int, body: BodyAction, executor: ExecutorRef, token: Int?,
-                    whileBelow: Int? = nil, backoffMicroseconds: Int? = nil, taskForm: Bool = false, noToken: Bool = false,
-                    attemptTasks: Bool = false, cancelsOnRetry: Bool = false) {
+        public init(
+            task: Int, attempts: Int, failures: Int, body: BodyAction, executor: ExecutorRef, token: Int?,
+            whileBelow: Int? = nil, backoffMicroseconds: Int? = nil, taskForm: Bool = false, noToken: Bool = false,
+            attemptTasks: Bool = false, cancelsOnRetry: Bool = false
+        ) {
             self.task = task
             self.attempts = attempts
             self.failures = failures
@@ -81,12 +83,15 @@ extension ProgramOperation {
                 let cancelsOnRetry = s.take(", own token cancelled on retry")
                 guard s.take(") { ") else { return nil }
                 let noToken = s.take("() in ")
-                guard s.take("fails "), let failures = s.number(), s.take("×, then "), let body = s.oneOf(BodyAction.self) else { return nil }
+                guard s.take("fails "), let failures = s.number(), s.take("×, then "), let body = s.oneOf(BodyAction.self) else {
+                    return nil
+                }
                 let attemptTasks = s.take(", each a new task")
                 guard s.take(" }") else { return nil }
-                let retry = Self(task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token,
-                                 whileBelow: whileBelow, backoffMicroseconds: backoff, taskForm: taskForm, noToken: noToken,
-                                 attemptTasks: attemptTasks, cancelsOnRetry: cancelsOnRetry)
+                let retry = Self(
+                    task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token,
+                    whileBelow: whileBelow, backoffMicroseconds: backoff, taskForm: taskForm, noToken: noToken,
+                    attemptTasks: attemptTasks, cancelsOnRetry: cancelsOnRetry)
                 return retry.attemptTasks == attemptTasks ? retry : nil
             }
         }
@@ -106,9 +111,10 @@ extension ProgramOperation {
         var uses: [Use] { token.map { [.token($0)] } ?? [] }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), attempts: attempts, failures: failures, body: body, executor: executor, token: token.map(ids.token),
-                 whileBelow: whileBelow, backoffMicroseconds: backoffMicroseconds, taskForm: taskForm, noToken: noToken,
-                 attemptTasks: attemptTasks, cancelsOnRetry: cancelsOnRetry)
+            Self(
+                task: ids.task(task), attempts: attempts, failures: failures, body: body, executor: executor, token: token.map(ids.token),
+                whileBelow: whileBelow, backoffMicroseconds: backoffMicroseconds, taskForm: taskForm, noToken: noToken,
+                attemptTasks: attemptTasks, cancelsOnRetry: cancelsOnRetry)
         }
 
         var neverWaits: Bool { true }
@@ -120,7 +126,8 @@ extension ProgramOperation {
         var entryPoints: [EntryPoint] {
             let call: EntryPoint = taskForm ? (noToken ? .retryTaskNoToken : .retryTask) : (noToken ? .retryNoToken : .retry)
             let attempt: [EntryPoint] = !taskForm ? [] : attemptTasks ? [.run, .defaultExecutor] : [.completed]
-            let own: [EntryPoint] = cancelsOnRetry ? [token == nil ? .makeCancellationSource : .makeCancellationSourceLinked, .token, .cancel] : []
+            let own: [EntryPoint] =
+                cancelsOnRetry ? [token == nil ? .makeCancellationSource : .makeCancellationSourceLinked, .token, .cancel] : []
             return [call] + attempt + own + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
         }
         var bodySpec: BodySpec? { nil }
@@ -135,7 +142,9 @@ extension ProgramOperation {
             let below = whileBelow ?? Int.max
             let programToken = execution.token(token)
             // Its own source, which `while` cancels the first time it answers "retry".
-            let own = cancelsOnRetry ? (token == nil ? backend.makeCancellationSource() : backend.makeCancellationSource(linkedTo: [programToken])) : nil
+            let own =
+                cancelsOnRetry
+                ? (token == nil ? backend.makeCancellationSource() : backend.makeCancellationSource(linkedTo: [programToken])) : nil
             let captured = own?.token ?? programToken
             let shouldRetry: @Sendable (Int, any Error) -> Bool = { n, _ in
                 guard n < below else { return false }
@@ -168,8 +177,11 @@ extension ProgramOperation {
 
         /// The body of each attempt of the retry making task `t` at `step`: it logs its start and
         /// end, throws `E` while it is one of the first `failures`, then does `body`.
-        static func attempt(task t: Int, failures: Int, body action: BodyAction, step: Int, in execution: ProgramExecution)
-            -> @Sendable (CancellationToken) throws -> Int {
+        static func attempt(
+            task t: Int, failures: Int, body action: BodyAction, step: Int, in execution: ProgramExecution
+        )
+            -> @Sendable (CancellationToken) throws -> Int
+        {
             let (log, payloads) = (execution.log, execution.payloads)
             let value = ProgramValues.value(step: step)
             let counter = Atomic(0)
@@ -194,11 +206,16 @@ extension ProgramOperation {
 
         /// A `retryTask` attempt's task: completed with the attempt's outcome, or (`runs`) a new
         /// task run on the default executor that makes the attempt.
-        static func attemptTask(_ attempt: @escaping @Sendable (CancellationToken) throws -> Int, runs: Bool, in execution: ProgramExecution)
-            -> @Sendable (CancellationToken) -> any AsyncTask<Int> {
+        static func attemptTask(
+            _ attempt: @escaping @Sendable (CancellationToken) throws -> Int, runs: Bool, in execution: ProgramExecution
+        )
+            -> @Sendable (CancellationToken) -> any AsyncTask<Int>
+        {
             let (backend, defaultExecutor) = (execution.backend, execution.executors.defaultExecutor)
             return { token in
-                runs ? backend.run(on: defaultExecutor, token: .none) { _ in try attempt(token) } : backend.completed(Completion { try attempt(token) })
+                runs
+                    ? backend.run(on: defaultExecutor, token: .none) { _ in try attempt(token) }
+                    : backend.completed(Completion { try attempt(token) })
             }
         }
 

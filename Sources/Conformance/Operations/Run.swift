@@ -18,8 +18,10 @@ extension ProgramOperation {
         /// `run` whose body returns this task, its value (C2.6); nil with `returns`.
         public var keeps: InnerTask?
 
-        public init(task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: CallForm = .requirement, noToken: Bool = false,
-                    returns: InnerTask? = nil, keeps: InnerTask? = nil) {
+        public init(
+            task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: CallForm = .requirement, noToken: Bool = false,
+            returns: InnerTask? = nil, keeps: InnerTask? = nil
+        ) {
             self.task = task
             self.executor = executor
             self.token = token
@@ -41,9 +43,12 @@ extension ProgramOperation {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = run") else { return nil }
                 let unwraps = s.take("Task")
-                guard let (form, executor, token) = s.callArguments(), s.take(" "), let read = s.runBody(unwraps: unwraps) else { return nil }
-                let run = Self(task: task, executor: executor, token: token, body: read.body, form: form, noToken: read.noToken,
-                               returns: read.returns, keeps: read.keeps)
+                guard let (form, executor, token) = s.callArguments(), s.take(" "), let read = s.runBody(unwraps: unwraps) else {
+                    return nil
+                }
+                let run = Self(
+                    task: task, executor: executor, token: token, body: read.body, form: form, noToken: read.noToken,
+                    returns: read.returns, keeps: read.keeps)
                 return run.form == form ? run : nil
             }
         }
@@ -64,16 +69,18 @@ extension ProgramOperation {
             }
             let executor = form == .token ? ExecutorRef.default : program.executor()
             let token = form == .executor ? nil : form == .token ? program.rng.pick(program.tokens) : program.token()
-            let run = Run(task: program.nextTask, executor: executor, token: token, body: program.body(), form: form,
-                          noToken: program.rng.chance(35), returns: returns, keeps: keeps)
+            let run = Run(
+                task: program.nextTask, executor: executor, token: token, body: program.body(), form: form,
+                noToken: program.rng.chance(35), returns: returns, keeps: keeps)
             program.addTask(.run(run), sources: sources, held: held)
         }
 
         var uses: [Use] { ((returns ?? keeps)?.task.map { [.task($0)] } ?? []) + (token.map { [.token($0)] } ?? []) }
         var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
-            Self(task: ids.task(task), executor: executor, token: token.map(ids.token), body: body, form: form, noToken: noToken,
-                 returns: returns?.renumbered(ids), keeps: keeps?.renumbered(ids))
+            Self(
+                task: ids.task(task), executor: executor, token: token.map(ids.token), body: body, form: form, noToken: noToken,
+                returns: returns?.renumbered(ids), keeps: keeps?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
@@ -108,8 +115,9 @@ extension ProgramOperation {
             let (t, action, ref, noToken) = (task, self.body, self.executor, self.noToken)
             // A body that takes no token checks the one it captured.
             @Sendable func body(_ token: CancellationToken) throws -> Int {
-                try execution.body(task: t, step: step, input: nil, action: action, token: noToken ? cancellation : token, probe: probe,
-                                   executor: ref)
+                try execution.body(
+                    task: t, step: step, input: nil, action: action, token: noToken ? cancellation : token, probe: probe,
+                    executor: ref)
             }
             let call = RunCall(execution: execution, run: self, token: cancellation)
             guard let returned = returns ?? keeps else {
@@ -140,15 +148,19 @@ extension ProgramOperation {
         /// once (C2.6).
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
             let result = model.oracle.bodyTask(task, step: step, action: body, token: token, cancelRule: .c4_3, rule: .c2_1)
-            guard case .outcomes(let allowed, let rule) = result, allowed == [.success(ProgramValues.value(step: step))] else { return result }
+            guard case .outcomes(let allowed, let rule) = result, allowed == [.success(ProgramValues.value(step: step))] else {
+                return result
+            }
             if keeps != nil { return .outcomes(allowed, rule == .c2_1 ? .c2_1 : .c2_6) }
             guard let returns else { return result }
             return model.oracle.returnedOutcome(returns, step: step, in: model, rule: rule == .c2_1 ? .c2_1 : .c9_5)
         }
     }
 
-    public static func run(task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: CallForm = .requirement,
-                           noToken: Bool = false, returns: InnerTask? = nil, keeps: InnerTask? = nil) -> Self {
+    public static func run(
+        task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: CallForm = .requirement,
+        noToken: Bool = false, returns: InnerTask? = nil, keeps: InnerTask? = nil
+    ) -> Self {
         .run(Run(task: task, executor: executor, token: token, body: body, form: form, noToken: noToken, returns: returns, keeps: keeps))
     }
 }
@@ -181,7 +193,8 @@ private struct RunCall {
         let optional: (any Executor)? = executor
         let captured = token
         switch (run.form, run.noToken) {
-        case (.requirement, false), (.actor, false): return backend.runTask(on: executor, token: token) { (token: CancellationToken) in try body(token) }
+        case (.requirement, false), (.actor, false):
+            return backend.runTask(on: executor, token: token) { (token: CancellationToken) in try body(token) }
         case (.executor, false): return backend.runTask(on: optional) { (token: CancellationToken) in try body(token) }
         case (.token, false): return backend.runTask(token: token) { (token: CancellationToken) in try body(token) }
         case (.requirement, true), (.actor, true):

@@ -33,7 +33,8 @@ extension ProgramOperation {
 
         static let kind = OperationKind.runAsync
         public var description: String {
-            let name = ["runAsync": "runAsync", "noToken": "runAsync", "spelledRun": "run", "preferring": "runAsync"][form.rawValue] ?? "runAsync"
+            let name =
+                ["runAsync": "runAsync", "noToken": "runAsync", "spelledRun": "run", "preferring": "runAsync"][form.rawValue] ?? "runAsync"
             var arguments = token.map { ["token: k\($0)"] } ?? []
             if form == .preferring { arguments.append("preferring: default") }
             let call = form == .noToken ? name : "\(name)(\(arguments.joined(separator: ", ")))"
@@ -106,7 +107,9 @@ extension ProgramOperation {
             case .noToken: made = backend.runAsync { try await body() }
             case .spelledRun: made = backend.run(token: token) { try await body() }
             case .preferring:
-                made = backend.runAsync(token: token, preferring: HarnessTaskExecutor(execution.executors.defaultExecutor)) { try await body() }
+                made = backend.runAsync(token: token, preferring: HarnessTaskExecutor(execution.executors.defaultExecutor)) {
+                    try await body()
+                }
             }
             execution.register(task, .int(made))
         }

@@ -41,24 +41,28 @@ final class SerialTally: Sendable {
         let perSide = jobs / 2
         let twice = overlaps.load(ordering: .acquiring)
         if twice > 0 {
-            return Loss(round: index, rule: .c7_2, what: "a serial executor ran \(twice + 1) of its jobs at once while two threads handed it jobs",
-                        expected: "one job at a time", observed: "\(twice) jobs started while another ran")
+            return Loss(
+                round: index, rule: .c7_2, what: "a serial executor ran \(twice + 1) of its jobs at once while two threads handed it jobs",
+                expected: "one job at a time", observed: "\(twice) jobs started while another ran")
         }
         let sides = order.withLock { $0 }
         for (side, seen) in sides.enumerated() {
             let who = side == 0 ? "the driver" : "the partner"
             if Set(seen).count < seen.count {
-                return Loss(round: index, rule: .c7_3, what: "a job \(who) handed a serial executor, beside another thread's, ran twice",
-                            expected: "each job once", observed: "\(seen.prefix(24))")
+                return Loss(
+                    round: index, rule: .c7_3, what: "a job \(who) handed a serial executor, beside another thread's, ran twice",
+                    expected: "each job once", observed: "\(seen.prefix(24))")
             }
             if seen != seen.sorted() {
-                return Loss(round: index, rule: .c7_2, what: "the jobs \(who) handed a serial executor, beside another thread's, ran out of order",
-                            expected: "0 to \(perSide - 1), in order", observed: "\(seen.prefix(24))")
+                return Loss(
+                    round: index, rule: .c7_2, what: "the jobs \(who) handed a serial executor, beside another thread's, ran out of order",
+                    expected: "0 to \(perSide - 1), in order", observed: "\(seen.prefix(24))")
             }
         }
         if !complete {
-            return Loss(round: index, rule: .c7_3, what: "of \(jobs) jobs two threads handed one serial executor at once, \(ran) ran",
-                        expected: "every job runs", observed: "\(ran) ran within the limit")
+            return Loss(
+                round: index, rule: .c7_3, what: "of \(jobs) jobs two threads handed one serial executor at once, \(ran) ran",
+                expected: "every job runs", observed: "\(ran) ran within the limit")
         }
         return nil
     }

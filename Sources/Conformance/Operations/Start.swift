@@ -32,7 +32,9 @@ extension ProgramOperation {
             guard let task = program.rng.pick(program.unstarted) else { return }
             let executor = program.rng.chance(20) ? ExecutorRef.inline : program.executor()
             program.add(.start(Start(task: task, executor: executor, throwing: program.rng.chance(40))))
-            if program.rng.chance(30) { program.add(.start(Start(task: task, executor: program.executor(), throwing: program.rng.chance(40)))) }
+            if program.rng.chance(30) {
+                program.add(.start(Start(task: task, executor: program.executor(), throwing: program.rng.chance(40))))
+            }
             program.unstarted.removeAll { $0 == task }
             program.started.append(task)
             // Started: no longer waits on the harness (a body cannot block on anything held).

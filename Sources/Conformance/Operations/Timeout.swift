@@ -18,7 +18,8 @@ extension ProgramOperation {
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take(".timeout(after: "),
-                      let microseconds = s.microseconds(), s.take(")") else { return nil }
+                    let microseconds = s.microseconds(), s.take(")")
+                else { return nil }
                 return Self(task: task, antecedent: antecedent, microseconds: microseconds)
             }
         }

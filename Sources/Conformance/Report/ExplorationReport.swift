@@ -24,8 +24,10 @@ public struct ExplorationReport: Sendable, CustomStringConvertible {
     /// or saw work from outside the run (empty: every schedule was reproducible).
     public let notReproducible: [String]
 
-    init(program: Program, exploration: ExplorationTally, findings: [Finding], mode: ScheduleMode, eventLines: [String],
-         notReproducible: [String]) {
+    init(
+        program: Program, exploration: ExplorationTally, findings: [Finding], mode: ScheduleMode, eventLines: [String],
+        notReproducible: [String]
+    ) {
         self.program = program
         preemptions = exploration.preemptions
         schedules = exploration.schedules
@@ -42,7 +44,8 @@ public struct ExplorationReport: Sendable, CustomStringConvertible {
     public var passed: Bool { findings.isEmpty && notReproducible.isEmpty }
 
     public var description: String {
-        var text = "exhaustive exploration (at most \(preemptions) preemptions) of program seed=\(program.seed): "
+        var text =
+            "exhaustive exploration (at most \(preemptions) preemptions) of program seed=\(program.seed): "
             + "\(schedules) schedules in \(duration), "
             + (finished ? "finished (every schedule within the bound ran)" : "stopped at \(stoppedBy?.description ?? "a limit")")
         for finding in findings {

@@ -60,17 +60,20 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = """
-        [\(backend)] \(rule) broken: \(message)
-          expected: \(expected)
-          observed: \(observed)
-          found by: \(mode) mode\(notReproducible.isEmpty ? "" : " (not reproducible: \(notReproducible.joined(separator: "; ")))")
-          seed: \(seed)
-          replay: \(replay)
-        """
+            [\(backend)] \(rule) broken: \(message)
+              expected: \(expected)
+              observed: \(observed)
+              found by: \(mode) mode\(notReproducible.isEmpty ? "" : " (not reproducible: \(notReproducible.joined(separator: "; ")))")
+              seed: \(seed)
+              replay: \(replay)
+            """
         if let shrunkProgram, let shrunkSize {
-            text += "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
+            text +=
+                "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
                 + "\(shrinkRuns) candidate runs in \(shrinkDuration)"
-                + (shrinkStoppedAt.map { ", stopped by its time budget while \($0) (CONFORMANCE_SHRINK: a longer budget may shrink it further)" }
+                + (shrinkStoppedAt.map {
+                    ", stopped by its time budget while \($0) (CONFORMANCE_SHRINK: a longer budget may shrink it further)"
+                }
                     ?? ", no smaller candidate fails")
             if let shrunkReplay { text += "\n  replay: \(shrunkReplay)" }
             if let shrunkFinding {
@@ -170,28 +173,34 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         var lines = [
             "conformance [\(backend)] base seed \(baseSeed)\(shard.map { ", shard \($0)" } ?? ""): \(programsRun) programs, \(stepsRun) steps in \(duration), "
                 + "(\(controlledPrograms) controlled\(seated ? " on seats" : ""), \(programsRun - controlledPrograms) stress), "
-                + (passed ? "passed" : failures.isEmpty ? "errors" : "\(brokenRules.count) rules broken in \(failingPrograms) failing programs "
-                    + "(\(brokenRules.map(\.rawValue).joined(separator: " ")))")
+                + (passed
+                    ? "passed"
+                    : failures.isEmpty
+                        ? "errors"
+                        : "\(brokenRules.count) rules broken in \(failingPrograms) failing programs "
+                            + "(\(brokenRules.map(\.rawValue).joined(separator: " ")))")
                 + (abandoned ? " (abandoned after a hang)" : stoppedBy.map { " (stopped at \($0))" } ?? ""),
             "  rules exercised (programs/checks): \(rules)",
             "  not exercised by generated programs: \(unexercised.isEmpty ? "none" : unexercised)",
-            "  " + entryPoints.summary,
+            "  " + entryPoints.summary
         ]
         if let exploration {
             lines.append("  exhaustive schedules (at most \(exploration.preemptions) preemptions): \(exploration.summary)")
         }
         if !notReproducible.isEmpty {
-            lines.append("  not reproducible (work from outside the harness): \(notReproducible.count) of \(controlledPrograms) controlled programs"
-                         + (notReproducible.count * 2 > controlledPrograms
-                            ? " (the backend runs work on threads of its own, such as an event loop or a private queue, which controlled "
-                                + "mode cannot schedule: their failures replay by running again, up to CONFORMANCE_REPLAY_ATTEMPTS times; "
-                                + "work run through the executors the harness passes replays exactly)" : "")
-                         + ", e.g. \(notReproducible[0])")
+            lines.append(
+                "  not reproducible (work from outside the harness): \(notReproducible.count) of \(controlledPrograms) controlled programs"
+                    + (notReproducible.count * 2 > controlledPrograms
+                        ? " (the backend runs work on threads of its own, such as an event loop or a private queue, which controlled "
+                            + "mode cannot schedule: their failures replay by running again, up to CONFORMANCE_REPLAY_ATTEMPTS times; "
+                            + "work run through the executors the harness passes replays exactly)" : "")
+                    + ", e.g. \(notReproducible[0])")
         }
         if let replayNote { lines.append("  replay: \(replayNote)") }
         if !repeatedFailures.isEmpty {
-            lines.append("  broken again by later programs (not reported again): "
-                         + repeatedFailures.keys.sorted().map { "\($0)×\(repeatedFailures[$0] ?? 0)" }.joined(separator: " "))
+            lines.append(
+                "  broken again by later programs (not reported again): "
+                    + repeatedFailures.keys.sorted().map { "\($0)×\(repeatedFailures[$0] ?? 0)" }.joined(separator: " "))
         }
         lines += errors.map { "  error: \($0)" }
         lines += knownIssues.map { "  known issue: \($0.rule) (seed \($0.seed)): \($0.message)" }
@@ -227,7 +236,8 @@ public struct EntryPointCoverage: Sendable {
     public var summary: String {
         let called = EntryPoint.allCases.count - uncalled.count
         func list(_ entryPoints: [EntryPoint]) -> String {
-            entryPoints.count > 8 ? "\(entryPoints.count) (entryPointTable lists them)" : entryPoints.map(\.rawValue).joined(separator: ", ")
+            entryPoints.count > 8
+                ? "\(entryPoints.count) (entryPointTable lists them)" : entryPoints.map(\.rawValue).joined(separator: ", ")
         }
         let missing = uncalled.filter { $0.notGenerated == nil }
         return "entry points called: \(called) of \(EntryPoint.allCases.count)"
@@ -239,10 +249,12 @@ public struct EntryPointCoverage: Sendable {
     public var table: String {
         (["| entry point | programs | checks |", "| --- | --- | --- |"]
             + EntryPoint.allCases.map { entryPoint in
-                let called = programs[entryPoint].map(String.init)
+                let called =
+                    programs[entryPoint].map(String.init)
                     ?? entryPoint.notGenerated.map { "none: \($0)" } ?? "not called in this run"
                 // An identity is called with the steps checks judge, but no check judges its answer.
-                let judged = entryPoint.judgedByNoRule.map { "none: \($0)" }
+                let judged =
+                    entryPoint.judgedByNoRule.map { "none: \($0)" }
                     ?? checks[entryPoint].map(String.init) ?? (called.hasPrefix("none") ? "-" : "0")
                 return "| `\(entryPoint.rawValue)` | \(called) | \(judged) |"
             }).joined(separator: "\n")

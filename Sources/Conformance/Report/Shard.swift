@@ -26,7 +26,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
 
     /// The program indices this shard runs when each shard runs `programs`.
     public func indices(programs: Int) -> Range<Int> {
-        (index - 1) * programs ..< index * programs
+        (index - 1) * programs..<index * programs
     }
 }
 

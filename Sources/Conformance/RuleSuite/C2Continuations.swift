@@ -13,7 +13,7 @@ extension RuleSuite {
             RuleCheck("C2.4", "a continuation registered during the completing hand-over does not overtake it", lateRegistrationKeepsOrder),
             RuleCheck("C2.4", "a hand-off deferred to a trampoline is not overtaken by a later registration", deferredHandOffKeepsOrder),
             RuleCheck("C2.5", "a continuation runs on the executor it was registered with", runsOnItsExecutor),
-            RuleCheck("C2.6", "a continuation returning a task is unwrapped", unwrapping),
+            RuleCheck("C2.6", "a continuation returning a task is unwrapped", unwrapping)
         ]
 
         static func manyContinuationsRunOnce(_ c: RuleContext) throws {
@@ -38,8 +38,9 @@ extension RuleSuite {
             }
             c.expectCompletes(allRan.task, "every continuation runs", call: call)
             let counts = runs.map(\.count)
-            c.expect(counts.allSatisfy { $0 == 1 }, "every continuation runs exactly once", call: call,
-                     expected: "each of \(counts.count) ran once", observed: runCounts(counts))
+            c.expect(
+                counts.allSatisfy { $0 == 1 }, "every continuation runs exactly once", call: call,
+                expected: "each of \(counts.count) ran once", observed: runCounts(counts))
         }
 
         static func happensBefore(_ c: RuleContext) throws {
@@ -55,7 +56,8 @@ extension RuleSuite {
                     source.trySucceed(7)
                 }
                 writer.start()
-                let call = "source.task.continueWith(on: \(executorName(executor, in: backend))) { (shared.value, try $0.get()) } "
+                let call =
+                    "source.task.continueWith(on: \(executorName(executor, in: backend))) { (shared.value, try $0.get()) } "
                     + "completed by trySucceed(7) on another thread after writing shared.value"
                 let (array, value) = try c.requireValue(seen, "a continuation runs and sees the outcome", call: call)
                 c.expectEqual(array, Array(0..<100), "a continuation sees every write made before the completion", call: call)
@@ -89,17 +91,21 @@ extension RuleSuite {
                     completed.whenComplete(on: executor, body)
                     inCall.withLock { $0 = nil }
                 }
-                let calls = "100 × pending.task.whenComplete(on: \(executorName(executor, in: backend))), pending.trySucceed(1), "
+                let calls =
+                    "100 × pending.task.whenComplete(on: \(executorName(executor, in: backend))), pending.trySucceed(1), "
                     + "100 × backend.succeeded(1).whenComplete(on: \(executorName(executor, in: backend)))"
                 c.expectCompletes(allRan.task, "every continuation runs", call: calls)
-                c.expectEqual(ranInside.count, 0, "continuations on a \(executorName(executor, in: backend)) executor never run inside the call that registers or completes",
-                              call: calls)
+                c.expectEqual(
+                    ranInside.count, 0,
+                    "continuations on a \(executorName(executor, in: backend)) executor never run inside the call that registers or completes",
+                    call: calls)
             }
             // The inline executor is the exception: on a completed task the body runs before the call returns.
             let ran = Counter()
             backend.succeeded(1).whenComplete(on: backend.inlineExecutor) { _ in ran.increment() }
-            c.expectEqual(ran.count, 1, "on a completed task, a continuation on the inline executor runs before whenComplete returns",
-                          call: "backend.succeeded(1).whenComplete(on: backend.inlineExecutor) { ... }")
+            c.expectEqual(
+                ran.count, 1, "on a completed task, a continuation on the inline executor runs before whenComplete returns",
+                call: "backend.succeeded(1).whenComplete(on: backend.inlineExecutor) { ... }")
         }
 
         static func registrationOrder(_ c: RuleContext) throws {
@@ -115,13 +121,16 @@ extension RuleSuite {
                     if index == count / 2 { source.trySucceed(0) }
                     last = source.task.continueWith(on: executor, token: .none) { _ in order.append(index) }
                 }
-                let call = "500 × source.task.continueWith(on: \(executorName(executor, in: backend))) { order.append(i) }, trySucceed(0) after the 250th"
+                let call =
+                    "500 × source.task.continueWith(on: \(executorName(executor, in: backend))) { order.append(i) }, trySucceed(0) after the 250th"
                 c.expectCompletes(last, "every continuation runs", call: call)
-                c.expect(eventually { order.all.count == count }, "every continuation runs", call: call,
-                         expected: "\(count) runs", observed: "\(order.all.count) runs")
+                c.expect(
+                    eventually { order.all.count == count }, "every continuation runs", call: call,
+                    expected: "\(count) runs", observed: "\(order.all.count) runs")
                 let seen = order.all
-                c.expect(seen == Array(0..<count), "continuations are handed over, and run, in registration order", call: call,
-                         expected: "0, 1, 2, ... \(count - 1)", observed: firstDisorder(seen))
+                c.expect(
+                    seen == Array(0..<count), "continuations are handed over, and run, in registration order", call: call,
+                    expected: "0, 1, 2, ... \(count - 1)", observed: firstDisorder(seen))
             }
         }
 
@@ -137,14 +146,16 @@ extension RuleSuite {
             completer.start()
             // The completing thread is now inside the first hand-over; register a third continuation.
             let call = "source.trySucceed(1) handing over to a blocking executor, meanwhile source.task.continueWith(on: user) (3rd)"
-            c.expectEqual(gate.entered.wait(timeout: .now() + 10), .success, "the completing hand-over reaches the first continuation's executor",
-                          call: "source.trySucceed(1) on another thread")
+            c.expectEqual(
+                gate.entered.wait(timeout: .now() + 10), .success, "the completing hand-over reaches the first continuation's executor",
+                call: "source.trySucceed(1) on another thread")
             let third = source.task.continueWith(on: user, token: .none) { _ in order.append(3) }
             gate.release.signal()
             c.expectCompletes(second, "the second continuation runs", call: call)
             c.expectCompletes(third, "the late (third) continuation runs", call: call)
-            c.expectEqual(order.all, [2, 3], "a continuation registered during the completing hand-over does not overtake an earlier one",
-                          call: call)
+            c.expectEqual(
+                order.all, [2, 3], "a continuation registered during the completing hand-over does not overtake an earlier one",
+                call: call)
         }
 
         /// When a task completes inside inline work, its hand-overs are queued on the thread's
@@ -178,8 +189,9 @@ extension RuleSuite {
                 // The deliveries may come later, from a thread of the backend's (an event loop's):
                 // judge their order once both came, or the slack is over.
                 _ = eventually(within: c.timingSlack) { order.all.count >= 2 }
-                c.expectEqual(order.all, [1, 2], "a registration does not overtake a hand-off queued on a trampoline",
-                              call: "second.trySucceed(1) inside inline work, then second.task.whenComplete(on: user) on another thread")
+                c.expectEqual(
+                    order.all, [1, 2], "a registration does not overtake a hand-off queued on a trampoline",
+                    call: "second.trySucceed(1) inside inline work, then second.task.whenComplete(on: user) on another thread")
             }
             // The same for a registration on a task that completed long ago: made inside inline work,
             // its hand-off is queued, and one made on another thread meanwhile must wait behind it.
@@ -203,8 +215,9 @@ extension RuleSuite {
                 outer.trySucceed(0)
                 _ = registrar.wait()
                 _ = eventually(within: c.timingSlack) { order.all.count >= 2 }
-                c.expectEqual(order.all, [1, 2], "a registration does not overtake a late one queued on a trampoline",
-                              call: "done.whenComplete(on: user) inside inline work, then again on another thread")
+                c.expectEqual(
+                    order.all, [1, 2], "a registration does not overtake a late one queued on a trampoline",
+                    call: "done.whenComplete(on: user) inside inline work, then again on another thread")
             }
         }
 
@@ -219,14 +232,18 @@ extension RuleSuite {
             source.trySucceed(1)
             let call = "task.continueWith(on: user) { _ in user.isCurrent } on 25 pending and 25 completed tasks"
             let ran = try c.requireValue(backend.whenAll(checks), "every continuation runs", call: call)
-            c.expect(ran.allSatisfy { $0 }, "a continuation runs on the executor it was registered with", call: call,
-                     expected: "50 on the user's executor", observed: "\(ran.filter { !$0 }.count) of 50 elsewhere")
-            c.expect(user.submitted.count >= 50, "the user's executor gets every job", call: call,
-                     expected: "at least 50 jobs submitted", observed: "\(user.submitted.count)")
-            c.expectOutcome(backend.run(on: user, token: .none) { _ in user.isCurrent }, .success(true),
-                            "a body runs on the executor it was given", call: "backend.run(on: user) { _ in user.isCurrent }")
-            c.expectOutcome(backend.succeeded(1).map(on: user) { _ in user.isCurrent }, .success(true),
-                            "a continuation runs on the executor it was given", call: "backend.succeeded(1).map(on: user) { _ in user.isCurrent }")
+            c.expect(
+                ran.allSatisfy { $0 }, "a continuation runs on the executor it was registered with", call: call,
+                expected: "50 on the user's executor", observed: "\(ran.filter { !$0 }.count) of 50 elsewhere")
+            c.expect(
+                user.submitted.count >= 50, "the user's executor gets every job", call: call,
+                expected: "at least 50 jobs submitted", observed: "\(user.submitted.count)")
+            c.expectOutcome(
+                backend.run(on: user, token: .none) { _ in user.isCurrent }, .success(true),
+                "a body runs on the executor it was given", call: "backend.run(on: user) { _ in user.isCurrent }")
+            c.expectOutcome(
+                backend.succeeded(1).map(on: user) { _ in user.isCurrent }, .success(true),
+                "a continuation runs on the executor it was given", call: "backend.succeeded(1).map(on: user) { _ in user.isCurrent }")
         }
 
         static func unwrapping(_ c: RuleContext) throws {
@@ -237,13 +254,18 @@ extension RuleSuite {
                 let flat = backend.succeeded(1).flatMap { _ in inner.task }
                 let recovered = backend.failed(TestError(code: 1), as: Int.self).recoverTask { _ in inner.task }
                 // Still pending: the outer tasks wait for the inner one.
-                c.expectPending(outer, "a continuation returning a pending task waits for it",
-                                call: "backend.succeeded(1).continueWithTask(on: default) { _ in inner.task }")
+                c.expectPending(
+                    outer, "a continuation returning a pending task waits for it",
+                    call: "backend.succeeded(1).continueWithTask(on: default) { _ in inner.task }")
                 inner.tryComplete(outcome)
-                let calls = ["continueWithTask(on: default) { _ in inner.task }", "flatMap { _ in inner.task }", "recoverTask { _ in inner.task } on a failure"]
+                let calls = [
+                    "continueWithTask(on: default) { _ in inner.task }", "flatMap { _ in inner.task }",
+                    "recoverTask { _ in inner.task } on a failure"
+                ]
                 for (task, call) in zip([outer, flat, recovered], calls) {
-                    c.expectOutcome(task, outcome, "a continuation returning a task takes its outcome",
-                                    call: "backend.succeeded(1).\(call), inner completed \(RuleContext.describe(outcome))")
+                    c.expectOutcome(
+                        task, outcome, "a continuation returning a task takes its outcome",
+                        call: "backend.succeeded(1).\(call), inner completed \(RuleContext.describe(outcome))")
                 }
             }
         }

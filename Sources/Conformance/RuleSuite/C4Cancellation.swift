@@ -7,29 +7,39 @@ extension RuleSuite {
     enum C4Cancellation {
         static let checks: [RuleCheck] = [
             RuleCheck("C4.1", "cancel is idempotent, thread-safe, and stays requested", cancelIdempotent),
-            RuleCheck("C4.1", "a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled", secondCancelWaitsForHandlers),
+            RuleCheck(
+                "C4.1", "a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
+                secondCancelWaitsForHandlers),
             RuleCheck("C4.2", "handlers run once, in order, promptly if late; disposed ones never run and are released", handlers),
             RuleCheck("C4.3", "a body whose token is cancelled before it starts never runs", cancelledBeforeStart),
             RuleCheck("C4.4", "checkpoint throws CancellationError once requested", checkpoint),
-            RuleCheck("C4.5", "cancellation racing completion gives one outcome; after completion it changes nothing", cancelRacingCompletion),
+            RuleCheck(
+                "C4.5", "cancellation racing completion gives one outcome; after completion it changes nothing", cancelRacingCompletion),
             RuleCheck("C4.6", "cancel(after:) cancels after the delay; linked sources follow any parent", delayedAndLinked),
-            RuleCheck("C4.7", "a cancelled Swift Task stops awaiting at once and leaves the task alone", async: swiftTaskCancellation),
+            RuleCheck("C4.7", "a cancelled Swift Task stops awaiting at once and leaves the task alone", async: swiftTaskCancellation)
         ]
 
         static func cancelIdempotent(_ c: RuleContext) throws {
             let source = c.backend.makeCancellationSource()
             let token = source.token
-            c.expectEqual(token.isCancellationRequested, false, "a new source is not cancelled",
-                          call: "backend.makeCancellationSource().token.isCancellationRequested")
-            c.expectEqual(token.canBeCancelled, true, "a source's token can be cancelled", call: "backend.makeCancellationSource().token.canBeCancelled")
-            c.expectEqual(CancellationToken.none.canBeCancelled, false, "the none token cannot be cancelled", call: "CancellationToken.none.canBeCancelled")
+            c.expectEqual(
+                token.isCancellationRequested, false, "a new source is not cancelled",
+                call: "backend.makeCancellationSource().token.isCancellationRequested")
+            c.expectEqual(
+                token.canBeCancelled, true, "a source's token can be cancelled",
+                call: "backend.makeCancellationSource().token.canBeCancelled")
+            c.expectEqual(
+                CancellationToken.none.canBeCancelled, false, "the none token cannot be cancelled",
+                call: "CancellationToken.none.canBeCancelled")
             let handlerRuns = Counter()
             _ = token.register { handlerRuns.increment() }
             race(8) { _ in source.cancel() }
             source.cancel()
             let call = "source.cancel() from 8 threads at once, then once more"
-            c.expectEqual(source.isCancellationRequested, true, "cancellation stays requested", call: call + "; source.isCancellationRequested")
-            c.expectEqual(token.isCancellationRequested, true, "the token sees the cancellation", call: call + "; token.isCancellationRequested")
+            c.expectEqual(
+                source.isCancellationRequested, true, "cancellation stays requested", call: call + "; source.isCancellationRequested")
+            c.expectEqual(
+                token.isCancellationRequested, true, "the token sees the cancellation", call: call + "; token.isCancellationRequested")
             c.expectEqual(handlerRuns.count, 1, "a handler runs once however many cancel() calls race", call: call)
         }
 
@@ -59,8 +69,9 @@ extension RuleSuite {
             let child = backend.makeCancellationSource(linkedTo: [parent.token])
             let first = Thread { parent.cancel() }
             first.start()
-            c.expect(entered.wait(timeout: .now() + 30) == .success, "the first cancel() runs its handlers", call: "parent.cancel() on a thread",
-                     expected: "the first handler entered", observed: "not entered after 30 s")
+            c.expect(
+                entered.wait(timeout: .now() + 30) == .success, "the first cancel() runs its handlers", call: "parent.cancel() on a thread",
+                expected: "the first handler entered", observed: "not entered after 30 s")
             // The first cancel() is inside the slow handler now; the second one races it.
             let second = Thread {
                 parent.cancel()
@@ -70,13 +81,16 @@ extension RuleSuite {
             }
             second.start()
             let call = "parent.cancel() on a second thread while the first one runs a slow handler"
-            c.expect(secondDone.wait(timeout: .now() + 30) == .success, "the second cancel() returns once the first one's handlers ran",
-                     call: call, expected: "returned", observed: "still blocked after 30 s")
-            c.expectEqual(childCancelled.count, 1, "after any cancel() returns, a source linked to it is cancelled",
-                          call: call + "; child.isCancellationRequested")
+            c.expect(
+                secondDone.wait(timeout: .now() + 30) == .success, "the second cancel() returns once the first one's handlers ran",
+                call: call, expected: "returned", observed: "still blocked after 30 s")
+            c.expectEqual(
+                childCancelled.count, 1, "after any cancel() returns, a source linked to it is cancelled",
+                call: call + "; child.isCancellationRequested")
             c.expectEqual(secondReturnedEarly.count, 0, "the second cancel() does not return while the first one runs handlers", call: call)
-            c.expectEqual(innerCancelReturned.count, 1, "a cancel() from inside a handler, on the thread running it, returns at once",
-                          call: "parent.cancel() inside parent's handler")
+            c.expectEqual(
+                innerCancelReturned.count, 1, "a cancel() from inside a handler, on the thread running it, returns at once",
+                call: "parent.cancel() inside parent's handler")
         }
 
         static func handlers(_ c: RuleContext) throws {
@@ -87,19 +101,24 @@ extension RuleSuite {
             let disposed: any Disposable = {
                 let probe = Probe()
                 weakProbe = probe
-                return source.token.register { _ = probe; order.append(-1) }
+                return source.token.register {
+                    _ = probe; order.append(-1)
+                }
             }()
             disposed.dispose()
-            c.expect(weakProbe == nil, "a disposed handler is released", call: "token.register { probe }.dispose()",
-                     expected: "the handler's capture freed", observed: "still alive")
+            c.expect(
+                weakProbe == nil, "a disposed handler is released", call: "token.register { probe }.dispose()",
+                expected: "the handler's capture freed", observed: "still alive")
             source.cancel()
             source.cancel()
-            c.expectEqual(order.all, Array(0..<10), "handlers run once each, in registration order, and never when disposed",
-                          call: "10 × token.register, one disposed, then source.cancel() twice")
+            c.expectEqual(
+                order.all, Array(0..<10), "handlers run once each, in registration order, and never when disposed",
+                call: "10 × token.register, one disposed, then source.cancel() twice")
             let late = Counter()
             _ = source.token.register { late.increment() }
-            c.expectEqual(late.count, 1, "a handler registered after cancel() runs before register returns",
-                          call: "token.register { } after source.cancel()")
+            c.expectEqual(
+                late.count, 1, "a handler registered after cancel() runs before register returns",
+                call: "token.register { } after source.cancel()")
             _ = CancellationToken.none.register { late.increment() }
             c.expectEqual(late.count, 1, "a handler on the none token never runs", call: "CancellationToken.none.register { }")
         }
@@ -109,28 +128,43 @@ extension RuleSuite {
             let ran = Counter()
             let early = backend.makeCancellationSource()
             early.cancel()
-            c.expectOutcome(backend.run(token: early.token) { _ in ran.increment() }, .cancelled,
-                            "a body whose token was cancelled before it starts completes cancelled", call: "backend.run(token: cancelled) { ... }")
+            c.expectOutcome(
+                backend.run(token: early.token) { _ in ran.increment() }, .cancelled,
+                "a body whose token was cancelled before it starts completes cancelled", call: "backend.run(token: cancelled) { ... }")
 
             // A continuation completes cancelled as soon as its token is, not when its antecedent does.
             let antecedent = backend.makeSource(of: Int.self)
             let source = backend.makeCancellationSource()
             let continuations: [(any AsyncTask<Int>, String)] = [
-                (antecedent.task.map(token: source.token) { ran.increment(); return $0 }, "map(token:)"),
-                (antecedent.task.continueWith(on: backend.inlineExecutor, token: source.token) { _ in ran.increment(); return 0 },
-                 "continueWith(on: inline, token:)"),
-                (antecedent.task.flatMap(token: source.token) { v -> any AsyncTask<Int> in ran.increment(); return backend.succeeded(v) },
-                 "flatMap(token:)"),
+                (
+                    antecedent.task.map(token: source.token) {
+                        ran.increment(); return $0
+                    }, "map(token:)"
+                ),
+                (
+                    antecedent.task.continueWith(on: backend.inlineExecutor, token: source.token) { _ in
+                        ran.increment(); return 0
+                    },
+                    "continueWith(on: inline, token:)"
+                ),
+                (
+                    antecedent.task.flatMap(token: source.token) { v -> any AsyncTask<Int> in
+                        ran.increment(); return backend.succeeded(v)
+                    },
+                    "flatMap(token:)"
+                )
             ]
             source.cancel()
             for (task, form) in continuations {
-                c.expectOutcome(task, .cancelled, "a continuation completes cancelled as soon as its token is, not when its antecedent does",
-                                call: "pending.\(form) { ... }, then source.cancel()")
+                c.expectOutcome(
+                    task, .cancelled, "a continuation completes cancelled as soon as its token is, not when its antecedent does",
+                    call: "pending.\(form) { ... }, then source.cancel()")
             }
             antecedent.trySucceed(1)
             c.expectCompletes(antecedent.task.map { $0 }, "a continuation without the token runs", call: "antecedent.task.map { $0 }")
-            c.expectEqual(ran.count, 0, "no body of a cancelled continuation runs, even once its antecedent completes",
-                          call: "map, continueWith and flatMap with a cancelled token, antecedent completed after")
+            c.expectEqual(
+                ran.count, 0, "no body of a cancelled continuation runs, even once its antecedent completes",
+                call: "map, continueWith and flatMap with a cancelled token, antecedent completed after")
 
             // On a busy serial executor: queued behind a blocked job, cancelled, never starts.
             let serial = backend.makeSerialExecutor(label: "c4.3")
@@ -143,7 +177,8 @@ extension RuleSuite {
             c.expectOutcome(waiting, .cancelled, "a queued body whose token is cancelled completes cancelled", call: call)
             gate.trySucceed()
             c.expectCompletes(blocker, "the blocking job finishes once released", call: "backend.run(on: serial) { gate.task.wait() }")
-            c.expectCompletes(backend.run(on: serial, token: .none) { _ in }, "the serial executor goes on", call: "backend.run(on: serial) { }")
+            c.expectCompletes(
+                backend.run(on: serial, token: .none) { _ in }, "the serial executor goes on", call: "backend.run(on: serial) { }")
             c.expectEqual(ran.count, 0, "a body whose token was cancelled before it started never runs", call: call)
         }
 
@@ -153,8 +188,10 @@ extension RuleSuite {
                 try source.token.checkpoint()
             }
             source.cancel()
-            c.expectThrows(CancellationError.self, "checkpoint() throws CancellationError once cancellation is requested",
-                           call: "try token.checkpoint() after source.cancel()") { try source.token.checkpoint() }
+            c.expectThrows(
+                CancellationError.self, "checkpoint() throws CancellationError once cancellation is requested",
+                call: "try token.checkpoint() after source.cancel()"
+            ) { try source.token.checkpoint() }
             c.expectNoThrow("the none token's checkpoint() never throws", call: "try CancellationToken.none.checkpoint()") {
                 try CancellationToken.none.checkpoint()
             }
@@ -166,7 +203,10 @@ extension RuleSuite {
             var tasks: [any AsyncTask<Int>] = []
             for _ in 0..<300 {
                 let source = backend.makeCancellationSource()
-                tasks.append(backend.run(token: source.token) { _ in bodies.increment(); return 1 })
+                tasks.append(
+                    backend.run(token: source.token) { _ in
+                        bodies.increment(); return 1
+                    })
                 source.cancel()
             }
             let call = "300 × backend.run(token:) { 1 }, each token cancelled right after"
@@ -174,15 +214,17 @@ extension RuleSuite {
             let successes = all.filter(\.isSuccess).count
             let cancels = all.filter(\.isCancelled).count
             c.expectEqual(successes + cancels, all.count, "each task either succeeds or is cancelled", call: call)
-            c.expect(successes == bodies.count, "a body that ran gives the task its outcome", call: call,
-                     expected: "\(bodies.count) successes (the bodies that ran)", observed: "\(successes) successes, \(cancels) cancelled")
+            c.expect(
+                successes == bodies.count, "a body that ran gives the task its outcome", call: call,
+                expected: "\(bodies.count) successes (the bodies that ran)", observed: "\(successes) successes, \(cancels) cancelled")
 
             let done = backend.makeCancellationSource()
             let finished = backend.run(token: done.token) { _ in 5 }
             c.expectOutcome(finished, .success(5), "the body's value", call: "backend.run(token:) { 5 }")
             done.cancel()
-            c.expectOutcome(of: finished.completion, .success(5), "cancelling after completion changes nothing",
-                            call: "source.cancel() after backend.run(token:) { 5 } completed")
+            c.expectOutcome(
+                of: finished.completion, .success(5), "cancelling after completion changes nothing",
+                call: "source.cancel() after backend.run(token:) { 5 } completed")
         }
 
         static func delayedAndLinked(_ c: RuleContext) throws {
@@ -194,8 +236,10 @@ extension RuleSuite {
             timed.cancel(after: .milliseconds(30))
             c.expectCompletes(fired.task, "cancel(after:) cancels, running the handlers", call: "source.cancel(after: .milliseconds(30))")
             let elapsed = ContinuousClock.now - start
-            c.expect(elapsed >= .milliseconds(30), "cancel(after:) cancels no earlier than the delay", call: "source.cancel(after: .milliseconds(30))",
-                     expected: "handlers ran after 30 ms or more", observed: "after \(elapsed)")
+            c.expect(
+                elapsed >= .milliseconds(30), "cancel(after:) cancels no earlier than the delay",
+                call: "source.cancel(after: .milliseconds(30))",
+                expected: "handlers ran after 30 ms or more", observed: "after \(elapsed)")
             c.expectEqual(timed.isCancellationRequested, true, "the source is cancelled", call: "source.cancel(after: .milliseconds(30))")
 
             let parentA = backend.makeCancellationSource()
@@ -207,8 +251,11 @@ extension RuleSuite {
             c.expectEqual(parentA.isCancellationRequested, false, "cancelling a child leaves its parents alone", call: "child.cancel()")
             let second = backend.makeCancellationSource(linkedTo: [parentA.token, parentB.token])
             parentB.cancel()
-            c.expectEqual(second.isCancellationRequested, true, "a linked source is cancelled when any parent is", call: link + ", then parentB.cancel()")
-            c.expectEqual(parentA.isCancellationRequested, false, "one parent's cancellation leaves the other alone", call: "parentB.cancel()")
+            c.expectEqual(
+                second.isCancellationRequested, true, "a linked source is cancelled when any parent is",
+                call: link + ", then parentB.cancel()")
+            c.expectEqual(
+                parentA.isCancellationRequested, false, "one parent's cancellation leaves the other alone", call: "parentB.cancel()")
         }
 
         static func swiftTaskCancellation(_ c: RuleContext) async throws {

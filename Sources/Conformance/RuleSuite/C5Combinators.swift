@@ -8,7 +8,7 @@ extension RuleSuite {
             RuleCheck("C5.2", "whenAllSettled waits for all and returns every outcome in order", whenAllSettled),
             RuleCheck("C5.3", "race takes the first outcome; any the first success or every error; empty input fails", raceAndAny),
             RuleCheck("C5.4", "delay succeeds no earlier than asked; timeout fails late tasks and leaves them alone", delayAndTimeout),
-            RuleCheck("C5.5", "a completed combinator keeps no reference to its inputs or their values", noReferencesKept),
+            RuleCheck("C5.5", "a completed combinator keeps no reference to its inputs or their values", noReferencesKept)
         ]
 
         static func whenAll(_ c: RuleContext) throws {
@@ -16,8 +16,9 @@ extension RuleSuite {
             let sources = (0..<20).map { _ in backend.makeSource(of: Int.self) }
             let all = backend.whenAll(sources.map { $0.task })
             for (index, source) in sources.enumerated().reversed() { source.trySucceed(index * 10) }
-            c.expectOutcome(all, .success((0..<20).map { $0 * 10 }), "whenAll's values are in input order, whatever the completion order",
-                            call: "backend.whenAll(20 pending tasks), completed last to first with 10 × index")
+            c.expectOutcome(
+                all, .success((0..<20).map { $0 * 10 }), "whenAll's values are in input order, whatever the completion order",
+                call: "backend.whenAll(20 pending tasks), completed last to first with 10 × index")
 
             for failure in [Completion<Int>.failure(TestError(code: 1)), .cancelled] {
                 let pending = backend.makeSource(of: Int.self)
@@ -30,27 +31,32 @@ extension RuleSuite {
                 c.expectEqual(pending.task.status, .pending, "whenAll leaves its inputs alone", call: call + "; pending.task.status")
             }
 
-            c.expectOutcome(of: backend.whenAll([any AsyncTask<Int>]()).completion, .success([]), "whenAll of no input succeeds at once with []",
-                            call: "backend.whenAll([]).completion")
-            c.expectOutcome(backend.whenAll(voids: [backend.succeeded(1).asVoid(), backend.succeeded("a").asVoid()]), .success(()),
-                            "whenAll(voids:) succeeds once every input did", call: "backend.whenAll(voids: [succeeded(1).asVoid(), succeeded(\"a\").asVoid()])")
+            c.expectOutcome(
+                of: backend.whenAll([any AsyncTask<Int>]()).completion, .success([]), "whenAll of no input succeeds at once with []",
+                call: "backend.whenAll([]).completion")
+            c.expectOutcome(
+                backend.whenAll(voids: [backend.succeeded(1).asVoid(), backend.succeeded("a").asVoid()]), .success(()),
+                "whenAll(voids:) succeeds once every input did",
+                call: "backend.whenAll(voids: [succeeded(1).asVoid(), succeeded(\"a\").asVoid()])")
         }
 
         static func whenAllSettled(_ c: RuleContext) throws {
             let backend = c.backend
             let late = backend.makeSource(of: Int.self)
             let settled = backend.whenAllSettled([
-                backend.failed(TestError(code: 1)), late.task, backend.cancelled(), backend.succeeded(4),
+                backend.failed(TestError(code: 1)), late.task, backend.cancelled(), backend.succeeded(4)
             ])
             let call = "backend.whenAllSettled([failed(TestError(code: 1)), late, cancelled(), succeeded(4)])"
             c.expectPending(settled, "whenAllSettled waits for every input", call: call + ", late pending")
             late.trySucceed(2)
             let outcomes = try c.requireValue(settled, "whenAllSettled completes once every input did", call: call + ", late succeeded 2")
             let expected: [Completion<Int>] = [.failure(TestError(code: 1)), .success(2), .cancelled, .success(4)]
-            c.expectEqual(outcomes.map(RuleContext.describe), expected.map(RuleContext.describe),
-                          "whenAllSettled gives every outcome in input order", call: call + ", late succeeded 2")
-            c.expectEqual(backend.whenAllSettled([any AsyncTask<Int>]()).completion?.value?.count, 0,
-                          "whenAllSettled of no input succeeds at once with []", call: "backend.whenAllSettled([]).completion")
+            c.expectEqual(
+                outcomes.map(RuleContext.describe), expected.map(RuleContext.describe),
+                "whenAllSettled gives every outcome in input order", call: call + ", late succeeded 2")
+            c.expectEqual(
+                backend.whenAllSettled([any AsyncTask<Int>]()).completion?.value?.count, 0,
+                "whenAllSettled of no input succeeds at once with []", call: "backend.whenAllSettled([]).completion")
         }
 
         static func raceAndAny(_ c: RuleContext) throws {
@@ -62,7 +68,8 @@ extension RuleSuite {
             let call = "backend.race([slow, fast]), fast failed TestError(code: 1)"
             c.expectOutcome(raced, .failure(TestError(code: 1)), "race takes the first outcome, a failure too", call: call)
             slow.trySucceed(2)
-            c.expectOutcome(of: raced.completion, .failure(TestError(code: 1)), "a later input changes nothing", call: call + ", then slow succeeded 2")
+            c.expectOutcome(
+                of: raced.completion, .failure(TestError(code: 1)), "a later input changes nothing", call: call + ", then slow succeeded 2")
 
             let a = backend.makeSource(of: Int.self)
             let b = backend.makeSource(of: Int.self)
@@ -70,19 +77,25 @@ extension RuleSuite {
             a.tryFail(TestError(code: 3))
             c.expectPending(firstSuccess, "a failure is not enough for any: it waits for a success", call: "backend.any([a, b]), a failed")
             b.trySucceed(4)
-            c.expectOutcome(firstSuccess, .success(4), "any takes the first success", call: "backend.any([a, b]), a failed, then b succeeded 4")
+            c.expectOutcome(
+                firstSuccess, .success(4), "any takes the first success", call: "backend.any([a, b]), a failed, then b succeeded 4")
 
-            let none = backend.any([backend.failed(TestError(code: 5), as: Int.self), backend.cancelled(), backend.failed(TestError(code: 6))])
+            let none = backend.any([
+                backend.failed(TestError(code: 5), as: Int.self), backend.cancelled(), backend.failed(TestError(code: 6))
+            ])
             let anyCall = "backend.any([failed(TestError(code: 5)), cancelled(), failed(TestError(code: 6))])"
             let outcome = c.expectCompletes(none, "any completes once every input failed", call: anyCall)
             let errors = (outcome?.error as? AggregateError)?.errors.map { RuleContext.show($0) }
-            c.expectEqual(errors, ["TestError(code: 5)", "CancellationError()", "TestError(code: 6)"],
-                          "any fails with an AggregateError of every input's error, in input order", call: anyCall)
+            c.expectEqual(
+                errors, ["TestError(code: 5)", "CancellationError()", "TestError(code: 6)"],
+                "any fails with an AggregateError of every input's error, in input order", call: anyCall)
 
-            c.expectOutcome(of: backend.race([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("race")),
-                            "race of no input fails at once with emptyInput", call: "backend.race([]).completion")
-            c.expectOutcome(of: backend.any([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("any")),
-                            "any of no input fails at once with emptyInput", call: "backend.any([]).completion")
+            c.expectOutcome(
+                of: backend.race([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("race")),
+                "race of no input fails at once with emptyInput", call: "backend.race([]).completion")
+            c.expectOutcome(
+                of: backend.any([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("any")),
+                "any of no input fails at once with emptyInput", call: "backend.any([]).completion")
         }
 
         static func delayAndTimeout(_ c: RuleContext) throws {
@@ -90,23 +103,29 @@ extension RuleSuite {
             let start = ContinuousClock.now
             c.expectOutcome(backend.delay(.milliseconds(40)), .success(()), "delay succeeds", call: "backend.delay(.milliseconds(40))")
             let elapsed = ContinuousClock.now - start
-            c.expect(elapsed >= .milliseconds(40), "delay succeeds no earlier than asked", call: "backend.delay(.milliseconds(40))",
-                     expected: "after 40 ms or more", observed: "after \(elapsed)")
+            c.expect(
+                elapsed >= .milliseconds(40), "delay succeeds no earlier than asked", call: "backend.delay(.milliseconds(40))",
+                expected: "after 40 ms or more", observed: "after \(elapsed)")
 
             let pending = backend.makeSource(of: Int.self)
             let timedOut = pending.task.timeout(after: .milliseconds(20))
-            c.expectOutcome(timedOut, .failure(TaskError.timedOut(.milliseconds(20))), "timeout fails a task still pending at its deadline",
-                            call: "pending.timeout(after: .milliseconds(20))")
-            c.expectEqual(pending.task.status, .pending, "the timed task is left alone", call: "pending.timeout(after: .milliseconds(20)); pending.status")
+            c.expectOutcome(
+                timedOut, .failure(TaskError.timedOut(.milliseconds(20))), "timeout fails a task still pending at its deadline",
+                call: "pending.timeout(after: .milliseconds(20))")
+            c.expectEqual(
+                pending.task.status, .pending, "the timed task is left alone",
+                call: "pending.timeout(after: .milliseconds(20)); pending.status")
 
-            c.expectOutcome(backend.succeeded(3).timeout(after: .seconds(30)), .success(3), "timeout passes an outcome in time on",
-                            call: "backend.succeeded(3).timeout(after: .seconds(30))")
+            c.expectOutcome(
+                backend.succeeded(3).timeout(after: .seconds(30)), .success(3), "timeout passes an outcome in time on",
+                call: "backend.succeeded(3).timeout(after: .seconds(30))")
 
             let token = backend.makeCancellationSource()
             let cancelledDelay = backend.delay(.seconds(30), token: token.token)
             token.cancel()
-            c.expectOutcome(cancelledDelay, .cancelled, "a delay whose token is cancelled completes cancelled at once",
-                            call: "backend.delay(.seconds(30), token:), then the token cancelled")
+            c.expectOutcome(
+                cancelledDelay, .cancelled, "a delay whose token is cancelled completes cancelled at once",
+                call: "backend.delay(.seconds(30), token:), then the token cancelled")
         }
 
         static func noReferencesKept(_ c: RuleContext) throws {
@@ -125,9 +144,10 @@ extension RuleSuite {
                 return [raced]
             }()
             _ = results
-            c.expect(eventually { weakInput == nil }, "a completed race keeps no reference to its inputs",
-                     call: "backend.race([winner, loser]), winner succeeded, every other reference to it dropped",
-                     expected: "the winner's task freed", observed: "still alive, the race task and the pending loser referenced")
+            c.expect(
+                eventually { weakInput == nil }, "a completed race keeps no reference to its inputs",
+                call: "backend.race([winner, loser]), winner succeeded, every other reference to it dropped",
+                expected: "the winner's task freed", observed: "still alive, the race task and the pending loser referenced")
 
             let failing = backend.makeSource(of: Probe.self)
             let held: any AsyncTask<[Probe]> = {
@@ -141,8 +161,9 @@ extension RuleSuite {
             }()
             let call = "backend.whenAll([first, failing, loser]), first succeeded with a value, failing failed, loser pending"
             c.expectEqual(held.settle()?.kind, .failure, "whenAll fails fast", call: call)
-            c.expect(eventually { weakValue == nil }, "a failed whenAll drops the values it collected", call: call,
-                     expected: "first's value freed", observed: "still alive, the whenAll task referenced")
+            c.expect(
+                eventually { weakValue == nil }, "a failed whenAll drops the values it collected", call: call,
+                expected: "first's value freed", observed: "still alive, the whenAll task referenced")
         }
     }
 

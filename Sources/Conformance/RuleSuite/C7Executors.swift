@@ -8,7 +8,7 @@ extension RuleSuite {
         static let checks: [RuleCheck] = [
             RuleCheck("C7.1", "every backend accepts a user-written Executor", userExecutor),
             RuleCheck("C7.2", "default is parallel, serial is FIFO one at a time, inline runs before returning", executorKinds),
-            RuleCheck("C7.3", "executors run each job exactly once", exactlyOnce),
+            RuleCheck("C7.3", "executors run each job exactly once", exactlyOnce)
         ]
 
         static func userExecutor(_ c: RuleContext) throws {
@@ -21,9 +21,11 @@ extension RuleSuite {
             let finals = backend.succeeded(true).finally(on: user) { _ in
                 if !user.isCurrent { throw TestError(code: 2) }
             }
-            let calls = ["backend.run(on: user) { user.isCurrent }", "run.continueWith(on: user) { user.isCurrent }",
-                         "continued.map(on: user) { $0 && user.isCurrent }", "backend.failed(...).recover(on: user) { user.isCurrent }",
-                         "backend.succeeded(true).finally(on: user) { throws unless user.isCurrent }"]
+            let calls = [
+                "backend.run(on: user) { user.isCurrent }", "run.continueWith(on: user) { user.isCurrent }",
+                "continued.map(on: user) { $0 && user.isCurrent }", "backend.failed(...).recover(on: user) { user.isCurrent }",
+                "backend.succeeded(true).finally(on: user) { throws unless user.isCurrent }"
+            ]
             for (task, call) in zip([run, continued, mapped, recovered, finals], calls) {
                 c.expectOutcome(task, .success(true), "a body runs on the user-written executor it was given", call: call)
             }
@@ -35,10 +37,15 @@ extension RuleSuite {
             // Parallel: two default-executor jobs that each wait for the other can both finish.
             let a = backend.makeSource(of: Void.self)
             let b = backend.makeSource(of: Void.self)
-            let first = backend.run { _ in a.trySucceed(); return b.task.wait(timeout: patience) != nil }
-            let second = backend.run { _ in b.trySucceed(); return a.task.wait(timeout: patience) != nil }
-            c.expectOutcome(backend.whenAll([first, second]), .success([true, true]), "the default executor runs jobs in parallel",
-                            call: "two backend.run { } bodies, each waiting for the other's signal")
+            let first = backend.run { _ in
+                a.trySucceed(); return b.task.wait(timeout: patience) != nil
+            }
+            let second = backend.run { _ in
+                b.trySucceed(); return a.task.wait(timeout: patience) != nil
+            }
+            c.expectOutcome(
+                backend.whenAll([first, second]), .success([true, true]), "the default executor runs jobs in parallel",
+                call: "two backend.run { } bodies, each waiting for the other's signal")
 
             // Serial: FIFO and never two jobs at once.
             let serial = backend.makeSerialExecutor(label: "c7.2")
@@ -66,8 +73,10 @@ extension RuleSuite {
             let all = order.all
             for thread in 0..<2 {
                 let mine = all.filter { $0 / jobs == thread }.map { $0 % jobs }
-                c.expect(mine == mine.sorted(), "a serial executor runs one submitter's jobs in FIFO order", call: call + " (thread \(thread)'s jobs)",
-                         expected: "0, 1, 2, ... \(jobs / 2 - 1)", observed: firstDisorder(mine))
+                c.expect(
+                    mine == mine.sorted(), "a serial executor runs one submitter's jobs in FIFO order",
+                    call: call + " (thread \(thread)'s jobs)",
+                    expected: "0, 1, 2, ... \(jobs / 2 - 1)", observed: firstDisorder(mine))
             }
 
             // Inline: the job has run when execute returns.
@@ -93,8 +102,9 @@ extension RuleSuite {
                 let call = "\(executorName(executor, in: backend)).execute { } 5000 times"
                 c.expectCompletes(done.task, "the executor runs every job", call: call)
                 let counts = runs.map(\.count)
-                c.expect(counts.allSatisfy { $0 == 1 }, "an executor runs each job exactly once", call: call,
-                         expected: "each of \(count) ran once", observed: runCounts(counts))
+                c.expect(
+                    counts.allSatisfy { $0 == 1 }, "an executor runs each job exactly once", call: call,
+                    expected: "each of \(count) ran once", observed: runCounts(counts))
             }
         }
     }

@@ -8,7 +8,7 @@ extension RuleSuite {
         static let checks: [RuleCheck] = [
             RuleCheck("C8.1", "after completion nothing keeps continuation closures or captures alive", closuresReleased),
             RuleCheck("C8.2", "tasks and sources are freed when unreferenced, pending or completed", noRetainCycles),
-            RuleCheck("C8.3", "a source released while pending fails its task with TaskError.abandoned", abandonedSourceFailsItsTask),
+            RuleCheck("C8.3", "a source released while pending fails its task with TaskError.abandoned", abandonedSourceFailsItsTask)
         ]
 
         static func closuresReleased(_ c: RuleContext) throws {
@@ -22,9 +22,18 @@ extension RuleSuite {
                 let probe = Probe()
                 weak let weakProbe = probe
                 weakProbes.append { weakProbe }
-                tasks.append(source.task.map(on: executor) { _ = probe; return $0 })
-                tasks.append(source.task.continueWithTask(on: executor, token: .none) { _ in _ = probe; return backend.succeeded(1) })
-                tasks.append(source.task.recover(on: executor) { _ in _ = probe; return 0 })
+                tasks.append(
+                    source.task.map(on: executor) {
+                        _ = probe; return $0
+                    })
+                tasks.append(
+                    source.task.continueWithTask(on: executor, token: .none) { _ in
+                        _ = probe; return backend.succeeded(1)
+                    })
+                tasks.append(
+                    source.task.recover(on: executor) { _ in
+                        _ = probe; return 0
+                    })
                 tasks.append(source.task.finally(on: executor) { _ in _ = probe })
             }
             let token = backend.makeCancellationSource()
@@ -32,17 +41,22 @@ extension RuleSuite {
                 let probe = Probe()
                 weak let tokenProbe = probe
                 weakProbes.append { tokenProbe }
-                tasks.append(backend.run(token: token.token) { _ in _ = probe; return 1 })
+                tasks.append(
+                    backend.run(token: token.token) { _ in
+                        _ = probe; return 1
+                    })
                 tasks.append(source.task.timeout(after: .seconds(60)))
             }
             source.trySucceed(1)
-            let call = "map, continueWithTask, recover and finally on default, inline, serial and user executors, "
+            let call =
+                "map, continueWithTask, recover and finally on default, inline, serial and user executors, "
                 + "run(token:) and timeout(after:), each capturing a probe"
             c.expectEqual(backend.whenAll(tasks).settle()?.kind, .success, "every continuation completes", call: call)
             c.expectEqual(tasks.filter { $0.status != .completed }.count, 0, "every task is completed (tasks that are not)", call: call)
-            c.expect(eventually { weakProbes.allSatisfy { $0() == nil } }, "a completed task keeps no continuation's closure or capture",
-                     call: call + ", the tasks still referenced", expected: "every probe freed",
-                     observed: "\(weakProbes.filter { $0() != nil }.count) of \(weakProbes.count) probes alive")
+            c.expect(
+                eventually { weakProbes.allSatisfy { $0() == nil } }, "a completed task keeps no continuation's closure or capture",
+                call: call + ", the tasks still referenced", expected: "every probe freed",
+                observed: "\(weakProbes.filter { $0() != nil }.count) of \(weakProbes.count) probes alive")
         }
 
         static func noRetainCycles(_ c: RuleContext) throws {
@@ -63,13 +77,25 @@ extension RuleSuite {
                 _ = source.task.map(token: tokenSource.token) { $0 }
             }
             let leaks: [(String, String, () -> Bool)] = [
-                ("a pending task is freed once neither it nor its source is referenced", "backend.makeSource(of: Int.self), dropped pending",
-                 { pendingTask == nil }),
-                ("a pending chain is freed with its source", "source.task.map { $0 + 1 }.flatMap { backend.succeeded($0) }, dropped pending",
-                 { pendingChain == nil }),
-                ("a completed chain is freed", "backend.succeeded(1).map(on: inline) { $0 + 1 }, completed, dropped", { completedChain == nil }),
-                ("a cancellation source is freed, with a continuation on its token", "backend.makeCancellationSource(), its token used by a map",
-                 { cancellation == nil }),
+                (
+                    "a pending task is freed once neither it nor its source is referenced",
+                    "backend.makeSource(of: Int.self), dropped pending",
+                    { pendingTask == nil }
+                ),
+                (
+                    "a pending chain is freed with its source",
+                    "source.task.map { $0 + 1 }.flatMap { backend.succeeded($0) }, dropped pending",
+                    { pendingChain == nil }
+                ),
+                (
+                    "a completed chain is freed", "backend.succeeded(1).map(on: inline) { $0 + 1 }, completed, dropped",
+                    { completedChain == nil }
+                ),
+                (
+                    "a cancellation source is freed, with a continuation on its token",
+                    "backend.makeCancellationSource(), its token used by a map",
+                    { cancellation == nil }
+                )
             ]
             for (message, call, freed) in leaks {
                 c.expect(eventually(freed), message, call: call, expected: "freed", observed: "still alive after \(patience)")
@@ -100,14 +126,17 @@ extension RuleSuite {
             }
             // The source is gone: its task fails, the blocked waiter wakes, the continuation runs.
             let call = "backend.makeSource(of: Int.self) released while its task is pending, a thread in wait() on it"
-            c.expect(woke.wait(timeout: .now() + 10) == .success, "a waiter on a task whose source was released wakes", call: call,
-                     expected: "wait() returned", observed: "still blocked after 10 s")
+            c.expect(
+                woke.wait(timeout: .now() + 10) == .success, "a waiter on a task whose source was released wakes", call: call,
+                expected: "wait() returned", observed: "still blocked after 10 s")
             c.expectOutcome(of: waited.withLock { $0 }, .failure(TaskError.abandoned), "wait() returns failure(abandoned)", call: call)
             c.expectOutcome(of: task?.completion, .failure(TaskError.abandoned), "the task fails with TaskError.abandoned", call: call)
-            c.expect(eventually { seen.all.count == 1 }, "the task's continuation runs once", call: call + ", a continuation on default",
-                     expected: "1 run", observed: "\(seen.all.count) runs")
-            c.expectEqual(seen.all.first?.contains("abandoned"), true, "the continuation sees TaskError.abandoned",
-                          call: call + "; it saw \(seen.all.first ?? "nothing")")
+            c.expect(
+                eventually { seen.all.count == 1 }, "the task's continuation runs once", call: call + ", a continuation on default",
+                expected: "1 run", observed: "\(seen.all.count) runs")
+            c.expectEqual(
+                seen.all.first?.contains("abandoned"), true, "the continuation sees TaskError.abandoned",
+                call: call + "; it saw \(seen.all.first ?? "nothing")")
 
             // A completed source released later changes nothing (C1.1).
             let done: any AsyncTask<Int> = {
@@ -115,12 +144,15 @@ extension RuleSuite {
                 source.trySucceed(7)
                 return source.task
             }()
-            c.expectOutcome(done, .success(7), "a completed source released changes nothing", call: "source.trySucceed(7), then the source released")
+            c.expectOutcome(
+                done, .success(7), "a completed source released changes nothing", call: "source.trySucceed(7), then the source released")
 
             // A body whose job an executor drops can never run: its task fails instead of hanging.
             let dropped = backend.run(on: DroppingJobsExecutor(), token: .none) { _ in 1 }
-            c.expectOutcome(of: dropped.wait(timeout: .seconds(10)), .failure(TaskError.abandoned),
-                            "a body whose job the executor drops fails its task with abandoned", call: "backend.run(on: an executor dropping every job) { 1 }")
+            c.expectOutcome(
+                of: dropped.wait(timeout: .seconds(10)), .failure(TaskError.abandoned),
+                "a body whose job the executor drops fails its task with abandoned",
+                call: "backend.run(on: an executor dropping every job) { 1 }")
         }
     }
 }

@@ -1,33 +1,34 @@
 import Dispatch
 import TaskAPI
 
-    /// An actor pinned to a "ui" serial executor of any backend (C9.9): its methods run as jobs of
-    /// that executor, and continuations on that executor may use its state synchronously.
-    actor Screen {
-        let ui: any ActorExecutor
-        var title = ""
+/// An actor pinned to a "ui" serial executor of any backend (C9.9): its methods run as jobs of
+/// that executor, and continuations on that executor may use its state synchronously.
+actor Screen {
+    let ui: any ActorExecutor
+    var title = ""
 
-        init(ui: any ActorExecutor) {
-            self.ui = ui
-        }
-
-        nonisolated var unownedExecutor: UnownedSerialExecutor { ui.asUnownedSerialExecutor() }
-
-        /// Sets the title; `true` if it ran on the ui executor.
-        func show(_ text: String) -> Bool {
-            title = text
-            return ui.isCurrent
-        }
+    init(ui: any ActorExecutor) {
+        self.ui = ui
     }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { ui.asUnownedSerialExecutor() }
+
+    /// Sets the title; `true` if it ran on the ui executor.
+    func show(_ text: String) -> Bool {
+        title = text
+        return ui.isCurrent
+    }
+}
 
 extension RuleSuite {
     /// C9.1 Call forms.
     enum C9CallForm {
         static let checks: [RuleCheck] = [
-            RuleCheck("C9.1", "run takes a body with no argument; run, continueWith and continueWithTask default the token", defaultedForms),
+            RuleCheck(
+                "C9.1", "run takes a body with no argument; run, continueWith and continueWithTask default the token", defaultedForms),
             RuleCheck("C9.1", "a defaulted-token form still honours a token cancelled before its body starts", defaultedFormsHonourToken),
             RuleCheck("C9.1", "whenAll joins tasks of different types as a tuple, in input order, failing fast", typedWhenAll),
-            RuleCheck("C9.1", "wait and get are statements; failed and cancelled take their type from the context", statementsAndInference),
+            RuleCheck("C9.1", "wait and get are statements; failed and cancelled take their type from the context", statementsAndInference)
         ]
 
         static func defaultedForms(_ c: RuleContext) throws {
@@ -42,15 +43,19 @@ extension RuleSuite {
             let plain = forty.continueWith { outcome in try outcome.get() + 3 }
             let plainTask = forty.continueWithTask { outcome in backend.succeeded(try outcome.get() + 4) }
             c.expectOutcome(forty, .success(40), "run takes a body with no argument", call: "backend.run { 40 }")
-            c.expectOutcome(onUser, .success("x"), "run(on:) defaults the token and runs on the executor", call: "backend.run(on: user) { _ in ... }")
-            c.expectOutcome(continued, .success(41), "continueWith(on:) defaults the token and runs on the executor",
-                            call: "forty.continueWith(on: user) { ... }")
-            c.expectOutcome(chained, .success(42), "continueWithTask(on:) defaults the token and runs on the executor",
-                            call: "forty.continueWithTask(on: user) { ... }")
+            c.expectOutcome(
+                onUser, .success("x"), "run(on:) defaults the token and runs on the executor", call: "backend.run(on: user) { _ in ... }")
+            c.expectOutcome(
+                continued, .success(41), "continueWith(on:) defaults the token and runs on the executor",
+                call: "forty.continueWith(on: user) { ... }")
+            c.expectOutcome(
+                chained, .success(42), "continueWithTask(on:) defaults the token and runs on the executor",
+                call: "forty.continueWithTask(on: user) { ... }")
             c.expectOutcome(plain, .success(43), "continueWith defaults executor and token", call: "forty.continueWith { ... }")
             c.expectOutcome(plainTask, .success(44), "continueWithTask defaults executor and token", call: "forty.continueWithTask { ... }")
-            c.expectEqual(user.ran.count, 3, "the forms given the user's executor run on it (jobs it ran)",
-                          call: "run(on: user), continueWith(on: user), continueWithTask(on: user)")
+            c.expectEqual(
+                user.ran.count, 3, "the forms given the user's executor run on it (jobs it ran)",
+                call: "run(on: user), continueWith(on: user), continueWithTask(on: user)")
         }
 
         static func defaultedFormsHonourToken(_ c: RuleContext) throws {
@@ -63,12 +68,16 @@ extension RuleSuite {
             let continued = gate.task.continueWith(on: backend.makeSerialExecutor(label: "c9.1"), token: cancelled.token) { _ in
                 ran.increment()
             }
-            c.expectOutcome(run, .cancelled, "run(token:) with a body of no argument honours a token cancelled before it starts",
-                            call: "backend.run(token: cancelled) { ... }")
-            c.expectOutcome(continued, .cancelled, "a continuation whose token is cancelled completes cancelled at once, not when its antecedent does (C4.3)",
-                            call: "pending.continueWith(on: serial, token: cancelled) { ... }")
+            c.expectOutcome(
+                run, .cancelled, "run(token:) with a body of no argument honours a token cancelled before it starts",
+                call: "backend.run(token: cancelled) { ... }")
+            c.expectOutcome(
+                continued, .cancelled,
+                "a continuation whose token is cancelled completes cancelled at once, not when its antecedent does (C4.3)",
+                call: "pending.continueWith(on: serial, token: cancelled) { ... }")
             gate.trySucceed(1)
-            c.expectEqual(ran.count, 0, "no body with a cancelled token runs", call: "run(token: cancelled), continueWith(token: cancelled)")
+            c.expectEqual(
+                ran.count, 0, "no body with a cancelled token runs", call: "run(token: cancelled), continueWith(token: cancelled)")
         }
 
         static func typedWhenAll(_ c: RuleContext) throws {
@@ -83,8 +92,9 @@ extension RuleSuite {
             c.expectPending(joined, "whenAll of typed tasks waits for every input", call: call + ", number pending")
             number.trySucceed(7)
             let (n, s, f) = try c.requireValue(joined, "whenAll of typed tasks completes once every input did", call: call)
-            c.expect(n == 7 && s == "s" && f, "whenAll of typed tasks gives the values as a tuple, in input order", call: call,
-                     expected: "(7, \"s\", true)", observed: "(\(n), \"\(s)\", \(f))")
+            c.expect(
+                n == 7 && s == "s" && f, "whenAll of typed tasks gives the values as a tuple, in input order", call: call,
+                expected: "(7, \"s\", true)", observed: "(\(n), \"\(s)\", \(f))")
 
             for failure in [Completion<String>.failure(TestError(code: 1)), .cancelled] {
                 let pending = backend.makeSource(of: Int.self)
@@ -93,8 +103,9 @@ extension RuleSuite {
                 failing.tryComplete(failure)
                 let call = "backend.whenAll(pending.task, failing.task), failing completed \(RuleContext.describe(failure))"
                 let outcome = try c.requireOutcome(all, "whenAll of typed tasks fails fast, not waiting for a pending input", call: call)
-                c.expectEqual(RuleContext.describe(outcome), RuleContext.describe(failure), "whenAll of typed tasks fails with the first failure",
-                              call: call)
+                c.expectEqual(
+                    RuleContext.describe(outcome), RuleContext.describe(failure), "whenAll of typed tasks fails with the first failure",
+                    call: call)
                 c.expectEqual(pending.task.status, .pending, "whenAll leaves its inputs alone", call: call + "; pending.task.status")
             }
         }
@@ -107,14 +118,17 @@ extension RuleSuite {
             c.expectNoThrow("get() as a statement", call: "try backend.succeeded(2).get()") { try backend.succeeded(2).get() }
             let failed: any AsyncTask<Int> = backend.failed(TestError(code: 3))
             let cancelled: any AsyncTask<String> = backend.cancelled()
-            c.expectOutcome(of: failed.completion, .failure(TestError(code: 3)), "failed takes its type from the context",
-                            call: "let failed: any AsyncTask<Int> = backend.failed(TestError(code: 3))")
-            c.expectOutcome(of: cancelled.completion, .cancelled, "cancelled takes its type from the context",
-                            call: "let cancelled: any AsyncTask<String> = backend.cancelled()")
+            c.expectOutcome(
+                of: failed.completion, .failure(TestError(code: 3)), "failed takes its type from the context",
+                call: "let failed: any AsyncTask<Int> = backend.failed(TestError(code: 3))")
+            c.expectOutcome(
+                of: cancelled.completion, .cancelled, "cancelled takes its type from the context",
+                call: "let cancelled: any AsyncTask<String> = backend.cancelled()")
             let pair = try? backend.whenAll(backend.succeeded(1), backend.succeeded("x")).get()
-            c.expect(pair.map { $0 == 1 && $1 == "x" } == true, "get() on a typed whenAll gives the tuple",
-                     call: "try backend.whenAll(backend.succeeded(1), backend.succeeded(\"x\")).get()",
-                     expected: "(1, \"x\")", observed: pair.map { "(\($0), \"\($1)\")" } ?? "an error")
+            c.expect(
+                pair.map { $0 == 1 && $1 == "x" } == true, "get() on a typed whenAll gives the tuple",
+                call: "try backend.whenAll(backend.succeeded(1), backend.succeeded(\"x\")).get()",
+                expected: "(1, \"x\")", observed: pair.map { "(\($0), \"\($1)\")" } ?? "an error")
         }
     }
 
@@ -122,7 +136,7 @@ extension RuleSuite {
     enum C9Factory {
         static let checks: [RuleCheck] = [
             RuleCheck("C9.2", "a factory's executor and token apply to every task and continuation it vends", defaultsApply),
-            RuleCheck("C9.2", "a factory is a value: setting a default changes that factory only", factoryIsAValue),
+            RuleCheck("C9.2", "a factory is a value: setting a default changes that factory only", factoryIsAValue)
         ]
 
         static func defaultsApply(_ c: RuleContext) throws {
@@ -137,10 +151,13 @@ extension RuleSuite {
             let chained = factory.continueWithTask(ran) { outcome in backend.succeeded(try outcome.get() && user.isCurrent) }
             let prepared = factory.prepare { _ in user.isCurrent }
             c.expectNoThrow("a prepared task starts once", call: "try factory.prepare { ... }.start()") { try prepared.start() }
-            let calls = ["factory.run { user.isCurrent }", "factory.run { token in ... }", "factory.run { _ in backend.succeeded(...) }",
-                         "factory.continueWith(ran) { ... }", "factory.continueWithTask(ran) { ... }", "factory.prepare { ... }.start()"]
+            let calls = [
+                "factory.run { user.isCurrent }", "factory.run { token in ... }", "factory.run { _ in backend.succeeded(...) }",
+                "factory.continueWith(ran) { ... }", "factory.continueWithTask(ran) { ... }", "factory.prepare { ... }.start()"
+            ]
             for (task, call) in zip([ran, withToken, unwrapped, continued, chained, prepared.task], calls) {
-                c.expectOutcome(task, .success(true), "a factory's executor applies to every task it vends", call: call + ", factory.executor = user")
+                c.expectOutcome(
+                    task, .success(true), "a factory's executor applies to every task it vends", call: call + ", factory.executor = user")
             }
             c.expectEqual(user.ran.count, 6, "the factory's executor ran one job per task", call: calls.joined(separator: "; "))
 
@@ -150,12 +167,17 @@ extension RuleSuite {
             let bodies = Counter()
             let never = cancelledFactory.run { bodies.increment() }
             let neverContinued = cancelledFactory.continueWith(backend.makeSource(of: Int.self).task) { _ in bodies.increment() }
-            c.expectOutcome(never, .cancelled, "a factory's token applies to the tasks it runs", call: "factory.with(token: cancelled).run { ... }")
-            c.expectOutcome(neverContinued, .cancelled, "a factory's token applies to its continuations",
-                            call: "factory.with(token: cancelled).continueWith(pending) { ... }")
-            c.expectEqual(bodies.count, 0, "no body with the factory's cancelled token runs", call: "factory.with(token: cancelled).run, .continueWith")
-            c.expectOutcome(cancelledFactory.with(token: .none).run { 1 }, .success(1), "with(token:) replaces the token",
-                            call: "factory.with(token: cancelled).with(token: .none).run { 1 }")
+            c.expectOutcome(
+                never, .cancelled, "a factory's token applies to the tasks it runs", call: "factory.with(token: cancelled).run { ... }")
+            c.expectOutcome(
+                neverContinued, .cancelled, "a factory's token applies to its continuations",
+                call: "factory.with(token: cancelled).continueWith(pending) { ... }")
+            c.expectEqual(
+                bodies.count, 0, "no body with the factory's cancelled token runs",
+                call: "factory.with(token: cancelled).run, .continueWith")
+            c.expectOutcome(
+                cancelledFactory.with(token: .none).run { 1 }, .success(1), "with(token:) replaces the token",
+                call: "factory.with(token: cancelled).with(token: .none).run { 1 }")
         }
 
         static func factoryIsAValue(_ c: RuleContext) throws {
@@ -168,13 +190,16 @@ extension RuleSuite {
             let onFirst = original.run { first.isCurrent }
             let onSecond = changed.run { second.isCurrent }
             let viaWith = original.with(executor: second).run { second.isCurrent }
-            c.expectOutcome(onFirst, .success(true), "a copy's change leaves the original factory alone",
-                            call: "original.run { first.isCurrent }, a copy's executor changed to second")
+            c.expectOutcome(
+                onFirst, .success(true), "a copy's change leaves the original factory alone",
+                call: "original.run { first.isCurrent }, a copy's executor changed to second")
             c.expectOutcome(onSecond, .success(true), "the changed copy uses its executor", call: "changed.run { second.isCurrent }")
-            c.expectOutcome(viaWith, .success(true), "with(executor:) makes a factory with that executor",
-                            call: "original.with(executor: second).run { second.isCurrent }")
-            c.expect(original.executor === first, "the original factory keeps its executor", call: "original.executor after a copy changed",
-                     expected: "the first executor", observed: "another executor")
+            c.expectOutcome(
+                viaWith, .success(true), "with(executor:) makes a factory with that executor",
+                call: "original.with(executor: second).run { second.isCurrent }")
+            c.expect(
+                original.executor === first, "the original factory keeps its executor", call: "original.executor after a copy changed",
+                expected: "the first executor", observed: "another executor")
         }
     }
 
@@ -185,7 +210,7 @@ extension RuleSuite {
             RuleCheck("C9.3", "racing starts: exactly one wins, the body runs once", racingStarts),
             RuleCheck("C9.3", "cancelled before start: completes cancelled at once and the body never runs", cancelBeforeStart),
             RuleCheck("C9.3", "a prepared task dropped before start completes its task cancelled", droppedBeforeStart),
-            RuleCheck("C9.3", "cancelled after start: the body sees it through its token and is not cut short", cancelAfterStart),
+            RuleCheck("C9.3", "cancelled after start: the body sees it through its token and is not cut short", cancelAfterStart)
         ]
 
         static func startsOnce(_ c: RuleContext) throws {
@@ -198,15 +223,22 @@ extension RuleSuite {
             }
             let early = prepared.task.map { !$0 }
             c.expectPending(prepared.task, "a prepared task does not start before start()", call: "backend.prepare { ... }")
-            c.expectEqual(prepared.task.status, .pending, "a prepared task is pending until started", call: "backend.prepare { ... }.task.status")
-            c.expectEqual(prepared.isStarted, false, "a prepared task is not started until start()", call: "backend.prepare { ... }.isStarted")
+            c.expectEqual(
+                prepared.task.status, .pending, "a prepared task is pending until started", call: "backend.prepare { ... }.task.status")
+            c.expectEqual(
+                prepared.isStarted, false, "a prepared task is not started until start()", call: "backend.prepare { ... }.isStarted")
             c.expectNoThrow("the first start() succeeds", call: "try prepared.start(on: user)") { try prepared.start(on: user) }
-            c.expectOutcome(prepared.task, .success(true), "a prepared task runs on the executor chosen at start", call: "try prepared.start(on: user)")
-            c.expectOutcome(early, .success(false), "a continuation registered before start runs", call: "prepared.task.map { !$0 }, then start")
-            c.expectThrows(StartError.alreadyStarted, "a second start() throws alreadyStarted", call: "try prepared.start() after start(on: user)") {
+            c.expectOutcome(
+                prepared.task, .success(true), "a prepared task runs on the executor chosen at start", call: "try prepared.start(on: user)")
+            c.expectOutcome(
+                early, .success(false), "a continuation registered before start runs", call: "prepared.task.map { !$0 }, then start")
+            c.expectThrows(
+                StartError.alreadyStarted, "a second start() throws alreadyStarted", call: "try prepared.start() after start(on: user)"
+            ) {
                 try prepared.start()
             }
-            c.expectEqual(prepared.tryStart(), false, "tryStart() after a start returns false", call: "prepared.tryStart() after start(on: user)")
+            c.expectEqual(
+                prepared.tryStart(), false, "tryStart() after a start returns false", call: "prepared.tryStart() after start(on: user)")
             c.expectEqual(prepared.isStarted, true, "a started task says so", call: "prepared.isStarted after start(on: user)")
             c.expectEqual(bodies.count, 1, "the body runs once", call: "start(on: user), start(), tryStart()")
         }
@@ -230,9 +262,12 @@ extension RuleSuite {
             let bodies = Counter()
             let prepared = backend.prepare { bodies.increment() }
             prepared.cancel()
-            c.expectOutcome(of: prepared.task.completion, .cancelled, "a prepared task cancelled before start completes cancelled at once",
-                            call: "backend.prepare { ... }.cancel()")
-            c.expectNoThrow("start() after cancel() still succeeds once", call: "try prepared.start() after cancel()") { try prepared.start() }
+            c.expectOutcome(
+                of: prepared.task.completion, .cancelled, "a prepared task cancelled before start completes cancelled at once",
+                call: "backend.prepare { ... }.cancel()")
+            c.expectNoThrow("start() after cancel() still succeeds once", call: "try prepared.start() after cancel()") {
+                try prepared.start()
+            }
             c.expectThrows(StartError.alreadyStarted, "a second start() throws alreadyStarted", call: "try prepared.start(), twice") {
                 try prepared.start()
             }
@@ -241,8 +276,10 @@ extension RuleSuite {
             let viaToken = backend.prepare(token: source.token) { bodies.increment() }
             source.cancel()
             let call = "backend.prepare(token:) { ... }, then the token cancelled"
-            c.expectOutcome(of: viaToken.task.completion, .cancelled, "a prepared task whose token is cancelled before start completes cancelled at once",
-                            call: call)
+            c.expectOutcome(
+                of: viaToken.task.completion, .cancelled,
+                "a prepared task whose token is cancelled before start completes cancelled at once",
+                call: call)
             c.expectEqual(viaToken.tryStart(), true, "the first tryStart() returns true even then", call: call + ", then tryStart()")
             c.expectOutcome(viaToken.task, .cancelled, "it stays cancelled", call: call + ", then tryStart()")
             c.expectEqual(bodies.count, 0, "the body of a prepared task cancelled before start never runs", call: call)
@@ -257,7 +294,8 @@ extension RuleSuite {
             prepared = nil
             let call = "backend.prepare { ... } dropped before start"
             c.expectOutcome(of: task?.completion, .cancelled, "a prepared task dropped before start completes cancelled", call: call)
-            c.expectOutcome(of: continued?.settle(), .cancelled, "its continuations see the cancellation", call: call + "; task.map { $0 + 1 }")
+            c.expectOutcome(
+                of: continued?.settle(), .cancelled, "its continuations see the cancellation", call: call + "; task.map { $0 + 1 }")
             c.expectEqual(bodies.count, 0, "the body of a dropped prepared task never runs", call: call)
         }
 
@@ -285,7 +323,7 @@ extension RuleSuite {
     enum C9Retry {
         static let checks: [RuleCheck] = [
             RuleCheck("C9.4", "retry stops at the first success, or after attempts with the last attempt's outcome", attempts),
-            RuleCheck("C9.4", "retry waits its backoff between attempts, and a token cancelled meanwhile cancels at once", backoffAndToken),
+            RuleCheck("C9.4", "retry waits its backoff between attempts, and a token cancelled meanwhile cancels at once", backoffAndToken)
         ]
 
         static func attempts(_ c: RuleContext) throws {
@@ -296,16 +334,20 @@ extension RuleSuite {
                 if attempt < 3 { throw TestError(code: attempt) }
                 return attempt
             }
-            c.expectOutcome(third, .success(3), "retry stops at the first success", call: "backend.retry(attempts: 5) { fails twice, then returns 3 }")
-            c.expectEqual(tries.count, 3, "retry makes no attempt after a success", call: "backend.retry(attempts: 5) { fails twice, then returns 3 }")
+            c.expectOutcome(
+                third, .success(3), "retry stops at the first success", call: "backend.retry(attempts: 5) { fails twice, then returns 3 }")
+            c.expectEqual(
+                tries.count, 3, "retry makes no attempt after a success", call: "backend.retry(attempts: 5) { fails twice, then returns 3 }"
+            )
 
             let failures = Counter()
             let exhausted = backend.retryTask(attempts: 3) { _ in
                 backend.failed(TestError(code: failures.increment()), as: Int.self)
             }
             let exhaustedCall = "backend.retryTask(attempts: 3) { _ in backend.failed(TestError(code: attempt)) }"
-            c.expectOutcome(exhausted, .failure(TestError(code: 3)), "retry gives up after its attempts with the last attempt's error",
-                            call: exhaustedCall)
+            c.expectOutcome(
+                exhausted, .failure(TestError(code: 3)), "retry gives up after its attempts with the last attempt's error",
+                call: exhaustedCall)
             c.expectEqual(failures.count, 3, "retry makes exactly `attempts` attempts", call: exhaustedCall)
 
             let declined = Counter()
@@ -321,13 +363,18 @@ extension RuleSuite {
                 cancelledAttempts.increment()
                 throw CancellationError()
             }
-            c.expectOutcome(cancelledAttempt, .cancelled, "a cancelled attempt cancels the retry", call: "backend.retry(attempts: 5) { throw CancellationError() }")
-            c.expectEqual(cancelledAttempts.count, 1, "a cancelled attempt is not retried", call: "backend.retry(attempts: 5) { throw CancellationError() }")
+            c.expectOutcome(
+                cancelledAttempt, .cancelled, "a cancelled attempt cancels the retry",
+                call: "backend.retry(attempts: 5) { throw CancellationError() }")
+            c.expectEqual(
+                cancelledAttempts.count, 1, "a cancelled attempt is not retried",
+                call: "backend.retry(attempts: 5) { throw CancellationError() }")
 
             let once = Counter()
             let zeroCall = "backend.retry(attempts: 0) { throw TestError(code: attempt) }"
-            c.expectOutcome(backend.retry(attempts: 0) { _ -> Int in throw TestError(code: once.increment()) }, .failure(TestError(code: 1)),
-                            "retry with no attempts makes one", call: zeroCall)
+            c.expectOutcome(
+                backend.retry(attempts: 0) { _ -> Int in throw TestError(code: once.increment()) }, .failure(TestError(code: 1)),
+                "retry with no attempts makes one", call: zeroCall)
             c.expectEqual(once.count, 1, "attempts below 1 are taken as 1", call: zeroCall)
         }
 
@@ -341,8 +388,9 @@ extension RuleSuite {
             let slowCall = "backend.retry(attempts: 3, backoff: .fixed(.milliseconds(30))) { throw TestError(code: attempt) }"
             c.expectOutcome(slow, .failure(TestError(code: 3)), "retry with a backoff ends with the last attempt's error", call: slowCall)
             let elapsed = ContinuousClock.now - start
-            c.expect(elapsed >= .milliseconds(60), "retry waits its backoff between attempts", call: slowCall,
-                     expected: "two waits of 30 ms: 60 ms or more", observed: "done after \(elapsed)")
+            c.expect(
+                elapsed >= .milliseconds(60), "retry waits its backoff between attempts", call: slowCall,
+                expected: "two waits of 30 ms: 60 ms or more", observed: "done after \(elapsed)")
 
             let cancellation = backend.makeCancellationSource()
             let failedOnce = backend.makeSource(of: Void.self)
@@ -354,8 +402,9 @@ extension RuleSuite {
             c.expectCompletes(failedOnce.task, "the first attempt runs", call: waitCall)
             c.expectPending(waiting, "retry waits its backoff after a failed attempt", call: waitCall)
             cancellation.cancel()
-            c.expectOutcome(waiting, .cancelled, "a token cancelled during the backoff cancels the retry at once, not after 60 s",
-                            call: waitCall + ", the token cancelled during the backoff")
+            c.expectOutcome(
+                waiting, .cancelled, "a token cancelled during the backoff cancels the retry at once, not after 60 s",
+                call: waitCall + ", the token cancelled during the backoff")
         }
     }
 
@@ -364,8 +413,9 @@ extension RuleSuite {
         static let checks: [RuleCheck] = [
             RuleCheck("C9.5", "runTask with a body returning a task takes that task's outcome", unwrappedRun),
             RuleCheck("C9.6", "runAsync runs an async body on the backend's default executor", runAsyncValue),
-            RuleCheck("C9.6", "run picks the async body only for a closure that awaits, in async code too", async: runPicksAsyncOnlyWhenAwaiting),
-            RuleCheck("C9.6", "runAsync bridges cancellation both ways", runAsyncCancellation),
+            RuleCheck(
+                "C9.6", "run picks the async body only for a closure that awaits, in async code too", async: runPicksAsyncOnlyWhenAwaiting),
+            RuleCheck("C9.6", "runAsync bridges cancellation both ways", runAsyncCancellation)
         ]
 
         static func unwrappedRun(_ c: RuleContext) throws {
@@ -374,12 +424,15 @@ extension RuleSuite {
             let unwrapped = backend.runTask { inner.task }
             c.expectPending(unwrapped, "runTask waits for the task its body returns", call: "backend.runTask { inner.task }, inner pending")
             inner.trySucceed(5)
-            c.expectOutcome(unwrapped, .success(5), "runTask takes the outcome of the task its body returns", call: "backend.runTask { inner.task }, inner succeeded 5")
+            c.expectOutcome(
+                unwrapped, .success(5), "runTask takes the outcome of the task its body returns",
+                call: "backend.runTask { inner.task }, inner succeeded 5")
             let failing = backend.runTask(on: backend.makeSerialExecutor(label: "c9.5"), token: .none) { _ in
                 backend.failed(TestError(code: 1), as: Int.self)
             }
-            c.expectOutcome(failing, .failure(TestError(code: 1)), "run takes a returned task's failure",
-                            call: "backend.runTask(on: serial) { _ in backend.failed(TestError(code: 1)) }")
+            c.expectOutcome(
+                failing, .failure(TestError(code: 1)), "run takes a returned task's failure",
+                call: "backend.runTask(on: serial) { _ in backend.failed(TestError(code: 1)) }")
             let cancellation = backend.makeCancellationSource()
             cancellation.cancel()
             let bodies = Counter()
@@ -387,8 +440,9 @@ extension RuleSuite {
                 bodies.increment()
                 return backend.succeeded(1)
             }
-            c.expectOutcome(never, .cancelled, "run returning a task honours a token cancelled before it starts",
-                            call: "backend.run(token: cancelled) { _ in backend.succeeded(1) }")
+            c.expectOutcome(
+                never, .cancelled, "run returning a task honours a token cancelled before it starts",
+                call: "backend.run(token: cancelled) { _ in backend.succeeded(1) }")
             c.expectEqual(bodies.count, 0, "its body never runs", call: "backend.run(token: cancelled) { _ in backend.succeeded(1) }")
         }
 
@@ -399,12 +453,15 @@ extension RuleSuite {
                 await Task.yield()
                 return executor.isCurrent
             }
-            c.expectOutcome(task, .success(true), "runAsync runs its body on the backend's default executor",
-                            call: "backend.runAsync { await Task.yield(); return backend.defaultExecutor.isCurrent }")
-            c.expectOutcome(backend.runAsync { () async throws -> Int in throw TestError(code: 2) }, .failure(TestError(code: 2)),
-                            "an error thrown by an async body fails the task with it", call: "backend.runAsync { throw TestError(code: 2) }")
-            c.expectOutcome(backend.runAsync { () async throws -> Int in throw CancellationError() }, .cancelled,
-                            "CancellationError thrown by an async body cancels the task", call: "backend.runAsync { throw CancellationError() }")
+            c.expectOutcome(
+                task, .success(true), "runAsync runs its body on the backend's default executor",
+                call: "backend.runAsync { await Task.yield(); return backend.defaultExecutor.isCurrent }")
+            c.expectOutcome(
+                backend.runAsync { () async throws -> Int in throw TestError(code: 2) }, .failure(TestError(code: 2)),
+                "an error thrown by an async body fails the task with it", call: "backend.runAsync { throw TestError(code: 2) }")
+            c.expectOutcome(
+                backend.runAsync { () async throws -> Int in throw CancellationError() }, .cancelled,
+                "CancellationError thrown by an async body cancels the task", call: "backend.runAsync { throw CancellationError() }")
         }
 
         static func runPicksAsyncOnlyWhenAwaiting(_ c: RuleContext) async throws {
@@ -415,11 +472,13 @@ extension RuleSuite {
                 return withUnsafeCurrentTask { $0 != nil }
             }
             let noTask = try? await sync.value
-            c.expectEqual(noTask, true, "a closure without await is a synchronous body: no Swift task",
-                          call: "backend.run { withUnsafeCurrentTask { $0 == nil } }, awaited")
+            c.expectEqual(
+                noTask, true, "a closure without await is a synchronous body: no Swift task",
+                call: "backend.run { withUnsafeCurrentTask { $0 == nil } }, awaited")
             let inTask = try? await async.value
-            c.expectEqual(inTask, true, "a closure with await runs as a Swift task",
-                          call: "backend.run { await Task.yield(); return withUnsafeCurrentTask { $0 != nil } }, awaited")
+            c.expectEqual(
+                inTask, true, "a closure with await runs as a Swift task",
+                call: "backend.run { await Task.yield(); return withUnsafeCurrentTask { $0 != nil } }, awaited")
         }
 
         static func runAsyncCancellation(_ c: RuleContext) throws {
@@ -428,8 +487,9 @@ extension RuleSuite {
             early.cancel()
             let bodies = Counter()
             let never = backend.runAsync(token: early.token) { bodies.increment() }
-            c.expectOutcome(of: never.completion, .cancelled, "runAsync with a token cancelled before it starts completes cancelled at once",
-                            call: "backend.runAsync(token: cancelled) { ... }.completion")
+            c.expectOutcome(
+                of: never.completion, .cancelled, "runAsync with a token cancelled before it starts completes cancelled at once",
+                call: "backend.runAsync(token: cancelled) { ... }.completion")
 
             let cancellation = backend.makeCancellationSource()
             let entered = backend.makeSource(of: Void.self)
@@ -442,17 +502,19 @@ extension RuleSuite {
             let call = "backend.runAsync(token:) { try await Task.sleep(for: .seconds(60)) }, then the token cancelled"
             c.expectCompletes(entered.task, "the async body starts", call: call)
             cancellation.cancel()
-            c.expectOutcome(sleeping, .cancelled, "cancelling the token cancels the Swift task, whose CancellationError completes the task cancelled",
-                            call: call)
-            c.expectEqual(bodies.count, 1, "only the body whose token was not cancelled before it started ran",
-                          call: "runAsync(token: cancelled) and runAsync(token:) cancelled later")
+            c.expectOutcome(
+                sleeping, .cancelled, "cancelling the token cancels the Swift task, whose CancellationError completes the task cancelled",
+                call: call)
+            c.expectEqual(
+                bodies.count, 1, "only the body whose token was not cancelled before it started ran",
+                call: "runAsync(token: cancelled) and runAsync(token:) cancelled later")
         }
     }
 
     /// C9.7 Ready-made executors.
     enum C9Executor {
         static let checks: [RuleCheck] = [
-            RuleCheck("C9.7", "isCurrent is true inside an executor's own jobs and false elsewhere", isCurrent),
+            RuleCheck("C9.7", "isCurrent is true inside an executor's own jobs and false elsewhere", isCurrent)
         ]
 
         static func isCurrent(_ c: RuleContext) throws {
@@ -461,40 +523,51 @@ extension RuleSuite {
             let other = backend.makeSerialExecutor(label: "c9.7-other")
             for executor in [backend.defaultExecutor, serial] {
                 let which = executorName(executor, in: backend)
-                c.expectEqual(executor.isCurrent, false, "isCurrent is false on a thread of no executor (the check's own)",
-                              call: "backend.\(which == "default" ? "defaultExecutor" : "makeSerialExecutor(label:)").isCurrent")
+                c.expectEqual(
+                    executor.isCurrent, false, "isCurrent is false on a thread of no executor (the check's own)",
+                    call: "backend.\(which == "default" ? "defaultExecutor" : "makeSerialExecutor(label:)").isCurrent")
                 let seen = backend.run(on: executor) { (executor.isCurrent, other.isCurrent) }.settle()?.value
-                c.expectEqual(seen?.0, true, "isCurrent is true inside a job of the \(which) executor (TaskAPI's default says false: "
-                              + "a backend's executors answer it themselves)", call: "backend.run(on: \(which)) { \(which).isCurrent }")
-                c.expectEqual(seen?.1, false, "another executor's isCurrent is false inside it",
-                              call: "backend.run(on: \(which)) { otherSerial.isCurrent }")
+                c.expectEqual(
+                    seen?.0, true,
+                    "isCurrent is true inside a job of the \(which) executor (TaskAPI's default says false: "
+                        + "a backend's executors answer it themselves)", call: "backend.run(on: \(which)) { \(which).isCurrent }")
+                c.expectEqual(
+                    seen?.1, false, "another executor's isCurrent is false inside it",
+                    call: "backend.run(on: \(which)) { otherSerial.isCurrent }")
             }
             let onSerial = backend.run(on: serial) { _ in serial.isCurrent }
             let afterward = onSerial.map(on: backend.defaultExecutor) { _ in serial.isCurrent }
-            c.expectOutcome(onSerial, .success(true), "isCurrent is true inside a serial executor's job", call: "backend.run(on: serial) { serial.isCurrent }")
-            c.expectOutcome(afterward, .success(false), "isCurrent is false once the serial executor's job is over",
-                            call: "onSerial.map(on: backend.defaultExecutor) { _ in serial.isCurrent }")
-            c.expectEqual(backend.inlineExecutor.isCurrent, false, "the inline executor is not current outside inline work",
-                          call: "backend.inlineExecutor.isCurrent")
+            c.expectOutcome(
+                onSerial, .success(true), "isCurrent is true inside a serial executor's job",
+                call: "backend.run(on: serial) { serial.isCurrent }")
+            c.expectOutcome(
+                afterward, .success(false), "isCurrent is false once the serial executor's job is over",
+                call: "onSerial.map(on: backend.defaultExecutor) { _ in serial.isCurrent }")
+            c.expectEqual(
+                backend.inlineExecutor.isCurrent, false, "the inline executor is not current outside inline work",
+                call: "backend.inlineExecutor.isCurrent")
         }
     }
 
     /// C9.9 Serial executors as actor executors.
     enum C9ActorExecutor {
         static let checks: [RuleCheck] = [
-            RuleCheck("C9.9", "an actor pinned to a serial executor runs on it, and its continuations can assumeIsolated", async: pinnedActor),
+            RuleCheck(
+                "C9.9", "an actor pinned to a serial executor runs on it, and its continuations can assumeIsolated", async: pinnedActor)
         ]
 
         static func pinnedActor(_ c: RuleContext) async throws {
             let backend = c.backend
-            let ui = try c.require(backend.makeActorExecutor(label: "ui"),
-                                   "the backend makes serial executors Swift actors can run on (C9.9)",
-                                   call: "backend.makeActorExecutor(label: \"ui\")",
-                                   expected: "an ActorExecutor (serial executors of the backend conform to ActorExecutor)")
+            let ui = try c.require(
+                backend.makeActorExecutor(label: "ui"),
+                "the backend makes serial executors Swift actors can run on (C9.9)",
+                call: "backend.makeActorExecutor(label: \"ui\")",
+                expected: "an ActorExecutor (serial executors of the backend conform to ActorExecutor)")
             let screen = Screen(ui: ui)
             let shownFirst = await screen.show("first")
-            c.expectEqual(shownFirst, true, "an actor pinned to the executor runs its methods as its jobs",
-                          call: "await screen.show(\"first\") on an actor whose unownedExecutor is the ui executor")
+            c.expectEqual(
+                shownFirst, true, "an actor pinned to the executor runs its methods as its jobs",
+                call: "await screen.show(\"first\") on an actor whose unownedExecutor is the ui executor")
 
             let loaded = backend.run { "loaded" }
             let shown = loaded.continueWith(on: ui) { outcome in
@@ -504,8 +577,9 @@ extension RuleSuite {
                 }
             }
             let title = try? await shown.value
-            c.expectEqual(title, "loaded", "a continuation on the actor's executor may use it with assumeIsolated",
-                          call: "loaded.continueWith(on: ui) { screen.assumeIsolated { ... } }")
+            c.expectEqual(
+                title, "loaded", "a continuation on the actor's executor may use it with assumeIsolated",
+                call: "loaded.continueWith(on: ui) { screen.assumeIsolated { ... } }")
             let stored = await screen.title
             c.expectEqual(stored, "loaded", "what the continuation set is the actor's state", call: "await screen.title")
         }

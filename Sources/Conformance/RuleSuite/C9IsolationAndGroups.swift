@@ -21,16 +21,21 @@ extension RuleSuite {
     /// C9.10 Isolated continuations.
     enum C9Isolation {
         static let checks: [RuleCheck] = [
-            RuleCheck("C9.10", "every continuation form on a pinned actor runs isolated to it, on its executor, in registration order", pinnedForms),
+            RuleCheck(
+                "C9.10", "every continuation form on a pinned actor runs isolated to it, on its executor, in registration order",
+                pinnedForms),
             RuleCheck("C9.10", "a form on a pinned actor honours a token cancelled before its body starts", pinnedToken),
-            RuleCheck("C9.10", "off the main thread the main executor is not current, and its forms honour a cancelled token without it",
-                      mainExecutorOffMain),
+            RuleCheck(
+                "C9.10", "off the main thread the main executor is not current, and its forms honour a cancelled token without it",
+                mainExecutorOffMain)
         ]
 
         /// The actor pinned to a new actor executor of the backend (the check stops if it has none: C9.9's finding).
         private static func ledger(_ c: RuleContext) throws -> Ledger {
-            Ledger(executor: try c.require(c.backend.makeActorExecutor(label: "c9.10"), "the backend makes actor executors (C9.9)",
-                                           call: "backend.makeActorExecutor(label: \"c9.10\")", expected: "an ActorExecutor"))
+            Ledger(
+                executor: try c.require(
+                    c.backend.makeActorExecutor(label: "c9.10"), "the backend makes actor executors (C9.9)",
+                    call: "backend.makeActorExecutor(label: \"c9.10\")", expected: "an ActorExecutor"))
         }
 
         static func pinnedForms(_ c: RuleContext) throws {
@@ -41,30 +46,54 @@ extension RuleSuite {
             let (a, f, none) = (gate.task, failing.task, CancellationToken.none)
             let done = backend.makeSource(of: Void.self)
             var made: [any AsyncTask<Int>] = [
-                a.continueWith(on: ledger) { ledger, outcome in ledger.enter("continueWith"); return try outcome.get() },
-                a.continueWithTask(on: ledger, token: none) { ledger, _ in ledger.enter("continueWithTask"); return backend.succeeded(2) },
-                a.map(on: ledger) { ledger, value in ledger.enter("map"); return value },
-                a.flatMap(on: ledger, token: none) { ledger, value in ledger.enter("flatMap"); return backend.succeeded(value) },
-                a.then(on: ledger) { ledger, value in ledger.enter("then"); return value },
+                a.continueWith(on: ledger) { ledger, outcome in
+                    ledger.enter("continueWith"); return try outcome.get()
+                },
+                a.continueWithTask(on: ledger, token: none) { ledger, _ in
+                    ledger.enter("continueWithTask"); return backend.succeeded(2)
+                },
+                a.map(on: ledger) { ledger, value in
+                    ledger.enter("map"); return value
+                },
+                a.flatMap(on: ledger, token: none) { ledger, value in
+                    ledger.enter("flatMap"); return backend.succeeded(value)
+                },
+                a.then(on: ledger) { ledger, value in
+                    ledger.enter("then"); return value
+                },
                 a.finally(on: ledger) { ledger, _ in ledger.enter("finally") },
-                a.finallyTask(on: ledger) { ledger, _ in ledger.enter("finallyTask"); return backend.succeeded(()) },
+                a.finallyTask(on: ledger) { ledger, _ in
+                    ledger.enter("finallyTask"); return backend.succeeded(())
+                }
             ]
             a.whenComplete(on: ledger) { ledger, _ in ledger.enter("whenComplete") }
             made += [
-                f.recover(on: ledger) { ledger, _ in ledger.enter("recover"); return 1 },
-                f.recoverTask(on: ledger, token: none) { ledger, _ in ledger.enter("recoverTask"); return backend.succeeded(1) },
-                f.catch(on: ledger) { ledger, _ in ledger.enter("catch"); return 1 },
+                f.recover(on: ledger) { ledger, _ in
+                    ledger.enter("recover"); return 1
+                },
+                f.recoverTask(on: ledger, token: none) { ledger, _ in
+                    ledger.enter("recoverTask"); return backend.succeeded(1)
+                },
+                f.catch(on: ledger) { ledger, _ in
+                    ledger.enter("catch"); return 1
+                }
             ]
-            f.whenComplete(on: ledger) { ledger, _ in ledger.enter("last"); done.trySucceed() }
+            f.whenComplete(on: ledger) { ledger, _ in
+                ledger.enter("last"); done.trySucceed()
+            }
             gate.trySucceed(1)
             failing.tryFail(TestError(code: 1))
             let call = "task.<form>(on: ledger) { ledger, input in ledger.enter(...) } for each form, then the tasks completed"
             for task in made { c.expectCompletes(task, "a continuation on a pinned actor runs", call: call) }
             c.expectCompletes(done.task, "whenComplete(on: ledger) runs", call: call)
-            let expected = ["continueWith", "continueWithTask", "map", "flatMap", "then", "finally", "finallyTask", "whenComplete",
-                            "recover", "recoverTask", "catch", "last"]
-            c.expectEqual(entriesOf(ledger, backend: backend), expected, "each body ran isolated to the actor, as a job of its executor, in registration order (C2.4)",
-                          call: call)
+            let expected = [
+                "continueWith", "continueWithTask", "map", "flatMap", "then", "finally", "finallyTask", "whenComplete",
+                "recover", "recoverTask", "catch", "last"
+            ]
+            c.expectEqual(
+                entriesOf(ledger, backend: backend), expected,
+                "each body ran isolated to the actor, as a job of its executor, in registration order (C2.4)",
+                call: call)
         }
 
         /// The ledger's entries, read in a job of the actor's executor (isolated to it there).
@@ -78,10 +107,13 @@ extension RuleSuite {
             let cancelled = backend.makeCancellationSource()
             cancelled.cancel()
             let gate = backend.makeSource(of: Int.self)
-            let mapped = gate.task.map(on: ledger, token: cancelled.token) { ledger, value in ledger.enter("map"); return value }
+            let mapped = gate.task.map(on: ledger, token: cancelled.token) { ledger, value in
+                ledger.enter("map"); return value
+            }
             let call = "pending.map(on: ledger, token: cancelled) { ... }"
-            c.expectOutcome(of: mapped.completion, .cancelled, "a pinned form whose token is cancelled completes cancelled at once (C4.3)",
-                            call: call)
+            c.expectOutcome(
+                of: mapped.completion, .cancelled, "a pinned form whose token is cancelled completes cancelled at once (C4.3)",
+                call: call)
             gate.trySucceed(1)
             c.expectEqual(entriesOf(ledger, backend: backend), [], "its body never runs", call: call + ", then the antecedent completed")
         }
@@ -89,23 +121,32 @@ extension RuleSuite {
         static func mainExecutorOffMain(_ c: RuleContext) throws {
             let backend = c.backend
             let main = backend.mainExecutor
-            c.expectEqual(main.isCurrent, false, "the main executor is not current on a thread of the check's (not its job)",
-                          call: "backend.mainExecutor.isCurrent")
+            c.expectEqual(
+                main.isCurrent, false, "the main executor is not current on a thread of the check's (not its job)",
+                call: "backend.mainExecutor.isCurrent")
             c.expectEqual(main.executor.isCurrent, false, "nor is it as a plain executor", call: "backend.mainExecutor.executor.isCurrent")
-            c.expectEqual(MainExecutor.mainActor.isCurrent, false, "nor the main actor's executor", call: "MainExecutor.mainActor.isCurrent")
+            c.expectEqual(
+                MainExecutor.mainActor.isCurrent, false, "nor the main actor's executor", call: "MainExecutor.mainActor.isCurrent")
             let cancelled = backend.makeCancellationSource()
             cancelled.cancel()
             let bodies = Counter()
             let gate = backend.makeSource(of: Int.self)
-            let mapped = gate.task.map(on: main, token: cancelled.token) { value in bodies.increment(); return value }
+            let mapped = gate.task.map(on: main, token: cancelled.token) { value in
+                bodies.increment(); return value
+            }
             let ran = backend.run(on: main, token: cancelled.token) { bodies.increment() }
-            c.expectOutcome(of: mapped.completion, .cancelled,
-                            "a continuation on the main executor whose token is cancelled completes cancelled at once, with no main thread (C4.3)",
-                            call: "pending.map(on: backend.mainExecutor, token: cancelled) { ... }")
-            c.expectOutcome(of: ran.completion.map { $0.mapped { _ in 0 } }, .cancelled,
-                            "run on the main executor with a cancelled token completes cancelled at once", call: "backend.run(on: backend.mainExecutor, token: cancelled) { ... }")
+            c.expectOutcome(
+                of: mapped.completion, .cancelled,
+                "a continuation on the main executor whose token is cancelled completes cancelled at once, with no main thread (C4.3)",
+                call: "pending.map(on: backend.mainExecutor, token: cancelled) { ... }")
+            c.expectOutcome(
+                of: ran.completion.map { $0.mapped { _ in 0 } }, .cancelled,
+                "run on the main executor with a cancelled token completes cancelled at once",
+                call: "backend.run(on: backend.mainExecutor, token: cancelled) { ... }")
             gate.trySucceed(1)
-            c.expectEqual(bodies.count, 0, "no body with a cancelled token runs", call: "map(on: main, token: cancelled), run(on: main, token: cancelled)")
+            c.expectEqual(
+                bodies.count, 0, "no body with a cancelled token runs",
+                call: "map(on: main, token: cancelled), run(on: main, token: cancelled)")
         }
     }
 
@@ -113,19 +154,24 @@ extension RuleSuite {
     enum C9WorkGroup {
         static let checks: [RuleCheck] = [
             RuleCheck("C9.11", "an empty group is idle at once: idle() succeeds, wait() and wait(timeout:) return", emptyGroup),
-            RuleCheck("C9.11", "idle() succeeds when the last joined task completes, whatever its outcome, tasks joined meanwhile included",
-                      lastJoined),
-            RuleCheck("C9.11", "a task joined after idle() succeeded counts for the next idle(); wait(timeout:) says whether the group went idle",
-                      laterJoins),
+            RuleCheck(
+                "C9.11", "idle() succeeds when the last joined task completes, whatever its outcome, tasks joined meanwhile included",
+                lastJoined),
+            RuleCheck(
+                "C9.11", "a task joined after idle() succeeded counts for the next idle(); wait(timeout:) says whether the group went idle",
+                laterJoins)
         ]
 
         static func emptyGroup(_ c: RuleContext) throws {
             let group = WorkGroup(backend: c.backend)
-            c.expectOutcome(of: group.idle().completion.map { $0.mapped { _ in 0 } }, .success(0), "idle() of an empty group is a task already succeeded",
-                            call: "WorkGroup(backend:).idle().completion")
+            c.expectOutcome(
+                of: group.idle().completion.map { $0.mapped { _ in 0 } }, .success(0),
+                "idle() of an empty group is a task already succeeded",
+                call: "WorkGroup(backend:).idle().completion")
             c.expectEqual(group.pendingCount, 0, "nothing is pending in an empty group", call: "group.pendingCount")
             group.wait()
-            c.expectEqual(group.wait(timeout: .zero), true, "wait(timeout:) of an idle group returns true", call: "group.wait(timeout: .zero)")
+            c.expectEqual(
+                group.wait(timeout: .zero), true, "wait(timeout:) of an idle group returns true", call: "group.wait(timeout: .zero)")
         }
 
         static func lastJoined(_ c: RuleContext) throws {
@@ -136,7 +182,8 @@ extension RuleSuite {
             let third = backend.makeSource(of: Int.self)
             group.join(first.task)
             group.join(second.task)
-            c.expectEqual(group.pendingCount, 2, "a joined task counts until it completes", call: "group.join(a); group.join(b); group.pendingCount")
+            c.expectEqual(
+                group.pendingCount, 2, "a joined task counts until it completes", call: "group.join(a); group.join(b); group.pendingCount")
             let idle = group.idle()
             let call = "group.join(a); group.join(b); let idle = group.idle()"
             first.tryFail(TestError(code: 1))
@@ -144,8 +191,9 @@ extension RuleSuite {
             group.join(third.task)
             second.tryCancel()
             c.expectPending(idle, "a task joined while idle() is pending delays it", call: call + "; a failed; group.join(c); b cancelled")
-            c.expectEqual(group.wait(timeout: .milliseconds(10)), false, "wait(timeout:) returns false while a joined task is pending",
-                          call: call + "; group.wait(timeout: .milliseconds(10)) with c pending")
+            c.expectEqual(
+                group.wait(timeout: .milliseconds(10)), false, "wait(timeout:) returns false while a joined task is pending",
+                call: call + "; group.wait(timeout: .milliseconds(10)) with c pending")
             third.trySucceed(3)
             c.expectOutcome(idle, .success(()), "idle() succeeds once the last joined task completed", call: call + "; ...; c succeeded")
             c.expectEqual(group.pendingCount, 0, "no task is pending once idle", call: "group.pendingCount")
@@ -158,7 +206,8 @@ extension RuleSuite {
             group.join(first.task)
             let earlier = group.idle()
             first.trySucceed(1)
-            c.expectOutcome(earlier, .success(()), "idle() succeeds when its joined task completes", call: "group.join(a); group.idle(); a succeeded")
+            c.expectOutcome(
+                earlier, .success(()), "idle() succeeds when its joined task completes", call: "group.join(a); group.idle(); a succeeded")
             let later = backend.makeSource(of: Int.self)
             group.join(later.task)
             let next = group.idle()
@@ -167,7 +216,9 @@ extension RuleSuite {
             let waiter = backend.run { group.wait(timeout: patience) }
             later.trySucceed(2)
             c.expectOutcome(next, .success(()), "the next idle() succeeds once that task completed", call: call + "; b succeeded")
-            c.expectOutcome(waiter, .success(true), "wait(timeout:) returns true once the group went idle", call: call + "; group.wait(timeout:) on another thread")
+            c.expectOutcome(
+                waiter, .success(true), "wait(timeout:) returns true once the group went idle",
+                call: call + "; group.wait(timeout:) on another thread")
         }
     }
 }

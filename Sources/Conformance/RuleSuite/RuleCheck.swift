@@ -106,14 +106,19 @@ public final class RuleContext: Sendable {
         _ message: String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
-        record(RuleFailure(
-            backend: backend.name, rule: check.rule, check: check.name, message: message,
-            location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite))
+        record(
+            RuleFailure(
+                backend: backend.name, rule: check.rule, check: check.name, message: message,
+                location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite))
     }
 
     /// Records a failure unless `condition` holds; returns `condition`.
     @discardableResult
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func expect(
         _ condition: Bool, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -127,20 +132,29 @@ public final class RuleContext: Sendable {
 
     /// Records "expected `expected`, got `actual`" unless they are equal; returns whether they are.
     @discardableResult
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func expectEqual<T: Equatable>(
         _ actual: T, _ expected: T, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Bool {
         guard actual != expected else { return true }
         let text = message()
-        fail((text.isEmpty ? "" : text + ": ") + "expected \(expected), got \(actual)",
-             fileID: fileID, filePath: filePath, line: line, column: column)
+        fail(
+            (text.isEmpty ? "" : text + ": ") + "expected \(expected), got \(actual)",
+            fileID: fileID, filePath: filePath, line: line, column: column)
         return false
     }
 
     /// Records a failure and stops the check unless `condition` holds.
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func require(
         _ condition: Bool, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -153,7 +167,11 @@ public final class RuleContext: Sendable {
     }
 
     /// Returns `value`; records a failure and stops the check when it is `nil`.
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func require<T>(
         _ value: T?, _ message: @autoclosure () -> String = "",
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -167,7 +185,11 @@ public final class RuleContext: Sendable {
     }
 
     /// Expects `body` to throw an error equal to `expected`.
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func expectThrows<E: Error & Equatable>(
         _ expected: E, _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -183,7 +205,11 @@ public final class RuleContext: Sendable {
     }
 
     /// Expects `body` to throw an error of type `type`.
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func expectThrows<E: Error>(
         _ type: E.Type, _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -199,7 +225,11 @@ public final class RuleContext: Sendable {
     }
 
     /// Expects `body` to throw an error equal to `expected`, from async code.
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func expectThrowsAsync<E: Error & Equatable>(
         _ expected: E, _ body: () async throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
@@ -215,7 +245,11 @@ public final class RuleContext: Sendable {
     }
 
     /// Expects `body` not to throw.
-    @available(*, deprecated, message: "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)")
+    @available(
+        *, deprecated,
+        message:
+            "say what the rule expects, the call, expected and observed: expect(_:_:call:expected:observed:) and its kin (RuleContext+Expectations.swift)"
+    )
     public func expectNoThrow(
         _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column

@@ -19,10 +19,11 @@ extension RuleContext {
         _ message: String, call: String, expected: String, observed: String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
-        record(RuleFailure(
-            backend: backend.name, rule: check.rule, check: check.name, message: message,
-            location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite,
-            call: call, expected: expected, observed: observed))
+        record(
+            RuleFailure(
+                backend: backend.name, rule: check.rule, check: check.name, message: message,
+                location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite,
+                call: call, expected: expected, observed: observed))
     }
 
     /// Records a failure unless `condition` holds; returns `condition`.
@@ -33,8 +34,9 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Bool {
         if !condition {
-            fail(message(), call: call(), expected: expected(), observed: observed(),
-                 fileID: fileID, filePath: filePath, line: line, column: column)
+            fail(
+                message(), call: call(), expected: expected(), observed: observed(),
+                fileID: fileID, filePath: filePath, line: line, column: column)
         }
         return condition
     }
@@ -45,8 +47,9 @@ extension RuleContext {
         _ observed: T, _ expected: T, _ message: @autoclosure () -> String, call: @autoclosure () -> String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Bool {
-        expect(observed == expected, message(), call: call(), expected: Self.show(expected), observed: Self.show(observed),
-               fileID: fileID, filePath: filePath, line: line, column: column)
+        expect(
+            observed == expected, message(), call: call(), expected: Self.show(expected), observed: Self.show(observed),
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Stops the check (after recording a failure) unless `condition` holds.
@@ -55,8 +58,11 @@ extension RuleContext {
         expected: @autoclosure () -> String, observed: @autoclosure () -> String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) throws {
-        guard expect(condition, message(), call: call(), expected: expected(), observed: observed(),
-                     fileID: fileID, filePath: filePath, line: line, column: column) else { throw RequirementFailed() }
+        guard
+            expect(
+                condition, message(), call: call(), expected: expected(), observed: observed(),
+                fileID: fileID, filePath: filePath, line: line, column: column)
+        else { throw RequirementFailed() }
     }
 
     /// Returns `value`; records a failure (observed: nil) and stops the check when it is `nil`.
@@ -65,7 +71,9 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) throws -> T {
         guard let value else {
-            fail(message(), call: call(), expected: expected(), observed: "nil", fileID: fileID, filePath: filePath, line: line, column: column)
+            fail(
+                message(), call: call(), expected: expected(), observed: "nil", fileID: fileID, filePath: filePath, line: line,
+                column: column)
             throw RequirementFailed()
         }
         return value
@@ -81,8 +89,9 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Completion<T>? {
         let seen = Self.settle(task)
-        expectSame(seen.outcome, expected, ==, message(), call: call(), observed: seen.words,
-                   fileID: fileID, filePath: filePath, line: line, column: column)
+        expectSame(
+            seen.outcome, expected, ==, message(), call: call(), observed: seen.words,
+            fileID: fileID, filePath: filePath, line: line, column: column)
         return seen.outcome
     }
 
@@ -93,8 +102,9 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Completion<Void>? {
         let seen = Self.settle(task)
-        expectSame(seen.outcome, expected, { _, _ in true }, message(), call: call(), observed: seen.words,
-                   fileID: fileID, filePath: filePath, line: line, column: column)
+        expectSame(
+            seen.outcome, expected, { _, _ in true }, message(), call: call(), observed: seen.words,
+            fileID: fileID, filePath: filePath, line: line, column: column)
         return seen.outcome
     }
 
@@ -104,8 +114,9 @@ extension RuleContext {
         of outcome: Completion<T>?, _ expected: Completion<T>, _ message: @autoclosure () -> String, call: @autoclosure () -> String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Bool {
-        expectSame(outcome, expected, ==, message(), call: call(), observed: Self.describe(outcome),
-                   fileID: fileID, filePath: filePath, line: line, column: column)
+        expectSame(
+            outcome, expected, ==, message(), call: call(), observed: Self.describe(outcome),
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Waits for `task` (up to 10 s) and expects it to complete, whatever its outcome.
@@ -115,8 +126,9 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Completion<T>? {
         let seen = Self.settle(task)
-        expect(seen.outcome != nil, message(), call: call(), expected: "completed within \(patience)",
-               observed: seen.words, fileID: fileID, filePath: filePath, line: line, column: column)
+        expect(
+            seen.outcome != nil, message(), call: call(), expected: "completed within \(patience)",
+            observed: seen.words, fileID: fileID, filePath: filePath, line: line, column: column)
         return seen.outcome
     }
 
@@ -128,8 +140,9 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Bool {
         let outcome = task.wait(timeout: duration)
-        return expect(outcome == nil, message(), call: call(), expected: "still pending after \(duration)",
-                      observed: "completed: \(Self.describe(outcome))", fileID: fileID, filePath: filePath, line: line, column: column)
+        return expect(
+            outcome == nil, message(), call: call(), expected: "still pending after \(duration)",
+            observed: "completed: \(Self.describe(outcome))", fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Waits for `task` (up to 10 s) and returns its outcome; stops the check when it hangs.
@@ -149,8 +162,9 @@ extension RuleContext {
     ) throws -> T {
         let seen = Self.settle(task)
         guard case .success(let value)? = seen.outcome else {
-            fail(message(), call: call(), expected: "success", observed: seen.words,
-                 fileID: fileID, filePath: filePath, line: line, column: column)
+            fail(
+                message(), call: call(), expected: "success", observed: seen.words,
+                fileID: fileID, filePath: filePath, line: line, column: column)
             throw RequirementFailed()
         }
         return value
@@ -164,9 +178,10 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
         let thrown = Self.error(of: body)
-        expect((thrown as? E) == expected, message(), call: call(), expected: "throws \(Self.show(expected))",
-               observed: thrown.map { "throws \(Self.show($0))" } ?? "returned normally",
-               fileID: fileID, filePath: filePath, line: line, column: column)
+        expect(
+            (thrown as? E) == expected, message(), call: call(), expected: "throws \(Self.show(expected))",
+            observed: thrown.map { "throws \(Self.show($0))" } ?? "returned normally",
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Expects `body` to throw an error of type `type`.
@@ -175,9 +190,10 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
         let thrown = Self.error(of: body)
-        expect(thrown is E, message(), call: call(), expected: "throws a \(type)",
-               observed: thrown.map { "throws \(Self.show($0))" } ?? "returned normally",
-               fileID: fileID, filePath: filePath, line: line, column: column)
+        expect(
+            thrown is E, message(), call: call(), expected: "throws a \(type)",
+            observed: thrown.map { "throws \(Self.show($0))" } ?? "returned normally",
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Expects `body` to throw an error equal to `expected`, from async code.
@@ -187,9 +203,10 @@ extension RuleContext {
     ) async {
         var thrown: (any Error)?
         do { try await body() } catch { thrown = error }
-        expect((thrown as? E) == expected, message(), call: call(), expected: "throws \(Self.show(expected))",
-               observed: thrown.map { "throws \(Self.show($0))" } ?? "returned normally",
-               fileID: fileID, filePath: filePath, line: line, column: column)
+        expect(
+            (thrown as? E) == expected, message(), call: call(), expected: "throws \(Self.show(expected))",
+            observed: thrown.map { "throws \(Self.show($0))" } ?? "returned normally",
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Expects `body` not to throw.
@@ -198,8 +215,9 @@ extension RuleContext {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
         let thrown = Self.error(of: body)
-        expect(thrown == nil, message(), call: call(), expected: "returns normally",
-               observed: thrown.map { "throws \(Self.show($0))" } ?? "", fileID: fileID, filePath: filePath, line: line, column: column)
+        expect(
+            thrown == nil, message(), call: call(), expected: "returns normally",
+            observed: thrown.map { "throws \(Self.show($0))" } ?? "", fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     // MARK: Words
@@ -228,7 +246,10 @@ extension RuleContext {
         let outcome = task.wait(timeout: patience)
         let elapsed = Uptime.now - start
         guard outcome == nil, elapsed < patience - .milliseconds(1) else { return (outcome, describe(outcome)) }
-        return (nil, "wait(timeout: \(patience)) returned nil after \(elapsed), the task \(task.status) (C6.2: nil only once the timeout passed)")
+        return (
+            nil,
+            "wait(timeout: \(patience)) returned nil after \(elapsed), the task \(task.status) (C6.2: nil only once the timeout passed)"
+        )
     }
 
     @discardableResult
@@ -243,8 +264,9 @@ extension RuleContext {
         case (.cancelled?, .cancelled): same = true
         case (nil, _), (.success?, _), (.failure?, _), (.cancelled?, _): same = false
         }
-        return expect(same, message, call: call, expected: Self.describe(expected), observed: observed,
-                      fileID: fileID, filePath: filePath, line: line, column: column)
+        return expect(
+            same, message, call: call, expected: Self.describe(expected), observed: observed,
+            fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Errors of one type that are equal: by `==` where the type is `Equatable` (a

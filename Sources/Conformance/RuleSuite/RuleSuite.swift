@@ -96,10 +96,11 @@ public enum RuleSuite {
     /// The failures of a check, plus one for a check still running at its time limit.
     static func outcome(_ context: RuleContext, finished: Bool, timeLimit: Duration, line: Int = #line) -> [RuleFailure] {
         if !finished {
-            context.fail("the check \"\(context.check.name)\" finishes within its time limit",
-                         call: "a call of the check's body into the backend that did not return",
-                         expected: "done within \(timeLimit)",
-                         observed: "still running after \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
+            context.fail(
+                "the check \"\(context.check.name)\" finishes within its time limit",
+                call: "a call of the check's body into the backend that did not return",
+                expected: "done within \(timeLimit)",
+                observed: "still running after \(timeLimit): a hang (its thread is left blocked in the backend)", line: line)
         }
         return context.failures
     }
@@ -110,8 +111,10 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        RuleSuiteRun(backend: backend, checks: checks, timingSlack: timingSlack,
-                     callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)).run()
+        RuleSuiteRun(
+            backend: backend, checks: checks, timingSlack: timingSlack,
+            callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        ).run()
     }
 
     /// The same, from async code (on a thread of its own, never one of Swift's cooperative pool).
@@ -133,8 +136,10 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, configuration: ConformanceConfiguration,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        RuleSuiteRun(backend: backend, checks: checks, configuration: configuration,
-                     callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)).run()
+        RuleSuiteRun(
+            backend: backend, checks: checks, configuration: configuration,
+            callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        ).run()
     }
 
     /// The same, from async code.
@@ -159,8 +164,9 @@ public enum RuleSuite {
     /// An error a check did not catch: a `require` that failed (already recorded), or a failure.
     private static func recordThrown(_ error: any Error, _ context: RuleContext, line: Int = #line) {
         guard !(error is RequirementFailed) else { return }
-        context.fail("the check's calls into the backend do not throw", call: "a throwing call of the check's body",
-                     expected: "no error", observed: "threw \(RuleContext.show(error))", line: line)
+        context.fail(
+            "the check's calls into the backend do not throw", call: "a throwing call of the check's body",
+            expected: "no error", observed: "threw \(RuleContext.show(error))", line: line)
     }
 }
 
@@ -169,6 +175,8 @@ private final class Once: Sendable {
     private let body: PlainLocked<(@Sendable (Bool) -> Void)?>
     init(_ body: @escaping @Sendable (Bool) -> Void) { self.body = PlainLocked(body) }
     func callAsFunction(_ value: Bool) {
-        body.withLock { body in defer { body = nil }; return body }?(value)
+        body.withLock { body in
+            defer { body = nil }; return body
+        }?(value)
     }
 }

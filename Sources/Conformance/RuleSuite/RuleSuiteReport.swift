@@ -37,13 +37,16 @@ public struct RuleSuiteReport: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var head = "rule suite [\(backend)]: \(checks.count) checks of \(rules.count) rules in \(duration), "
-            + (failures.isEmpty ? (notRun.isEmpty ? "passed" : "no failures")
+        var head =
+            "rule suite [\(backend)]: \(checks.count) checks of \(rules.count) rules in \(duration), "
+            + (failures.isEmpty
+                ? (notRun.isEmpty ? "passed" : "no failures")
                 : "\(Self.count(failures.count, "failure")) (\(brokenRules.joined(separator: " ")))")
         if !knownIssues.isEmpty {
             head += "; \(Self.count(knownIssues.count, "known issue")) (\(Self.rules(of: knownIssues.map(\.rule)).joined(separator: " ")))"
         }
-        return ([head] + (notRunError.map { ["  error: \($0)"] } ?? [])
+        return
+            ([head] + (notRunError.map { ["  error: \($0)"] } ?? [])
             + failures.map(\.description)
             + knownIssues.map { "  known issue: \($0.rule) (\($0.check)): \($0.message)" }).joined(separator: "\n")
     }
@@ -54,7 +57,8 @@ public struct RuleSuiteReport: Sendable, CustomStringConvertible {
     /// A duration as progress lines print it: "0.07 s", "12.4 s", "660 s".
     static func short(_ duration: Duration) -> String {
         let seconds = duration.seconds
-        return seconds < 10 ? "\((seconds * 100).rounded() / 100) s" : seconds < 100 ? "\((seconds * 10).rounded() / 10) s" : "\(Int(seconds.rounded())) s"
+        return seconds < 10
+            ? "\((seconds * 100).rounded() / 100) s" : seconds < 100 ? "\((seconds * 10).rounded() / 10) s" : "\(Int(seconds.rounded())) s"
     }
 
     /// Rule ids without repeats, in first-seen order (the checks are in the contract's).

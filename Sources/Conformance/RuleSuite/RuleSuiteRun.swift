@@ -36,8 +36,9 @@ struct RuleSuiteRun {
     func run() -> RuleSuiteReport {
         let began = Uptime.now
         var report = RuleSuiteReport(backend: backend.name, checks: [], failures: [], duration: .zero)
-        say("\(checks.count) checks of \(RuleSuiteReport.rules(of: checks).count) rules, each within \(RuleSuiteReport.short(checkLimit))"
-            + (deadline == .distantFuture ? "" : ", all within \(RuleSuiteReport.short(deadline - began))"))
+        say(
+            "\(checks.count) checks of \(RuleSuiteReport.rules(of: checks).count) rules, each within \(RuleSuiteReport.short(checkLimit))"
+                + (deadline == .distantFuture ? "" : ", all within \(RuleSuiteReport.short(deadline - began))"))
         var chapters: [Int] = []
         for check in checks where !chapters.contains(check.chapter) { chapters.append(check.chapter) }
         for chapter in chapters {
@@ -89,12 +90,15 @@ struct RuleSuiteRun {
 
 extension RuleSuiteReport {
     /// The names of the chapters, for the progress lines.
-    static let chapterTitles = [1: "outcome", 2: "continuations", 3: "errors", 4: "cancellation", 5: "combinators",
-                                6: "waiting", 7: "executors", 8: "resources", 9: "conveniences"]
+    static let chapterTitles = [
+        1: "outcome", 2: "continuations", 3: "errors", 4: "cancellation", 5: "combinators",
+        6: "waiting", 7: "executors", 8: "resources", 9: "conveniences"
+    ]
 
     /// "C2 continuations: 8 checks in 0.23 s, passed", what this part of a run found.
     func chapterLine(_ chapter: Int, in duration: Duration) -> String {
-        var text = "C\(chapter) \(Self.chapterTitles[chapter] ?? "rules"): \(Self.count(checks.count, "check")) in \(Self.short(duration)), "
+        var text =
+            "C\(chapter) \(Self.chapterTitles[chapter] ?? "rules"): \(Self.count(checks.count, "check")) in \(Self.short(duration)), "
             + (failures.isEmpty ? "passed" : "\(Self.count(failures.count, "failure")) (\(brokenRules.joined(separator: " ")))")
         if !knownIssues.isEmpty {
             text += ", \(Self.count(knownIssues.count, "known issue")) (\(Self.rules(of: knownIssues.map(\.rule)).joined(separator: " ")))"

@@ -143,15 +143,19 @@ final class DroppingJobsExecutor: Executor {
 
 /// The executor's name in a failure's call: `default`, `inline`, `serial`, or `user`.
 func executorName(_ executor: any Executor, in backend: any TaskBackend) -> String {
-    executor === backend.defaultExecutor ? "default" : executor === backend.inlineExecutor ? "inline"
-        : executor is UserExecutor ? "user" : "serial"
+    executor === backend.defaultExecutor
+        ? "default"
+        : executor === backend.inlineExecutor
+            ? "inline"
+            : executor is UserExecutor ? "user" : "serial"
 }
 
 /// How many times each of a list of things ran, in words: "all once", or the ones that did not.
 func runCounts(_ counts: [Int]) -> String {
     let off = counts.enumerated().filter { $0.element != 1 }
     guard !off.isEmpty else { return "each ran once" }
-    return "\(off.count) of \(counts.count) did not run once: " + off.prefix(5).map { "#\($0.offset) ran \($0.element) times" }
+    return "\(off.count) of \(counts.count) did not run once: "
+        + off.prefix(5).map { "#\($0.offset) ran \($0.element) times" }
         .joined(separator: ", ") + (off.count > 5 ? ", ..." : "")
 }
 

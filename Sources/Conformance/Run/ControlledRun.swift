@@ -17,17 +17,19 @@ extension ProgramRunner {
     func runControlled(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
         let scheduler = Scheduler()
         let provider = InterposedExecutorProvider(scheduler: scheduler, base: executors)
-        let execution = ProgramExecution(program: program, backend: backend,
-                                         executors: provider.makeExecutors(for: program, backend: backend),
-                                         timingSlack: timingSlack)
+        let execution = ProgramExecution(
+            program: program, backend: backend,
+            executors: provider.makeExecutors(for: program, backend: backend),
+            timingSlack: timingSlack)
         let outcome = PlainLocked<ControlledOutcome?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let drivers = DriverThreads(execution: execution)
         let thread = Thread { [hangLimit, timingSlack, progress] in
             scheduler.adoptCallingThread()
             defer { drivers.release() }
-            var loop = ControlledLoop(execution: execution, scheduler: scheduler, drivers: drivers, strategy: strategy,
-                                      hangLimit: hangLimit, slack: timingSlack, progress: progress)
+            var loop = ControlledLoop(
+                execution: execution, scheduler: scheduler, drivers: drivers, strategy: strategy,
+                hangLimit: hangLimit, slack: timingSlack, progress: progress)
             var result = loop.run()
             result.decisions = loop.strategy.decisions
             result.divergence = loop.strategy.divergence
@@ -39,8 +41,10 @@ extension ProgramRunner {
         var record = RunRecord(program: program, mode: .controlled(strategy))
         guard waitForLoop(finished, execution: execution), let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
-            record.ending = .hung(execution.hang(.timedOut(phase: "the controlled run (its one thread is blocked)"),
-                                                 stuckSteps: stuck, heldCompleted: false, limit: hangLimit))
+            record.ending = .hung(
+                execution.hang(
+                    .timedOut(phase: "the controlled run (its one thread is blocked)"),
+                    stuckSteps: stuck, heldCompleted: false, limit: hangLimit))
             return record
         }
         record.notReproducible = scheduler.foreignActivity + (result.divergence.map { [$0] } ?? [])
@@ -50,11 +54,15 @@ extension ProgramRunner {
         }
         record.executorViolations = scheduler.violations
         if let blocked = result.blockedJob {
-            record.ending = .hung(execution.hang(.blockedJob(blocked), stuckSteps: result.stuckSteps, heldCompleted: false,
-                                                 limit: hangLimit))
+            record.ending = .hung(
+                execution.hang(
+                    .blockedJob(blocked), stuckSteps: result.stuckSteps, heldCompleted: false,
+                    limit: hangLimit))
         } else if !result.stuckSteps.isEmpty || !result.quiescent {
-            record.ending = .hung(execution.hang(.stuck, stuckSteps: result.stuckSteps,
-                                                 heldCompleted: result.stuckSteps.isEmpty, limit: hangLimit))
+            record.ending = .hung(
+                execution.hang(
+                    .stuck, stuckSteps: result.stuckSteps,
+                    heldCompleted: result.stuckSteps.isEmpty, limit: hangLimit))
         } else {
             record.snapshot = result.snapshot
             finish(execution, into: &record)
@@ -134,8 +142,10 @@ struct ControlledLoop {
     /// Which tasks the loop waits for in phase one.
     let progress: any ProgressModel
 
-    init(execution: ProgramExecution, scheduler: Scheduler, drivers: DriverThreads, strategy: ScheduleStrategy,
-         hangLimit: Duration, slack: Duration, progress: any ProgressModel) {
+    init(
+        execution: ProgramExecution, scheduler: Scheduler, drivers: DriverThreads, strategy: ScheduleStrategy,
+        hangLimit: Duration, slack: Duration, progress: any ProgressModel
+    ) {
         self.execution = execution
         self.scheduler = scheduler
         self.drivers = drivers
@@ -199,8 +209,9 @@ struct ControlledLoop {
         let stuck = nextStep.indices.compactMap { d in
             midStep[d] ? driverSteps[d][nextStep[d] - 1] : nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil
         }
-        return ControlledOutcome(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false,
-                                 blockedJob: job)
+        return ControlledOutcome(
+            thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false,
+            blockedJob: job)
     }
 
     /// Nothing is enabled, yet the program has work left: unless something outside the harness

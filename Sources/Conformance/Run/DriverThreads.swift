@@ -41,10 +41,14 @@ final class DriverThreads: @unchecked Sendable {
         func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) {}
         func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) {}
         func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
-        func conditionWait(_ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-                           deadline: UInt64?, label: StaticString) -> Bool { true }
-        func conditionSignal(_ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
-                             nativeWaiters: Int, label: StaticString) {}
+        func conditionWait(
+            _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
+            deadline: UInt64?, label: StaticString
+        ) -> Bool { true }
+        func conditionSignal(
+            _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
+            nativeWaiters: Int, label: StaticString
+        ) {}
         func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)? { nil }
         func leave() {}
         var now: UInt64 { MonotonicClock.systemNow }

@@ -141,8 +141,10 @@ public final class EventLog: Sendable {
     /// Whether the calling thread acts for the run's schedule (`Event.underControl`).
     private let controlled: @Sendable () -> Bool
 
-    init(taskCount: Int, stamp: @escaping @Sendable () -> UInt64 = { Uptime.now.nanoseconds },
-         controlled: @escaping @Sendable () -> Bool = { ThreadInfo.underControl }) {
+    init(
+        taskCount: Int, stamp: @escaping @Sendable () -> UInt64 = { Uptime.now.nanoseconds },
+        controlled: @escaping @Sendable () -> Bool = { ThreadInfo.underControl }
+    ) {
         state = State(completed: Array(repeating: false, count: taskCount))
         self.stamp = stamp
         self.controlled = controlled
@@ -150,8 +152,9 @@ public final class EventLog: Sendable {
 
     func append(_ kind: EventKind) {
         let seq = counter.add(1, ordering: .sequentiallyConsistent).oldValue
-        let event = Event(seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
-                          uptime: stamp(), kind: kind, underControl: controlled())
+        let event = Event(
+            seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
+            uptime: stamp(), kind: kind, underControl: controlled())
         condition.lock()
         state.events.append(event)
         var notify = false
@@ -175,7 +178,9 @@ public final class EventLog: Sendable {
     }
 
     func awaitStarted(cancelled: Bool) {
-        mutate { $0.awaitsRunning += 1; if cancelled { $0.cancelledAwaitsRunning += 1 } }
+        mutate {
+            $0.awaitsRunning += 1; if cancelled { $0.cancelledAwaitsRunning += 1 }
+        }
     }
 
     /// A hosted call was registered, or a burst's job handed over: the run is not quiescent
@@ -185,7 +190,9 @@ public final class EventLog: Sendable {
     }
 
     func awaitFinished(cancelled: Bool) {
-        mutate { $0.awaitsRunning -= 1; if cancelled { $0.cancelledAwaitsRunning -= 1 } }
+        mutate {
+            $0.awaitsRunning -= 1; if cancelled { $0.cancelledAwaitsRunning -= 1 }
+        }
     }
 
     /// The events so far, in sequence order.
@@ -232,7 +239,8 @@ public final class EventLog: Sendable {
     func phaseOneDone(tasks: [Int], ignoringAwaits: Bool = false) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        return (ignoringAwaits || state.cancelledAwaitsRunning == 0) && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
+        return (ignoringAwaits || state.cancelledAwaitsRunning == 0)
+            && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
     }
 
     /// Waits until `progress` moves past `seen`; `false` at the deadline.

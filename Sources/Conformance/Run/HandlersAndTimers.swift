@@ -48,9 +48,10 @@ extension ProgramExecution {
     func armTimerProbe(on source: any CancellationSource, step: Int, microseconds: Int) {
         let log = self.log, extras = self.extras
         extras.timerArmed(step: step, dueBy: .now + .microseconds(microseconds))
-        extras.keep(source.register {
-            log.append(.timerFired(step: step))
-            extras.timerFired(step: step)
-        }, handler: -1 - step)
+        extras.keep(
+            source.register {
+                log.append(.timerFired(step: step))
+                extras.timerFired(step: step)
+            }, handler: -1 - step)
     }
 }

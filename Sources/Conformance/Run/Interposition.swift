@@ -140,9 +140,10 @@ final class Handoff: @unchecked Sendable {
             scheduler.noteForeign("\(executorName) kept a job's closure after running it: a later run would be outside control")
         }
         if done, runs != 1 {
-            scheduler.noteViolation(Finding(
-                .c7_3, runs == 0 ? "\(executorName) let go of a job without running it" : "\(executorName) ran a job \(runs) times",
-                expected: "every job handed to an executor runs exactly once", observed: runs == 0 ? "dropped" : "ran \(runs) times"))
+            scheduler.noteViolation(
+                Finding(
+                    .c7_3, runs == 0 ? "\(executorName) let go of a job without running it" : "\(executorName) ran a job \(runs) times",
+                    expected: "every job handed to an executor runs exactly once", observed: runs == 0 ? "dropped" : "ran \(runs) times"))
         }
         return done
     }

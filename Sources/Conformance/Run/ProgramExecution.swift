@@ -31,8 +31,10 @@ final class ProgramExecution: Sendable {
     let seated: Bool
 
     /// `log` is the run's event log (a seated run's stamps its events with the run's clock).
-    init(program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration,
-         leakLimit: Duration? = nil, log: EventLog? = nil, seated: Bool = false) {
+    init(
+        program: Program, backend: any TaskBackend, executors: ProgramExecutors, timingSlack: Duration,
+        leakLimit: Duration? = nil, log: EventLog? = nil, seated: Bool = false
+    ) {
         self.program = program
         self.seated = seated
         self.backend = backend
@@ -119,8 +121,10 @@ final class ProgramExecution: Sendable {
         withExtendedLifetime(probe) {}
         jobPoint()
         let inside = BodyReads(status: slots.peekTask(t)?.status, isCurrent: executor.flatMap(isCurrent))
-        log.append(.bodyStart(task: t, inner: false, input: input, counting: ThreadInfo.countingMarker,
-                              payloadOK: input.flatMap(checkPayload), inside: inside))
+        log.append(
+            .bodyStart(
+                task: t, inner: false, input: input, counting: ThreadInfo.countingMarker,
+                payloadOK: input.flatMap(checkPayload), inside: inside))
         defer { log.append(.bodyEnd(task: t, inner: false)) }
         jobPoint()
         spin(step % 4 * 100)
@@ -193,14 +197,18 @@ final class ProgramExecution: Sendable {
     /// The `Void` task a `finallyTask` body returns: a new one run on the default executor, or
     /// `innerTask`'s `asVoid()`.
     func innerVoidTask(_ inner: InnerTask, task t: Int, step: Int, existing: (any AsyncTask<Int>)?) -> any AsyncTask<Void> {
-        if inner == .new { return backend.run(on: executors.defaultExecutor, token: .none) { _ in _ = self.innerBody(task: t, step: step) } }
+        if inner == .new {
+            return backend.run(on: executors.defaultExecutor, token: .none) { _ in _ = self.innerBody(task: t, step: step) }
+        }
         return innerTask(inner, task: t, step: step, existing: existing).asVoid()
     }
 
     func innerBody(task t: Int, step: Int) -> Int {
         jobPoint()
-        log.append(.bodyStart(task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil,
-                              inside: BodyReads(status: nil, isCurrent: nil)))
+        log.append(
+            .bodyStart(
+                task: t, inner: true, input: nil, counting: ThreadInfo.countingMarker, payloadOK: nil,
+                inside: BodyReads(status: nil, isCurrent: nil)))
         defer { log.append(.bodyEnd(task: t, inner: true)) }
         jobPoint()
         payloads.write(program.steps.count + step)
@@ -229,20 +237,24 @@ final class ProgramExecution: Sendable {
         ThreadInfo.driverMarker = program.drivers + 1
         defer { ThreadInfo.driverMarker = outer }
         // Prepared tasks no step started: the harness starts them, on the default executor (C9.3).
-        let startSteps = Set(program.steps.compactMap { step -> Int? in
-            if case .start(let start) = step.operation { return start.task } else { return nil }
-        })
+        let startSteps = Set(
+            program.steps.compactMap { step -> Int? in
+                if case .start(let start) = step.operation { return start.task } else { return nil }
+            })
         for (t, prepared) in slots.allPrepared().sorted(by: { $0.key < $1.key }) where !startSteps.contains(t) {
             let made = creatingStep(of: t)
             log.append(.started(step: made, task: t, ok: prepared.tryStart()))
         }
         for (index, step) in program.steps.enumerated() {
             guard case .makeSource(let make) = step.operation, let held = make.held,
-                  let source = slots.source(ifPresent: make.task) else { continue }
+                let source = slots.source(ifPresent: make.task)
+            else { continue }
             let t = make.task
             payloads.write(index)
             if !source.tryComplete(held, value: ProgramValues.heldValue(step: index)) {
-                log.append(.setterTrouble(task: t, detail: "the harness's trySucceed/tryFail/tryCancel on a held source, its only setter, returned false"))
+                log.append(
+                    .setterTrouble(
+                        task: t, detail: "the harness's trySucceed/tryFail/tryCancel on a held source, its only setter, returned false"))
             }
         }
     }

@@ -42,15 +42,18 @@ struct ProgramRunner {
         var record = RunRecord(program: program, mode: .stress)
         guard runDrivers(execution) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
-            record.ending = .hung(execution.hang(.timedOut(phase: "the drivers' steps"), stuckSteps: stuck,
-                                                 heldCompleted: false, limit: hangLimit))
+            record.ending = .hung(
+                execution.hang(
+                    .timedOut(phase: "the drivers' steps"), stuckSteps: stuck,
+                    heldCompleted: false, limit: hangLimit))
             return record
         }
         record.snapshot = waitForPhaseOne(execution)
         execution.completeHeldSources()
         guard execution.log.waitForQuiescence(deadline: .now + hangLimit) else {
-            var hang = execution.hang(.timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
-                                      heldCompleted: true, limit: hangLimit)
+            var hang = execution.hang(
+                .timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
+                heldCompleted: true, limit: hangLimit)
             hang.running = execution.log.runningSummary
             hang.awaitsNotResumed = execution.log.awaitsNotResumed
             record.ending = .hung(hang)

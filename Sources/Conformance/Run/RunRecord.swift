@@ -84,8 +84,9 @@ extension ProgramExecution {
     /// The facts of a hang of kind `kind`, gathered now, while the run's tasks still exist.
     func hang(_ kind: Hang.Kind, stuckSteps: [Int], heldCompleted: Bool, limit: Duration) -> Hang {
         let made = Set(tasks.withLock { $0.map(\.id) })
-        return Hang(kind: kind, stuckSteps: stuckSteps, heldCompleted: heldCompleted, limit: limit,
-                    observed: log.completedTasks, actual: (0..<program.taskCount).map { isCompleted(task: $0) },
-                    made: made, events: log.events)
+        return Hang(
+            kind: kind, stuckSteps: stuckSteps, heldCompleted: heldCompleted, limit: limit,
+            observed: log.completedTasks, actual: (0..<program.taskCount).map { isCompleted(task: $0) },
+            made: made, events: log.events)
     }
 }

@@ -86,9 +86,12 @@ struct ScheduleExplorer {
                 preconditionFailure("decision \(index) picked \(decision.picked) of \(decision.count) candidates")
             }
             for candidate in order[(position + 1)...] where spent + decision.cost(of: candidate) <= bound {
-                let prefix = Array(decisions[..<index]) + [ScheduleDecision(
-                    count: decision.count, defaultCandidate: decision.defaultCandidate, picked: candidate,
-                    preemptive: decision.preemptive)]
+                let prefix =
+                    Array(decisions[..<index]) + [
+                        ScheduleDecision(
+                            count: decision.count, defaultCandidate: decision.defaultCandidate, picked: candidate,
+                            preemptive: decision.preemptive)
+                    ]
                 let choices = prefix.indices.filter { prefix[$0].picked != prefix[$0].defaultCandidate }
                     .map { SchedulePath.Choice(decision: $0, candidate: prefix[$0].picked) }
                 guard let path = SchedulePath(choices: choices) else {

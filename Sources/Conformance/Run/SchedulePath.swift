@@ -28,7 +28,8 @@ public struct SchedulePath: Sendable, Hashable, CustomStringConvertible {
     /// `nil` otherwise.
     public init?(choices: [Choice]) {
         guard choices.allSatisfy({ $0.decision >= 0 && $0.candidate >= 0 }),
-              zip(choices, choices.dropFirst()).allSatisfy({ $0.decision < $1.decision }) else { return nil }
+            zip(choices, choices.dropFirst()).allSatisfy({ $0.decision < $1.decision })
+        else { return nil }
         self.choices = choices
     }
 

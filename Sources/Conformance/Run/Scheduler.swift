@@ -52,8 +52,9 @@ final class Scheduler: Sendable {
         let controlled = ThreadInfo.underControl
         state.withLock { state in
             if state.ownerThread != 0, !controlled, state.foreign.count < 5 {
-                state.foreign.append("a job for \(serial.map { "serial\($0)" } ?? "default") was handed over on thread\(thread), "
-                                     + "not under the controlled run's control")
+                state.foreign.append(
+                    "a job for \(serial.map { "serial\($0)" } ?? "default") was handed over on thread\(thread), "
+                        + "not under the controlled run's control")
             }
             state.jobs.append(Job(id: state.nextID, serial: serial, target: target, body: body))
             state.nextID += 1
@@ -134,13 +135,15 @@ final class Scheduler: Sendable {
                 state.latestStarted[serial] = max(state.latestStarted[serial] ?? 0, number)
             }
             if let latest = state.latestStarted[serial], latest > number {
-                return Finding(.c7_2, "serial executor serial\(serial) started a job before one handed to it earlier (not FIFO)",
-                               expected: "its job #\(number) (handed over before #\(latest)) first",
-                               observed: "job #\(latest) started before job #\(number)")
+                return Finding(
+                    .c7_2, "serial executor serial\(serial) started a job before one handed to it earlier (not FIFO)",
+                    expected: "its job #\(number) (handed over before #\(latest)) first",
+                    observed: "job #\(latest) started before job #\(number)")
             }
             if state.inProgress[serial, default: 0] > 0 {
-                return Finding(.c7_2, "serial executor serial\(serial) started its job #\(number) while another of its jobs was still running",
-                               expected: "one job at a time", observed: "two jobs at once")
+                return Finding(
+                    .c7_2, "serial executor serial\(serial) started its job #\(number) while another of its jobs was still running",
+                    expected: "one job at a time", observed: "two jobs at once")
             }
             return nil
         }

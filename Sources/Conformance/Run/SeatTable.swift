@@ -69,8 +69,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         /// For a timer's hand-off: when its thread can come at the earliest, in real time.
         var realDue: Uptime?
 
-        init(key: Int, name: String, what: String, status: Status, handOff: SchedulePoint.HandOff? = nil,
-             woken: (condition: SchedulePoint.Object, lock: SchedulePoint.Object)? = nil) {
+        init(
+            key: Int, name: String, what: String, status: Status, handOff: SchedulePoint.HandOff? = nil,
+            woken: (condition: SchedulePoint.Object, lock: SchedulePoint.Object)? = nil
+        ) {
             self.key = key
             self.name = name
             self.what = what
@@ -121,8 +123,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     /// The harness's seat key.
     var harnessKey: Int { drivers }
 
-    init(drivers: Int, strategy: StrategyState, arrivalLimit: Duration, clock: RunClock,
-         stepReady: @escaping @Sendable (Int) -> Bool) {
+    init(
+        drivers: Int, strategy: StrategyState, arrivalLimit: Duration, clock: RunClock,
+        stepReady: @escaping @Sendable (Int) -> Bool
+    ) {
         self.drivers = drivers
         self.strategy = strategy
         self.arrivalLimit = arrivalLimit
@@ -236,8 +240,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         }
     }
 
-    func conditionWait(_ key: Int, _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-                       deadline: UInt64?, label: StaticString) -> Bool {
+    func conditionWait(
+        _ key: Int, _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
+        deadline: UInt64?, label: StaticString
+    ) -> Bool {
         locked {
             guard owns(key) else { return true }
             release(lock)
@@ -254,8 +260,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         }
     }
 
-    func conditionSignal(_ key: Int, _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
-                         nativeWaiters: Int, label: StaticString) {
+    func conditionSignal(
+        _ key: Int, _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
+        nativeWaiters: Int, label: StaticString
+    ) {
         locked {
             guard owns(key) else { return }
             seats[key]!.lastPoint = label
@@ -293,8 +301,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
 
     /// A hand-off's seat, numbered in fork order; its key.
     @discardableResult
-    private func addTicket(what: String, handOff: SchedulePoint.HandOff?,
-                           woken: (condition: SchedulePoint.Object, lock: SchedulePoint.Object)?) -> Int {
+    private func addTicket(
+        what: String, handOff: SchedulePoint.HandOff?,
+        woken: (condition: SchedulePoint.Object, lock: SchedulePoint.Object)?
+    ) -> Int {
         let key = drivers + 1 + nextTicket
         var seat = Seat(key: key, name: "t\(nextTicket)", what: what, status: .ticket, handOff: handOff, woken: woken)
         if case .notBefore(let deadline) = handOff {
@@ -349,9 +359,11 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
             guard !released else { return false }
             guard let seat = seats[key], seat.status == .ticket, !seat.arrived else {
                 if seats[key] != nil || key < drivers + 1 + nextTicket, !withdrawn.contains(key) {
-                    noteViolation(Finding(.c7_3, "work handed to another thread ran twice",
-                                          expected: "every job handed over runs exactly once",
-                                          observed: "hand-off t\(key - drivers - 1) arrived a second time"))
+                    noteViolation(
+                        Finding(
+                            .c7_3, "work handed to another thread ran twice",
+                            expected: "every job handed over runs exactly once",
+                            observed: "hand-off t\(key - drivers - 1) arrived a second time"))
                 }
                 return false
             }
@@ -379,8 +391,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         locked {
             guard !released, let seat = seats[key], seat.status == .ticket, !seat.arrived, seat.woken == nil else { return }
             seats[key] = nil
-            noteViolation(Finding(.c7_3, "\(seat.what) was let go without running",
-                                  expected: "every job handed over runs exactly once", observed: "dropped"))
+            noteViolation(
+                Finding(
+                    .c7_3, "\(seat.what) was let go without running",
+                    expected: "every job handed over runs exactly once", observed: "dropped"))
             if holder == key { give(to: decide(current: nil, mayPreempt: false)) }
         }
     }
@@ -399,9 +413,11 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
 
     func conditionSignalledOffSeat(_ condition: SchedulePoint.Object, all: Bool) {
         locked {
-            guard !released, seats.values.contains(where: {
-                if case .waiting(condition, _) = $0.status { return true } else { return false }
-            }) else { return }
+            guard !released,
+                seats.values.contains(where: {
+                    if case .waiting(condition, _) = $0.status { return true } else { return false }
+                })
+            else { return }
             wake(condition, all: all)
             note("a condition a seat waited on was signalled by a thread outside the run")
             if holder == nil { monitor.broadcast() }
@@ -417,8 +433,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
 
     private func arriveWoken(by condition: SchedulePoint.Object, holding lock: SchedulePoint.Object) -> Int? {
         locked {
-            guard !released, let key = seats.values.filter({ $0.woken?.condition == condition && !$0.arrived })
-                .map(\.key).min() else { return nil }
+            guard !released,
+                let key = seats.values.filter({ $0.woken?.condition == condition && !$0.arrived })
+                    .map(\.key).min()
+            else { return nil }
             seats[key]!.arrived = true
             heldBy[lock] = key
             seats[key]!.status = .runnable
@@ -479,7 +497,8 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     /// arrival limit) before anything else runs; one that does not come is given up.
     private func settleWokenNatively() {
         while let seat = seats.values.filter({ $0.woken != nil && !$0.arrived && heldBy[$0.woken!.lock] == nil })
-            .min(by: { $0.key < $1.key }) {
+            .min(by: { $0.key < $1.key })
+        {
             let deadline = Uptime.now + arrivalLimit
             while seats[seat.key]?.arrived == false, !released {
                 if !monitor.wait(until: deadline) { break }
@@ -546,10 +565,15 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
                 let now = Uptime.now
                 if let seat = seats[holding], !seat.arrived {
                     let limit = max(pickedAt + arrivalLimit, seat.realDue.map { $0 + arrivalLimit } ?? pickedAt)
-                    if now > limit { return .notArrived("\(seat.name) (\(seat.what)) was picked and did not arrive within \(arrivalLimit)") }
+                    if now > limit {
+                        return .notArrived("\(seat.name) (\(seat.what)) was picked and did not arrive within \(arrivalLimit)")
+                    }
                 } else if now - lastProgress > hangLimit {
-                    return .hung(seats[holding].map { "\($0.name) (\($0.what)) reached no schedule point within \(hangLimit); its last one: \($0.lastPoint)" }
-                                 ?? "seat \(holding)")
+                    return .hung(
+                        seats[holding].map {
+                            "\($0.name) (\($0.what)) reached no schedule point within \(hangLimit); its last one: \($0.lastPoint)"
+                        }
+                            ?? "seat \(holding)")
                 }
                 _ = monitor.wait(until: min(now + .milliseconds(20), now + hangLimit))
                 continue
@@ -689,13 +713,17 @@ final class RunSeat: ScheduleSeat {
     func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) { table.lockBusy(key, lock, label: label) }
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) { table.lockReleased(key, lock, label: label) }
 
-    func conditionWait(_ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-                       deadline: UInt64?, label: StaticString) -> Bool {
+    func conditionWait(
+        _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
+        deadline: UInt64?, label: StaticString
+    ) -> Bool {
         table.conditionWait(key, condition, releasing: lock, deadline: deadline, label: label)
     }
 
-    func conditionSignal(_ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
-                         nativeWaiters: Int, label: StaticString) {
+    func conditionSignal(
+        _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
+        nativeWaiters: Int, label: StaticString
+    ) {
         table.conditionSignal(key, condition, lock: lock, all: all, nativeWaiters: nativeWaiters, label: label)
     }
 

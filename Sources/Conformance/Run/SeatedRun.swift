@@ -24,13 +24,16 @@ import TaskAPI
 extension ProgramRunner {
     func runSeated(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
         let clock = RunClock()
-        let log = EventLog(taskCount: program.taskCount, stamp: { clock.now }, controlled: {
-            guard let seat = SchedulePoint.current as? RunSeat else { return false }
-            return seat.table.clock === clock && !seat.table.isReleased
-        })
-        let execution = ProgramExecution(program: program, backend: backend,
-                                         executors: executors.makeExecutors(for: program, backend: backend),
-                                         timingSlack: timingSlack, log: log, seated: true)
+        let log = EventLog(
+            taskCount: program.taskCount, stamp: { clock.now },
+            controlled: {
+                guard let seat = SchedulePoint.current as? RunSeat else { return false }
+                return seat.table.clock === clock && !seat.table.isReleased
+            })
+        let execution = ProgramExecution(
+            program: program, backend: backend,
+            executors: executors.makeExecutors(for: program, backend: backend),
+            timingSlack: timingSlack, log: log, seated: true)
         let table = SeatTable(
             drivers: program.drivers,
             strategy: StrategyState(strategy: strategy, seed: program.seed, expectedPoints: Self.expectedPoints(program)),
@@ -147,8 +150,9 @@ struct SeatedRun {
             return nil
         case .hung(let seat):
             let seats = table.describeSeats(program: program)
-            var hang = execution.hang(.blockedSeat(seat), stuckSteps: table.driverSteps, heldCompleted: false,
-                                      limit: runner.hangLimit)
+            var hang = execution.hang(
+                .blockedSeat(seat), stuckSteps: table.driverSteps, heldCompleted: false,
+                limit: runner.hangLimit)
             hang.seats = seats
             release(&record, events: hang.events)
             record.ending = .hung(hang)
@@ -178,8 +182,9 @@ struct SeatedRun {
     /// Nothing can go on, yet drivers (or tasks, after the held sources) are left: the run is
     /// stuck, reported at once with every seat and what it is blocked on.
     private func stuck(_ record: inout RunRecord, heldCompleted: Bool) -> RunRecord {
-        var hang = execution.hang(.stuck, stuckSteps: table.driverSteps, heldCompleted: heldCompleted,
-                                  limit: runner.hangLimit)
+        var hang = execution.hang(
+            .stuck, stuckSteps: table.driverSteps, heldCompleted: heldCompleted,
+            limit: runner.hangLimit)
         hang.seats = table.describeSeats(program: program)
         release(&record, events: hang.events)
         record.ending = .hung(hang)
@@ -211,8 +216,10 @@ struct SeatedRun {
         close(&record, events: events)
         record.notReproducible.insert(what, at: 0)
         guard finished else {
-            record.ending = .hung(execution.hang(.timedOut(phase: "the drivers' steps, after the run went on natively"),
-                                                stuckSteps: table.driverSteps, heldCompleted: false, limit: runner.hangLimit))
+            record.ending = .hung(
+                execution.hang(
+                    .timedOut(phase: "the drivers' steps, after the run went on natively"),
+                    stuckSteps: table.driverSteps, heldCompleted: false, limit: runner.hangLimit))
             return record
         }
         if record.snapshot.isEmpty {
@@ -220,8 +227,10 @@ struct SeatedRun {
             execution.completeHeldSources()
         }
         guard execution.log.waitForQuiescence(deadline: .now + runner.hangLimit) else {
-            record.ending = .hung(execution.hang(.timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
-                                                heldCompleted: true, limit: runner.hangLimit))
+            record.ending = .hung(
+                execution.hang(
+                    .timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
+                    heldCompleted: true, limit: runner.hangLimit))
             return record
         }
         runner.finish(execution, into: &record)

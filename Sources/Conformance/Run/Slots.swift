@@ -76,7 +76,10 @@ enum TaskSlot: Sendable {
         case .int(let t): return outcome { .success(try t.get()) }
         case .values(let t): return outcome { .values(try t.get()) }
         case .settled(let t): return outcome { .settled(try t.get().map { Outcome($0) }) }
-        case .void(let t): return outcome { try t.get(); return .success(0) }
+        case .void(let t):
+            return outcome {
+                try t.get(); return .success(0)
+            }
         }
     }
 

@@ -8,8 +8,10 @@ enum ProgramRepair {
         var steps = removingDangling(program.steps)
         steps = holdingUnsetSources(steps)
         steps = relaxingWaits(steps)
-        return renumbered(Program(seed: program.seed, drivers: program.drivers, serialExecutors: program.serialExecutors,
-                                  countingExecutors: program.countingExecutors, steps: steps))
+        return renumbered(
+            Program(
+                seed: program.seed, drivers: program.drivers, serialExecutors: program.serialExecutors,
+                countingExecutors: program.countingExecutors, steps: steps))
     }
 
     /// Drops every step that takes a task, source or token no earlier kept step made (or that a
@@ -45,14 +47,15 @@ enum ProgramRepair {
 
     private static func holdingUnsetSources(_ steps: [Step]) -> [Step] {
         // A released source completes (abandoned) at its release (C8.3), like a set one.
-        let set = Set(steps.flatMap { step in
-            step.operation.uses.compactMap { use -> Int? in
-                switch use {
-                case .source(let s), .lastSetter(let s): return s
-                case .task, .token, .prepared, .lastUse: return nil
+        let set = Set(
+            steps.flatMap { step in
+                step.operation.uses.compactMap { use -> Int? in
+                    switch use {
+                    case .source(let s), .lastSetter(let s): return s
+                    case .task, .token, .prepared, .lastUse: return nil
+                    }
                 }
-            }
-        })
+            })
         return steps.map { step in
             guard case .makeSource(let make) = step.operation, make.held == nil, !set.contains(make.task) else { return step }
             var changed = step

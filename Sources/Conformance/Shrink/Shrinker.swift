@@ -78,8 +78,9 @@ struct Shrinker {
             }
             if !search.mode.isControlled { break }
         }
-        return Result(program: search.current, mode: search.mode, finding: search.finding, runs: search.runs,
-                      duration: Uptime.now - search.start, stoppedAt: search.stoppedAt)
+        return Result(
+            program: search.current, mode: search.mode, finding: search.finding, runs: search.runs,
+            duration: Uptime.now - search.start, stoppedAt: search.stoppedAt)
     }
 
     /// Removes chunks of `size` steps, then of half that, ... down to single steps; returns the
@@ -112,7 +113,9 @@ struct Shrinker {
     /// is kept (`true`).
     private func otherEdits(_ search: inout Search) -> Bool {
         for candidate in edits(of: search.current) {
-            if budgetOver(&search, at: "merging drivers, dropping inputs and pauses (\(search.current.steps.count) steps left)") { return false }
+            if budgetOver(&search, at: "merging drivers, dropping inputs and pauses (\(search.current.steps.count) steps left)") {
+                return false
+            }
             if attempt(candidate, search.mode, &search) { return true }
         }
         return false
@@ -176,7 +179,9 @@ struct Shrinker {
             result.append(single)
             for driver in 1..<program.drivers {
                 var merged = program
-                merged.steps = program.steps.map { Step(driver: $0.driver == driver ? driver - 1 : $0.driver, operation: $0.operation, pause: $0.pause) }
+                merged.steps = program.steps.map {
+                    Step(driver: $0.driver == driver ? driver - 1 : $0.driver, operation: $0.operation, pause: $0.pause)
+                }
                 result.append(merged)
             }
         }

@@ -74,8 +74,10 @@ struct Comparison {
                 if verdict == before {
                     unchanged += 1
                 } else {
-                    changes.append(Change(variant: String(m.variant), subject: m.subject,
-                                          better: verdict == "back at baseline", text: "\(label): \(before) -> \(verdict)"))
+                    changes.append(
+                        Change(
+                            variant: String(m.variant), subject: m.subject,
+                            better: verdict == "back at baseline", text: "\(label): \(before) -> \(verdict)"))
                 }
             } else if !m.isBackend && verdictVariants.contains(m.variant) {
                 baselines += 1
@@ -109,14 +111,16 @@ struct Comparison {
             return
         }
         let better = m.lowerIsBetter ? m.median < o.median : m.median > o.median
-        changes.append(Change(
-            variant: String(m.variant), subject: m.subject, better: better,
-            text: "\(label): \(formatNumber(o.median)) -> \(formatNumber(m.median)) \(m.unit) (exact)"))
+        changes.append(
+            Change(
+                variant: String(m.variant), subject: m.subject, better: better,
+                text: "\(label): \(formatNumber(o.median)) -> \(formatNumber(m.median)) \(m.unit) (exact)"))
     }
 
     private mutating func compareRatios(_ o: Measurement, _ m: Measurement, label: String) {
         guard let before = ratioSamples(o, in: old), let after = ratioSamples(m, in: new),
-              before.count >= Comparison.minimumRepetitions, after.count >= Comparison.minimumRepetitions else {
+            before.count >= Comparison.minimumRepetitions, after.count >= Comparison.minimumRepetitions
+        else {
             untestable.append(label)
             return
         }
@@ -132,9 +136,13 @@ struct Comparison {
         // the raw baseline itself did between that run's processes (see `innerNoiseOf`): the
         // ratio's, since a baseline in two modes moves its median and every ratio with it; the
         // figure's, since a backend's small move says nothing where its baseline swung more.
-        let needed = [Comparison.minimumEffect, Comparison.noiseOf(before), Comparison.noiseOf(after),
-                      baselineNoise(o, in: old), baselineNoise(m, in: new)].max() ?? Comparison.minimumEffect
-        let absoluteAgrees = absolute.p < Comparison.alpha && abs(absoluteEffect - 1) >= needed
+        let needed =
+            [
+                Comparison.minimumEffect, Comparison.noiseOf(before), Comparison.noiseOf(after),
+                baselineNoise(o, in: old), baselineNoise(m, in: new)
+            ].max() ?? Comparison.minimumEffect
+        let absoluteAgrees =
+            absolute.p < Comparison.alpha && abs(absoluteEffect - 1) >= needed
             && (effect > 1) == (absoluteEffect > 1)
         guard test.p < Comparison.alpha, abs(effect - 1) >= needed, absoluteAgrees else {
             unchanged += 1
@@ -189,7 +197,8 @@ struct Comparison {
     /// `innerNoiseOf` the values of `m`'s baseline in `report`; 0 if there is none.
     func baselineNoise(_ m: Measurement, in report: Report) -> Double {
         guard let name = m.baseline,
-              let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name }) else { return 0 }
+            let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name })
+        else { return 0 }
         return Comparison.innerNoiseOf(b.values ?? [])
     }
 
@@ -199,8 +208,9 @@ struct Comparison {
     /// carry over whole; the rounds (see `RoundRobin`) already keep that median contemporary.
     func ratioSamples(_ m: Measurement, in report: Report) -> [Double]? {
         guard let values = m.values, let name = m.baseline,
-              let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name }),
-              b.median.isFinite, b.median > 0 else { return nil }
+            let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name }),
+            b.median.isFinite, b.median > 0
+        else { return nil }
         let ratios = values.filter { $0.isFinite && $0 > 0 }.map { m.lowerIsBetter ? $0 / b.median : b.median / $0 }
         return ratios.isEmpty ? nil : ratios
     }

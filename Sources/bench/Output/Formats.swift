@@ -52,8 +52,10 @@ func renderTable(_ report: Report) -> String {
         guard !rows.isEmpty else { continue }
         out += "\n== \(scenario)\n"
         let cells = rows.map { m in
-            [m.caseName, m.subject, formatNumber(m.median), formatSpread(m), m.unit, formatRatio(m),
-             [formatPercentiles(m), m.note ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")]
+            [
+                m.caseName, m.subject, formatNumber(m.median), formatSpread(m), m.unit, formatRatio(m),
+                [formatPercentiles(m), m.note ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")
+            ]
         }
         let widths = (0..<header.count).map { column in
             ([header] + cells).map { $0[column].count }.max() ?? 0
@@ -111,7 +113,7 @@ func renderCSV(_ report: Report) -> String {
             m.scenario, m.caseName, m.subject, m.kind, m.unit, m.better, number(m.median), number(m.min),
             number(m.max), String(m.repetitions), m.samples.map(String.init) ?? "", number(p?.p50),
             number(p?.p90), number(p?.p99), number(p?.max), m.baseline ?? "", number(m.ratio),
-            number(m.ratioMin), number(m.ratioMax), m.note ?? "",
+            number(m.ratioMin), number(m.ratioMax), m.note ?? ""
         ]
         out += row.map(field).joined(separator: ",") + "\n"
     }

@@ -69,8 +69,10 @@ struct SVGChart {
 
     func number(_ x: Double) -> String { String(format: "%.1f", x) }
 
-    func text(_ content: String, x: Double, y: Double, size: Double? = nil, anchor: String = "start",
-              bold: Bool = false, fill: String = "#222") -> String {
+    func text(
+        _ content: String, x: Double, y: Double, size: Double? = nil, anchor: String = "start",
+        bold: Bool = false, fill: String = "#222"
+    ) -> String {
         var out = "<text x=\"\(number(x))\" y=\"\(number(y))\" font-size=\"\(number(size ?? font))\""
         if anchor != "start" { out += " text-anchor=\"\(anchor)\"" }
         if bold { out += " font-weight=\"bold\"" }
@@ -126,8 +128,10 @@ struct SVGChart {
     }
 
     /// One row: the label right-aligned at `labelRight`, then `draw`, then `figure` at `figureX`.
-    func row(_ m: Measurement, labelRight: Double, figure: String, at figureX: Double, bold: Bool = false,
-             fill: String = "#222", on canvas: inout Canvas, draw: (Double) -> String = { _ in "" }) {
+    func row(
+        _ m: Measurement, labelRight: Double, figure: String, at figureX: Double, bold: Bool = false,
+        fill: String = "#222", on canvas: inout Canvas, draw: (Double) -> String = { _ in "" }
+    ) {
         let mid = canvas.y + rowHeight / 2
         canvas.body += text(label(m), x: labelRight, y: mid + 4, anchor: "end")
         canvas.body += draw(mid)
@@ -144,8 +148,9 @@ struct SVGChart {
             plotLeft + (log10(Swift.min(Swift.max(ratio, low), high)) - log10(low)) / (log10(high) - log10(low)) * plotWidth
         }
         var canvas = Canvas(body: "", y: margin - 4, right: plotRight)
-        heading("Cost ratio of each backend to a baseline measured in the same run (log scale; left of 1x: cheaper)",
-                on: &canvas)
+        heading(
+            "Cost ratio of each backend to a baseline measured in the same run (log scale; left of 1x: cheaper)",
+            on: &canvas)
         canvas.y += 16
         let subtitle = "\(report.date), \(report.quick ? "--quick" : "default run"); \(report.machine.summary)"
         canvas.body += text(subtitle, x: margin, y: canvas.y, fill: "#555")
@@ -178,11 +183,13 @@ struct SVGChart {
                 if whisker.count == 2 { end = Swift.max(end, x(whisker[1])) }
                 let top = canvas.y
                 row(m, labelRight: plotLeft - margin, figure: value(m), at: end + 6, on: &canvas) { mid in
-                    var ink = rect(x: Swift.min(x(1), x(ratio)), y: top + 3, width: abs(x(ratio) - x(1)),
-                                   height: rowHeight - 6, fill: color(m.subject))
+                    var ink = rect(
+                        x: Swift.min(x(1), x(ratio)), y: top + 3, width: abs(x(ratio) - x(1)),
+                        height: rowHeight - 6, fill: color(m.subject))
                     if whisker.count == 2 {
                         let (lo, hi) = (x(whisker[0]), x(whisker[1]))
-                        ink += line(lo, mid, hi, mid, stroke: "#333") + line(lo, mid - 3, lo, mid + 3, stroke: "#333")
+                        ink +=
+                            line(lo, mid, hi, mid, stroke: "#333") + line(lo, mid - 3, lo, mid + 3, stroke: "#333")
                             + line(hi, mid - 3, hi, mid + 3, stroke: "#333")
                     }
                     return ink
@@ -192,8 +199,9 @@ struct SVGChart {
         }
 
         if !depthRows.isEmpty {
-            heading("stack: deepest chain completing on a \(StackScenario.stackKiB) KiB stack, against the 1,000,000-link goal",
-                    on: &canvas)
+            heading(
+                "stack: deepest chain completing on a \(StackScenario.stackKiB) KiB stack, against the 1,000,000-link goal",
+                on: &canvas)
             canvas.y += 6
             let top = canvas.y
             let goal = Double(StackScenario.target)
@@ -201,8 +209,9 @@ struct SVGChart {
                 let reached = m.median.isFinite ? Swift.min(Swift.max(m.median, 0), goal) : 0
                 let rowTop = canvas.y
                 row(m, labelRight: plotLeft - margin, figure: depthText(m), at: plotRight + 6, on: &canvas) { _ in
-                    rect(x: plotLeft, y: rowTop + 3, width: reached / goal * plotWidth, height: rowHeight - 6,
-                         fill: m.isBackend ? color(m.subject) : "#888888")
+                    rect(
+                        x: plotLeft, y: rowTop + 3, width: reached / goal * plotWidth, height: rowHeight - 6,
+                        fill: m.isBackend ? color(m.subject) : "#888888")
                 }
             }
             canvas.body += line(plotRight, top, plotRight, canvas.y, stroke: "#000", dash: "4,3")
@@ -215,7 +224,8 @@ struct SVGChart {
             canvas.y += 6
             for m in verdictRows {
                 let verdict = verdictText(m)
-                row(m, labelRight: plotLeft - margin, figure: verdict, at: plotLeft, bold: true,
+                row(
+                    m, labelRight: plotLeft - margin, figure: verdict, at: plotLeft, bold: true,
                     fill: verdict.hasPrefix("yes") ? "#1a7f37" : "#c0392b", on: &canvas)
             }
         }

@@ -19,16 +19,18 @@ enum AwaitScenario {
         let (subjects, stop) = subjects(context)
         defer { stop() }
         Progress.note("await: \(subjects.map(\.name).joined(separator: ", ")), \(n) round trips, \(context.plan.isolatedRounds)")
-        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 8, warmSize: n / 8,
-                                                              repetitions: reps, isolated: "await.run-value")
+        let outcomes = RoundRobin(plan: context.plan).measure(
+            subjects, nominal: n, floor: n / 8, warmSize: n / 8,
+            repetitions: reps, isolated: "await.run-value")
         return outcomes.map { outcome in
             var m = Measurement(
                 scenario: "await", caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
                 kind: outcome.subject.kind, unit: "us", better: .lower,
                 values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(outcome.size) },
                 baseline: outcome.subject.baseline)
-            m.annotate(size: outcome.size, nominal: n, items: "round trips",
-                       [outcome.ok ? nil : "an await threw or returned a wrong value, or its process failed"])
+            m.annotate(
+                size: outcome.size, nominal: n, items: "round trips",
+                [outcome.ok ? nil : "an await threw or returned a wrong value, or its process failed"])
             return m
         }
     }
@@ -36,18 +38,21 @@ enum AwaitScenario {
     /// The raw baselines and one subject per backend, and what stops the raw pool.
     static func subjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         /// One subject: `size` round trips in a detached Swift task; NaN seconds if one went wrong.
-        func subject(_ name: String, _ kind: Measurement.Kind, _ baseline: String?,
-                     _ roundTrip: @escaping @Sendable () async -> Int?) -> RoundRobin.Subject {
+        func subject(
+            _ name: String, _ kind: Measurement.Kind, _ baseline: String?,
+            _ roundTrip: @escaping @Sendable () async -> Int?
+        ) -> RoundRobin.Subject {
             RoundRobin.Subject(name: name, kind: kind, baseline: baseline) { size in
-                let seconds: Double? = blockOn { () async -> Double? in
-                    let start = monotonicNanos()
-                    var sum = 0
-                    for _ in 0..<size {
-                        guard let value = await roundTrip() else { return nil }
-                        sum += value
-                    }
-                    return sum == size ? Double(monotonicNanos() - start) / 1e9 : nil
-                } ?? nil
+                let seconds: Double? =
+                    blockOn { () async -> Double? in
+                        let start = monotonicNanos()
+                        var sum = 0
+                        for _ in 0..<size {
+                            guard let value = await roundTrip() else { return nil }
+                            sum += value
+                        }
+                        return sum == size ? Double(monotonicNanos() - start) / 1e9 : nil
+                    } ?? nil
                 return (seconds ?? .nan, seconds != nil)
             }
         }
@@ -66,12 +71,13 @@ enum AwaitScenario {
                 await withCheckedContinuation { continuation in
                     pool.submit { continuation.resume(returning: 1) }
                 }
-            },
+            }
         ]
         for backend in context.backends {
-            subjects.append(subject(backend.name, .backend, awaitBaseline(for: backend)) {
-                try? await backend.run({ _ in 1 }).value
-            })
+            subjects.append(
+                subject(backend.name, .backend, awaitBaseline(for: backend)) {
+                    try? await backend.run({ _ in 1 }).value
+                })
         }
         return (subjects, pool.stop)
     }

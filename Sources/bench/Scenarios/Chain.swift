@@ -19,20 +19,25 @@ enum ChainScenario {
         var results: [Measurement] = []
         /// Each subject at `n` links, or at the size the budget allows (named by that size), in rounds.
         func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject], isolated: Bool) {
-            Progress.note("chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links"
-                + (isolated ? ", " + plan.isolatedRounds : ""))
-            let outcomes = RoundRobin(plan: plan).measure(subjects, nominal: n, floor: n / 40, warmSize: n / 10,
-                                                          repetitions: reps, isolated: isolated ? "chain." + name : nil)
+            Progress.note(
+                "chain: \(name), \(subjects.map(\.name).joined(separator: ", ")), up to \(n) links"
+                    + (isolated ? ", " + plan.isolatedRounds : ""))
+            let outcomes = RoundRobin(plan: plan).measure(
+                subjects, nominal: n, floor: n / 40, warmSize: n / 10,
+                repetitions: reps, isolated: isolated ? "chain." + name : nil)
             for outcome in outcomes {
                 let size = outcome.size
-                var m = Measurement(scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
-                                    subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
-                                    better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
-                                    baseline: outcome.subject.baseline)
-                m.annotate(size: size, nominal: n, items: "links", [
-                    plan.slowdown?.backend == m.subject ? "slowed down on purpose (\(Slowdown.variable))" : nil,
-                    outcome.ok ? nil : "a chain gave a wrong value, or its process failed",
-                ])
+                var m = Measurement(
+                    scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
+                    subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
+                    better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
+                    baseline: outcome.subject.baseline)
+                m.annotate(
+                    size: size, nominal: n, items: "links",
+                    [
+                        plan.slowdown?.backend == m.subject ? "slowed down on purpose (\(Slowdown.variable))" : nil,
+                        outcome.ok ? nil : "a chain gave a wrong value, or its process failed"
+                    ])
                 results.append(m)
             }
         }
@@ -82,20 +87,28 @@ enum ChainScenario {
 
     /// `baseline`, then one subject per backend running `chain` (backend, links, extra
     /// nanoseconds per link).
-    private static func subjects(_ context: ScenarioContext, _ baseline: RoundRobin.Subject, _ baselineName: String,
-                                 _ chain: @escaping (any TaskBackend, Int, UInt64) -> (seconds: Double, ok: Bool))
-        -> [RoundRobin.Subject] {
-        [baseline] + context.backends.map { backend in
-            RoundRobin.Subject(name: backend.name, kind: .backend, baseline: baselineName,
-                               run: backendBody(backend, context.plan) { chain(backend, $0, $1) })
-        }
+    private static func subjects(
+        _ context: ScenarioContext, _ baseline: RoundRobin.Subject, _ baselineName: String,
+        _ chain: @escaping (any TaskBackend, Int, UInt64) -> (seconds: Double, ok: Bool)
+    )
+        -> [RoundRobin.Subject]
+    {
+        [baseline]
+            + context.backends.map { backend in
+                RoundRobin.Subject(
+                    name: backend.name, kind: .backend, baseline: baselineName,
+                    run: backendBody(backend, context.plan) { chain(backend, $0, $1) })
+            }
     }
 
     /// A backend's chain body, slowed down when `BENCH_SLOWDOWN` names it: each link also spins
     /// for the given fraction of the per-link time a first unslowed run measured.
-    private static func backendBody(_ backend: any TaskBackend, _ plan: Plan,
-                                    _ chain: @escaping (Int, UInt64) -> (seconds: Double, ok: Bool))
-        -> (Int) -> (seconds: Double, ok: Bool) {
+    private static func backendBody(
+        _ backend: any TaskBackend, _ plan: Plan,
+        _ chain: @escaping (Int, UInt64) -> (seconds: Double, ok: Bool)
+    )
+        -> (Int) -> (seconds: Double, ok: Bool)
+    {
         guard let slowdown = plan.slowdown, slowdown.backend == backend.name else { return { chain($0, 0) } }
         var extra: UInt64?
         return { size in

@@ -18,36 +18,44 @@ enum ContentionScenario {
         let caseName = "contention.register-race@\(threads)x\(sizeLabel(m))"
         let ops = Double(threads * m * 2)
         func figure(_ outcome: RoundRobin.Outcome) -> Measurement {
-            Measurement(scenario: "contention", caseName: caseName, subject: outcome.subject.name,
-                        kind: outcome.subject.kind, unit: "ops/s", better: .higher,
-                        values: outcome.runs.map { ops / $0.seconds }, baseline: outcome.subject.baseline,
-                        note: outcome.ok ? nil : "a round lost or repeated a continuation or a winner, or its process failed")
+            Measurement(
+                scenario: "contention", caseName: caseName, subject: outcome.subject.name,
+                kind: outcome.subject.kind, unit: "ops/s", better: .higher,
+                values: outcome.runs.map { ops / $0.seconds }, baseline: outcome.subject.baseline,
+                note: outcome.ok ? nil : "a round lost or repeated a continuation or a winner, or its process failed")
         }
         let (subjects, _) = subjects(context)
-        Progress.note("contention: \(subjects.map(\.name).joined(separator: ", ")), \(threads) threads x \(m) sources, "
-            + context.plan.isolatedRounds)
-        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: m, floor: m, warmSize: m,
-                                                              repetitions: reps, isolated: "contention.register-race")
+        Progress.note(
+            "contention: \(subjects.map(\.name).joined(separator: ", ")), \(threads) threads x \(m) sources, "
+                + context.plan.isolatedRounds)
+        let outcomes = RoundRobin(plan: context.plan).measure(
+            subjects, nominal: m, floor: m, warmSize: m,
+            repetitions: reps, isolated: "contention.register-race")
         return outcomes.map(figure)
     }
 
     /// The raw baseline and one subject per backend; nothing to stop.
     static func subjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         let threads = Swift.max(2, context.plan.cores)
-        var subjects = [RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { m in
-            let promises = (0..<m).map { _ in RawPromise() }
-            return race(threads: threads, count: m,
-                        register: { j, callback in promises[j].onComplete { _ in callback() } },
-                        trySet: { j, value in promises[j].trySet(value) })
-        }]
+        var subjects = [
+            RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { m in
+                let promises = (0..<m).map { _ in RawPromise() }
+                return race(
+                    threads: threads, count: m,
+                    register: { j, callback in promises[j].onComplete { _ in callback() } },
+                    trySet: { j, value in promises[j].trySet(value) })
+            }
+        ]
         for backend in context.backends {
             let inline = backend.inlineExecutor
-            subjects.append(RoundRobin.Subject(name: backend.name, kind: .backend, baseline: "pthreads") { m in
-                let sources = (0..<m).map { _ in backend.makeSource(of: Int.self) }
-                return race(threads: threads, count: m,
-                            register: { j, callback in sources[j].task.whenComplete(on: inline) { _ in callback() } },
-                            trySet: { j, value in sources[j].trySucceed(value) })
-            })
+            subjects.append(
+                RoundRobin.Subject(name: backend.name, kind: .backend, baseline: "pthreads") { m in
+                    let sources = (0..<m).map { _ in backend.makeSource(of: Int.self) }
+                    return race(
+                        threads: threads, count: m,
+                        register: { j, callback in sources[j].task.whenComplete(on: inline) { _ in callback() } },
+                        trySet: { j, value in sources[j].trySucceed(value) })
+                })
         }
         return (subjects, {})
     }

@@ -16,13 +16,15 @@ enum FanoutScenario {
         let (subjects, stop) = subjects(context)
         defer { stop() }
         Progress.note("fanout: \(subjects.map(\.name).joined(separator: ", ")), up to \(n) bodies, \(context.plan.isolatedRounds)")
-        let outcomes = RoundRobin(plan: context.plan).measure(subjects, nominal: n, floor: n / 10, warmSize: n / 10,
-                                                              repetitions: reps, isolated: "fanout.whenAll")
+        let outcomes = RoundRobin(plan: context.plan).measure(
+            subjects, nominal: n, floor: n / 10, warmSize: n / 10,
+            repetitions: reps, isolated: "fanout.whenAll")
         return outcomes.map { outcome in
-            var m = Measurement(scenario: "fanout", caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
-                                subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
-                                better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },
-                                baseline: outcome.subject.baseline)
+            var m = Measurement(
+                scenario: "fanout", caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
+                subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
+                better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },
+                baseline: outcome.subject.baseline)
             m.annotate(size: outcome.size, nominal: n, items: "bodies", [outcome.ok ? nil : "whenAll gave a wrong sum"])
             return m
         }
@@ -35,18 +37,21 @@ enum FanoutScenario {
         var subjects = [
             RoundRobin.Subject(name: "dispatch", kind: .baseline, baseline: nil) { timedOK(dispatchFanout($0)) },
             RoundRobin.Subject(name: "swift", kind: .baseline, baseline: nil) { timedOK(swiftFanout($0)) },
-            RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { timedOK(threadsFanout($0, pool)) },
+            RoundRobin.Subject(name: "pthreads", kind: .baseline, baseline: nil) { timedOK(threadsFanout($0, pool)) }
         ]
         for backend in context.backends {
-            subjects.append(RoundRobin.Subject(name: backend.name, kind: .backend,
-                                               baseline: matchingBaseline(for: backend)) { size in
-                var sum = 0
-                let seconds = timed {
-                    let tasks: [any AsyncTask<Int>] = (0..<size).map { i in backend.run { _ in i & 1 } }
-                    sum = (try? backend.whenAll(tasks).get())?.reduce(0, +) ?? -1
-                }
-                return (seconds, sum == size / 2)
-            })
+            subjects.append(
+                RoundRobin.Subject(
+                    name: backend.name, kind: .backend,
+                    baseline: matchingBaseline(for: backend)
+                ) { size in
+                    var sum = 0
+                    let seconds = timed {
+                        let tasks: [any AsyncTask<Int>] = (0..<size).map { i in backend.run { _ in i & 1 } }
+                        sum = (try? backend.whenAll(tasks).get())?.reduce(0, +) ?? -1
+                    }
+                    return (seconds, sum == size / 2)
+                })
         }
         return (subjects, pool.stop)
     }

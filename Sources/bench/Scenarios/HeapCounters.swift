@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -77,7 +78,8 @@ enum HeapCounters {
     /// `marginalBytesPerUnit`); `nil` if the child could not count (no malloc debugging library).
     static func allocationsPerUnit(case name: String, subject: String, count: Int) -> Double? {
         guard let single = allocations(case: name, subject: subject, count: count),
-              let double = allocations(case: name, subject: subject, count: 2 * count) else { return nil }
+            let double = allocations(case: name, subject: subject, count: 2 * count)
+        else { return nil }
         return Double(double - single) / Double(count)
     }
 
@@ -93,8 +95,9 @@ enum HeapCounters {
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = debugLibrary
         environment["MALLOC_TRACE"] = trace
-        let exit = Children.run(StackScenario.selfPath(), [AllocProbe.command, name, subject, String(count)],
-                                environment: environment)
+        let exit = Children.run(
+            StackScenario.selfPath(), [AllocProbe.command, name, subject, String(count)],
+            environment: environment)
         guard let exit, exit.status == 0, exit.trimmed.hasPrefix("ok "), let total = Int(exit.trimmed.dropFirst(3)) else {
             return nil
         }
@@ -110,13 +113,15 @@ enum AllocProbe {
 
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 3, let n = Int(arguments[2]), n > 0,
-              let run = MemoryScenario.runner(case: arguments[0], subject: arguments[1]) else {
+            let run = MemoryScenario.runner(case: arguments[0], subject: arguments[1])
+        else {
             printError("usage: bench \(command) CASE SUBJECT N")
             return 2
         }
         typealias Toggle = @convention(c) () -> Void
         guard let path = ProcessInfo.processInfo.environment["MALLOC_TRACE"],
-              let on = debugSymbol("mtrace"), let off = debugSymbol("muntrace") else {
+            let on = debugSymbol("mtrace"), let off = debugSymbol("muntrace")
+        else {
             print("no mtrace")
             return 1
         }
@@ -142,11 +147,13 @@ enum AllocProbe {
     /// versioned symbol (libc keeps a no-op default), so only `dlvsym` finds it; `dlvsym` itself
     /// is a GNU extension the Glibc module does not import, hence looked up with `dlsym`.
     private static func debugSymbol(_ name: String) -> UnsafeMutableRawPointer? {
-        typealias DlvSym = @convention(c) (
-            UnsafeMutableRawPointer?, UnsafePointer<CChar>, UnsafePointer<CChar>
-        ) -> UnsafeMutableRawPointer?
+        typealias DlvSym =
+            @convention(c) (
+                UnsafeMutableRawPointer?, UnsafePointer<CChar>, UnsafePointer<CChar>
+            ) -> UnsafeMutableRawPointer?
         guard let handle = dlopen(HeapCounters.debugLibrary, RTLD_NOW | RTLD_NOLOAD),
-              let symbol = dlsym(HeapCounters.rtldDefault, "dlvsym") else { return nil }
+            let symbol = dlsym(HeapCounters.rtldDefault, "dlvsym")
+        else { return nil }
         let dlvsym = unsafeBitCast(symbol, to: DlvSym.self)
         return dlvsym(handle, name, "GLIBC_2.2.5")
     }

@@ -12,15 +12,17 @@ enum HopScenario {
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
         // 5 repetitions: what `bench compare` needs to test a figure (see `testableRepetitions`).
-        let sampler = Sampler(plan: context.plan, repetitions: context.plan.testableRepetitions,
-                              samples: context.plan.size(6_000, quick: 2_000))
+        let sampler = Sampler(
+            plan: context.plan, repetitions: context.plan.testableRepetitions,
+            samples: context.plan.size(6_000, quick: 2_000))
         // In process the swift baseline's task serves the warm-up and every repetition; isolated,
         // each child has its own, and the parent's takes none.
         let total = context.plan.isolates ? 0 : sampler.warmup + sampler.repetitions * sampler.samples
         let (specs, stop) = specs(context, total: total)
         defer { stop() }
-        Progress.note("hop: \(specs.count) subjects, \(sampler.repetitions) rounds of \(sampler.samples) samples each"
-            + (context.plan.isolates ? ", a child process per repetition" : ""))
+        Progress.note(
+            "hop: \(specs.count) subjects, \(sampler.repetitions) rounds of \(sampler.samples) samples each"
+                + (context.plan.isolates ? ", a child process per repetition" : ""))
         return sampler.measure(specs)
     }
 
@@ -41,18 +43,22 @@ enum HopScenario {
             Sampler.Spec(caseName: "hop.default" + size, subject: "pthreads", kind: .baseline, baseline: nil) {
                 handoff.hop()
             },
-            Sampler.Spec(caseName: "hop.default" + size, subject: "swift", kind: .baseline, baseline: nil,
-                         sample: swiftHop(total: total)),
+            Sampler.Spec(
+                caseName: "hop.default" + size, subject: "swift", kind: .baseline, baseline: nil,
+                sample: swiftHop(total: total))
         ]
         for backend in context.backends {
             for kind in [ExecutorKind.default, .serial] {
                 let executor = kind.make(for: backend)
                 // Serial hops have one baseline, a serial Dispatch queue; default hops the matching one.
                 let baseline = kind == .serial ? "dispatch" : matchingBaseline(for: backend)
-                specs.append(Sampler.Spec(caseName: "hop.\(kind.rawValue)" + size, subject: backend.name,
-                                          kind: .backend, baseline: baseline) {
-                    backendHop(backend, executor)
-                })
+                specs.append(
+                    Sampler.Spec(
+                        caseName: "hop.\(kind.rawValue)" + size, subject: backend.name,
+                        kind: .backend, baseline: baseline
+                    ) {
+                        backendHop(backend, executor)
+                    })
             }
         }
         return (specs, handoff.stop)

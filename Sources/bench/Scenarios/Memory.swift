@@ -22,7 +22,7 @@ enum MemoryScenario {
     static let cases: [(name: String, baselines: [String], baseline: String)] = [
         ("pending-task", ["pthreads", "dispatch"], "pthreads"),
         ("map-link", ["pthreads"], "pthreads"),
-        ("source-map-succeed", ["pthreads"], "pthreads"),
+        ("source-map-succeed", ["pthreads"], "pthreads")
     ]
 
     static func run(_ context: ScenarioContext) -> [Measurement] {
@@ -30,8 +30,10 @@ enum MemoryScenario {
         let probeCount = 1_000
         let reps = context.plan.repetitions(3, quick: 2)
         var results: [Measurement] = []
-        func add(_ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ unit: String,
-                 _ values: [Double?], note: String? = nil) {
+        func add(
+            _ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ unit: String,
+            _ values: [Double?], note: String? = nil
+        ) {
             let known = values.compactMap { $0 }
             var m = Measurement(
                 scenario: "memory", caseName: name, subject: subject, kind: kind, unit: unit, better: .lower,
@@ -47,9 +49,13 @@ enum MemoryScenario {
         var probes: [(key: String, job: @Sendable () -> Double?)] = []
         for entry in cases {
             for subject in entry.baselines + subjects where runner(case: entry.name, subject: subject) != nil {
-                probes.append((entry.name + "|" + subject, {
-                    HeapCounters.allocationsPerUnit(case: entry.name, subject: subject, count: probeCount)
-                }))
+                probes.append(
+                    (
+                        entry.name + "|" + subject,
+                        {
+                            HeapCounters.allocationsPerUnit(case: entry.name, subject: subject, count: probeCount)
+                        }
+                    ))
             }
         }
         Progress.note("memory: \(probes.count) allocation-count probes, \(context.plan.cores) at a time")
@@ -66,21 +72,25 @@ enum MemoryScenario {
                 let bytes = (0...reps).map { _ in HeapCounters.marginalBytesPerUnit(n, run) }.dropFirst()
                 add("memory.\(entry.name)-bytes@\(sizeLabel(n))", subject, kind, baseline, "bytes", Array(bytes))
                 let allocations = allocationsByKey[entry.name + "|" + subject] ?? nil
-                add("memory.\(entry.name)-allocs@\(sizeLabel(probeCount))", subject, kind, baseline, "allocs",
-                    [allocations], note: "malloc calls counted by mtrace in a child process, \(probeCount) and \(2 * probeCount) units differenced")
+                add(
+                    "memory.\(entry.name)-allocs@\(sizeLabel(probeCount))", subject, kind, baseline, "allocs",
+                    [allocations],
+                    note: "malloc calls counted by mtrace in a child process, \(probeCount) and \(2 * probeCount) units differenced")
             }
         }
 
         let count = context.plan.size(100_000, quick: 10_000)
         let retainedCase = "memory.retained-after@\(sizeLabel(count))"
         Progress.note("memory: heap after \(count) completed tasks")
-        add(retainedCase, "dispatch", .baseline, nil, "bytes",
+        add(
+            retainedCase, "dispatch", .baseline, nil, "bytes",
             [retainedAfter { dispatchFanout(count) }])
         for backend in context.backends {
             let retained = retainedAfter { completedTasks(backend, count) }
             let limit = retainedBytesPerTask * Double(count)
             let verdict = retained.map { $0 <= limit ? "back at baseline" : "NOT back at baseline" }
-            add(retainedCase, backend.name, .backend, "dispatch", "bytes", [retained],
+            add(
+                retainedCase, backend.name, .backend, "dispatch", "bytes", [retained],
                 note: verdict.map { "\($0): \(formatNumber((retained ?? 0) / Double(count))) bytes/task (limit 4)" })
         }
 
@@ -93,7 +103,8 @@ enum MemoryScenario {
             let grown = timedOutWaitsGrowth(backend, waits)
             // The aim: 200,000 timed-out waits grow the heap by under 8 MB (40 bytes per wait).
             let verdict = grown.map { $0 / Double(waits) < 40 ? "back at baseline" : "NOT back at baseline" }
-            add(waitCase, backend.name, .backend, nil, "bytes", [grown],
+            add(
+                waitCase, backend.name, .backend, nil, "bytes", [grown],
                 note: verdict.map { "\($0): \(formatNumber((grown ?? 0) / Double(waits))) bytes/wait (limit 40)" })
         }
         return results

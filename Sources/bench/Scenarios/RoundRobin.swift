@@ -29,11 +29,14 @@ struct RoundRobin {
     /// the budget, then runs the rounds; a subject that fits fewer repetitions drops out of the
     /// later rounds. With `isolated`, the case's variant, and a plan that isolates, each timed
     /// repetition runs in a child process of its own (see `Isolated`), warmed up there first.
-    func measure(_ subjects: [Subject], nominal: Int, floor: Int, warmSize: Int, repetitions: Int,
-                 isolated variant: String? = nil) -> [Outcome] {
+    func measure(
+        _ subjects: [Subject], nominal: Int, floor: Int, warmSize: Int, repetitions: Int,
+        isolated variant: String? = nil
+    ) -> [Outcome] {
         func fit(_ seconds: Double) -> (size: Int, repetitions: Int) {
-            plan.fit(nominal: nominal, floor: floor, repetitions: repetitions,
-                     secondsPerItem: seconds / Double(Swift.max(warmSize, 1)))
+            plan.fit(
+                nominal: nominal, floor: floor, repetitions: repetitions,
+                secondsPerItem: seconds / Double(Swift.max(warmSize, 1)))
         }
         var warm = subjects.map { $0.run(warmSize) }
         // A cut decided from one warm-up can be a cold start's (a pool's first threads, a first
@@ -49,8 +52,9 @@ struct RoundRobin {
         for round in 0..<(fits.map(\.repetitions).max() ?? 0) {
             for (index, subject) in subjects.enumerated() where fits[index].repetitions > round {
                 if let variant, plan.isolates {
-                    let child = Isolated.repetition(variant, subject: subject.name, size: fits[index].size,
-                                                    warm: warmSize)
+                    let child = Isolated.repetition(
+                        variant, subject: subject.name, size: fits[index].size,
+                        warm: warmSize)
                     if let seconds = child.values.first {
                         runs[index].append((seconds, child.ok))
                     } else {
@@ -62,8 +66,9 @@ struct RoundRobin {
             }
         }
         return subjects.indices.map {
-            Outcome(subject: subjects[$0], size: fits[$0].size, runs: runs[$0], warmOK: warm[$0].ok,
-                    lostRepetitions: lost[$0])
+            Outcome(
+                subject: subjects[$0], size: fits[$0].size, runs: runs[$0], warmOK: warm[$0].ok,
+                lostRepetitions: lost[$0])
         }
     }
 }

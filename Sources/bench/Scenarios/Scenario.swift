@@ -21,5 +21,5 @@ let scenarioRegistry: [ScenarioEntry] = [
     ContentionScenario.entry,
     AwaitScenario.entry,
     StackScenario.entry,
-    MemoryScenario.entry,
+    MemoryScenario.entry
 ]

@@ -30,18 +30,20 @@ enum StackScenario {
             jobs.append {
                 let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: limit, timeout: timeout)
                 Progress.note("stack: \(subject) \(executor): \(deepest) links")
-                return Measurement(scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
-                                   subject: subject, kind: kind, unit: "links", better: .higher,
-                                   values: [Double(deepest)], baseline: baseline, note: note)
+                return Measurement(
+                    scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
+                    subject: subject, kind: kind, unit: "links", better: .higher,
+                    values: [Double(deepest)], baseline: baseline, note: note)
             }
         }
         func bytes(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?) {
             jobs.append {
                 let bytes = bytesPerLink(subject: subject)
                 Progress.note("stack: \(subject) bytes per inline link: \(bytes.map { "\($0)" } ?? "failed")")
-                return Measurement(scenario: "stack", caseName: "stack.bytes-per-link-inline", subject: subject,
-                                   kind: kind, unit: "bytes/link", better: .lower, values: [bytes ?? .nan],
-                                   baseline: baseline, note: bytes == nil ? "probe failed" : nil)
+                return Measurement(
+                    scenario: "stack", caseName: "stack.bytes-per-link-inline", subject: subject,
+                    kind: kind, unit: "bytes/link", better: .lower, values: [bytes ?? .nan],
+                    baseline: baseline, note: bytes == nil ? "probe failed" : nil)
             }
         }
         depth("inline", "closure", .baseline, nil)
@@ -84,7 +86,8 @@ enum StackScenario {
     /// 10,000 links, on a 64 MiB stack so that a recursive path does not overflow.
     static func bytesPerLink(subject: String) -> Double? {
         guard case .ok(let small) = probe(subject, "inline", depth: 1_000, kib: 65_536, timeout: 60),
-              case .ok(let large) = probe(subject, "inline", depth: 10_000, kib: 65_536, timeout: 60) else {
+            case .ok(let large) = probe(subject, "inline", depth: 10_000, kib: 65_536, timeout: 60)
+        else {
             return nil
         }
         return Swift.max(0, Double(large) - Double(small)) / 9_000

@@ -38,7 +38,8 @@ enum StackProbe {
     /// Runs the probe; returns the process exit status (0: the chain completed).
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 4, let depth = Int(arguments[2]), let kib = Int(arguments[3]),
-              depth >= 0, kib >= 64 else {
+            depth >= 0, kib >= 64
+        else {
             printError("usage: bench \(command) SUBJECT EXECUTOR DEPTH STACK_KIB")
             return 2
         }
@@ -94,7 +95,8 @@ enum StackProbe {
             return result.value == depth
         default:
             guard let backend = backendRegistry.first(where: { $0.name == subject }),
-                  let kind = ExecutorKind(rawValue: executorName) else { return false }
+                let kind = ExecutorKind(rawValue: executorName)
+            else { return false }
             let executor = kind.make(for: backend)
             let onThisThread = kind == .inline
             let source = backend.makeSource(of: Int.self)

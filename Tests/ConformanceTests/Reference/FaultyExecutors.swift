@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import TaskAPI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,7 +50,9 @@ final class FaultySerialExecutor: Executor {
         let job = marker.marking(job)
         switch fault {
         case .runsTwice:
-            queue.async { job(); job() }
+            queue.async {
+                job(); job()
+            }
         case .dropsJobs:
             if n % 3 != 0 { queue.async(execute: job) }
         case .reentrant:
@@ -202,7 +205,9 @@ final class FaultyDefaultExecutor: Executor {
         let n = count.add(1, ordering: .relaxed).newValue
         switch fault {
         case .runsEvery16thTwice where n % 16 == 0:
-            base.execute { job(); job() }
+            base.execute {
+                job(); job()
+            }
         case .dropsEvery24th where n % 24 == 0:
             return
         default:

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import TaskAPI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -312,10 +313,12 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         // Schedule points (TaskAPI's SchedulePoint.swift), never with the lock held: before each
         // critical section of completing and registering, and between winning and the hand-off.
         SchedulePoint.reach()
-        guard state.withLock({ state in
-            state.delivering = state.machine.completeForDelivery(completion)
-            return state.delivering
-        }) else {
+        guard
+            state.withLock({ state in
+                state.delivering = state.machine.completeForDelivery(completion)
+                return state.delivering
+            })
+        else {
             return owner.mutation == .twoTrySetWinners
         }
         SchedulePoint.reach()
@@ -357,7 +360,8 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     }
 
     func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
-        let target = owner.mutation == .wrongExecutor && !(executor is ReferenceQueueExecutor || executor is ReferenceInlineExecutor)
+        let target =
+            owner.mutation == .wrongExecutor && !(executor is ReferenceQueueExecutor || executor is ReferenceInlineExecutor)
             ? owner.defaultExecutor : executor
         let continuation = Continuation(executor: target, body: body)
         SchedulePoint.reach()
@@ -380,12 +384,15 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
             _ = state.withLock { $0.machine.register(continuation) }
             return
         }
-        if owner.mutation == .runInsideRegister, let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil }) {
+        if owner.mutation == .runInsideRegister,
+            let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil })
+        {
             body(done)
             return
         }
         if owner.mutation == .registrationRunsInPlace, executor is ReferenceInlineExecutor,
-           let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil }) {
+            let done = state.withLock({ $0.machine.status == .completed ? $0.machine.completion : nil })
+        {
             body(done)
             return
         }
@@ -653,6 +660,10 @@ final class ReferenceCancellationSource: CancellationSource {
 final class ReferenceTimer: Disposable {
     private let job: Locked<(@Sendable () -> Void)?>
     init(_ job: @escaping @Sendable () -> Void) { self.job = Locked(job) }
-    func fire() { job.withLock { job in defer { job = nil }; return job }?() }
+    func fire() {
+        job.withLock { job in
+            defer { job = nil }; return job
+        }?()
+    }
     func dispose() { job.withLock { $0 = nil } }
 }
