@@ -249,7 +249,9 @@ struct ShrinkingTests {
         configuration.shrinkTimeBudget = .seconds(120)
         let report = await Conformance.check(ReferenceBackend(.errorReplaced), configuration: configuration)
         let failure = report.failures.first { $0.shrunkSize != nil }
-        #expect(failure?.rule == .c3_1)
+        // The replaced error reads as C3.1 at the body's own task, or as C9.4 at a retry, whose
+        // outcome is its last attempt's (the first failing program decides which).
+        #expect(failure.map { [.c3_1, .c9_4].contains($0.rule) } == true, "\(failure?.rule.rawValue ?? "no failure")")
         #expect((failure?.shrunkSize ?? 99) < 10)
         #expect(
             failure?.description.contains("shrunk counterexample: \(failure?.shrunkSize ?? -1) steps (from \(failure?.originalSize ?? -1))")

@@ -77,13 +77,7 @@ final class RaceRoundsRun: Sendable {
                 index, .c6_1, "wait() on a source's task, racing the trySucceed that completed it, never returned: a lost wake-up",
                 expected: "returns success(\(index))", observed: "still blocked \(limit) after the completion")
         }
-        let outcome = Outcome(completion)
-        guard outcome == .success(index) else {
-            return loss(
-                index, .c6_1, "wait() racing trySucceed(\(index)) returned another outcome", expected: "success(\(index))",
-                observed: outcome.description)
-        }
-        return nil
+        return judged(completion, index, .c6_1, call: "wait()")
     }
 
     private func waitTimeoutComplete(_ index: Int) -> Loss? {
@@ -115,13 +109,16 @@ final class RaceRoundsRun: Sendable {
                 "wait(timeout: \(limit)) returned nil although a racing trySucceed completed its task at once: a lost wake-up",
                 expected: "success(\(index))", observed: "nil")
         }
+        return judged(completion, index, .c6_2, call: "wait(timeout:)")
+    }
+
+    /// A wait that returned: it must have returned the value the racing `trySucceed` gave.
+    private func judged(_ completion: Completion<Int>, _ index: Int, _ rule: Rule, call: String) -> Loss? {
         let outcome = Outcome(completion)
-        guard outcome == .success(index) else {
-            return loss(
-                index, .c6_2, "wait(timeout:) racing trySucceed(\(index)) returned another outcome", expected: "success(\(index))",
-                observed: outcome.description)
-        }
-        return nil
+        guard outcome != .success(index) else { return nil }
+        return loss(
+            index, rule, "\(call) racing trySucceed(\(index)) returned another outcome", expected: "success(\(index))",
+            observed: outcome.description)
     }
 
     private func registerCancel(_ index: Int) -> Loss? {
