@@ -30,7 +30,9 @@ struct MutantTests {
         // from an isCurrent that is wrong).
         .wrongExecutor: [.c2_5, .c2_4, .c7_2, .c9_7],
         .closuresKeptAlive: [.c8_1],
-        .cancellationAsFailure: [.c3_2],
+        // A body's CancellationError becomes a failure (C3.2); in a retryTask whose attempts are
+        // tasks, the retry ends with that failure instead of cancelled (C9.4, the retry's model).
+        .cancellationAsFailure: [.c3_2, .c9_4],
         // A lost continuation hangs a chain (C2.1) or a waiter (C6.3), whichever comes first.
         .lostContinuation: [.c2_1, .c6_3],
         .whenAllCompletionOrder: [.c5_1],
