@@ -105,9 +105,8 @@ private struct ProbedCombination {
 
     func run() {
         let (combined, inputs, values) = combine()
-        let start = Uptime.now
         let observed = outcome(of: combined)
-        execution.log.append(.probedCombined(step: step, elapsed: Uptime.now - start, result: observed))
+        execution.log.append(.probedCombined(step: step, result: observed))
         guard let observed else { return }
         // Values the result itself holds: every one for whenAll's values and whenAllSettled's
         // outcomes, the winner's for race and any.

@@ -65,7 +65,7 @@ public enum EventKind: Sendable {
     /// `lostWakeupLevel`: the first level that completed while the level waiting on it had not (C6.3, C6.4).
     case nestedWaitReturned(step: Int, elapsed: Duration, result: Outcome?, lostWakeupLevel: Int?)
     /// A `combineProbed` step's combinator completed with `result` (nil: not within the slack) (C5.1-C5.3).
-    case probedCombined(step: Int, elapsed: Duration, result: Outcome?)
+    case probedCombined(step: Int, result: Outcome?)
     /// Once it completed and every other reference was dropped: the inputs and values not
     /// returned that it still kept after the slack (C5.5).
     case probedRetained(step: Int, alive: [String])
