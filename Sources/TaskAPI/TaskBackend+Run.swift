@@ -149,4 +149,22 @@ extension TaskBackend {
     ) -> any AsyncTask<T> {
         runTask(on: executor.executor, token: token, executor.isolating { (_: CancellationToken) in try body() })
     }
+
+    @available(*, unavailable, message: "the body returns a task: use runTask, which unwraps it (C9.5)")
+    public func run<T: Sendable>(
+        on executor: MainExecutor,
+        token: CancellationToken = .none,
+        _ body: @escaping @MainActor @Sendable (CancellationToken) throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        runTask(on: executor, token: token, body)
+    }
+
+    @available(*, unavailable, message: "the body returns a task: use runTask, which unwraps it (C9.5)")
+    public func run<T: Sendable>(
+        on executor: MainExecutor,
+        token: CancellationToken = .none,
+        _ body: @escaping @MainActor @Sendable () throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        runTask(on: executor, token: token, body)
+    }
 }
