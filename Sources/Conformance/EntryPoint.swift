@@ -272,7 +272,12 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
         switch self {
         case .whenAllMixedArray, .continueWithUnavailable, .mapUnavailable, .thenUnavailable, .recoverUnavailable, .catchUnavailable,
             .runUnavailable, .runUnavailableNoToken, .retryUnavailable, .prepareUnavailable, .prepareUnavailableNoToken,
-            .continueWithUnavailableMain, .continueWithUnavailableActor, .mapUnavailableMain, .mapUnavailableActor, .thenUnavailableMain, .thenUnavailableActor, .recoverUnavailableMain, .recoverUnavailableActor, .catchUnavailableMain, .catchUnavailableActor, .runUnavailableMain, .runUnavailableMainNoToken, .retryUnavailableNoToken, .factoryRunUnavailable, .factoryRunUnavailableNoToken, .factoryPrepareUnavailable, .factoryPrepareUnavailableNoToken, .factoryRetryUnavailable, .factoryRetryUnavailableNoToken, .factoryContinueWithUnavailable, .factoryMapUnavailable, .factoryThenUnavailable, .factoryRecoverUnavailable, .factoryCatchUnavailable:
+            .continueWithUnavailableMain, .continueWithUnavailableActor, .mapUnavailableMain, .mapUnavailableActor, .thenUnavailableMain,
+            .thenUnavailableActor, .recoverUnavailableMain, .recoverUnavailableActor, .catchUnavailableMain, .catchUnavailableActor,
+            .runUnavailableMain, .runUnavailableMainNoToken, .retryUnavailableNoToken, .factoryRunUnavailable,
+            .factoryRunUnavailableNoToken, .factoryPrepareUnavailable, .factoryPrepareUnavailableNoToken, .factoryRetryUnavailable,
+            .factoryRetryUnavailableNoToken, .factoryContinueWithUnavailable, .factoryMapUnavailable, .factoryThenUnavailable,
+            .factoryRecoverUnavailable, .factoryCatchUnavailable:
             return "cannot be called: it is `@available(*, unavailable)`, there only to turn a call that cannot type-check into a "
                 + "compile-time message naming the right form (C2.6, C5.1)"
         case .whenCompleteMain, .continueWithMain, .continueWithTaskMain, .mapMain, .flatMapMain, .thenMain, .recoverMain,

@@ -20,7 +20,7 @@ extension AsyncTask {
         flatMap(on: executor ?? backend.defaultExecutor, token: token, transform)
     }
 
-    @available(*, unavailable, message: "the body returns a task: then waits for it but keeps it as its value; use flatMap, which takes its value (C2.6)")
+    @available(*, unavailable, message: "the body returns a task: use flatMap, which takes its value (then waits for it, C2.6)")
     public func then<U: Sendable>(
         on executor: (any Executor)? = nil,
         token: CancellationToken = .none,
@@ -77,7 +77,7 @@ extension AsyncTask {
         flatMap(on: executor, token: token, body)
     }
 
-    @available(*, unavailable, message: "the body returns a task: then waits for it but keeps it as its value; use flatMap, which takes its value (C2.6)")
+    @available(*, unavailable, message: "the body returns a task: use flatMap, which takes its value (then waits for it, C2.6)")
     public func then<U: Sendable>(
         on executor: MainExecutor,
         token: CancellationToken = .none,
@@ -122,7 +122,7 @@ extension AsyncTask {
         flatMap(on: actor, token: token, body)
     }
 
-    @available(*, unavailable, message: "the body returns a task: then waits for it but keeps it as its value; use flatMap, which takes its value (C2.6)")
+    @available(*, unavailable, message: "the body returns a task: use flatMap, which takes its value (then waits for it, C2.6)")
     public func then<U: Sendable, A: PinnedActor>(
         on actor: A,
         token: CancellationToken = .none,

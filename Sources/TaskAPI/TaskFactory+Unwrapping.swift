@@ -58,7 +58,7 @@ extension TaskFactory {
         flatMap(task, transform)
     }
 
-    @available(*, unavailable, message: "the body returns a task: then waits for it but keeps it as its value; use flatMap, which takes its value (C2.6)")
+    @available(*, unavailable, message: "the body returns a task: use flatMap, which takes its value (then waits for it, C2.6)")
     public func then<S: Sendable, U: Sendable>(
         _ task: any AsyncTask<S>,
         _ transform: @escaping @Sendable (S) throws -> any AsyncTask<U>

@@ -246,10 +246,16 @@ enum ExternalCompile {
         ("let _: any AsyncTask<Int> = task.map(on: ui) { b.succeeded($0) }", "use flatMap, which unwraps it"),
         ("let _: any AsyncTask<Int> = task.map(token: t) { b.succeeded($0) }", "use flatMap, which unwraps it"),
         ("let _: any AsyncTask<Int> = task.map { value -> any AsyncTask<Int> in b.succeeded(value) }", "use flatMap, which unwraps it"),
-        ("let _: any AsyncTask<Int> = task.map { value in let next = value + 1; return b.succeeded(next) }", "use flatMap, which unwraps it"),
+        (
+            "let _: any AsyncTask<Int> = task.map { value in let next = value + 1; return b.succeeded(next) }",
+            "use flatMap, which unwraps it"
+        ),
         ("let _: any AsyncTask<Int> = task.then { b.succeeded($0) }", "use flatMap, which takes its value"),
         ("let _: any AsyncTask<Int> = task.then(on: ui, token: t) { b.succeeded($0) }", "use flatMap, which takes its value"),
-        ("let _: any AsyncTask<Void> = task.then { count -> any AsyncTask<Void> in b.succeeded(()) }", "use flatMap, which takes its value"),
+        (
+            "let _: any AsyncTask<Void> = task.then { count -> any AsyncTask<Void> in b.succeeded(()) }",
+            "use flatMap, which takes its value"
+        ),
         ("let _: any AsyncTask<Int> = task.recover { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
         ("let _: any AsyncTask<Int> = task.recover(token: t) { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
         ("let _: any AsyncTask<Int> = task.catch { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
@@ -277,7 +283,10 @@ enum ExternalCompile {
         ("takesTask(task.map { b.succeeded($0) })", "use flatMap, which unwraps it"),
         ("let _: any AsyncTask<Int> = task.map(on: b.mainExecutor) { b.succeeded($0) }", "use flatMap, which unwraps it"),
         ("let _: any AsyncTask<Int> = task.then(on: b.mainExecutor) { b.succeeded($0) }", "use flatMap, which takes its value"),
-        ("let _: any AsyncTask<Int> = task.continueWith(on: b.mainExecutor) { _ in b.succeeded(1) }", "use continueWithTask, which unwraps it"),
+        (
+            "let _: any AsyncTask<Int> = task.continueWith(on: b.mainExecutor) { _ in b.succeeded(1) }",
+            "use continueWithTask, which unwraps it"
+        ),
         ("let _: any AsyncTask<Int> = task.recover(on: b.mainExecutor) { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
         ("let _: any AsyncTask<Int> = b.run(on: b.mainExecutor) { b.succeeded(1) }", "use runTask, which unwraps it"),
         ("task.continueWith(on: ui) { _ in screen.text = \"x\" }", "main actor-isolated property 'text' can not be mutated")
