@@ -6,7 +6,8 @@
 /// backend's override is used.
 extension TaskBackend {
     /// Starts `body` at once on `executor` (default: the default executor); see
-    /// `run(on:token:_:)`.
+    /// `run(on:token:_:)`. The body returns the value; a body returning a task is `runTask`,
+    /// and where a task of the value is expected the compiler says so (C2.6, C9.5).
     @inlinable
     @discardableResult
     public func run<T: Sendable>(
