@@ -8,8 +8,9 @@ extension AsyncTask {
     /// value cannot be a task (see `ReturnedTask.mayBeTask`) is `map` itself, at `map`'s cost;
     /// otherwise the body runs as `continueWithTask`'s, and the task it continues with is
     /// `settling(with:)` its value. Failures and cancellation pass through unchanged, and the
-    /// token guards the body's start, as for `map`.
-    @usableFromInline
+    /// token guards the body's start, as for `map`. Inlinable, so that a call site's own
+    /// specialization decides the path at compile time.
+    @inlinable
     func thenStep<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
@@ -49,6 +50,7 @@ extension AsyncTask {
 extension TaskBackend {
     /// A task that succeeds with `value`: at once, or, if `value` is a task (C2.6), once that
     /// task has completed, and failed or cancelled as it did.
+    @usableFromInline
     func settling<U: Sendable>(with value: U) -> any AsyncTask<U> {
         guard let returned = ReturnedTask.task(in: value) else { return completed(.success(value)) }
         let source = sourceWithoutOrigin(of: U.self)
@@ -66,12 +68,13 @@ extension TaskBackend {
 /// Whether a body's value is a task (C2.6): a value whose type is `any AsyncTask<T>` (or a
 /// task's concrete class), not an optional or a collection of tasks, which are values like any
 /// other.
+@usableFromInline
 enum ReturnedTask {
     /// Whether a value of type `U` may be a task: a task is a class instance, held in a
     /// class-bound existential (two words: the reference and its one witness table) or, of a
     /// concrete task class, in one word. Any other size is a value, and `then` on it is `map`,
     /// at `map`'s cost; in code specialized for `U` the test is a constant.
-    @usableFromInline
+    @inlinable
     static func mayBeTask<U>(_ type: U.Type) -> Bool {
         let size = MemoryLayout<U>.size
         return size == MemoryLayout<any AsyncTask<Void>>.size || (size == MemoryLayout<AnyObject>.size && type is AnyObject.Type)
