@@ -86,7 +86,8 @@ extension AsyncTask {
 /// The conveniences, shaped as `continueWith`'s (AsyncTask+ContinueWith.swift): one candidate
 /// per call form, the executor and the token each left out or named (C9.1). A name says what
 /// its body returns: `map`, `then`, `recover`, `catch` and `finally` take a value, `flatMap`,
-/// `recoverTask` and `finallyTask` a task, whose outcome the result takes (C2.6).
+/// `recoverTask` and `finallyTask` a task, whose outcome the result takes; `then`, the promise
+/// word, also waits for a task its body returns (C2.6).
 extension AsyncTask {
     /// Transforms a success; failures and cancellation pass through unchanged (C3.3). Swift's
     /// `map`: a transform returning a task makes a task of a task; `flatMap` unwraps it.
@@ -129,7 +130,11 @@ extension AsyncTask {
         flatMap(on: backend.defaultExecutor, token: token, transform)
     }
 
-    /// JS-style `then` (HNTask's): the same as `map`. A step returning a task is `flatMap`.
+    /// The promise word (HNTask's, JavaScript's `then`): `map`, except that a task the body
+    /// returns is waited for, as a promise's `then` does (C2.6). Given such a body
+    /// (`then { count -> any AsyncTask<Void> in ... }`), the result completes once that task
+    /// has: failed or cancelled as it did, or succeeded with that task, completed, as its value.
+    /// To continue with the returned task's value, use `flatMap`.
     @inlinable
     @discardableResult
     public func then<U: Sendable>(
@@ -137,7 +142,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: executor ?? backend.defaultExecutor, token: token, transform)
+        thenStep(on: executor ?? backend.defaultExecutor, token: token, transform)
     }
 
     /// Turns a failure into a value (or another error); success and cancellation pass through (C3.3).

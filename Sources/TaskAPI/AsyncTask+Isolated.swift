@@ -49,7 +49,8 @@ extension AsyncTask {
         flatMap(on: executor.executor, token: token, executor.isolating(body))
     }
 
-    /// `map(on:token:_:)` on the main executor, with a `@MainActor` body (C9.10).
+    /// `then(on:token:_:)` on the main executor, with a `@MainActor` body (C9.10): `map`, except
+    /// that a task the body returns is waited for (C2.6).
     @inlinable
     @discardableResult
     public func then<U: Sendable>(
@@ -57,7 +58,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @MainActor @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: executor.executor, token: token, executor.isolating(body))
+        thenStep(on: executor.executor, token: token, executor.isolating(body))
     }
 
     /// `recover(on:token:_:)` on the main executor, with a `@MainActor` body (C9.10).
@@ -164,7 +165,8 @@ extension AsyncTask {
         flatMap(on: actor.executor as any Executor, token: token, actor.isolating(body))
     }
 
-    /// `map(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
+    /// `then(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated`
+    /// (C9.10): `map`, except that a task the body returns is waited for (C2.6).
     @inlinable
     @discardableResult
     public func then<U: Sendable, A: PinnedActor>(
@@ -172,7 +174,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        thenStep(on: actor.executor as any Executor, token: token, actor.isolating(body))
     }
 
     /// `recover(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).

@@ -123,4 +123,16 @@ extension TaskBackend {
     ) -> any AsyncTask<T> {
         retryTask(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry, body)
     }
+
+    @available(*, unavailable, message: "the body returns a task: use retryTask, which unwraps it (C9.4)")
+    public func retry<T: Sendable>(
+        attempts: Int,
+        backoff: Backoff = .none,
+        on executor: (any Executor)? = nil,
+        token: CancellationToken = .none,
+        while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
+        _ body: @escaping @Sendable () throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        retryTask(attempts: attempts, backoff: backoff, on: executor, token: token, while: shouldRetry, body)
+    }
 }

@@ -6,7 +6,8 @@
 /// backend's override is used.
 extension TaskBackend {
     /// Starts `body` at once on `executor` (default: the default executor); see
-    /// `run(on:token:_:)`.
+    /// `run(on:token:_:)`. The body returns the value; a body returning a task is `runTask`,
+    /// and where a task of the value is expected the compiler says so (C2.6, C9.5).
     @inlinable
     @discardableResult
     public func run<T: Sendable>(
@@ -148,5 +149,23 @@ extension TaskBackend {
         _ body: @escaping @MainActor @Sendable () throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {
         runTask(on: executor.executor, token: token, executor.isolating { (_: CancellationToken) in try body() })
+    }
+
+    @available(*, unavailable, message: "the body returns a task: use runTask, which unwraps it (C9.5)")
+    public func run<T: Sendable>(
+        on executor: MainExecutor,
+        token: CancellationToken = .none,
+        _ body: @escaping @MainActor @Sendable (CancellationToken) throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        runTask(on: executor, token: token, body)
+    }
+
+    @available(*, unavailable, message: "the body returns a task: use runTask, which unwraps it (C9.5)")
+    public func run<T: Sendable>(
+        on executor: MainExecutor,
+        token: CancellationToken = .none,
+        _ body: @escaping @MainActor @Sendable () throws -> any AsyncTask<T>
+    ) -> any AsyncTask<T> {
+        runTask(on: executor, token: token, body)
     }
 }

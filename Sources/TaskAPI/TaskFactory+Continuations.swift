@@ -1,7 +1,8 @@
 /// The continuations a factory vends: every continuation of `AsyncTask`, registered on `task`
 /// with the factory's executor and token (C9.2). The same names take the same bodies: a value
-/// for `continueWith`, `map`, `then`, `recover`, `catch` and `finally`; a task, unwrapped, for
-/// `continueWithTask`, `flatMap`, `recoverTask` and `finallyTask` (C2.6).
+/// for `continueWith`, `map`, `then` (which also waits for a task its body returns), `recover`,
+/// `catch` and `finally`; a task, unwrapped, for `continueWithTask`, `flatMap`, `recoverTask`
+/// and `finallyTask` (C2.6).
 extension TaskFactory {
     /// `task.continueWith` on the factory's executor under its token (C3.1, C4.3).
     @discardableResult
@@ -39,13 +40,14 @@ extension TaskFactory {
         task.flatMap(on: executor, token: token, transform)
     }
 
-    /// `task.then` (the same as `map`) on the factory's executor under its token (C3.3).
+    /// `task.then` on the factory's executor under its token (C3.3): `map`, except that a task
+    /// the body returns is waited for (C2.6).
     @discardableResult
     public func then<S: Sendable, U: Sendable>(
         _ task: any AsyncTask<S>,
         _ transform: @escaping @Sendable (S) throws -> U
     ) -> any AsyncTask<U> {
-        task.map(on: executor, token: token, transform)
+        task.thenStep(on: executor, token: token, transform)
     }
 
     /// `task.recover` on the factory's executor under its token (C3.3).

@@ -41,6 +41,7 @@ public struct TaskFactory: Sendable {
 
     /// Starts `body` at once on the factory's executor under its token; see
     /// `TaskBackend.run(on:token:_:)`. For another token: `factory.with(token: t).run { ... }`.
+    /// The body returns the value; a body returning a task is `runTask` (C2.6, C9.5).
     @discardableResult
     public func run<T: Sendable>(_ body: @escaping @Sendable (CancellationToken) throws -> T) -> any AsyncTask<T> {
         backend.run(on: executor, token: token, body)
@@ -76,7 +77,7 @@ public struct TaskFactory: Sendable {
     }
 
     /// A prepared task that starts on the factory's executor unless `start(on:)` names another
-    /// (C9.3).
+    /// (C9.3). The body returns the value; a body returning a task is `prepareTask` (C2.6).
     public func prepare<T: Sendable>(_ body: @escaping @Sendable (CancellationToken) throws -> T) -> PreparedTask<T> {
         backend.prepare(on: executor, token: token, body)
     }
@@ -98,7 +99,8 @@ public struct TaskFactory: Sendable {
         backend.prepareTask(on: executor, token: token, body)
     }
 
-    /// `TaskBackend.retry` with the factory's executor and token (C9.4).
+    /// `TaskBackend.retry` with the factory's executor and token (C9.4). The body returns the
+    /// attempt's value; a body returning a task is `retryTask` (C2.6).
     public func retry<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,

@@ -59,7 +59,9 @@ struct APIShapeTests {
     }
 
     /// A value form given a body returning a task keeps that very task as its value, at once,
-    /// whatever the task's state (here held until the drivers finished) (C2.6).
+    /// whatever the task's state (here held until the drivers finished); `then` waits for it:
+    /// cancelled as the one already cancelled, failed as the held one once the harness fails it
+    /// (C2.6).
     @Test func valueFormsKeepTheReturnedTask() async {
         Self.expectNone(
             await Self.findings([
@@ -69,7 +71,8 @@ struct APIShapeTests {
                 .chain(task: 3, kind: .continueWithKeeping(.new), antecedent: 0, executor: .inline, token: nil, body: .returns),
                 .chain(
                     task: 4, kind: .thenKeeping(.cancelled), antecedent: 1, executor: .default, token: nil, body: .returns, form: .executor),
-                .run(task: 5, executor: .default, token: nil, body: .returns, keeps: .existing(0))
+                .run(task: 5, executor: .default, token: nil, body: .returns, keeps: .existing(0)),
+                .chain(task: 6, kind: .thenKeeping(.existing(0)), antecedent: 1, executor: .default, token: nil, body: .returns)
             ]))
     }
 

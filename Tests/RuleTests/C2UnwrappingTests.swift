@@ -1,9 +1,13 @@
+import Synchronization
 import TaskAPI
 import Testing
 
 /// C2.6's rule for every form that takes a body: the forms named for a task (`…Task`, `flatMap`)
-/// take the outcome of the task their body returns; the others keep what their body returns,
-/// a task included, as Swift's `map` does. One test case per form and backend.
+/// take the outcome of the task their body returns; `then`, the promise word, waits for a task
+/// its body returns and keeps it as its value; the other value forms keep what their body
+/// returns, a task included, as Swift's `map` does. One test case per form and backend. (Where a
+/// task of the value is expected, a value form given a task-returning body does not compile:
+/// C9TypeCheckTests.)
 @Suite("C2.6 One unwrapping rule")
 struct C2UnwrappingTests {
     /// A form given a body that returns `inner`, and the task it makes.
@@ -91,7 +95,6 @@ struct C2UnwrappingTests {
     /// expected, C9TypeCheckTests).
     static let keeping: [Form] = [
         Form("map") { b, inner in b.succeeded(1).map { _ in inner }.map { $0 === inner ? 1 : 0 } },
-        Form("then") { b, inner in b.succeeded(1).then { _ in inner }.map { $0 === inner ? 1 : 0 } },
         Form("continueWith") { b, inner in b.succeeded(1).continueWith { _ in inner }.map { $0 === inner ? 1 : 0 } },
         Form("run") { b, inner in b.run { () -> any AsyncTask<Int> in inner }.map { $0 === inner ? 1 : 0 } },
         Form("prepare, started") { b, inner in
@@ -117,6 +120,90 @@ struct C2UnwrappingTests {
         #expect(try task.settle()?.get() == 1, "the value is the inner task itself, still pending")
         #expect(inner.task.status == .pending)
     }
+
+    /// `then` in each of its call forms given a body that returns `inner`, read as 1 if its value
+    /// is `inner` itself. (`then(on: backend.mainExecutor)` takes the same path, `thenStep`; its
+    /// body needs the main thread served: C9IsolatedContinuationTests.)
+    static let waiting: [Form] = [
+        Form("then") { b, inner in b.succeeded(1).then { _ in inner }.map { $0 === inner ? 1 : 0 } },
+        Form("then(on:)") { b, inner in
+            b.succeeded(1).then(on: b.makeSerialExecutor(label: "c2.6")) { _ in inner }.map { $0 === inner ? 1 : 0 }
+        },
+        Form("then(token:)") { b, inner in b.succeeded(1).then(token: .none) { _ in inner }.map { $0 === inner ? 1 : 0 } },
+        Form("then with the body's result type written out") { b, inner in
+            b.succeeded(1).then { value -> any AsyncTask<Int> in
+                let returned = value > 0 ? inner : b.succeeded(value)
+                return returned
+            }.map { $0 === inner ? 1 : 0 }
+        },
+        Form("then on a pinned actor") { b, inner in
+            b.succeeded(1).then(on: try Board.make(b)) { _, _ in inner }.map { $0 === inner ? 1 : 0 }
+        },
+        Form("factory.then") { b, inner in TaskFactory(backend: b).then(b.succeeded(1)) { _ in inner }.map { $0 === inner ? 1 : 0 } }
+    ]
+
+    static var waitingCases: [(Form, BackendCase)] {
+        waiting.flatMap { form in Backends.all.map { (form, $0) } }
+    }
+
+    @Test(
+        "C2.6 then, given a body returning a task, completes once that task has: failed or cancelled as it, or with it as its value",
+        arguments: waitingCases)
+    func thenWaits(_ form: Form, _ c: BackendCase) throws {
+        let backend = c.backend
+        for outcome in [Completion<Int>.success(3), .failure(UnwrapError.inner), .cancelled] {
+            let inner = backend.makeSource(of: Int.self)
+            let task = try form.make(backend, inner.task)
+            #expect(task.wait(timeout: .milliseconds(20)) == nil, "completed before the task its body returned")
+            inner.tryComplete(outcome)
+            let result = try #require(task.settle())
+            #expect(result.kind == outcome.kind)
+            #expect(result.value == (outcome.isSuccess ? 1 : nil), "the value is the returned task itself")
+            #expect(result.error as? UnwrapError == outcome.error as? UnwrapError)
+        }
+    }
+
+    @Test("C2.6 then, given a body returning a value of a task's size that is not a task, is map", arguments: Backends.all)
+    func thenOnValues(_ c: BackendCase) throws {
+        let backend = c.backend
+        let text = backend.succeeded(2).then { "\($0)" }.then { $0 + "!" }
+        #expect(try text.settle()?.get() == "2!")
+        let optional: any AsyncTask<(any AsyncTask<Int>)?> = backend.succeeded(2).then { _ in nil }
+        #expect(try optional.settle()?.get() == nil)
+        let pending = backend.makeSource(of: Int.self)
+        let kept = backend.succeeded(2).then { _ -> (any AsyncTask<Int>)? in pending.task }
+        #expect(kept.settle() != nil, "an optional task is a value: then does not wait for it")
+        pending.tryComplete(.success(0))
+    }
+
+    /// The JS-promise seed's "Run Tasks in Series" (HNTask), as its users write it: a `then`
+    /// whose body chains a step per user and returns the last one.
+    @Test("C2.6 the JS-promise seed's series example appends every name before its then's task succeeds", arguments: Backends.all)
+    func seriesExample(_ c: BackendCase) throws {
+        let backend = c.backend
+        let names = NameList()
+        let countUsers = backend.run { 100 }
+        @Sendable func getUserName(_ index: Int) -> any AsyncTask<String> { backend.run { "user\(index)" } }
+        let all = countUsers.then { count -> any AsyncTask<Void> in
+            var task: any AsyncTask<Void> = backend.succeeded(())
+            for index in 0..<count {
+                task = task.flatMap { _ in getUserName(index) }.then { name in names.append(name) }
+            }
+            return task
+        }
+        let seen = all.map { _ in names.count }
+        #expect(try seen.settle()?.get() == 100, "all 100 names appended when the then's task succeeded")
+        #expect(names.all == (0..<100).map { "user\($0)" })
+    }
+}
+
+/// Names appended from continuations on any thread.
+final class NameList: Sendable {
+    private let names = Mutex<[String]>([])
+
+    func append(_ name: String) { names.withLock { $0.append(name) } }
+    var count: Int { names.withLock { $0.count } }
+    var all: [String] { names.withLock { $0 } }
 }
 
 enum UnwrapError: Error, Equatable {

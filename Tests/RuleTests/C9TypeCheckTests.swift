@@ -16,14 +16,16 @@ struct C9TypeCheckTests {
 
     /// What must not compile, with the message that says why: a blocking wait in async code
     /// (C6.1), a task-returning body given to a value form where a task of its value is expected
-    /// (C2.6), main-actor state written from a continuation on a plain executor (C9.10).
-    @Test("C9.1 misuses are rejected with a message naming the right form")
+    /// (C2.6, every value form), main-actor state written from a continuation on a plain executor
+    /// (C9.10).
+    @Test("C9.1 C2.6 misuses are rejected with a message naming the right form")
     func misusesAreRejected() throws {
         let result = try ExternalCompile.typecheck(ExternalCompile.misuses)
         #expect(result.status != 0)
+        let lines = result.output.split(separator: "\n")
         for (line, message) in ExternalCompile.expectedErrors {
             #expect(
-                result.output.contains(":\(line):") && result.output.contains(message),
+                lines.contains { $0.contains("UserCode.swift:\(line):") && $0.contains("error:") && $0.contains(message) },
                 "expected on line \(line): \(message)\n\(result.output)")
         }
     }
@@ -211,30 +213,110 @@ enum ExternalCompile {
             try await task.value
         }
 
+        final class Names: Sendable {
+            func append(_ name: String) {}
+        }
+
+        /// The JS-promise seed's series example as its users write it: `then` waits for the task
+        /// its body returns (C2.6).
+        func series(
+            _ backend: any TaskBackend, countUsers: any AsyncTask<Int>, names: Names,
+            getUserName: @escaping @Sendable (Int) -> any AsyncTask<String>
+        ) -> any AsyncTask<any AsyncTask<Void>> {
+            countUsers.then { count -> any AsyncTask<Void> in
+                var task: any AsyncTask<Void> = backend.succeeded(())
+                for index in 0..<count { task = task.flatMap { _ in getUserName(index) }.then { names.append($0) } }
+                return task
+            }
+        }
+
         """
 
-    /// Each misuse on a line of its own, and the message its error must contain.
-    static let expectedErrors: [(line: Int, message: String)] = [
-        (5, "wait() blocks the thread"),
-        (6, "use flatMap, which unwraps it"),
-        (7, "use runTask, which unwraps it"),
-        (12, "main actor-isolated property 'text' can not be mutated")
+    /// Each misuse on a line of its own, and the message its error must contain: a blocking
+    /// wait in async code (C6.1), main-actor state from a plain executor (C9.10), and every value
+    /// form given a body returning a task where a task of the value is expected (C2.6): with and
+    /// without the executor and the token, the body's result type written out or not, one
+    /// statement or several, on the main executor, a pinned actor and a factory.
+    static let misuseLines: [(code: String, message: String)] = [
+        ("_ = task.wait()", "wait() blocks the thread"),
+        ("let _: any AsyncTask<Int> = task.continueWith { _ in b.succeeded(1) }", "use continueWithTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.continueWith(on: ui) { _ in b.succeeded(1) }", "use continueWithTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.continueWith(token: t) { _ in b.succeeded(1) }", "use continueWithTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.map { b.succeeded($0) }", "use flatMap, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.map(on: ui) { b.succeeded($0) }", "use flatMap, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.map(token: t) { b.succeeded($0) }", "use flatMap, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.map { value -> any AsyncTask<Int> in b.succeeded(value) }", "use flatMap, which unwraps it"),
+        (
+            "let _: any AsyncTask<Int> = task.map { value in let next = value + 1; return b.succeeded(next) }",
+            "use flatMap, which unwraps it"
+        ),
+        ("let _: any AsyncTask<Int> = task.then { b.succeeded($0) }", "use flatMap, which takes its value"),
+        ("let _: any AsyncTask<Int> = task.then(on: ui, token: t) { b.succeeded($0) }", "use flatMap, which takes its value"),
+        (
+            "let _: any AsyncTask<Void> = task.then { count -> any AsyncTask<Void> in b.succeeded(()) }",
+            "use flatMap, which takes its value"
+        ),
+        ("let _: any AsyncTask<Int> = task.recover { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.recover(token: t) { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.catch { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.map(on: board) { _, value in b.succeeded(value) }", "use flatMap, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.then(on: board) { _, value in b.succeeded(value) }", "use flatMap, which takes its value"),
+        ("let _: any AsyncTask<Int> = task.continueWith(on: board) { _, _ in b.succeeded(1) }", "use continueWithTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.recover(on: board) { _, _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = b.run { b.succeeded(1) }", "use runTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = b.run { _ in b.succeeded(1) }", "use runTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = b.run(on: ui) { b.succeeded(1) }", "use runTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = b.run(token: t) { () -> any AsyncTask<Int> in b.succeeded(1) }", "use runTask, which unwraps it"),
+        ("let _: PreparedTask<Int> = b.prepare { b.succeeded(1) }", "use prepareTask, which unwraps it"),
+        ("let _: PreparedTask<Int> = b.prepare { _ in b.succeeded(1) }", "use prepareTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = b.retry(attempts: 2) { b.succeeded(1) }", "use retryTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = b.retry(attempts: 2) { _ in b.succeeded(1) }", "use retryTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = factory.run { b.succeeded(1) }", "use runTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = factory.run { _ in b.succeeded(1) }", "use runTask, which unwraps it"),
+        ("let _: PreparedTask<Int> = factory.prepare { b.succeeded(1) }", "use prepareTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = factory.retry(attempts: 2) { b.succeeded(1) }", "use retryTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = factory.continueWith(task) { _ in b.succeeded(1) }", "use continueWithTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = factory.map(task) { b.succeeded($0) }", "use flatMap, which unwraps it"),
+        ("let _: any AsyncTask<Int> = factory.then(task) { b.succeeded($0) }", "use flatMap, which takes its value"),
+        ("let _: any AsyncTask<Int> = factory.recover(task) { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = factory.catch(task) { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
+        ("takesTask(task.map { b.succeeded($0) })", "use flatMap, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.map(on: b.mainExecutor) { b.succeeded($0) }", "use flatMap, which unwraps it"),
+        ("let _: any AsyncTask<Int> = task.then(on: b.mainExecutor) { b.succeeded($0) }", "use flatMap, which takes its value"),
+        (
+            "let _: any AsyncTask<Int> = task.continueWith(on: b.mainExecutor) { _ in b.succeeded(1) }",
+            "use continueWithTask, which unwraps it"
+        ),
+        ("let _: any AsyncTask<Int> = task.recover(on: b.mainExecutor) { _ in b.succeeded(0) }", "use recoverTask, which unwraps it"),
+        ("let _: any AsyncTask<Int> = b.run(on: b.mainExecutor) { b.succeeded(1) }", "use runTask, which unwraps it"),
+        ("task.continueWith(on: ui) { _ in screen.text = \"x\" }", "main actor-isolated property 'text' can not be mutated")
     ]
 
-    static let misuses = """
+    /// The prelude's lines before the first misuse.
+    static let misusePrelude = """
         import TaskAPI
         import BackendGCD
 
-        func misuse(_ backend: any TaskBackend, task: any AsyncTask<Int>) async {
-            _ = task.wait()
-            let flat: any AsyncTask<Int> = task.map { backend.succeeded($0) }
-            let run: any AsyncTask<Int> = backend.run { backend.succeeded(1) }
-            _ = (flat, run)
+        actor Board: PinnedActor {
+            nonisolated let executor: any ActorExecutor
+            init(executor: any ActorExecutor) { self.executor = executor }
         }
-        @MainActor final class Screen {
-            var text = ""
-            func show(_ task: any AsyncTask<Int>, ui: any Executor) { task.continueWith(on: ui) { _ in self.text = "x" } }
-        }
+        @MainActor final class Screen { var text = "" }
+        func takesTask(_ task: any AsyncTask<Int>) {}
+
+        @MainActor
+        func misuse(_ b: any TaskBackend, task: any AsyncTask<Int>, ui: any Executor, t: CancellationToken, board: Board,
+                    factory: TaskFactory, screen: Screen) async {
 
         """
+
+    /// Each misuse's line, and the message its error must contain.
+    static var expectedErrors: [(line: Int, message: String)] {
+        let first = misusePrelude.components(separatedBy: "\n").count
+        return misuseLines.enumerated().map { (first + $0.offset, $0.element.message) }
+    }
+
+    static var misuses: String {
+        misusePrelude + misuseLines.map { "    " + $0.code }.joined(separator: "\n") + "\n}\n"
+    }
 }

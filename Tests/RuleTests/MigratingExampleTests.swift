@@ -144,6 +144,22 @@ func seed001Series(_ userList: UserList, names: Log) -> any AsyncTask<Void> {
     }
 }
 
+/// The same series as HNTask's users write it, with `then`: `then` waits for the task its body
+/// returns (C2.6), so the result completes after the last name, with that task as its value.
+func seed001SeriesWithThen(_ userList: UserList, names: Log) -> any AsyncTask<any AsyncTask<Void>> {
+    userList.countUsersAsync().then { count -> any AsyncTask<Void> in
+        var task: any AsyncTask<Void> = userList.backend.succeeded(())
+        for index in 0..<count {
+            task = task.flatMap { _ in
+                userList.getUserNameAsync(index)
+            }.then { name in
+                names.append(name)
+            }
+        }
+        return task
+    }
+}
+
 /// `HNTask.all`, `HNTask.allSettled`, `HNTask.race`.
 func seed001Joins(_ userList: UserList) -> (any AsyncTask<[String]>, any AsyncTask<[Completion<String>]>, any AsyncTask<String>) {
     let backend = userList.backend
@@ -416,6 +432,9 @@ struct MigratingExampleTests {
         let names = Log()
         #expect(seed001Series(userList, names: names).settle()?.isSuccess == true)
         #expect(names.all == ["user0", "user1", "user2"])
+        let thenNames = Log()
+        let seen = seed001SeriesWithThen(userList, names: thenNames).map { _ in thenNames.all }
+        #expect(try seen.settle()?.get() == ["user0", "user1", "user2"], "then waited for the last name (C2.6)")
         let (all, settled, first) = seed001Joins(userList)
         #expect(try all.settle()?.get() == ["user1", "user3", "user5"])
         #expect(try settled.settle()?.get().map(\.value) == ["user1", "user3", "user5"])

@@ -228,8 +228,8 @@ extension ContinuationKind {
     /// What the continuation's task takes once its body returned: its value, the outcome of the
     /// task it returned, its input, its input once the task it returned succeeded (`finallyTask`),
     /// or the task it returned as its value, at once (C2.6: the harness reads whether it is that
-    /// very task).
-    enum Result { case bodyValue, innerOutcome, input, inputOnceInnerSucceeded, keptTask }
+    /// very task), or, for `then`, once that task has completed, failed or cancelled as it did.
+    enum Result { case bodyValue, innerOutcome, input, inputOnceInnerSucceeded, keptTask, keptTaskOnceCompleted }
 
     var result: Result {
         switch self {
@@ -237,7 +237,8 @@ extension ContinuationKind {
         case .continueWithTask, .flatMap, .recoverTask: return .innerOutcome
         case .finally: return .input
         case .finallyTask: return .inputOnceInnerSucceeded
-        case .continueWithKeeping, .mapKeeping, .thenKeeping: return .keptTask
+        case .continueWithKeeping, .mapKeeping: return .keptTask
+        case .thenKeeping: return .keptTaskOnceCompleted
         }
     }
 }

@@ -152,13 +152,14 @@ public enum InnerTask: Sendable, Hashable, CustomStringConvertible {
 /// its body returns (C2.6): the forms named for a task (`continueWithTask`, `flatMap`,
 /// `recoverTask`, `finallyTask`) carry the task their body returns, whose outcome they take; the
 /// value forms `continueWith`, `map` and `then` may be given a body returning a task too
-/// (`continueWith=>t3`), which they keep as their value, as it is, without waiting for it.
+/// (`continueWith=>t3`), which they keep as their value: `continueWith` and `map` at once,
+/// `then`, the promise word, once that task has completed (failed or cancelled as it did).
 public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     case continueWith
     /// `continueWithTask`: the body returns a task, whose outcome the continuation takes (C2.6).
     case continueWithTask(InnerTask)
     case map
-    /// `then`: the same as `map`.
+    /// `then`: `map`, for a body returning a value.
     case then
     case flatMap(InnerTask)
     case recover
@@ -170,7 +171,8 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
     /// `finallyTask`: the body returns a `Void` task (an existing task's `asVoid()`, or one it
     /// makes), awaited before the outcome passes on (C3.3).
     case finallyTask(InnerTask)
-    /// `continueWith`, `map`, `then` whose body returns a task: their value is that task (C2.6).
+    /// `continueWith`, `map`, `then` whose body returns a task: their value is that task, and
+    /// `then` waits for it (C2.6).
     case continueWithKeeping(InnerTask)
     case mapKeeping(InnerTask)
     case thenKeeping(InnerTask)
@@ -218,6 +220,13 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
 
     /// The task the body returns, unwrapped or kept.
     var returned: InnerTask? { inner ?? kept }
+
+    /// The task the body returns that the continuation's task waits for: the one it unwraps, or
+    /// the one `then` keeps (C2.6).
+    var awaited: InnerTask? {
+        if case .thenKeeping(let kept) = self { return kept }
+        return inner
+    }
 
     /// Whether the kind has a protocol requirement, `(on: any Executor, token:)`, besides its
     /// conveniences; `then` and `catch` are conveniences only, one candidate taking an optional

@@ -73,7 +73,7 @@ extension ProgramOperation {
             if form == .token, token == nil { token = program.rng.pick(program.tokens) }
             if form == .actor { executor = .serial(1) }
             let host = hosted ? program.host(nesting: antecedent) : nil
-            let (sources, held) = program.dependencies([antecedent] + [kind.inner?.task, host?.antecedent].compactMap { $0 })
+            let (sources, held) = program.dependencies([antecedent] + [kind.awaited?.task, host?.antecedent].compactMap { $0 })
             if !hosted { program.lastChain = (antecedent, executor) }
             let chain = Chain(
                 task: program.nextTask, kind: kind, antecedent: antecedent, executor: executor, token: token,
@@ -147,10 +147,10 @@ extension ProgramOperation {
         }
 
         var dependence: Dependence {
-            .tasks([antecedent] + (kind.inner?.task.map { [$0] } ?? []) + (host?.antecedent.map { [$0] } ?? []))
+            .tasks([antecedent] + (kind.awaited?.task.map { [$0] } ?? []) + (host?.antecedent.map { [$0] } ?? []))
         }
         var madeFromSource: Bool { false }
-        var pendingRule: Rule { kind.isFinallyTask ? .c3_3 : kind.inner == nil ? .c2_2 : .c2_6 }
+        var pendingRule: Rule { kind.isFinallyTask ? .c3_3 : kind.awaited == nil ? .c2_2 : .c2_6 }
 
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
             if let gated = model.hostGate(host) { return gated }
@@ -167,7 +167,7 @@ extension ProgramOperation {
                 }
                 return .unknown
             }
-            let inner = kind.inner.map { oracle.inner($0, step: step, in: model) }
+            let inner = kind.awaited.map { oracle.inner($0, step: step, in: model) }
             if oracle.observations.bodies[task] != nil {
                 return afterBody(step: step, action: body, input: value, inner: inner, oracle: oracle)
             }
@@ -194,6 +194,13 @@ extension ProgramOperation {
             case .keptTask:
                 // The very task the body returned, as the value, whatever that task's state (C2.6).
                 return .outcomes([outcome], rule ?? .c2_6)
+            case .keptTaskOnceCompleted:
+                // `then`: that very task as the value once it succeeded, else its outcome (C2.6).
+                switch inner ?? .unknown {
+                case .outcome(let innerOutcome): return .outcomes([innerOutcome.isSuccess ? outcome : innerOutcome], rule ?? .c2_6)
+                case .pending: return .pending
+                case .unknown: return .unknown
+                }
             case .input:
                 return .outcomes([input], rule ?? .c3_3)
             case .innerOutcome, .inputOnceInnerSucceeded:
