@@ -19,6 +19,7 @@ import BackendKit
 /// it handed out are released, the workers finish the queued jobs and exit, and the timer
 /// thread exits after its last pending timer.
 public final class ThreadsBackend: KitBackend {
+    /// "threads", in reports and test ids.
     public let name = "threads"
     /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
     @_spi(Mutants) public let mutants = MutantSwitch()
@@ -69,12 +70,16 @@ public final class ThreadsBackend: KitBackend {
     /// A backend shared by everyone who needs just one. Its threads live as long as the process.
     public static let shared = ThreadsBackend()
 
+    /// The default executor (C7.2): the pool of `workerCount` threads, with replacement workers
+    /// for bodies blocked in `wait()` (C6.4).
     public var defaultExecutor: any Executor { poolExecutor }
 
     /// Its pool, serial executors, timer thread and main loop synchronize through TaskAPI's
     /// primitives, and its threads start through `NativeThread` (a `SchedulePoint.fork`).
     public var isScheduleInstrumented: Bool { true }
 
+    /// A new serial executor (C7.2): a FIFO queue multiplexed on the pool, one job at a time. It
+    /// is also a Swift `SerialExecutor`, so an actor can use it as its executor (C9.9).
     public func makeSerialExecutor(label: String) -> any Executor {
         ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor, mutants: mutants)
     }
