@@ -9,7 +9,8 @@ GitHub shows one text and the site another rendering of it. Their links between 
 written for GitHub (`../CONTRACT.md`, `CONFORMANCE.md#race-rounds`, `#call-shapes`); in the staged
 copy a link to a document that is an article of the catalog becomes a DocC link to that article
 (`doc:CONTRACT`, with the heading's DocC anchor), and a link to a document that is not on the site
-becomes the document's path in the repository, as text. Nothing else changes.
+becomes the document's path in the repository, as text (`docs/results/...md`). Nothing else
+changes.
 """
 
 import html
@@ -19,7 +20,7 @@ import shutil
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LINK = re.compile(r"\[([^\]\n]*)\]\(((?:\.\./)*)([A-Za-z_]+\.md)?(#[A-Za-z0-9_-]+)?\)")
+LINK = re.compile(r"\[([^\]\n]*)\]\(((?:[\w.-]+/)*)([\w.-]+\.md)?(#[A-Za-z0-9_-]+)?\)")
 FENCE = re.compile(r"^\s*```")
 
 
@@ -49,16 +50,23 @@ def headings(text):
     return anchors
 
 
-def rewrite(text, article, articles):
-    """`text` (the article `article`) with its links between documents made to work on the site."""
+def rewrite(text, article, articles, folder):
+    """`text` (the article `article`, whose Markdown file is in the repository's `folder`) with
+    its links between documents made to work on the site."""
 
     def replace(match):
-        label, _, document, fragment = match.groups()
-        name = document[: -len(".md")] if document else article
-        if document is None and fragment is None:
-            return match.group(0)
-        if name not in articles:
-            return "%s (`docs/%s` in the repository)" % (label, document)
+        label, directories, document, fragment = match.groups()
+        if document is None:
+            if fragment is None or directories:
+                return match.group(0)
+            name = article
+        else:
+            path = os.path.normpath(os.path.join(folder, directories + document))
+            name = document[: -len(".md")]
+            if name not in articles or os.path.dirname(path) != "docs":
+                if label.strip("`").endswith(document):
+                    return "`%s` in the repository" % path
+                return "%s (`%s` in the repository)" % (label, path)
         anchor = ""
         if fragment:
             anchor = articles[name].get(fragment[1:])
@@ -82,13 +90,17 @@ def stage(out, modules):
         target = os.path.join(out, module + ".docc")
         shutil.copytree(source, target, symlinks=False)
         texts = {}
+        folders = {}
         for name in os.listdir(target):
             if name.endswith(".md"):
                 with open(os.path.join(target, name), encoding="utf-8") as file:
                     texts[name[: -len(".md")]] = file.read()
+                # Where the file really lives (a guide or document linked into the catalog).
+                real = os.path.realpath(os.path.join(source, name))
+                folders[name[: -len(".md")]] = os.path.relpath(os.path.dirname(real), ROOT)
         articles = {name: headings(text) for name, text in texts.items()}
         for name, text in texts.items():
-            staged = rewrite(text, name, articles)
+            staged = rewrite(text, name, articles, folders[name])
             if staged != text:
                 with open(os.path.join(target, name + ".md"), "w", encoding="utf-8") as file:
                     file.write(staged)

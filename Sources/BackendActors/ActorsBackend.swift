@@ -12,7 +12,8 @@ import BackendKit
 /// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `Task.sleep` in a Swift task on the default executor; disposing cancels it.
 /// - `await task.value`: a Swift continuation resumed by the completing thread (C6.5, C4.7).
-/// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
+/// - Main executor: the main actor (TaskAPI's `MainActorExecutor`); a command-line program
+///   serves it with `runMainLoop(until:)` or `runMainLoop()` (ActorsBackend+Main.swift, C9.8).
 public final class ActorsBackend: KitBackend {
     /// "actors", in reports and test ids.
     public let name = "actors"

@@ -11,8 +11,9 @@ import Dispatch
 /// - Timers: `DispatchSourceTimer` on the global queue.
 /// - Tasks: BackendKit's `KitTask`, its state under a lock; no queue hop to complete or
 ///   register.
-/// - Main executor: `DispatchQueue.main` (GCDBackend+Main.swift, C9.8); serial executors are also
-///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
+/// - Main executor: the main actor, whose executor is the main queue; a command-line program
+///   serves it with `runMainLoop(until:)` or `runMainLoop()` (GCDBackend+Main.swift, C9.8).
+///   Serial executors are also Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 public final class GCDBackend: KitBackend {
     /// "gcd", in reports and test ids.
     public let name = "gcd"

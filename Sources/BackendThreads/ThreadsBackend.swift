@@ -12,8 +12,8 @@ import BackendKit
 /// - Timers: one timer thread per backend, started with the first timer; due jobs run on the pool.
 /// - Tasks: BackendKit's `KitTask`, its state under a lock; completing or registering
 ///   takes only that lock.
-/// - Main executor: a main loop the program's main thread runs with `runMainLoop(until:)`
-///   (ThreadsMainLoop.swift, C9.8); serial executors are also Swift `SerialExecutor`s (C9.9).
+/// - Main executor: a main loop the program's main thread runs with `runMainLoop(until:)` or
+///   `runMainLoop()` (ThreadsMainLoop.swift, C9.8); serial executors are also Swift `SerialExecutor`s (C9.9).
 ///
 /// The threads belong to the backend: once the backend, every task it made and every executor
 /// it handed out are released, the workers finish the queued jobs and exit, and the timer

@@ -22,25 +22,7 @@ import Testing
         let manifest = try #require(files.first { $0.path == "Package.swift" }?.text)
         #expect(manifest.contains(#".package(path: "../TaskContract")"#))
         #expect(manifest.contains(#".product(name: "TaskAPI", package: "TaskContract")"#))
-        let fileManager = FileManager.default
-        // One folder per user and checkout: two clones testing at once must not share a build.
-        let checkout = GuidePackageTests.repository.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) {
-            ($0 ^ UInt64($1)) &* 1_099_511_628_211
-        }
-        let root = fileManager.temporaryDirectory.appendingPathComponent("taskcontract-readme-\(getuid())-\(String(checkout, radix: 16))")
-        let package = root.appendingPathComponent("MyApp")
-        let link = root.appendingPathComponent("TaskContract")
-        try fileManager.createDirectory(at: package, withIntermediateDirectories: true)
-        try? fileManager.removeItem(at: link)
-        try fileManager.createSymbolicLink(at: link, withDestinationURL: GuidePackageTests.repository)
-        for file in files {
-            let url = package.appendingPathComponent(file.path)
-            try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            // Unchanged files keep their dates, so that a second run builds incrementally.
-            if (try? String(contentsOf: url, encoding: .utf8)) != file.text {
-                try file.text.write(to: url, atomically: true, encoding: .utf8)
-            }
-        }
+        let package = try GuidePackageTests.writePackage("MyApp", of: "readme", files: files)
         let environment = ProcessInfo.processInfo.environment
         let (built, buildOutput) = try await GuidePackageTests.swift(["build"], in: package, environment: environment)
         try #require(built == 0, "the README's package does not build:\n\(buildOutput.suffix(6000))")
