@@ -13,8 +13,9 @@ struct C9MainExecutorTests {
     /// return; the last job exits), the same call on every backend, with no `import Dispatch`.
     /// It exits 0 when every job ran in order on the main executor with
     /// `MainActor.assumeIsolated` holding, `@MainActor` bodies of `run(on:)` and
-    /// `continueWith(on:)` on the main executor and a body on a pinned actor ran there (C9.10);
-    /// a failing `assumeIsolated` crashes it.
+    /// `continueWith(on:)` on the main executor and a body on a pinned actor ran there (C9.10),
+    /// and both forms refused to serve from inside a main-executor job; a failing
+    /// `assumeIsolated` crashes it.
     @Test(
         "C9.8 runMainLoop(until:) and runMainLoop() serve the main executor on a program's main thread, and MainActor.assumeIsolated works in its jobs; C9.10 @MainActor bodies run there",
         arguments: Backends.all, ["until", "forever"])
