@@ -1,17 +1,19 @@
 import BackendActors
 import BackendGCD
 import BackendThreads
-// How a command-line program drives a backend's main executor (C9.8), for each backend:
+// How a command-line program serves a backend's main executor (C9.8), the same way on every
+// backend, with no other import:
 //
-//     swift run main-executor-example gcd       # ends with dispatchMain()
-//     swift run main-executor-example actors    # ends with dispatchMain() (the main actor's queue)
-//     swift run main-executor-example threads   # ends with ThreadsBackend.runMainLoop(until:)
+//     swift run main-executor-example gcd             # ends with backend.runMainLoop(until: done)
+//     swift run main-executor-example threads forever # ends with backend.runMainLoop()
 //
-// Work runs on the default executor, is summed on an actor pinned to one of the backend's serial
-// executors, and comes back on the main executor, where a body is `@MainActor` and writes
-// main-actor state directly (C9.10). Exits 0 when every check held, 1 otherwise;
-// Tests/RuleTests/C9MainExecutorTests.swift runs it for every backend.
-import Dispatch
+// (gcd, threads or actors; `until`, the default, or `forever`.) Work runs on the default
+// executor, is summed on an actor pinned to one of the backend's serial executors, and comes back
+// on the main executor, where a body is `@MainActor` and writes main-actor state directly (C9.10).
+// `runMainLoop(until: done)` returns once `done` has completed, and the program goes on on its
+// main thread; `runMainLoop()` never returns, and the last job exits. Exits 0 when every check
+// held, 1 otherwise; Tests/RuleTests/C9MainExecutorTests.swift runs it for every backend and
+// both forms.
 import TaskAPI
 
 #if canImport(Glibc)
@@ -37,7 +39,9 @@ actor Tally: PinnedActor {
     }
 }
 
-let name = CommandLine.arguments.dropFirst().first ?? "gcd"
+let arguments = CommandLine.arguments.dropFirst()
+let name = arguments.first ?? "gcd"
+let forever = arguments.dropFirst().first == "forever"
 let backend: any TaskBackend
 switch name {
 case "threads": backend = ThreadsBackend()
@@ -70,18 +74,27 @@ let done = backend.run { (1...10).reduce(0, +) }
     }
     .continueWith(on: main) { outcome in
         Screen.shown.append(outcome.value ?? -1)
+        // Serving the main executor again from inside one of its jobs is refused: it would run
+        // later jobs before the rest of this one.
+        let refused = !backend.runMainLoop(until: backend.succeeded(0)) && !backend.runMainLoop()
         let ok =
             Screen.shown == Array(0..<100) + [55] && Screen.status == "plain job"
-            && main.isCurrent && !backend.defaultExecutor.isCurrent
-        print("\(name): \(ok ? "ok" : "FAILED")")
-        exit(ok ? 0 : 1)
+            && main.isCurrent && !backend.defaultExecutor.isCurrent && refused
+        if forever {
+            print("\(name) forever: \(ok ? "ok" : "FAILED")")
+            exit(ok ? 0 : 1)
+        }
+        return ok
     }
 
-if name == "threads" {
-    // The threads backend has no run loop of its own: the main thread runs its main executor.
-    ThreadsBackend.runMainLoop(until: done)
-} else {
-    // GCD's main executor is the main queue, the actors backend's the main actor: both are
-    // served once the main thread hands itself to Dispatch.
-    dispatchMain()
+if forever {
+    // Serves the main executor for the rest of the program: the job above exits.
+    backend.runMainLoop()
+    print("\(name): runMainLoop() returned on the main thread")
+    exit(1)
 }
+// Serves the main executor until `done` has completed, then goes on here, on the main thread.
+let served = backend.runMainLoop(until: done)
+let ok = served && done.isCompleted && done.completion?.value == true && !main.isCurrent
+print("\(name) until: \(ok ? "ok" : "FAILED")")
+exit(ok ? 0 : 1)

@@ -12,8 +12,10 @@ import BackendKit
 /// - Inline executor: the calling thread, through the kit's per-thread trampoline (C2.7).
 /// - Timers: `Task.sleep` in a Swift task on the default executor; disposing cancels it.
 /// - `await task.value`: a Swift continuation resumed by the completing thread (C6.5, C4.7).
-/// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
+/// - Main executor: the main actor (TaskAPI's `MainActorExecutor`); a command-line program
+///   serves it with `runMainLoop(until:)` or `runMainLoop()` (ActorsBackend+Main.swift, C9.8).
 public final class ActorsBackend: KitBackend {
+    /// "actors", in reports and test ids.
     public let name = "actors"
     /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
     @_spi(Mutants) public let mutants = MutantSwitch()
@@ -45,6 +47,8 @@ public final class ActorsBackend: KitBackend {
     /// A backend shared by everyone who needs just one.
     public static let shared = ActorsBackend()
 
+    /// The default executor (C7.2): the worker pool, a Swift `TaskExecutor` (`taskExecutor`),
+    /// which grows while its workers block in `wait()` (C6.4).
     public var defaultExecutor: any Executor { poolExecutor }
 
     /// Its pool and mailboxes synchronize through TaskAPI's primitives (a mailbox's word is a
@@ -61,6 +65,8 @@ public final class ActorsBackend: KitBackend {
         Mailbox(poolExecutor: poolExecutor, mutants: mutants)
     }
 
+    /// Runs `job` on the default executor no earlier than `delay` from now, unless disposed
+    /// first: `Task.sleep` in a Swift task, which disposing cancels (C5.4, C5.5).
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         ActorsTimer(after: delay, on: poolExecutor, job)
     }

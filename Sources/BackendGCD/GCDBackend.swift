@@ -11,9 +11,11 @@ import Dispatch
 /// - Timers: `DispatchSourceTimer` on the global queue.
 /// - Tasks: BackendKit's `KitTask`, its state under a lock; no queue hop to complete or
 ///   register.
-/// - Main executor: `DispatchQueue.main` (GCDBackend+Main.swift, C9.8); serial executors are also
-///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
+/// - Main executor: the main actor, whose executor is the main queue; a command-line program
+///   serves it with `runMainLoop(until:)` or `runMainLoop()` (GCDBackend+Main.swift, C9.8).
+///   Serial executors are also Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 public final class GCDBackend: KitBackend {
+    /// "gcd", in reports and test ids.
     public let name = "gcd"
     /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
     @_spi(Mutants) public let mutants = MutantSwitch()
@@ -48,16 +50,22 @@ public final class GCDBackend: KitBackend {
     /// A backend shared by everyone who needs just one.
     public static let shared = GCDBackend()
 
+    /// The default executor (C7.2): Dispatch's global queue, drained by at most one drainer per
+    /// processor, with replacement workers for bodies blocked in `wait()` (C6.4).
     public var defaultExecutor: any Executor { defaultQueue }
 
     /// Its queues, drainers, replacement workers, serial queues and timers synchronize through
     /// TaskAPI's primitives and hand work to Dispatch through `SchedulePoint.fork`.
     public var isScheduleInstrumented: Bool { true }
 
+    /// A new serial executor (C7.2): a serial Dispatch queue named `label`. It is also a Swift
+    /// `SerialExecutor`, so an actor can use it as its executor (C9.9).
     public func makeSerialExecutor(label: String) -> any Executor {
         GCDSerialExecutor(label: label)
     }
 
+    /// Runs `job` on the global queue no earlier than `delay` from now, unless disposed first: a
+    /// `DispatchSourceTimer` (C5.4, C5.5).
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         GCDTimer(after: delay, job)
     }

@@ -12,13 +12,14 @@ import BackendKit
 /// - Timers: one timer thread per backend, started with the first timer; due jobs run on the pool.
 /// - Tasks: BackendKit's `KitTask`, its state under a lock; completing or registering
 ///   takes only that lock.
-/// - Main executor: a main loop the program's main thread runs with `runMainLoop(until:)`
-///   (ThreadsMainLoop.swift, C9.8); serial executors are also Swift `SerialExecutor`s (C9.9).
+/// - Main executor: a main loop the program's main thread runs with `runMainLoop(until:)` or
+///   `runMainLoop()` (ThreadsMainLoop.swift, C9.8); serial executors are also Swift `SerialExecutor`s (C9.9).
 ///
 /// The threads belong to the backend: once the backend, every task it made and every executor
 /// it handed out are released, the workers finish the queued jobs and exit, and the timer
 /// thread exits after its last pending timer.
 public final class ThreadsBackend: KitBackend {
+    /// "threads", in reports and test ids.
     public let name = "threads"
     /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
     @_spi(Mutants) public let mutants = MutantSwitch()
@@ -69,12 +70,16 @@ public final class ThreadsBackend: KitBackend {
     /// A backend shared by everyone who needs just one. Its threads live as long as the process.
     public static let shared = ThreadsBackend()
 
+    /// The default executor (C7.2): the pool of `workerCount` threads, with replacement workers
+    /// for bodies blocked in `wait()` (C6.4).
     public var defaultExecutor: any Executor { poolExecutor }
 
     /// Its pool, serial executors, timer thread and main loop synchronize through TaskAPI's
     /// primitives, and its threads start through `NativeThread` (a `SchedulePoint.fork`).
     public var isScheduleInstrumented: Bool { true }
 
+    /// A new serial executor (C7.2): a FIFO queue multiplexed on the pool, one job at a time. It
+    /// is also a Swift `SerialExecutor`, so an actor can use it as its executor (C9.9).
     public func makeSerialExecutor(label: String) -> any Executor {
         ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor, mutants: mutants)
     }

@@ -2,14 +2,8 @@ import BackendKit
 import Synchronization
 import TaskAPI
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The main executor of the threads backend (C9.8): a FIFO of jobs that the program's main thread
-/// runs, one at a time, when it calls `ThreadsBackend.runMainLoop(until:)` or
+/// runs, one at a time, when it calls `runMainLoop(until:)`, `runMainLoop()` or
 /// `ThreadsBackend.drainMainLoop()`. No Dispatch, no run loop: the main thread is the worker.
 ///
 /// Jobs run on the main thread and on no other, so `MainActor.assumeIsolated` works inside them
@@ -29,12 +23,13 @@ final class ThreadsMainLoop: Executor {
     }
 
     /// `true` inside one of the loop's jobs (C9.7).
-    var isCurrent: Bool { Self.isMainThread && running.load(ordering: .relaxed) }
+    var isCurrent: Bool { MainThread.isCurrent && running.load(ordering: .relaxed) }
 
     /// Runs jobs, waiting for more when there are none, until `done()` holds after a job.
-    /// Returns `false` at once, running nothing, if not called on the main thread.
+    /// Returns `false` at once, running nothing, if not called on the main thread or if called
+    /// from inside one of its jobs.
     func run(until done: () -> Bool) -> Bool {
-        guard Self.isMainThread else { return false }
+        guard MainThread.isCurrent, !isCurrent else { return false }
         while !done() {
             state.lock()
             while state.guarded.isEmpty { state.wait() }
@@ -46,9 +41,9 @@ final class ThreadsMainLoop: Executor {
     }
 
     /// Runs the jobs queued now (not those they queue); returns how many ran, or `nil` if not
-    /// called on the main thread.
+    /// called on the main thread or if called from inside one of its jobs.
     func drain() -> Int? {
-        guard Self.isMainThread else { return nil }
+        guard MainThread.isCurrent, !isCurrent else { return nil }
         let count = state.withLock { $0.count }
         for _ in 0..<count {
             guard let job = state.withLock({ $0.pop() }).job else { break }
@@ -62,43 +57,45 @@ final class ThreadsMainLoop: Executor {
         job()
         running.store(false, ordering: .relaxed)
     }
-
-    /// `true` on the process's main thread: on Linux, the thread whose id is the process id (what
-    /// the Swift runtime checks too), read from `/proc/thread-self` ("pid/task/tid"), since
-    /// `gettid` is not imported into Swift.
-    static var isMainThread: Bool {
-        #if canImport(Darwin)
-        return pthread_main_np() != 0
-        #else
-        var buffer = [CChar](repeating: 0, count: 64)
-        let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
-        guard length > 0 else { return false }
-        let link = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let parts = link.split(separator: "/")
-        return parts.count == 3 && parts[0] == parts[2]
-        #endif
-    }
 }
 
 extension ThreadsBackend {
     /// The main executor (C9.8): jobs run on the main thread, in order, while it runs
-    /// `ThreadsBackend.runMainLoop(until:)` (or `drainMainLoop()` from a loop of its own).
+    /// `runMainLoop(until:)` or `runMainLoop()` (or `drainMainLoop()` from a loop of its own).
     /// Shared by every threads backend of the process.
     public var mainExecutor: MainExecutor { Self.main }
 
     private static let main = MainExecutor(ThreadsMainLoop.shared)
 
     /// Runs the main executor's jobs on the calling thread, which must be the main thread, until
-    /// `task` has completed; waits (without spinning) while there are none. A command-line
-    /// program ends its top-level code with it:
+    /// `task` has completed; waits (without spinning) while there are none (C9.8). A
+    /// command-line program ends its top-level code with it:
     ///
     ///     let done = work.continueWith(on: backend.mainExecutor) { outcome in show(outcome) }
-    ///     ThreadsBackend.runMainLoop(until: done)
+    ///     backend.runMainLoop(until: done)
     ///
-    /// Returns `false` at once, running nothing, when called on another thread.
+    /// Returns `false` at once, running nothing, when called on another thread or from inside a
+    /// main-executor job. The same as `ThreadsBackend.runMainLoop(until:)`: the main loop is one
+    /// per process.
+    @discardableResult
+    public func runMainLoop<T>(until task: any AsyncTask<T>) -> Bool {
+        Self.runMainLoop(until: task)
+    }
+
+    /// Runs the main executor's jobs on the calling thread, which must be the main thread, for
+    /// the rest of the program (C9.8); waits (without spinning) while there are none. Never
+    /// returns on the main thread; returns `false` at once, running nothing, on another thread
+    /// or from inside a main-executor job.
+    @discardableResult
+    public func runMainLoop() -> Bool {
+        ThreadsMainLoop.shared.run { false }
+    }
+
+    /// `runMainLoop(until:)` for code that holds no backend: the main loop is one per process.
     @discardableResult
     public static func runMainLoop<T>(until task: any AsyncTask<T>) -> Bool {
         let loop = ThreadsMainLoop.shared
+        guard MainThread.isCurrent, !loop.isCurrent else { return false }
         // Wakes the loop once the task is done, so that it notices.
         task.whenComplete(on: task.backend.inlineExecutor) { _ in loop.execute {} }
         return loop.run { task.isCompleted }
@@ -106,7 +103,7 @@ extension ThreadsBackend {
 
     /// Runs the main executor's jobs queued now, on the calling thread, which must be the main
     /// thread; for a program with a loop of its own. Returns how many ran, or `nil` (running
-    /// nothing) when called on another thread.
+    /// nothing) when called on another thread or from inside a main-executor job.
     @discardableResult
     public static func drainMainLoop() -> Int? {
         ThreadsMainLoop.shared.drain()

@@ -111,6 +111,8 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     case makeSerialExecutor = "TaskBackend.makeSerialExecutor(label:)"
     case makeActorExecutor = "TaskBackend.makeActorExecutor(label:)"
     case mainExecutor = "TaskBackend.mainExecutor"
+    case runMainLoopUntil = "TaskBackend.runMainLoop(until:)"
+    case runMainLoop = "TaskBackend.runMainLoop()"
     case makeSourceOf = "TaskBackend.makeSource(of:)"
     case makeSourceOfOrigin = "TaskBackend.makeSource(of:fileID:line:)"
     case makeSourceInferred = "TaskBackend.makeSource(fileID:line:)"
@@ -286,6 +288,10 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
             return "needs the program's main thread to serve the main executor (C9.8), which a test process's main thread may not "
                 + "(the threads backend's never does): Tests/RuleTests' child processes run every form (C9MainExecutorTests, "
                 + "C9IsolatedContinuationTests, Examples/MainExecutor); the rule suite checks what holds off the main thread (C9.10)"
+        case .runMainLoopUntil, .runMainLoop:
+            return "serves the main executor on the program's main thread (C9.8), which generated programs never run on: "
+                + "Tests/RuleTests' child processes run both forms on every backend (C9MainExecutorTests, Examples/MainExecutor), "
+                + "and C9MainExecutorTests checks that both return false at once off the main thread"
         case .isScheduleInstrumented:
             return "the harness's question, not a program's: it picks the engine of every controlled run (seated when true), and "
                 + "the report says 'controlled on seats'; DeterminismTests and ProductionMutantTests check what it promises"

@@ -4,14 +4,16 @@
 ///
 /// Jobs wait in a FIFO of this executor's own; while it holds jobs, one Swift task on the main
 /// actor drains it. They run only while the program's main thread serves the main actor: an
-/// app's run loop, `dispatchMain()`, `RunLoop.main.run()`, or an `async` `main` that is waiting.
+/// app's run loop, `dispatchMain()`, `RunLoop.main.run()`, or an `async` `main` that is waiting;
+/// or while the main thread runs them itself, in `backend.runMainLoop(until:)` or
+/// `runMainLoop()` (C9.8; on the main thread the main actor's isolation holds).
 public final class MainActorExecutor: Executor {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
         var scheduled = false
     }
 
-    private let state = Locked(State())
+    private let state = ConditionLock(State(), label: "main actor executor")
 
     /// The one main-actor executor of the process.
     public static let shared = MainActorExecutor()
@@ -27,6 +29,8 @@ public final class MainActorExecutor: Executor {
             defer { state.scheduled = true }
             return !state.scheduled
         }
+        // Wakes the main thread if it serves the jobs itself (`serve(until:)`).
+        state.signal()
         if schedule {
             Task { @MainActor in self.drain() }
         }
@@ -49,6 +53,33 @@ public final class MainActorExecutor: Executor {
             }
         }
     }
+
+    /// Runs this executor's jobs on the calling thread, in order, waiting without spinning while
+    /// there are none, until `done()` holds after a job; `true` then. Returns `false` at once,
+    /// running nothing, when not called on the main thread (where the main actor's isolation
+    /// holds) or when called from inside one of its jobs (which would run later jobs first).
+    ///
+    /// The Swift task that `execute` scheduled stays scheduled: if the main actor is served
+    /// later, it drains what is left.
+    public func serve(until done: () -> Bool) -> Bool {
+        guard MainThread.isCurrent, !isCurrent else { return false }
+        Self.$draining.withValue(true) {
+            while !done() {
+                state.lock()
+                while state.guarded.jobs.isEmpty { state.wait() }
+                var batch = state.guarded.jobs[...]
+                state.guarded.jobs = []
+                state.unlock()
+                while let job = batch.popFirst() {
+                    job()
+                    if done() { break }
+                }
+                // Jobs after the one that ended the loop stay first in line.
+                if !batch.isEmpty { state.withLock { $0.jobs.insert(contentsOf: batch, at: 0) } }
+            }
+        }
+        return true
+    }
 }
 
 /// An executor usable both as an `Executor` and as the executor of an actor (C9.9).
@@ -59,6 +90,32 @@ extension TaskBackend {
     /// requirement: `backend.mainExecutor` then has one candidate, the requirement (C9.1).
     @_disfavoredOverload
     public var mainExecutor: MainExecutor { MainExecutor.mainActor }
+
+    /// `runMainLoop(until:)` default: the main thread runs `MainExecutor.mainActor`'s jobs until
+    /// `task` has completed (C9.8); `false` at once if this backend's `mainExecutor` is another,
+    /// off the main thread, or inside a main-executor job. Disfavored, as every default of a
+    /// requirement (C9.1).
+    @_disfavoredOverload
+    @discardableResult
+    public func runMainLoop<T>(until task: any AsyncTask<T>) -> Bool {
+        let executor = MainActorExecutor.shared
+        guard mainExecutor.executor === executor, MainThread.isCurrent, !executor.isCurrent else { return false }
+        // Wakes the loop once the task is done, so that it notices.
+        task.whenComplete(on: inlineExecutor) { _ in executor.execute {} }
+        return executor.serve { task.isCompleted }
+    }
+
+    /// `runMainLoop()` default: the main thread runs `MainExecutor.mainActor`'s jobs for the rest
+    /// of the program (C9.8); `false` at once if this backend's `mainExecutor` is another, off the
+    /// main thread, or inside a main-executor job. Disfavored, as every default of a requirement
+    /// (C9.1).
+    @_disfavoredOverload
+    @discardableResult
+    public func runMainLoop() -> Bool {
+        let executor = MainActorExecutor.shared
+        guard mainExecutor.executor === executor else { return false }
+        return executor.serve { false }
+    }
 
     /// A new serial executor (C7.2) that is also a Swift `SerialExecutor`, so an actor can be
     /// pinned to it (C9.9); `nil` if this backend's serial executors are not (every backend of

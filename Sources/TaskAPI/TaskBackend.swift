@@ -23,6 +23,30 @@ public protocol TaskBackend: Sendable {
     /// `@MainActor` bodies (C9.10). Default: `MainExecutor.mainActor`.
     var mainExecutor: MainExecutor { get }
 
+    /// Serves `mainExecutor` on the calling thread, the program's main thread, until `task` has
+    /// completed (C9.8): runs its jobs in order, waiting without spinning while there are none,
+    /// then returns `true`. Returns `false` at once, running nothing, when called on another
+    /// thread or from inside a main-executor job. A command-line program's top-level code:
+    ///
+    ///     let done = work.continueWith(on: backend.mainExecutor) { outcome in show(outcome) }
+    ///     backend.runMainLoop(until: done)
+    ///
+    /// Default: serves `MainExecutor.mainActor`'s jobs (returns `false` at once for a backend
+    /// whose `mainExecutor` is another).
+    @discardableResult
+    func runMainLoop<T>(until task: any AsyncTask<T>) -> Bool
+
+    /// Serves `mainExecutor` on the calling thread, the program's main thread, for the rest of
+    /// the program (C9.8): a command-line program's last line, where it would call
+    /// `dispatchMain()`. Never returns when called on the main thread; returns `false` at once,
+    /// running nothing, on another thread or from inside a main-executor job. The program ends
+    /// with `exit` from one of its jobs.
+    ///
+    /// Default: serves `MainExecutor.mainActor`'s jobs (returns `false` at once for a backend
+    /// whose `mainExecutor` is another).
+    @discardableResult
+    func runMainLoop() -> Bool
+
     /// A new pending source and its task (C1.1). Disfavored: in debug builds a call picks the
     /// extension `makeSource(of:fileID:line:)`, which records where the source was made
     /// (`TaskError.abandoned`, C8.3) and calls this.

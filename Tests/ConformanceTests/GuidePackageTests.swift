@@ -30,6 +30,31 @@ import Testing
         return files
     }
 
+    /// Writes `files` into a package folder `name`, next to a folder named `TaskContract` (a link
+    /// to this repository, the identity a `.package(path: "../TaskContract")` line gives), under
+    /// a temporary folder of `document`'s, one per user and checkout (two clones testing at once
+    /// must not share a build), kept between runs. Unchanged files keep their dates, so that a
+    /// second run builds incrementally. Returns the package's folder.
+    static func writePackage(_ name: String, of document: String, files: [(path: String, text: String)]) throws -> URL {
+        let fileManager = FileManager.default
+        let checkout = repository.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        let root = fileManager.temporaryDirectory.appendingPathComponent(
+            "taskcontract-\(document)-\(getuid())-\(String(checkout, radix: 16))")
+        let package = root.appendingPathComponent(name)
+        let link = root.appendingPathComponent("TaskContract")
+        try fileManager.createDirectory(at: package, withIntermediateDirectories: true)
+        try? fileManager.removeItem(at: link)
+        try fileManager.createSymbolicLink(at: link, withDestinationURL: repository)
+        for file in files {
+            let url = package.appendingPathComponent(file.path)
+            try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if (try? String(contentsOf: url, encoding: .utf8)) != file.text {
+                try file.text.write(to: url, atomically: true, encoding: .utf8)
+            }
+        }
+        return package
+    }
+
     /// Runs `swift arguments` in `directory` on a thread of its own, so that the minutes it may
     /// take hold no thread of Swift's cooperative pool, which the other tests need; the exit
     /// status and the output (both streams).
@@ -68,23 +93,7 @@ import Testing
                 "Sources/MyBackend/Trampoline.swift", "Tests/MyBackendTests/ConformanceAdapters.swift",
                 "Tests/MyBackendTests/MyBackendTests.swift"
             ])
-        let fileManager = FileManager.default
-        // One folder per user and checkout: two clones testing at once must not share a build.
-        let checkout = Self.repository.path.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
-        let root = fileManager.temporaryDirectory.appendingPathComponent("taskcontract-guide-\(getuid())-\(String(checkout, radix: 16))")
-        let package = root.appendingPathComponent("MyBackend")
-        let link = root.appendingPathComponent("TaskContract")
-        try fileManager.createDirectory(at: package, withIntermediateDirectories: true)
-        try? fileManager.removeItem(at: link)
-        try fileManager.createSymbolicLink(at: link, withDestinationURL: Self.repository)
-        for file in files {
-            let url = package.appendingPathComponent(file.path)
-            try fileManager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            // Unchanged files keep their dates, so that a second run builds incrementally.
-            if (try? String(contentsOf: url, encoding: .utf8)) != file.text {
-                try file.text.write(to: url, atomically: true, encoding: .utf8)
-            }
-        }
+        let package = try Self.writePackage("MyBackend", of: "guide", files: files)
         // A small budget, and nothing of the outer run's CONFORMANCE_* settings.
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CONFORMANCE_") }
         environment["CONFORMANCE_PROGRAMS"] = "40"

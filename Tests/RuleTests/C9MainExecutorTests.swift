@@ -7,31 +7,37 @@ import Testing
 @Suite("C9.8 Main executor")
 struct C9MainExecutorTests {
     /// A real command-line program, the example `main-executor-example`, run as a child process
-    /// for each backend: its top-level code queues main-executor jobs and ends with
-    /// `dispatchMain()` or `ThreadsBackend.runMainLoop(until:)` on the program's main thread.
+    /// for each backend and each way of serving the main executor: its top-level code queues
+    /// main-executor jobs and ends with `backend.runMainLoop(until: done)` (which must return on
+    /// the main thread once `done` has completed) or `backend.runMainLoop()` (which must not
+    /// return; the last job exits), the same call on every backend, with no `import Dispatch`.
     /// It exits 0 when every job ran in order on the main executor with
-    /// `MainActor.assumeIsolated` holding, `@MainActor` bodies of `run(on:)` and `continueWith(on:)`
-    /// on the main executor and a body on a pinned actor ran there (C9.10); a failing
+    /// `MainActor.assumeIsolated` holding, `@MainActor` bodies of `run(on:)` and
+    /// `continueWith(on:)` on the main executor and a body on a pinned actor ran there (C9.10),
+    /// and both forms refused to serve from inside a main-executor job; a failing
     /// `assumeIsolated` crashes it.
     @Test(
-        "C9.8 a program's main thread serves the main executor, and MainActor.assumeIsolated works in its jobs; C9.10 @MainActor bodies run there",
-        arguments: Backends.all)
-    func mainExecutorProgram(_ c: BackendCase) throws {
+        "C9.8 runMainLoop(until:) and runMainLoop() serve the main executor on a program's main thread, and MainActor.assumeIsolated works in its jobs; C9.10 @MainActor bodies run there",
+        arguments: Backends.all, ["until", "forever"])
+    func mainExecutorProgram(_ c: BackendCase, _ form: String) throws {
         let program = try #require(MainProbe.exampleURL, "main-executor-example is built next to the tests")
         let process = Process()
         process.executableURL = program
-        process.arguments = [c.name]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = [c.name, form]
+        let output = Pipe()
+        process.standardOutput = output
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
         if exited.wait(timeout: .now() + .seconds(10)) == .timedOut {
             process.terminate()
-            Issue.record("the program's main executor never ran its jobs")
+            Issue.record("the program's main executor never ran its jobs (\(form))")
             return
         }
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        #expect(process.terminationStatus == 0, "\(printed)")
+        #expect(printed == "\(c.name) \(form): ok\n")
     }
 
     /// In an exit test's child process the main thread is parked in `dispatchMain()` and the
@@ -57,8 +63,22 @@ struct C9MainExecutorTests {
         let task = backend.succeeded(1)
         try #require(!Thread.isMainThread, "this check needs a test thread other than the main one")
         #expect(ThreadsBackend.runMainLoop(until: task) == false)
+        #expect(backend.runMainLoop(until: task) == false)
+        #expect(backend.runMainLoop() == false)
         #expect(ThreadsBackend.drainMainLoop() == nil)
         #expect(ran.count == 0)
+    }
+
+    /// Off the main thread neither form serves anything: both return `false` at once, rather than
+    /// taking a thread of the caller's for good (`runMainLoop()`) or never noticing the task.
+    @Test("C9.8 runMainLoop(until:) and runMainLoop() return false at once off the main thread", arguments: Backends.all)
+    func runMainLoopNeedsMainThread(_ c: BackendCase) throws {
+        let backend = c.backend
+        try #require(!Thread.isMainThread, "this check needs a test thread other than the main one")
+        let pending = backend.makeSource(of: Int.self)
+        #expect(backend.runMainLoop(until: pending.task) == false)
+        #expect(backend.runMainLoop() == false)
+        pending.trySucceed(1)
     }
 }
 

@@ -8,6 +8,7 @@ import Testing
 // this API. The tests below run them on every backend and check what they produce; the
 // examples that write UI state run in a child process, on the main executor (C9.8, C9.10).
 
+/// The errors the examples fail with: a seed's error values, as a Swift error.
 enum SeedError: Error, Equatable {
     case failed, noUsers, undecodable
     case code(Int)
@@ -405,6 +406,30 @@ func seed004Group(_ backend: any TaskBackend, log: Log) -> any AsyncTask<Void> {
 
 @Suite("Migrating guide examples")
 struct MigratingExampleTests {
+    /// The guide says its examples are this file's, verbatim, and that they are self-contained
+    /// (issue #31.6: `SeedError` was defined only here): every Swift block of
+    /// docs/guides/Migrating.md is in this file, up to whitespace and comments (the formatter
+    /// lays them out), so an example edited on one side alone, or one naming a type only this
+    /// file defines, fails here.
+    @Test("Migrating: the guide's examples are this file's, verbatim")
+    func theGuidesExamplesAreThisFiles() throws {
+        let here = URL(fileURLWithPath: #filePath)
+        let guideURL = here.deletingLastPathComponent().appendingPathComponent("../../docs/guides/Migrating.md").standardized
+        let guide = try String(contentsOf: guideURL, encoding: .utf8)
+        let tests = try String(contentsOf: here, encoding: .utf8)
+        func essence(_ code: some StringProtocol) -> String {
+            String(code).replacing(#/\/\/[^\n]*/#, with: "").filter { !$0.isWhitespace }
+        }
+        let blocks = guide.matches(of: #/```swift\n((?s:.*?))```/#).map { essence($0.1) }
+        #expect(blocks.count >= 6, "the guide's Swift blocks: \(blocks.count)")
+        let file = essence(tests)
+        for (index, block) in blocks.enumerated() {
+            #expect(file.contains(block), "the guide's Swift block \(index + 1) is not in MigratingExampleTests.swift")
+        }
+        // The first block defines what the others use.
+        #expect(blocks.first?.contains("enumSeedError:Error") == true)
+    }
+
     @Test("Migrating: SwiftTask (seed 000) examples", arguments: Backends.all)
     func seed000(_ c: BackendCase) throws {
         let backend = c.backend
