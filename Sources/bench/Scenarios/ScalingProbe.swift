@@ -1,0 +1,31 @@
+import Foundation
+
+/// `bench __scaling-probe SERIES SUBJECT SIZE ROUNDS`: runs one point of one scaling curve, once,
+/// with nothing else measured, and prints `ok` or `wrong` and the processor nanoseconds per unit
+/// it measured: what a profiler runs to see where a scaling curve's cost goes (docs/BENCHMARKS.md, "Scaling"), e.g.
+/// `valgrind --tool=callgrind bench __scaling-probe waiters gcd 64 4`.
+enum ScalingProbe {
+    static let command = "__scaling-probe"
+
+    static func main(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 4, let size = Int(arguments[2]), size > 0, let rounds = Int(arguments[3]), rounds > 0,
+            let maker = ScalingScenario.makers.first(where: { $0.name == arguments[0] })
+        else {
+            let names = ScalingScenario.makers.map(\.name).joined(separator: ", ")
+            printError("usage: bench \(command) SERIES SUBJECT SIZE ROUNDS (series: \(names))")
+            return 2
+        }
+        let plan = Plan(quick: false, cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)), budget: .infinity)
+        // Only the named backend: no other backend's threads start.
+        let context = ScenarioContext(backends: backendRegistry.filter { $0.name == arguments[1] }, plan: plan)
+        let series = maker.make(context)
+        defer { series.stop() }
+        guard let subject = series.subjects.first(where: { $0.name == arguments[1] }) else {
+            printError("bench \(command): no subject '\(arguments[1])' in \(arguments[0])")
+            return 2
+        }
+        let (seconds, ok) = subject.run(size, rounds)
+        print((ok ? "ok " : "wrong ") + plainSignificant(seconds * 1e9 / Double(size * rounds)))
+        return ok ? 0 : 1
+    }
+}
