@@ -102,8 +102,8 @@ extension Measurement {
         self.init(
             scenario: scenario, caseName: caseName, subject: subject, kind: kind.rawValue, unit: unit,
             better: better.rawValue, median: s.median, min: s.min, max: s.max, repetitions: values.count,
-            values: values, size: nil, workSize: nil, samples: nil, percentiles: nil, baseline: baseline, ratio: nil, ratioMin: nil, ratioMax: nil,
-            note: note, tolerance: nil
+            values: values, size: nil, workSize: nil, samples: nil, percentiles: nil, baseline: baseline,
+            ratio: nil, ratioMin: nil, ratioMax: nil, note: note, tolerance: nil
         )
     }
 

@@ -169,7 +169,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
         options:
           --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
           --scenarios LIST   comma-separated, or 'all' (default: all)
-          --quick            smaller sizes and time budget (about 15-20 s instead of 90-110 s)
+          --quick            smaller sizes and time budget (about 20-30 s instead of 2-2.5 min)
           --instructions     also count instructions per chain link with valgrind's callgrind
                              (every backend and baseline, two sizes differenced); needs valgrind
           --format F         table (default), json, csv or markdown, on standard output

@@ -93,8 +93,9 @@ import Testing
     }
 
     @Test func pluralsOfTheUnits() {
-        #expect(["link", "body", "waiter", "continuation", "handler"].map(plural) == [
-            "links", "bodies", "waiters", "continuations", "handlers"
-        ])
+        #expect(
+            ["link", "body", "waiter", "continuation", "handler"].map(plural) == [
+                "links", "bodies", "waiters", "continuations", "handlers"
+            ])
     }
 }

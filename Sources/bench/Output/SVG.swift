@@ -151,7 +151,9 @@ struct SVGChart {
         }
         var canvas = Canvas(body: "", y: margin - 4, right: plotRight)
         heading(
-            "Cost ratio of each backend to a baseline measured in the same run (log scale; left of 1x: cheaper)",
+            ratioRows.isEmpty && depthRows.isEmpty && verdictRows.isEmpty
+                ? "How each cost grows with the work, next to raw baselines measured in the same run"
+                : "Cost ratio of each backend to a baseline measured in the same run (log scale; left of 1x: cheaper)",
             on: &canvas)
         canvas.y += 16
         let subtitle = "\(report.date), \(report.quick ? "--quick" : "default run"); \(report.machine.summary)"

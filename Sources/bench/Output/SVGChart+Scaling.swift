@@ -89,6 +89,12 @@ extension SVGChart {
                     canvas.body +=
                         "<circle cx=\"\(number(x(size)))\" cy=\"\(number(y(p.median * size)))\" r=\"2.5\" fill=\"\(stroke)\"/>\n"
                 }
+                // The baselines share a grey: each is named at its line's end.
+                if baseline, let last = points.last {
+                    let size = Double(last.workSize ?? 1)
+                    canvas.body += text(subject, x: x(size) + 5, y: y(last.median * size) + 4, size: 10, fill: "#555")
+                    canvas.right = Swift.max(canvas.right, x(size) + 5 + textWidth(subject, size: 10))
+                }
             }
             canvas.y = top + height + 24
             for finding in findings where finding.series == curve.series {

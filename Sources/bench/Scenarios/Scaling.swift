@@ -26,13 +26,13 @@ import TaskAPI
 /// holds `minimumItems` units, so that every point is measured over much more than the clock's
 /// resolution; the per-unit cost then carries the round's fixed cost (making a task, waking the
 /// timing thread) divided by the size. Every point is the median of `repetitions` runs taken in
-/// rounds (each subject once, then again), all in this process: the shape of a curve, not a
-/// comparison between processes.
+/// rounds (each subject once, then again), in this process up to the series' `isolatedFrom`
+/// units, each in a child process from there (in a default run).
 enum ScalingScenario {
     static let entry = ScenarioEntry(
         name: "scaling",
         summary: "per-unit cost against size: chains 1k-10M links, fan-out 1k-1M, 1-64 waiters, "
-            + "1-1,024 continuations, 1-16,384 handlers; ns per unit",
+            + "1-1,024 continuations, 1-16,384 handlers; processor ns per unit",
         run: run
     )
     static let scenario = "scaling"
@@ -46,6 +46,9 @@ enum ScalingScenario {
         let sizes: [Int]
         /// Units a repetition holds at least: sizes below it repeat their round.
         let minimumItems: Int
+        /// From this size up, in a default run (`Plan.isolates`), each point runs in a child
+        /// process of its own (`ScalingProbe`); `Int.max`: never.
+        var isolatedFrom = Int.max
         let subjects: [Subject]
         /// What stops the series' threads once it is measured.
         let stop: () -> Void
@@ -57,7 +60,7 @@ enum ScalingScenario {
         let name: String
         let kind: Measurement.Kind
         let baseline: String?
-        let run: (_ size: Int, _ rounds: Int) -> (seconds: Double, ok: Bool)
+        let run: (_ size: Int, _ rounds: Int) -> Outcome
     }
 
     /// Every series by name, in the order a run measures them.
@@ -75,7 +78,7 @@ enum ScalingScenario {
         for (_, make) in makers {
             let series = make(context)
             defer { series.stop() }
-            results += measure(series)
+            results += measure(series, plan: context.plan)
         }
         return results
     }
@@ -87,8 +90,15 @@ enum ScalingScenario {
         size >= 1_000_000 ? 1 : 3
     }
 
+    /// Where the chains and the fan-out take a child process per point: a 10M-link pending
+    /// chain holds 1.3 GB, which the process kept mapped after the chain was freed, so the
+    /// subject measured first paid the page faults of fresh memory and the ones after it reused
+    /// the pages (in one run, gcd 387.5 processor ns/link at 10M, then threads 153.1 and actors
+    /// 137.7; each in a fresh process, 197-385).
+    static let largeSizes = 1_000_000
+
     /// Every point of `series`, each subject warmed up first at its second size.
-    static func measure(_ series: Series) -> [Measurement] {
+    static func measure(_ series: Series, plan: Plan) -> [Measurement] {
         Progress.note(
             "scaling: \(series.name), \(series.subjects.map(\.name).joined(separator: ", ")), "
                 + "\(series.sizes.map(sizeLabel).joined(separator: ", ")) \(plural(series.item))")
@@ -97,10 +107,14 @@ enum ScalingScenario {
         var results: [Measurement] = []
         for size in series.sizes {
             let rounds = Swift.max(1, series.minimumItems / size)
-            var runs = [[(seconds: Double, ok: Bool)]](repeating: [], count: series.subjects.count)
+            var runs = [[Outcome]](repeating: [], count: series.subjects.count)
             for _ in 0..<repetitions(size) {
                 for (index, subject) in series.subjects.enumerated() {
-                    runs[index].append(subject.run(size, rounds))
+                    if plan.isolates && size >= series.isolatedFrom {
+                        runs[index].append(ScalingProbe.repetition(series.name, subject.name, size: size, rounds: rounds))
+                    } else {
+                        runs[index].append(subject.run(size, rounds))
+                    }
                 }
             }
             for (index, subject) in series.subjects.enumerated() {
@@ -109,8 +123,8 @@ enum ScalingScenario {
                 var m = Measurement(
                     scenario: scenario, caseName: "\(scenario).\(series.name)/\(sizeLabel(size))",
                     subject: subject.name, kind: subject.kind, unit: "cpu-ns/\(series.item)", better: .lower,
-                    values: runs[index].map { $0.seconds * 1e9 / units }, baseline: subject.baseline,
-                    note: ok ? nil : "a round gave a wrong result")
+                    values: runs[index].map { $0.seconds * 1e9 / units }.filter(\.isFinite), baseline: subject.baseline,
+                    note: ok ? nil : "a round gave a wrong result, or its process failed")
                 m.workSize = size
                 results.append(m)
             }
@@ -118,8 +132,11 @@ enum ScalingScenario {
         return results
     }
 
+    /// Processor seconds and whether every result was right.
+    typealias Outcome = (seconds: Double, ok: Bool)
+
     /// `body` once per round, its processor seconds summed; ok if every round was.
-    static func rounds(_ count: Int, _ body: () -> (seconds: Double, ok: Bool)) -> (seconds: Double, ok: Bool) {
+    static func rounds(_ count: Int, _ body: () -> Outcome) -> Outcome {
         var total = 0.0
         var ok = true
         for _ in 0..<count {
@@ -138,7 +155,7 @@ enum ScalingScenario {
             return Series(
                 name: completed ? "chain-completed-inline" : "chain-pending-inline", item: "link",
                 sizes: decades(from: 1_000, to: top), minimumItems: context.plan.size(100_000, quick: 10_000),
-                subjects: made.subjects.map(perRound), stop: made.stop)
+                isolatedFrom: largeSizes, subjects: made.subjects.map(perRound), stop: made.stop)
         }
     }
 
@@ -147,8 +164,8 @@ enum ScalingScenario {
         let made = FanoutScenario.subjects(context)
         return Series(
             name: "fanout", item: "body", sizes: decades(from: 1_000, to: context.plan.size(1_000_000, quick: 100_000)),
-            minimumItems: context.plan.size(100_000, quick: 10_000), subjects: made.subjects.map(perRound),
-            stop: made.stop)
+            minimumItems: context.plan.size(100_000, quick: 10_000), isolatedFrom: largeSizes,
+            subjects: made.subjects.map(perRound), stop: made.stop)
     }
 
     /// A round-robin subject whose `run(n)` is one round, repeated, its processor time measured
@@ -178,9 +195,7 @@ enum ScalingScenario {
         let sizes = steps(from: 1, to: 64, factor: 2)
         let crew = WaiterCrew(threads: sizes.last ?? 1)
         /// Rounds of `size` waiters blocked in `wait` until `fire`, made afresh for each round.
-        func crewRounds(_ size: Int, _ count: Int, _ make: () -> (wait: WaiterCrew.Wait, fire: () -> Void)) -> (
-            seconds: Double, ok: Bool
-        ) {
+        func crewRounds(_ size: Int, _ count: Int, _ make: () -> (wait: WaiterCrew.Wait, fire: () -> Void)) -> Outcome {
             rounds(count) {
                 let event = make()
                 let round = crew.round(size, wait: event.wait, fire: event.fire)
@@ -211,7 +226,11 @@ enum ScalingScenario {
                 })
         }
         return Series(
-            name: "waiters", item: "waiter", sizes: sizes, minimumItems: context.plan.size(256, quick: 64),
+            // Every point in a child process of its own: in one process with the other curves'
+            // thread pools (every backend's, Dispatch's, Swift's), threads' 64 waiters cost 3.7x its
+            // 32 (21.6k against 5.9k processor ns each, all 3 repetitions apart) in one run; in
+            // fresh processes, 5 each, 6.5-8.2k and 6.2-12.7k.
+            name: "waiters", item: "waiter", sizes: sizes, minimumItems: context.plan.size(256, quick: 64), isolatedFrom: 1,
             subjects: subjects, stop: crew.stop)
     }
 

@@ -1,9 +1,10 @@
 import Foundation
 
 /// `bench __scaling-probe SERIES SUBJECT SIZE ROUNDS`: runs one point of one scaling curve, once,
-/// with nothing else measured, and prints `ok` or `wrong` and the processor nanoseconds per unit
-/// it measured: what a profiler runs to see where a scaling curve's cost goes (docs/BENCHMARKS.md, "Scaling"), e.g.
-/// `valgrind --tool=callgrind bench __scaling-probe waiters gcd 64 4`.
+/// with nothing else measured, and prints `ok` or `wrong`, the processor seconds it measured and
+/// the nanoseconds per unit. The scaling scenario runs its largest points so
+/// (`ScalingScenario.isolatedFrom`); a profiler runs it to see where a curve's cost goes
+/// (docs/BENCHMARKS.md, "Scaling"), e.g. `valgrind --tool=callgrind bench __scaling-probe handlers gcd 16384 1`.
 enum ScalingProbe {
     static let command = "__scaling-probe"
 
@@ -25,7 +26,16 @@ enum ScalingProbe {
             return 2
         }
         let (seconds, ok) = subject.run(size, rounds)
-        print((ok ? "ok " : "wrong ") + plainSignificant(seconds * 1e9 / Double(size * rounds)))
+        print((ok ? "ok " : "wrong ") + "\(seconds) " + plainSignificant(seconds * 1e9 / Double(size * rounds)))
         return ok ? 0 : 1
+    }
+
+    /// One repetition of a point in a child process: its processor seconds and whether it was
+    /// right; NaN seconds and not ok if the child failed.
+    static func repetition(_ series: String, _ subject: String, size: Int, rounds: Int) -> (seconds: Double, ok: Bool) {
+        let arguments = [command, series, subject, String(size), String(rounds)]
+        guard let exit = Children.run(StackScenario.selfPath(), arguments) else { return (.nan, false) }
+        let result = Isolated.parse(exit.output, exitStatus: exit.status)
+        return (result.values.first ?? .nan, result.ok)
     }
 }
