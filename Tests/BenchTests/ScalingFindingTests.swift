@@ -99,3 +99,25 @@ import Testing
             ])
     }
 }
+
+/// `bench compare` judges the scaling curves by their verdicts, not point by point.
+@Suite struct ScalingCompareTests {
+    @Test func aCurveTurningSuperlinearIsWorseAndItsPointsAreNotListed() {
+        let linear = ScalingFindingTests.report(gcd: [100, 98, 103, 110])
+        let superlinear = ScalingFindingTests.report(gcd: [100, 120, 180, 300])
+        let comparison = Comparison(old: linear, new: superlinear)
+        #expect(comparison.worse.map(\.subject) == ["gcd"])
+        #expect(comparison.text.contains("scaling.chain gcd: linear -> SUPERLINEAR"))
+        #expect(comparison.untestable.isEmpty)
+        #expect(comparison.text.contains("scaling: 8 points judged by their curves' verdicts"))
+        // Back again: better.
+        #expect(Comparison(old: superlinear, new: linear).better.map(\.subject) == ["gcd"])
+    }
+
+    @Test func curvesThatKeepTheirVerdictAreNoChange() {
+        let report = ScalingFindingTests.report(gcd: [100, 98, 103, 110])
+        let comparison = Comparison(old: report, new: report)
+        #expect(comparison.changes.isEmpty)
+        #expect(comparison.scalingCurves == 2)  // closure and gcd
+    }
+}
