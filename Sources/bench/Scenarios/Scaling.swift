@@ -41,7 +41,7 @@ enum ScalingScenario {
     struct Series {
         /// `chain-pending-inline`, `waiters`, ...: the case name is `scaling.NAME/SIZE`.
         let name: String
-        /// The unit of work, singular: `link`, `body`, `waiter`... (the figure's unit is `ns/link`).
+        /// The unit of work, singular: `link`, `body`, `waiter`... (the figure's unit is `cpu-ns/link`).
         let item: String
         let sizes: [Int]
         /// Units a repetition holds at least: sizes below it repeat their round.
