@@ -63,8 +63,11 @@ enum InstructionCounts {
                 values: [count ?? .nan], baseline: job.baseline,
                 note: count == nil ? "callgrind failed" : nil)
             // Inline chains run on one thread and count the same every time, up to the rounding
-            // of the difference; on a pool, how long idle workers spin depends on scheduling.
-            m.tolerance = job.caseName.hasSuffix("inline") ? 0.005 : 0.03
+            // of the difference; on a pool, how long idle workers spin depends on scheduling:
+            // one binary counted 2,481 to 2,673 (actors) and 2,511 to 2,838 (threads) per link
+            // in two runs at load 14, and 2,557 to 2,661 (gcd) in six runs. `bench gate` gates
+            // only figures whose tolerance is within its limit.
+            m.tolerance = job.caseName.hasSuffix("inline") ? 0.005 : 0.10
             Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(count))")
             return m
         }

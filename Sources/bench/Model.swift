@@ -27,6 +27,9 @@ struct Measurement: Codable, Sendable {
     /// below its nominal size (the case name then carries this size, and the note the nominal
     /// one); `nil` when it ran at its nominal size.
     var size: Int?
+    /// Scaling figures only: the work one round measured (links, bodies, waiters, continuations,
+    /// handlers), which the case name ends with (`scaling.waiters/64`); `nil` elsewhere.
+    var workSize: Int?
     /// Latency samples pooled over all repetitions (hop only), and their percentiles.
     var samples: Int?
     var percentiles: Percentiles?
@@ -46,6 +49,9 @@ struct Measurement: Codable, Sendable {
     /// The case name without its size: `chain.pending-inline@100k` -> `chain.pending-inline`.
     /// Unique within a run; what ratios and `bench compare` match figures by.
     var variant: Substring { caseName.prefix { $0 != "@" } }
+    /// A scaling figure's curve: its case name without the size, `scaling.waiters/64` ->
+    /// `scaling.waiters`.
+    var series: Substring { caseName.prefix { $0 != "/" } }
     var lowerIsBetter: Bool { better == "lower" }
 }
 
@@ -81,6 +87,9 @@ struct Report: Codable, Sendable {
     var instructionTool: String?
     var results: [Measurement]
     var aims: [AimResult]
+    /// The scaling scenario's curves, each judged linear or superlinear (absent in reports from
+    /// before it, and without the scenario).
+    var scaling: [ScalingFinding]? = nil
 }
 
 extension Measurement {
@@ -93,8 +102,8 @@ extension Measurement {
         self.init(
             scenario: scenario, caseName: caseName, subject: subject, kind: kind.rawValue, unit: unit,
             better: better.rawValue, median: s.median, min: s.min, max: s.max, repetitions: values.count,
-            values: values, size: nil, samples: nil, percentiles: nil, baseline: baseline, ratio: nil, ratioMin: nil, ratioMax: nil,
-            note: note, tolerance: nil
+            values: values, size: nil, workSize: nil, samples: nil, percentiles: nil, baseline: baseline,
+            ratio: nil, ratioMin: nil, ratioMax: nil, note: note, tolerance: nil
         )
     }
 

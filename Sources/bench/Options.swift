@@ -2,11 +2,13 @@
 enum Command: Equatable {
     case run(Options)
     case compare(old: String, new: String)
+    case gate(baseline: String, new: String, maxGrowth: Double)
     case show(path: String, format: OutputFormat, svg: String?)
     case help
     case stackProbe([String])
     case allocProbe([String])
     case chainProbe([String])
+    case scalingProbe([String])
     case repetition([String])
 }
 
@@ -36,6 +38,7 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
     if args.first == StackProbe.command { return .stackProbe(Array(args.dropFirst())) }
     if args.first == AllocProbe.command { return .allocProbe(Array(args.dropFirst())) }
     if args.first == ChainProbe.command { return .chainProbe(Array(args.dropFirst())) }
+    if args.first == ScalingProbe.command { return .scalingProbe(Array(args.dropFirst())) }
     if args.first == Isolated.command { return .repetition(Array(args.dropFirst())) }
     if args.first == "compare" {
         args = args.dropFirst()
@@ -45,6 +48,7 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
         }
         return .compare(old: args[args.startIndex], new: args[args.startIndex + 1])
     }
+    if args.first == "gate" { return try parseGate(args.dropFirst()) }
     if args.first == "show" {
         args = args.dropFirst()
         var path: String?
@@ -115,6 +119,30 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
     return .run(options)
 }
 
+/// `gate BASELINE.json NEW.json [--max-growth PERCENT]` (after the word `gate`).
+private func parseGate(_ arguments: ArraySlice<String>) throws(UsageError) -> Command {
+    var args = arguments
+    var files: [String] = []
+    var maxGrowth = InstructionGate.defaultMaxGrowth
+    while let arg = args.popFirst() {
+        switch arg {
+        case "-h", "--help": return .help
+        case "--max-growth":
+            guard let text = args.popFirst(), let value = Double(text), value.isFinite, value >= 0 else {
+                throw UsageError(message: "--max-growth needs a percentage of 0 or more, e.g. 2")
+            }
+            maxGrowth = value
+        default:
+            guard !arg.hasPrefix("-") else { throw UsageError(message: "unknown argument '\(arg)'") }
+            files.append(arg)
+        }
+    }
+    guard files.count == 2 else {
+        throw UsageError(message: "gate takes exactly two files: BASELINE.json NEW.json")
+    }
+    return .gate(baseline: files[0], new: files[1], maxGrowth: maxGrowth)
+}
+
 extension String {
     fileprivate func trimmingCharacters(in set: Character) -> String {
         String(drop(while: { $0 == set }).reversed().drop(while: { $0 == set }).reversed())
@@ -129,6 +157,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
         usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick] [--instructions]
                      [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
                bench compare OLD.json NEW.json
+               bench gate BASELINE.json NEW.json [--max-growth PERCENT]
                bench show REPORT.json [--format table|json|csv|markdown] [--svg FILE]
                bench --help
 
@@ -140,7 +169,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
         options:
           --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
           --scenarios LIST   comma-separated, or 'all' (default: all)
-          --quick            smaller sizes and time budget (about 15-20 s instead of 90-110 s)
+          --quick            smaller sizes and time budget (about 20-30 s instead of 2-2.5 min)
           --instructions     also count instructions per chain link with valgrind's callgrind
                              (every backend and baseline, two sizes differenced); needs valgrind
           --format F         table (default), json, csv or markdown, on standard output
@@ -152,6 +181,12 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
         scenarios:
         \(list.joined(separator: "\n"))
 
+        gate: fails (exit status 1) when a backend's per-link instruction count in NEW.json grew by
+        more than PERCENT (default 2) over BASELINE.json, or is missing from NEW.json; names each
+        figure and its growth. Both files are JSON reports of a run with --instructions. CI gates
+        against docs/results/instructions-baseline.json; to refresh it:
+          \(InstructionGate.refreshCommand)
+
         show: prints a saved JSON report again, in any format, and can draw its chart (--svg).
 
         compare: matches the figures of two JSON reports by case and subject and prints what
@@ -162,7 +197,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
         and byte counts, stack depths, verdicts) differ beyond their stated tolerance. It prints
         both machines and load averages and warns when a run was on a busy machine.
 
-        exit status: 0 done, 1 a file could not be read or written, 2 bad command line, an
-        unwritable output path, or --instructions without valgrind.
+        exit status: 0 done, 1 a file could not be read or written, or the gate failed, 2 bad
+        command line, an unwritable output path, or --instructions without valgrind.
         """
 }

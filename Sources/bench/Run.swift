@@ -42,7 +42,7 @@ func runBenchmark(_ options: Options) -> Int32 {
         scenarios.append(InstructionCounts.scenario)
     }
     attachRatios(&results)
-    let report = Report(
+    var report = Report(
         schema: "bench-report/2",
         date: ISO8601DateFormatter().string(from: Date()),
         machine: machine,
@@ -55,6 +55,7 @@ func runBenchmark(_ options: Options) -> Int32 {
         results: results,
         aims: evaluateAims(results, backends: options.backends)
     )
+    report.judgeScaling()
     let text = render(report, as: options.format)
     if let path = options.output {
         do {

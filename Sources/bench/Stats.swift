@@ -14,6 +14,21 @@ func monotonicNanos() -> UInt64 {
     return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
 }
 
+/// Processor time this process has used so far, every thread's, user and system, in
+/// nanoseconds: unlike the monotonic clock, it does not count the time other processes run.
+func processCPUNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+}
+
+/// Processor seconds (`processCPUNanos`) `body` took.
+func cpuTimed(_ body: () -> Void) -> Double {
+    let start = processCPUNanos()
+    body()
+    return Double(processCPUNanos() &- start) / 1e9
+}
+
 /// Seconds `body` took on the monotonic clock.
 @inline(__always)
 func timed(_ body: () -> Void) -> Double {

@@ -21,10 +21,14 @@ do {
         status = AllocProbe.main(arguments)
     case .chainProbe(let arguments):
         status = ChainProbe.main(arguments)
+    case .scalingProbe(let arguments):
+        status = ScalingProbe.main(arguments)
     case .repetition(let arguments):
         status = Isolated.main(arguments)
     case .compare(let old, let new):
         status = runCompare(old: old, new: new)
+    case .gate(let baseline, let new, let maxGrowth):
+        status = runGate(baseline: baseline, new: new, maxGrowth: maxGrowth)
     case .show(let path, let format, let svg):
         if let problem = svg.flatMap(outputPathProblem) {
             printError("bench: \(problem)")
@@ -32,6 +36,7 @@ do {
         } else if var report = readReport(path) {
             // The aims are those of this binary: a saved run is judged against today's aims.
             report.aims = evaluateAims(report.results, backends: report.backends)
+            report.judgeScaling()
             print(render(report, as: format), terminator: "")
             status = svg.map { writeChart(report, to: $0) } ?? 0
         } else {

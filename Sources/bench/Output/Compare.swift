@@ -49,6 +49,9 @@ struct Comparison {
     var unmatched = 0
     /// Figures present in both runs but measured at different sizes.
     var resized = 0
+    /// Scaling points (judged with their curves), and curves whose verdict held.
+    var scalingPoints = 0
+    var scalingCurves = 0
     /// How much costlier the baselines were in the new run: the geometric mean of their cost
     /// changes (new/old times, old/new rates).
     var machineDrift: Double?
@@ -64,6 +67,11 @@ struct Comparison {
         // Where backends carry a verdict, the baseline's raw figure is only context.
         let verdictVariants = Set(new.results.filter { $0.note.flatMap(verdictOf) != nil }.map(\.variant))
         for m in new.results {
+            // A scaling point is judged with its curve (below), not on its own.
+            if m.workSize != nil {
+                scalingPoints += 1
+                continue
+            }
             guard let o = oldByKey[m.variant + "|" + m.subject], o.unit == m.unit else {
                 unmatched += 1
                 continue
@@ -93,6 +101,27 @@ struct Comparison {
             }
         }
         if !drifts.isEmpty { machineDrift = exp(drifts.reduce(0, +) / Double(drifts.count)) }
+        compareScaling()
+    }
+
+    /// The scaling curves by their verdicts: a curve that turned superlinear is worse, one that
+    /// turned linear better; its points, 1 to 3 repetitions each, are not tested one by one.
+    private mutating func compareScaling() {
+        let before = scalingFindings(old.results)
+        for finding in scalingFindings(new.results) {
+            guard let o = before.first(where: { $0.series == finding.series && $0.subject == finding.subject }) else {
+                continue
+            }
+            guard o.superlinear != finding.superlinear else {
+                scalingCurves += 1
+                continue
+            }
+            let verdict = { (f: ScalingFinding) in f.superlinear ? "SUPERLINEAR" : "linear" }
+            changes.append(
+                Change(
+                    variant: finding.series, subject: finding.subject, better: !finding.superlinear,
+                    text: "\(finding.series) \(finding.subject): \(verdict(o)) -> \(verdict(finding)) (\(finding.detail))"))
+        }
     }
 
     private mutating func compareExactly(_ o: Measurement, _ m: Measurement, label: String) {
@@ -259,7 +288,7 @@ extension Comparison {
         out += "p < \(formatNumber(Comparison.alpha)) and a change of \(Int(Comparison.minimumEffect * 100))% or more, "
         out += "and beyond the spread of either run's repetitions and of its baseline's (without extremes), "
         out += "for the ratio and for the figure itself, in the same direction; "
-        out += "exact figures must be equal within their tolerance (instruction counts 0.5% inline, 3% on a "
+        out += "exact figures must be equal within their tolerance (instruction counts 0.5% inline, 10% on a "
         out += "thread pool; memory counts 5%)\n"
         out += "better beyond the noise (\(better.count)):\n" + list(better.map(\.text))
         out += "worse beyond the noise (\(worse.count)):\n" + list(worse.map(\.text))
@@ -269,6 +298,10 @@ extension Comparison {
             out += untestable.joined(separator: ", ") + "\n"
         }
         if !undecided.isEmpty { out += "undecided (a time limit cut a run): \(undecided.joined(separator: ", "))\n" }
+        if scalingPoints > 0 {
+            out += "scaling: \(scalingPoints) points judged by their curves' verdicts (linear or superlinear); "
+            out += "\(scalingCurves) curves kept theirs\n"
+        }
         return out
     }
 

@@ -67,6 +67,11 @@ func renderTable(_ report: Report) -> String {
             out += padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
         }
     }
+    if let scaling = report.scaling {
+        out += "\n== scaling: per-unit cost at the largest size against the cheapest smaller one "
+        out += "(SUPERLINEAR: more than \(formatNumber(ScalingFinding.limit))x beyond the spread)\n"
+        out += scalingLines(scaling).map { $0 + "\n" }.joined()
+    }
     if !report.aims.isEmpty {
         out += "\n== aims\n"
         for aim in report.aims {
@@ -86,6 +91,12 @@ func renderMarkdown(_ report: Report) -> String {
         let detail = [formatPercentiles(m), m.note ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")
         out += "| \(m.scenario) | `\(m.caseName)` | \(m.subject) | \(formatNumber(m.median)) | \(formatSpread(m)) "
         out += "| \(m.unit) | \(formatRatio(m)) | \(detail.replacingOccurrences(of: "|", with: "/")) |\n"
+    }
+    if let scaling = report.scaling {
+        out += "\n| scaling curve | subject | verdict | per-unit cost, cheapest to largest size |\n|---|---|---|---|\n"
+        for f in scaling {
+            out += "| `\(f.series)` | \(f.subject) | \(f.superlinear ? "**superlinear**" : "linear") | \(f.detail) |\n"
+        }
     }
     if !report.aims.isEmpty {
         out += "\n| aim | subject | met | detail |\n|---|---|---|---|\n"

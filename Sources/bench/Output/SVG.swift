@@ -4,7 +4,8 @@ import Foundation
 /// backend; one panel per scenario with a bar per backend figure for its cost ratio to the
 /// same-run baseline on a log scale, the min..max whisker, and the ratio with the absolute
 /// median beside it; the stack depths against the 1,000,000-link goal; the memory-return check
-/// as a verdict. Every width comes from the length of the text it holds (monospace font), so
+/// as a verdict; the scaling curves, log-log, against a line of linear growth
+/// (SVGChart+Scaling.swift). Every width comes from the length of the text it holds (monospace font), so
 /// nothing is clipped.
 func renderSVG(_ report: Report) -> String {
     SVGChart(report).render()
@@ -36,6 +37,7 @@ struct SVGChart {
         for scenario in report.scenarios {
             let rows = figures.filter {
                 $0.scenario == scenario && SVGChart.hasRatio($0) && !$0.variant.hasPrefix("stack.deepest-")
+                    && $0.workSize == nil
                     && $0.note.flatMap(verdictOf) == nil
             }
             if !rows.isEmpty { panels.append((scenario, rows)) }
@@ -149,7 +151,9 @@ struct SVGChart {
         }
         var canvas = Canvas(body: "", y: margin - 4, right: plotRight)
         heading(
-            "Cost ratio of each backend to a baseline measured in the same run (log scale; left of 1x: cheaper)",
+            ratioRows.isEmpty && depthRows.isEmpty && verdictRows.isEmpty
+                ? "How each cost grows with the work, next to raw baselines measured in the same run"
+                : "Cost ratio of each backend to a baseline measured in the same run (log scale; left of 1x: cheaper)",
             on: &canvas)
         canvas.y += 16
         let subtitle = "\(report.date), \(report.quick ? "--quick" : "default run"); \(report.machine.summary)"
@@ -229,6 +233,8 @@ struct SVGChart {
                     fill: verdict.hasPrefix("yes") ? "#1a7f37" : "#c0392b", on: &canvas)
             }
         }
+
+        drawScaling(left: plotLeft, on: &canvas)
 
         let width = (canvas.right + margin).rounded(.up)
         let height = (canvas.y + margin).rounded(.up)

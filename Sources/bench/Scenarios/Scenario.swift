@@ -21,5 +21,6 @@ let scenarioRegistry: [ScenarioEntry] = [
     ContentionScenario.entry,
     AwaitScenario.entry,
     StackScenario.entry,
-    MemoryScenario.entry
+    MemoryScenario.entry,
+    ScalingScenario.entry
 ]
