@@ -47,7 +47,7 @@ public final class ActorsBackend: KitBackend {
 
     public var defaultExecutor: any Executor { poolExecutor }
 
-    /// Its pool and mailboxes synchronize through TaskAPI's primitives (a mailbox's word is a
+    /// Its pool and mailboxes synchronize through ScheduleKit's primitives (a mailbox's word is a
     /// `ScheduledAtomic`), its threads start through `NativeThread`. Its timers and `runAsync`
     /// are Swift tasks, outside any controlled run (controlled programs leave them out).
     public var isScheduleInstrumented: Bool { true }

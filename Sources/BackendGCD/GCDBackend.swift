@@ -1,5 +1,6 @@
 import BackendKit
 import Dispatch
+import ScheduleKit
 @_spi(Mutants) import TaskAPI
 
 /// The contract on Dispatch.
@@ -51,7 +52,7 @@ public final class GCDBackend: KitBackend {
     public var defaultExecutor: any Executor { defaultQueue }
 
     /// Its queues, drainers, replacement workers, serial queues and timers synchronize through
-    /// TaskAPI's primitives and hand work to Dispatch through `SchedulePoint.fork`.
+    /// ScheduleKit's primitives and hand work to Dispatch through `SchedulePoint.fork`.
     public var isScheduleInstrumented: Bool { true }
 
     public func makeSerialExecutor(label: String) -> any Executor {

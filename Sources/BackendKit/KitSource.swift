@@ -1,3 +1,4 @@
+import ScheduleKit
 import TaskAPI
 
 /// The source a kit backend hands out from `makeSource`: the writing side of a `KitTask`.

@@ -1,3 +1,4 @@
+import ScheduleKit
 import Synchronization
 @_spi(Mutants) import TaskAPI
 
@@ -6,7 +7,7 @@ import Synchronization
 /// Generic code called through `any AsyncTask<T>` runs unspecialized and pays a runtime metadata
 /// lookup for every generic type it touches; keeping the state, the lock and the hand-off in a
 /// non-generic class keeps those lookups off the hot paths. The state is a few bytes under a
-/// `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`): where the task is (`KitState`), its
+/// `Mutex` (plus a sanitizer edge, see ScheduleKit's `Locked`): where the task is (`KitState`), its
 /// continuations in registration order, and a two-word slot that holds the value of a success
 /// (written by `KitTask<T>`, under the same lock, by the completion that wins, before that
 /// completion is published) or the error of a failure. A source's task keeps the body of its
@@ -77,7 +78,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// Runs `body` under the lock.
     ///
-    /// Not a controlled lock (TaskAPI's `Locked` is one): no critical section here reaches a
+    /// Not a controlled lock (ScheduleKit's `Locked` is one): no critical section here reaches a
     /// schedule point, so a seat of a controlled run never finds it held by a parked seat, and
     /// going through the seats would only add points, at a flag check per critical section
     /// (+29 instructions per pending inline link, 1.7 %). The task's points are plain ones

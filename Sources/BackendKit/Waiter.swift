@@ -1,3 +1,4 @@
+import ScheduleKit
 import Synchronization
 @_spi(Mutants) import TaskAPI
 

@@ -1,4 +1,5 @@
 import BackendKit
+import ScheduleKit
 @_spi(Mutants) import TaskAPI
 
 /// The contract on plain POSIX threads, scheduled by this module and BackendKit alone: no system

@@ -1,4 +1,5 @@
 import BackendKit
+import ScheduleKit
 @_spi(Mutants) import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order

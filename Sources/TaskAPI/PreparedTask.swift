@@ -1,3 +1,5 @@
+internal import ScheduleKit
+
 /// A task made with its body but not started (FATask's `start` / `startWithDispatchQueue:`,
 /// seed 002's kernels): `backend.prepare { token in ... }`, then `start(on:)` once (C9.3).
 ///

@@ -1,5 +1,6 @@
 import Conformance
 import Dispatch
+import ScheduleKit
 import TaskAPI
 import Testing
 

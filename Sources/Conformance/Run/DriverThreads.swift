@@ -1,4 +1,5 @@
 import Foundation
+import ScheduleKit
 import TaskAPI
 
 /// The drivers of a controlled run, each on a real thread of its own, of which only one runs at a

@@ -1,4 +1,5 @@
 import Foundation
+import ScheduleKit
 import Synchronization
 import TaskAPI
 
@@ -8,7 +9,7 @@ import TaskAPI
 /// A seat is a thread of the run: a driver (`d<n>`), the harness completing held sources (`h`),
 /// or a thread that runs work a seat handed over (`t<n>`, numbered in fork order): a thread the
 /// backend started, a Dispatch block, a timer's handler, a thread sleeping natively that a seat's
-/// signal woke. At every schedule point (every synchronization of TaskAPI's primitives on a seat)
+/// signal woke. At every schedule point (every synchronization of ScheduleKit's primitives on a seat)
 /// the seat holding the baton decides, in its own thread and under the table's lock, which seat
 /// goes next (`decide`): itself, usually, and then nothing switches. A seat that finds a lock
 /// taken or waits on a condition is blocked: not a candidate until the release or the signal (or,
@@ -697,7 +698,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     }
 }
 
-/// A seat of a run of the seated engine: what TaskAPI's primitives call on its thread.
+/// A seat of a run of the seated engine: what ScheduleKit's primitives call on its thread.
 final class RunSeat: ScheduleSeat {
     let table: SeatTable
     let key: Int

@@ -9,9 +9,9 @@ import Darwin
 #endif
 
 /// Schedule points, as loom and Shuttle place them in their synchronization primitives: every
-/// synchronization of TaskAPI's primitives is one, and so is `reach()`.
+/// synchronization of ScheduleKit's primitives is one, and so is `reach()`.
 ///
-/// TaskAPI's `Locked`, `ConditionLock` and `ScheduledAtomic` check one flag (`isActive`) on
+/// ScheduleKit's `Locked`, `ConditionLock` and `ScheduledAtomic` check one flag (`isActive`) on
 /// every operation: one relaxed load and a branch that is always taken the same way while no
 /// checker is installed. While one is (`install(_:)`, a `ScheduleController`: the conformance
 /// harness installs one while a controlled run is active), each thread of the run is a seat
