@@ -16,6 +16,15 @@ let package = Package(
         .library(name: "Conformance", targets: ["Conformance"]),
         .executable(name: "bench", targets: ["bench"])
     ],
+    // Bugs planted in the production code, for the conformance tests to prove that the harness
+    // finds them (ProductionMutantTests): `swift test --traits PlantedBugs`. No default trait, so
+    // a package that depends on this one never compiles them.
+    traits: [
+        .trait(
+            name: "PlantedBugs",
+            description: "Compiles the bugs planted in the production code for ProductionMutantTests (never for a dependent)"
+        )
+    ],
     targets: [
         // The synchronization primitives a checker can schedule (locks, conditions, atomics, the
         // clock, schedule points): below the contract, named by no contract type.

@@ -1,5 +1,6 @@
 import BackendKit
-@_spi(Mutants) import TaskAPI
+import ScheduleKit
+import TaskAPI
 
 /// The contract on Swift concurrency.
 ///
@@ -15,8 +16,11 @@ import BackendKit
 /// - Main executor: the main actor (TaskAPI's `MainActorExecutor`, C9.8).
 public final class ActorsBackend: KitBackend {
     public let name = "actors"
-    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
-    @_spi(Mutants) public let mutants = MutantSwitch()
+    #if PlantedBugs
+    /// The planted bug this backend was made with, which its tasks' waiters, cancellation
+    /// sources and mailboxes carry (`KitBackend.plantedBugs`).
+    public let plantedBugs = PlantedBugSwitch()
+    #endif
     let poolExecutor: PoolExecutor
 
     /// A backend on the worker pool every `ActorsBackend()` shares, with the default limit of
@@ -32,10 +36,9 @@ public final class ActorsBackend: KitBackend {
         poolExecutor = PoolExecutor(limit: try BlockingThreads.validated(maxBlockedThreads, backend: "actors"))
     }
 
-    /// A backend with a worker pool of its own of `workers` threads (at least 1): for the mutant
-    /// tests, whose planted races must not depend on the machine's processor count (TaskAPI's
-    /// `Mutant`).
-    @_spi(Mutants) public init(workers: Int) {
+    /// A backend with a worker pool of its own of `workers` threads (at least 1): for tests whose
+    /// races must not depend on the machine's processor count (the planted mailbox bugs).
+    @_spi(Testing) public init(workers: Int) {
         poolExecutor = PoolExecutor(width: max(1, workers), limit: BlockingThreads.defaultLimit)
     }
 
@@ -58,7 +61,11 @@ public final class ActorsBackend: KitBackend {
     /// A new serial executor: FIFO, one job at a time, on the default executor's threads. It is
     /// also a Swift `SerialExecutor`, so an actor can use it as its executor.
     public func makeSerialExecutor(label: String) -> any Executor {
-        Mailbox(poolExecutor: poolExecutor, mutants: mutants)
+        #if PlantedBugs
+        Mailbox(poolExecutor: poolExecutor, plantedBugs: plantedBugs)
+        #else
+        Mailbox(poolExecutor: poolExecutor)
+        #endif
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
@@ -66,5 +73,7 @@ public final class ActorsBackend: KitBackend {
     }
 }
 
-/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
-@_spi(Mutants) extension ActorsBackend: MutantCarrier {}
+#if PlantedBugs
+/// The objects it makes while a program runs (a prepared task) carry the bug it was made with.
+extension ActorsBackend: PlantedBugCarrier {}
+#endif

@@ -1,7 +1,7 @@
 import BackendKit
 import Dispatch
 import ScheduleKit
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// The contract on Dispatch.
 ///
@@ -16,8 +16,11 @@ import ScheduleKit
 ///   Swift `SerialExecutor`s (GCDExecutors+Isolation.swift, C9.9).
 public final class GCDBackend: KitBackend {
     public let name = "gcd"
-    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
-    @_spi(Mutants) public let mutants = MutantSwitch()
+    #if PlantedBugs
+    /// The planted bug this backend was made with, which its tasks' waiters and cancellation
+    /// sources carry (`KitBackend.plantedBugs`).
+    public let plantedBugs = PlantedBugSwitch()
+    #endif
     private let defaultQueue: GCDDefaultExecutor
     /// The most replacement workers started at once for bodies blocked in `wait()`.
     public let maxBlockedThreads: Int
@@ -35,9 +38,9 @@ public final class GCDBackend: KitBackend {
     }
 
     /// A backend whose default executor runs at most `drainers` drainers at once (1 or more;
-    /// one per processor by default): for the mutant tests, whose planted drainer race must not
-    /// depend on the machine's processor count (TaskAPI's `Mutant`).
-    @_spi(Mutants) public convenience init(drainers: Int) {
+    /// one per processor by default): for tests whose races must not depend on the machine's
+    /// processor count (a planted drainer bug, an exhaustive exploration).
+    @_spi(Testing) public convenience init(drainers: Int) {
         self.init(validLimit: BlockingThreads.defaultLimit, drainers: drainers)
     }
 
@@ -100,5 +103,7 @@ func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
     return nanoseconds >= UInt64(Int.max) ? .never : .nanoseconds(Int(nanoseconds))
 }
 
-/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
-@_spi(Mutants) extension GCDBackend: MutantCarrier {}
+#if PlantedBugs
+/// The objects it makes while a program runs (a prepared task) carry the bug it was made with.
+extension GCDBackend: PlantedBugCarrier {}
+#endif

@@ -1,6 +1,6 @@
 import ScheduleKit
 import Synchronization
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// The state and logic of a kit task, free of its value type.
 ///
@@ -293,11 +293,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             }
             var batch = Continuations<KitContinuation>()
             batch.append(node)
-            if runtime.isDraining, mutants.isOn(.inPlaceInsideInlineWork) {
-                // The mutant: handed over in place, inside the inline work this thread runs, not
-                // queued behind it.
+            #if PlantedBugs
+            // The planted bug: handed over in place, inside the inline work this thread runs,
+            // not queued behind it.
+            if runtime.isDraining, plantedBugs.isOn(KitPlantedBug.inPlaceInsideInlineWork) {
                 return handOver(false, batch, outcome)
             }
+            #endif
             var work = ThreadRuntime.Work.handOver(self, outcome, false, consume batch)
             runtime.trampoline(&work)
         }
@@ -390,15 +392,22 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
     /// which ends the delivery phase. Runs only from the thread's trampoline.
     final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitOutcome) {
-        // The mutant `inlineBodyHandedLast`: the kept inline body after the first batch.
-        var inlineLast = inline && !first.isEmpty && mutants.isOn(.inlineBodyHandedLast)
+        var inlineLast = false
+        #if PlantedBugs
+        // The planted bug `inlineBodyHandedLast`: the kept inline body after the first batch.
+        inlineLast = inline && !first.isEmpty && plantedBugs.isOn(KitPlantedBug.inlineBodyHandedLast)
+        #endif
         if inline && !inlineLast { runInline(outcome) }
         var batch = first
         while true {
             // Each continuation is moved out of the batch for its hand-off: no retain of it.
             if let continuation = batch.takeFirst() {
                 continuation.handOff(outcome, from: self)
-                if !batch.tail.isEmpty, mutants.isOn(.nestedRegistrationOvertakes) { handOverRegisteredMeanwhile(outcome) }
+                #if PlantedBugs
+                if !batch.tail.isEmpty, plantedBugs.isOn(KitPlantedBug.nestedRegistrationOvertakes) {
+                    handOverRegisteredMeanwhile(outcome)
+                }
+                #endif
                 if !batch.tail.isEmpty {
                     for continuation in batch.tail { continuation.handOff(outcome, from: self) }
                 }
@@ -412,13 +421,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
-    /// The mutant `nestedRegistrationOvertakes`: the continuations registered during this delivery
-    /// so far, handed over at once, before the rest of the batch being delivered.
+    #if PlantedBugs
+    /// The planted bug `nestedRegistrationOvertakes`: the continuations registered during this
+    /// delivery so far, handed over at once, before the rest of the batch being delivered.
     private final func handOverRegisteredMeanwhile(_ outcome: KitOutcome) {
         var early = Continuations<KitContinuation>()
         locked { swap(&early, &continuations) }
         for continuation in early { continuation.handOff(outcome, from: self) }
     }
+
+    /// The planted bug the task's backend carries: a requirement of `KitBackend`, read through
+    /// its witness table (no cast).
+    private var plantedBugs: PlantedBugSwitch { owner.plantedBugs }
+    #endif
 
     /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
@@ -437,13 +452,20 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         locked { continuations.remove { $0 === waker } != nil }
     }
 
-    /// The mutant the task's backend carries (debug builds), for the waiter a wait makes.
-    private var mutants: MutantSwitch { .carried(by: owner) }
+    /// A waiter for a wait on this task, carrying the planted bug of the task's backend, if any.
+    @inline(__always)
+    private func makeWaiter() -> Waiter {
+        #if PlantedBugs
+        Waiter(plantedBugs: plantedBugs)
+        #else
+        Waiter()
+        #endif
+    }
 
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
     final func waitOutcome() -> KitOutcome {
         if let outcome { return outcome }
-        let waiter = Waiter(mutants: mutants)
+        let waiter = makeWaiter()
         if let outcome = registerWaker(waiter) { return outcome }
         // Without a deadline the waiter returns only once woken, when the outcome is there.
         _ = waiter.wait(until: nil)
@@ -454,7 +476,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func waitOutcome(timeout: Duration) -> KitOutcome? {
         if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
-        let waiter = Waiter(mutants: mutants)
+        let waiter = makeWaiter()
         if let outcome = registerWaker(waiter) { return outcome }
         if waiter.wait(until: deadline) { return outcome(after: "a timed wait was woken") }
         if remove(waiter) { return nil }
