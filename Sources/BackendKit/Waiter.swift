@@ -26,7 +26,7 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     }
     #endif
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         woken.withLock { $0 = true }
         woken.signal()
         done.store(true, ordering: .releasing)

@@ -61,7 +61,7 @@ public protocol ScheduleSeat: AnyObject, Sendable {
         nativeWaiters: Int, label: StaticString)
     /// Work handed to a thread the checker does not own (`SchedulePoint.fork`): a ticket for the
     /// receiving thread to adopt, or `nil` (the work then runs natively). `label` names the work.
-    func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)?
+    func fork(_ arrival: SchedulePoint.Arrival, label: StaticString) -> (any ScheduleTicket)?
     /// The thread, a seat of a ticket (`SchedulePoint.adopt`), is done with it.
     func leave()
     /// The run's clock (monotonic nanoseconds): what `MonotonicClock.now` answers on this thread.

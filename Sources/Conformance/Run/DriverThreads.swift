@@ -50,7 +50,7 @@ final class DriverThreads: @unchecked Sendable {
             _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
             nativeWaiters: Int, label: StaticString
         ) {}
-        func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)? { nil }
+        func fork(_ handOff: SchedulePoint.Arrival, label: StaticString) -> (any ScheduleTicket)? { nil }
         func leave() {}
         var now: UInt64 { MonotonicClock.systemNow }
     }
