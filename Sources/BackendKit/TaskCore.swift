@@ -392,12 +392,12 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
     /// which ends the delivery phase. Runs only from the thread's trampoline.
     final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitCompletion) {
-        var inlineLast = false
         #if PlantedBugs
-        // The planted bug `inlineBodyHandedLast`: the kept inline body after the first batch.
-        inlineLast = inline && !first.isEmpty && plantedBugs.isOn(KitPlantedBug.inlineBodyHandedLast)
+        if inline, !first.isEmpty, plantedBugs.isOn(KitPlantedBug.inlineBodyHandedLast) {
+            return handOverInlineBodyLast(first, outcome)
+        }
         #endif
-        if inline && !inlineLast { runInline(outcome) }
+        if inline { runInline(outcome) }
         var batch = first
         while true {
             // Each continuation is moved out of the batch for its hand-off: no retain of it.
@@ -412,16 +412,21 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
                     for continuation in batch.tail { continuation.handOff(outcome, from: self) }
                 }
             }
-            if inlineLast {
-                inlineLast = false
-                runInline(outcome)
-            }
             guard let next = locked({ nextDelivery() }) else { return }
             batch = next
         }
     }
 
     #if PlantedBugs
+    /// The planted bug `inlineBodyHandedLast`: the kept inline body handed over after the first
+    /// batch, then the delivery goes on as `handOver` does.
+    private final func handOverInlineBodyLast(_ first: consuming Continuations<KitContinuation>, _ outcome: KitCompletion) {
+        for continuation in first { continuation.handOff(outcome, from: self) }
+        runInline(outcome)
+        guard let next = locked({ nextDelivery() }) else { return }
+        handOver(false, next, outcome)
+    }
+
     /// The planted bug `nestedRegistrationOvertakes`: the continuations registered during this
     /// delivery so far, handed over at once, before the rest of the batch being delivered.
     private final func handOverRegisteredMeanwhile(_ outcome: KitCompletion) {
