@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "TaskAPI", targets: ["TaskAPI"]),
+        .library(name: "ScheduleKit", targets: ["ScheduleKit"]),
         .library(name: "BackendKit", targets: ["BackendKit"]),
         .library(name: "BackendGCD", targets: ["BackendGCD"]),
         .library(name: "BackendThreads", targets: ["BackendThreads"]),
@@ -15,20 +16,35 @@ let package = Package(
         .library(name: "Conformance", targets: ["Conformance"]),
         .executable(name: "bench", targets: ["bench"])
     ],
+    // Bugs planted in the production code, for the conformance tests to prove that the harness
+    // finds them (ProductionMutantTests): `swift test --traits PlantedBugs`. No default trait, so
+    // a package that depends on this one never compiles them.
+    traits: [
+        .trait(
+            name: "PlantedBugs",
+            description: "Compiles the bugs planted in the production code for ProductionMutantTests (never for a dependent)"
+        )
+    ],
     targets: [
-        .target(name: "TaskAPI"),
-        .target(name: "BackendKit", dependencies: ["TaskAPI"]),
-        .target(name: "BackendGCD", dependencies: ["TaskAPI", "BackendKit"]),
-        .target(name: "BackendThreads", dependencies: ["TaskAPI", "BackendKit"]),
-        .target(name: "BackendActors", dependencies: ["TaskAPI", "BackendKit"]),
-        .target(name: "Conformance", dependencies: ["TaskAPI"]),
+        // The synchronization primitives a checker can schedule (locks, conditions, atomics, the
+        // clock, schedule points): below the contract, named by no contract type.
+        .target(name: "ScheduleKit"),
+        // The contract; its default implementations lock with ScheduleKit's primitives.
+        .target(name: "TaskAPI", dependencies: ["ScheduleKit"]),
+        .target(name: "BackendKit", dependencies: ["TaskAPI", "ScheduleKit"]),
+        .target(name: "BackendGCD", dependencies: ["TaskAPI", "ScheduleKit", "BackendKit"]),
+        .target(name: "BackendThreads", dependencies: ["TaskAPI", "ScheduleKit", "BackendKit"]),
+        .target(name: "BackendActors", dependencies: ["TaskAPI", "ScheduleKit", "BackendKit"]),
+        .target(name: "Conformance", dependencies: ["TaskAPI", "ScheduleKit"]),
         .executableTarget(
             name: "bench",
             dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"]
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["TaskAPI", "BackendKit", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"]
+            dependencies: [
+                "TaskAPI", "ScheduleKit", "BackendKit", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"
+            ]
         ),
         .executableTarget(
             name: "main-executor-example",
@@ -37,11 +53,11 @@ let package = Package(
         ),
         .testTarget(name: "BenchTests", dependencies: ["bench"]),
         // The plug-in proof: a backend of its own, seeing the package as a user's would.
-        .testTarget(name: "PluginTests", dependencies: ["TaskAPI", "Conformance"]),
+        .testTarget(name: "PluginTests", dependencies: ["TaskAPI", "ScheduleKit", "Conformance"]),
         .testTarget(
             name: "RuleTests",
             dependencies: [
-                "TaskAPI", "BackendKit", "BackendGCD", "BackendThreads", "BackendActors", "Conformance",
+                "TaskAPI", "ScheduleKit", "BackendKit", "BackendGCD", "BackendThreads", "BackendActors", "Conformance",
                 // Built for C9.8's test, which runs it as a child process.
                 "main-executor-example"
             ]

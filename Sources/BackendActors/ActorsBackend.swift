@@ -1,5 +1,6 @@
 import BackendKit
-@_spi(Mutants) import TaskAPI
+import ScheduleKit
+import TaskAPI
 
 /// The contract on Swift concurrency.
 ///
@@ -17,8 +18,11 @@ import BackendKit
 public final class ActorsBackend: KitBackend {
     /// "actors", in reports and test ids.
     public let name = "actors"
-    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
-    @_spi(Mutants) public let mutants = MutantSwitch()
+    #if PlantedBugs
+    /// The planted bug this backend was made with, which its tasks' waiters, cancellation
+    /// sources and mailboxes carry (`KitBackend.plantedBugs`).
+    public let plantedBugs = PlantedBugSwitch()
+    #endif
     let poolExecutor: PoolExecutor
 
     /// A backend on the worker pool every `ActorsBackend()` shares, with the default limit of
@@ -34,10 +38,9 @@ public final class ActorsBackend: KitBackend {
         poolExecutor = PoolExecutor(limit: try BlockingThreads.validated(maxBlockedThreads, backend: "actors"))
     }
 
-    /// A backend with a worker pool of its own of `workers` threads (at least 1): for the mutant
-    /// tests, whose planted races must not depend on the machine's processor count (TaskAPI's
-    /// `Mutant`).
-    @_spi(Mutants) public init(workers: Int) {
+    /// A backend with a worker pool of its own of `workers` threads (at least 1): for tests whose
+    /// races must not depend on the machine's processor count (the planted mailbox bugs).
+    @_spi(Testing) public init(workers: Int) {
         poolExecutor = PoolExecutor(width: max(1, workers), limit: BlockingThreads.defaultLimit)
     }
 
@@ -51,7 +54,7 @@ public final class ActorsBackend: KitBackend {
     /// which grows while its workers block in `wait()` (C6.4).
     public var defaultExecutor: any Executor { poolExecutor }
 
-    /// Its pool and mailboxes synchronize through TaskAPI's primitives (a mailbox's word is a
+    /// Its pool and mailboxes synchronize through ScheduleKit's primitives (a mailbox's word is a
     /// `ScheduledAtomic`), its threads start through `NativeThread`. Its timers and `runAsync`
     /// are Swift tasks, outside any controlled run (controlled programs leave them out).
     public var isScheduleInstrumented: Bool { true }
@@ -62,7 +65,11 @@ public final class ActorsBackend: KitBackend {
     /// A new serial executor: FIFO, one job at a time, on the default executor's threads. It is
     /// also a Swift `SerialExecutor`, so an actor can use it as its executor.
     public func makeSerialExecutor(label: String) -> any Executor {
-        Mailbox(poolExecutor: poolExecutor, mutants: mutants)
+        #if PlantedBugs
+        Mailbox(poolExecutor: poolExecutor, plantedBugs: plantedBugs)
+        #else
+        Mailbox(poolExecutor: poolExecutor)
+        #endif
     }
 
     /// Runs `job` on the default executor no earlier than `delay` from now, unless disposed
@@ -72,5 +79,7 @@ public final class ActorsBackend: KitBackend {
     }
 }
 
-/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
-@_spi(Mutants) extension ActorsBackend: MutantCarrier {}
+#if PlantedBugs
+/// The objects it makes while a program runs (a prepared task) carry the bug it was made with.
+extension ActorsBackend: PlantedBugCarrier {}
+#endif

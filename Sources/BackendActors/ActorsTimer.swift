@@ -1,3 +1,4 @@
+import ScheduleKit
 import Synchronization
 import TaskAPI
 

@@ -1,6 +1,7 @@
 import BackendKit
+import ScheduleKit
 import Synchronization
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// One message in a `Mailbox`: a unit of work run with the mailbox's isolation.
 class MailboxMessage: @unchecked Sendable {
@@ -65,13 +66,19 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
 
     /// Where the drains run.
     let poolExecutor: PoolExecutor
-    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
-    private let mutants: MutantSwitch
+    #if PlantedBugs
+    /// The planted bug the backend was made with (`ActorsPlantedBug`).
+    private let plantedBugs: PlantedBugSwitch
 
-    init(poolExecutor: PoolExecutor, mutants: MutantSwitch) {
+    init(poolExecutor: PoolExecutor, plantedBugs: PlantedBugSwitch) {
         self.poolExecutor = poolExecutor
-        self.mutants = mutants
+        self.plantedBugs = plantedBugs
     }
+    #else
+    init(poolExecutor: PoolExecutor) {
+        self.poolExecutor = poolExecutor
+    }
+    #endif
 
     /// Publishes `message`; returns `true` if the caller now owns the mailbox and must schedule
     /// `drain()`, `false` if a running or scheduled drain will run it.
@@ -103,10 +110,9 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
             // Take every published message, leaving the running bit set.
             let taken = state.exchange(Self.running, ordering: .acquiringAndReleasing)
             guard var top = Self.message(taken) else {
-                if mutants.isOn(.mailboxGivesUpBlindly) {
-                    state.store(0, ordering: .releasing)
-                    return
-                }
+                #if PlantedBugs
+                if plantedBugs.isOn(ActorsPlantedBug.mailboxGivesUpBlindly) { return giveUpBlindly() }
+                #endif
                 // Nothing left: give up ownership unless a message arrived meanwhile.
                 if state.compareExchange(
                     expected: Self.running, desired: 0,
@@ -116,7 +122,9 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
                 }
                 continue
             }
-            if mutants.isOn(.mailboxGivesUpBeforeLastMessage), runAloneAfterGivingUp(top) { return }
+            #if PlantedBugs
+            if plantedBugs.isOn(ActorsPlantedBug.mailboxGivesUpBeforeLastMessage), runAloneAfterGivingUp(top) { return }
+            #endif
             // Reverse the stack into FIFO order.
             var fifo: Unmanaged<MailboxMessage>?
             while true {
@@ -135,8 +143,15 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
         }
     }
 
-    /// The mutant `mailboxGivesUpBeforeLastMessage`: a single message taken is run after the
-    /// drain gave up ownership (if no message arrived meanwhile); `false` if it did not.
+    #if PlantedBugs
+    /// The planted bug `mailboxGivesUpBlindly`: ownership given up with a plain store, dropping
+    /// a message pushed since the drain's empty look.
+    private func giveUpBlindly() {
+        state.store(0, ordering: .releasing)
+    }
+
+    /// The planted bug `mailboxGivesUpBeforeLastMessage`: a single message taken is run after
+    /// the drain gave up ownership (if no message arrived meanwhile); `false` if it did not.
     private func runAloneAfterGivingUp(_ top: Unmanaged<MailboxMessage>) -> Bool {
         guard top.takeUnretainedValue().next == nil,
             state.compareExchange(
@@ -147,6 +162,7 @@ final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
         top.takeRetainedValue().run(in: self)
         return true
     }
+    #endif
 
     /// The message whose address `bits` holds, running bit masked off. Safe: the stack owns one
     /// retain per message, taken by `passRetained` in `push` and given back by

@@ -1,4 +1,5 @@
 import Dispatch
+import ScheduleKit
 import TaskAPI
 
 /// Any `DispatchQueue` as an `Executor` (C9.7): HNTask's `HNDispatchQueueExecutor`, FATask's

@@ -1,6 +1,7 @@
 import BackendKit
 import Dispatch
-@_spi(Mutants) import TaskAPI
+import ScheduleKit
+import TaskAPI
 
 /// The contract on Dispatch.
 ///
@@ -17,8 +18,11 @@ import Dispatch
 public final class GCDBackend: KitBackend {
     /// "gcd", in reports and test ids.
     public let name = "gcd"
-    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
-    @_spi(Mutants) public let mutants = MutantSwitch()
+    #if PlantedBugs
+    /// The planted bug this backend was made with, which its tasks' waiters and cancellation
+    /// sources carry (`KitBackend.plantedBugs`).
+    public let plantedBugs = PlantedBugSwitch()
+    #endif
     private let defaultQueue: GCDDefaultExecutor
     /// The most replacement workers started at once for bodies blocked in `wait()`.
     public let maxBlockedThreads: Int
@@ -36,9 +40,9 @@ public final class GCDBackend: KitBackend {
     }
 
     /// A backend whose default executor runs at most `drainers` drainers at once (1 or more;
-    /// one per processor by default): for the mutant tests, whose planted drainer race must not
-    /// depend on the machine's processor count (TaskAPI's `Mutant`).
-    @_spi(Mutants) public convenience init(drainers: Int) {
+    /// one per processor by default): for tests whose races must not depend on the machine's
+    /// processor count (a planted drainer bug, an exhaustive exploration).
+    @_spi(Testing) public convenience init(drainers: Int) {
         self.init(validLimit: BlockingThreads.defaultLimit, drainers: drainers)
     }
 
@@ -55,7 +59,7 @@ public final class GCDBackend: KitBackend {
     public var defaultExecutor: any Executor { defaultQueue }
 
     /// Its queues, drainers, replacement workers, serial queues and timers synchronize through
-    /// TaskAPI's primitives and hand work to Dispatch through `SchedulePoint.fork`.
+    /// ScheduleKit's primitives and hand work to Dispatch through `SchedulePoint.fork`.
     public var isScheduleInstrumented: Bool { true }
 
     /// A new serial executor (C7.2): a serial Dispatch queue named `label`. It is also a Swift
@@ -107,5 +111,7 @@ func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
     return nanoseconds >= UInt64(Int.max) ? .never : .nanoseconds(Int(nanoseconds))
 }
 
-/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
-@_spi(Mutants) extension GCDBackend: MutantCarrier {}
+#if PlantedBugs
+/// The objects it makes while a program runs (a prepared task) carry the bug it was made with.
+extension GCDBackend: PlantedBugCarrier {}
+#endif

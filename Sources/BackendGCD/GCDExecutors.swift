@@ -1,7 +1,8 @@
 import BackendKit
 import Dispatch
+import ScheduleKit
 import Synchronization
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on Dispatch's global queue.
 ///
@@ -102,8 +103,10 @@ final class GCDJobQueue: BlockingPool {
     }
 
     private let state = Locked(State())
-    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
-    private let mutants = MutantSwitch()
+    #if PlantedBugs
+    /// The planted bug the backend was made with (`GCDPlantedBug`).
+    private let plantedBugs = PlantedBugSwitch()
+    #endif
     /// Drainers polling the queue length before they end (`drain`); any of them may.
     private let pollers: QueuePollers
     /// At most this many replacement workers run at once (`BlockingThreads`).
@@ -132,17 +135,25 @@ final class GCDJobQueue: BlockingPool {
     /// Pops the oldest job; if there is none and `endIfEmpty`, the calling drainer ends (one
     /// critical section, so a push after it submits another).
     private func take(endIfEmpty: Bool) -> JobRing.Slot {
-        if mutants.isOn(.drainerEndsInTwoSections), endIfEmpty {
-            let slot = state.withLock { pop(&$0) }
-            if slot.job == nil { state.withLock { $0.drainers -= 1 } }
-            return slot
-        }
+        #if PlantedBugs
+        if endIfEmpty, plantedBugs.isOn(GCDPlantedBug.drainerEndsInTwoSections) { return takeEndingApart() }
+        #endif
         return state.withLock { state -> JobRing.Slot in
             let slot = pop(&state)
             if slot.job == nil, endIfEmpty { state.drainers -= 1 }
             return slot
         }
     }
+
+    #if PlantedBugs
+    /// The planted bug `drainerEndsInTwoSections`: `take(endIfEmpty: true)` in two critical
+    /// sections, the pop and the drainer's end.
+    private func takeEndingApart() -> JobRing.Slot {
+        let slot = state.withLock { pop(&$0) }
+        if slot.job == nil { state.withLock { $0.drainers -= 1 } }
+        return slot
+    }
+    #endif
 
     /// Queues `job`: `replace` if the caller must start a replacement worker, `drainer` if it
     /// must submit a drainer (fewer than the most are running; the count includes it now).

@@ -1,4 +1,4 @@
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// What every backend on the kit hands out the same way: the kit's sources, tasks and inline
 /// executor, and TaskAPI's cancellation source on the backend's own timer. A backend may still
@@ -23,6 +23,11 @@ extension KitBackend {
     /// TaskAPI's `StandardCancellationSource`, whose `cancel(after:)` uses `schedule(after:_:)`
     /// (C4.1, C4.2, C4.6).
     public func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource(mutants: .carried(by: self)) { [self] delay, job in schedule(after: delay, job) }
+        let timer: StandardCancellationSource.Timer = { [self] delay, job in schedule(after: delay, job) }
+        #if PlantedBugs
+        return StandardCancellationSource(plantedBugs: plantedBugs, timer: timer)
+        #else
+        return StandardCancellationSource(timer: timer)
+        #endif
     }
 }

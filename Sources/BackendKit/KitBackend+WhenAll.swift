@@ -40,7 +40,7 @@ class KitJoinBase: @unchecked Sendable {
 
     /// Input `index` completed with `outcome`; `antecedent` is that input, a `KitTask` of the
     /// join's element type.
-    func receive(_ outcome: KitOutcome, from antecedent: TaskCore, at index: Int) {}
+    func receive(_ outcome: KitCompletion, from antecedent: TaskCore, at index: Int) {}
 }
 
 /// One kit `whenAll`: its source and the collector of its values.
@@ -54,7 +54,7 @@ final class KitJoin<T: Sendable>: KitJoinBase, @unchecked Sendable {
         values = Collector(count: count)
     }
 
-    override func receive(_ outcome: KitOutcome, from antecedent: TaskCore, at index: Int) {
+    override func receive(_ outcome: KitCompletion, from antecedent: TaskCore, at index: Int) {
         switch outcome {
         case .success:
             // Registered on a KitTask<T> (see `whenAll`).
@@ -90,7 +90,7 @@ final class JoinSlot: KitContinuation, @unchecked Sendable {
         super.init()
     }
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         join.receive(outcome, from: antecedent, at: index)
     }
 }

@@ -1,3 +1,4 @@
+import ScheduleKit
 import TaskAPI
 
 /// A backend built on the kit: it contributes its executors and its timer; everything else
@@ -8,4 +9,12 @@ import TaskAPI
 /// take jobs for its own executors without the `execute` witness call; it cost more than the
 /// call it saved (a dynamic cast per executor kind: 14 to 25 instructions more per link
 /// handed to a default executor, callgrind), and was removed.
-public protocol KitBackend: TaskBackend, AnyObject {}
+public protocol KitBackend: TaskBackend, AnyObject {
+    #if PlantedBugs
+    /// The planted bug the backend was made with, which the objects it makes while a program
+    /// runs carry (a task's waiters, its cancellation sources): a requirement, so that the task
+    /// core reads it through the witness table, with no cast. Only under the package trait
+    /// `PlantedBugs`; `.off` by default.
+    var plantedBugs: PlantedBugSwitch { get }
+    #endif
+}

@@ -16,7 +16,7 @@ public class KitContinuation: @unchecked Sendable {
     /// node registered on the inline executor. The subclasses that can run elsewhere store their
     /// executor (`nil` for the inline one, see `stored(_:)`, so that handing over needs no
     /// identity check and registering no retain of it) and override this with `HandOff`.
-    func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
         run(outcome, from: antecedent)
     }
 
@@ -34,11 +34,11 @@ public class KitContinuation: @unchecked Sendable {
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
     /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
     /// continuation was made for, whose slot holds the value when `outcome` is a success.
-    func run(_ outcome: KitOutcome, from antecedent: TaskCore) {}
+    func run(_ outcome: KitCompletion, from antecedent: TaskCore) {}
 
     /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
     /// it may start and complete itself without its lock.
-    func runFresh(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    func runFresh(_ outcome: KitCompletion, from antecedent: TaskCore) {
         run(outcome, from: antecedent)
     }
 }
@@ -53,7 +53,7 @@ class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
         self.body = body
     }
 
-    override final func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override final func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         body(antecedent.kitTask(of: T.self).typed(outcome))
     }
@@ -69,7 +69,7 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
         super.init(body: body)
     }
 
-    override func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 }
@@ -83,7 +83,7 @@ enum HandOff {
     /// The hand-off to an executor, out of line: the inline path stays small.
     @inline(never)
     static func enqueue(
-        _ continuation: KitContinuation, _ outcome: KitOutcome, _ antecedent: TaskCore,
+        _ continuation: KitContinuation, _ outcome: KitCompletion, _ antecedent: TaskCore,
         on executor: any Executor
     ) {
         executor.execute { continuation.run(outcome, from: antecedent) }

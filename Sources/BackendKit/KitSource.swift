@@ -1,3 +1,4 @@
+import ScheduleKit
 import TaskAPI
 
 /// The source a kit backend hands out from `makeSource`: the writing side of a `KitTask`.
@@ -67,7 +68,7 @@ final class SourceTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         registerInline { inlineBody = body }
     }
 
-    override func runInline(_ outcome: KitOutcome) {
+    override func runInline(_ outcome: KitCompletion) {
         // Called only by a delivery whose completion found the body kept (`KitState.holdsBody`).
         guard let body = inlineBody else {
             assertionFailure("kit task: a delivery ran the inline body of a task that kept none")

@@ -1,10 +1,10 @@
 import TaskAPI
 
-/// A kit task's outcome without its value: `.success(())` means the value is in the
-/// `KitTask<T>`'s slot (stored before the outcome is published), failure and cancellation are
-/// complete as they are. Non-generic, so the core's state never boxes a value or looks up
+/// A kit task's completion without its value (TaskAPI's `Completion`, `Void` in place of the
+/// value): `.success(())` means the value is in the `KitTask<T>`'s slot (stored before the
+/// completion is published), failure and cancellation are complete as they are. Non-generic, so the core's state never boxes a value or looks up
 /// generic metadata.
-typealias KitOutcome = Completion<Void>
+typealias KitCompletion = Completion<Void>
 
 /// Where a kit task is, in three bytes (they share a word with the sanitizer edge and the lock),
 /// and the one place that changes it: `on(_:)` lists every legal (phase, event) pair with what it
@@ -32,7 +32,7 @@ struct KitState: CustomStringConvertible {
 
         /// The ending `outcome` records.
         @inline(__always)
-        init(_ outcome: KitOutcome) {
+        init(_ outcome: KitCompletion) {
             switch outcome {
             case .success: self = .success
             case .failure: self = .failure

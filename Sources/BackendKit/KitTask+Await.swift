@@ -1,3 +1,4 @@
+import ScheduleKit
 import Synchronization
 import TaskAPI
 
@@ -55,7 +56,7 @@ final class ValueResumer<T: Sendable>: KitContinuation, @unchecked Sendable {
     }
 
     /// The task completed: resume with its outcome, unless cancellation came first.
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         guard let continuation = take() else { return }
         // Registered on a KitTask<T> (see `KitContinuation.run`).
         let task = antecedent.kitTask(of: T.self)

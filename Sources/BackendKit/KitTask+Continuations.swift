@@ -54,7 +54,7 @@ extension KitTask {
         do {
             inner = try body()
         } catch {
-            _ = complete(KitOutcome(thrown: error))
+            _ = complete(KitCompletion(thrown: error))
             return
         }
         // A class cast of the reference, as in the kit's `whenAll`: a kit task seen as
@@ -93,7 +93,7 @@ class DerivedTask<U: Sendable>: KitTask<U>, @unchecked Sendable {
     /// Runs where it is handed over, and only its antecedent starts it (see `registerFresh`).
     final var runsInPlace: Bool { target == nil && startGuard == nil }
 
-    override final func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override final func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
         guard let target else { return run(outcome, from: antecedent) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
@@ -124,17 +124,17 @@ final class ContinueTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked S
         super.init(owner: owner, executor: executor)
     }
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: false)
     }
 
-    override func runFresh(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func runFresh(_ outcome: KitCompletion, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: true)
     }
 
     /// Runs the body once (C2.1); `fresh`: with no other thread able to reach this task.
     @inline(__always)
-    private func perform(_ outcome: KitOutcome, from antecedent: TaskCore, fresh: Bool) {
+    private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool) {
         guard let body else { return }
         self.body = nil  // C8.1: the closure and its captures go as soon as it has run
         guard begin(fresh: fresh) else { return }
@@ -174,17 +174,17 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
         return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
     }
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: false)
     }
 
-    override func runFresh(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func runFresh(_ outcome: KitCompletion, from antecedent: TaskCore) {
         perform(outcome, from: antecedent, fresh: true)
     }
 
     /// As `ContinueTask.perform`.
     @inline(__always)
-    private func perform(_ outcome: KitOutcome, from antecedent: TaskCore, fresh: Bool) {
+    private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool) {
         guard let transform else { return }
         self.transform = nil  // C8.1
         guard begin(fresh: fresh) else { return }
@@ -209,7 +209,7 @@ class UnwrapNode<U: Sendable>: KitContinuation, @unchecked Sendable {
         target = KitContinuation.stored(executor)
     }
 
-    override final func handOff(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override final func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
         guard let target else { return run(outcome, from: antecedent) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
@@ -236,7 +236,7 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: UnwrapNode<U>, @unchecke
         super.init(executor: executor, child: child, token: token)
     }
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         guard let body else { return }
         self.body = nil  // C8.1
         guard begin() else { return }
@@ -259,7 +259,7 @@ final class FlatMap<T: Sendable, U: Sendable>: UnwrapNode<U>, @unchecked Sendabl
         super.init(executor: executor, child: child, token: token)
     }
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         guard let transform else { return }
         self.transform = nil  // C8.1
         guard begin() else { return }
@@ -278,7 +278,7 @@ final class Adopt<T: Sendable>: KitContinuation, @unchecked Sendable {
         self.target = target
     }
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         _ = target.pass(outcome, from: antecedent)
     }
 }

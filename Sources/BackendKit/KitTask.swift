@@ -3,7 +3,7 @@ import TaskAPI
 /// The task of every backend built on the kit, which is also its own completion source.
 ///
 /// The typed face of `TaskCore`: it keeps the value of a success in a slot of its own and
-/// converts between `Completion<T>` and the core's `KitOutcome` at the API boundary. All members are
+/// converts between `Completion<T>` and the core's `KitCompletion` at the API boundary. All members are
 /// safe from any thread. A backend makes one with `KitTask<T>(owner: backend)` (pending) or
 /// `KitTask<T>(owner:completed:)`.
 public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unchecked Sendable {
@@ -120,12 +120,12 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
                 _ = succeed(value)
             }
         } catch {
-            finish(KitOutcome(thrown: error), fresh: fresh)
+            finish(KitCompletion(thrown: error), fresh: fresh)
         }
     }
 
     /// Completes with the outcome of `antecedent`, a `KitTask<T>` (C2.6, C3.3).
-    final func pass(_ outcome: KitOutcome, from antecedent: TaskCore) -> Bool {
+    final func pass(_ outcome: KitCompletion, from antecedent: TaskCore) -> Bool {
         guard case .success = outcome else { return complete(outcome) }
         // The antecedent is a KitTask<T>: every caller registered on one (see `KitContinuation.run`).
         return succeed(antecedent.kitTask(of: T.self).loadValue())
@@ -135,7 +135,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// (`CancellationError` for a cancellation), without building a `Completion<T>`, whose
     /// metadata unspecialized code looks up at run time.
     @inline(__always)
-    final func get(_ outcome: KitOutcome) throws -> T {
+    final func get(_ outcome: KitCompletion) throws -> T {
         switch outcome {
         case .success: return loadValue()
         case .failure(let error): throw error
@@ -144,7 +144,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// `outcome`, this task's, with its value.
-    final func typed(_ outcome: KitOutcome) -> Completion<T> {
+    final func typed(_ outcome: KitCompletion) -> Completion<T> {
         switch outcome {
         case .success: return .success(loadValue())
         case .failure(let error): return .failure(error)

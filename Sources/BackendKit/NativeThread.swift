@@ -1,3 +1,4 @@
+import ScheduleKit
 import TaskAPI
 
 #if canImport(Glibc)

@@ -1,12 +1,13 @@
+import ScheduleKit
 import Synchronization
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// The state and logic of a kit task, free of its value type.
 ///
 /// Generic code called through `any AsyncTask<T>` runs unspecialized and pays a runtime metadata
 /// lookup for every generic type it touches; keeping the state, the lock and the hand-off in a
 /// non-generic class keeps those lookups off the hot paths. The state is a few bytes under a
-/// `Mutex` (plus a sanitizer edge, see TaskAPI's `Locked`): where the task is (`KitState`), its
+/// `Mutex` (plus a sanitizer edge, see ScheduleKit's `Locked`): where the task is (`KitState`), its
 /// continuations in registration order, and a two-word slot that holds the value of a success
 /// (written by `KitTask<T>`, under the same lock, by the completion that wins, before that
 /// completion is published) or the error of a failure. A source's task keeps the body of its
@@ -53,7 +54,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// A completed task; the caller stores the value of a success before sharing it.
-    init(owner: any KitBackend, completed outcome: KitOutcome) {
+    init(owner: any KitBackend, completed outcome: KitCompletion) {
         self.owner = owner
         super.init()
         completeUnshared(outcome) {}
@@ -77,7 +78,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// Runs `body` under the lock.
     ///
-    /// Not a controlled lock (TaskAPI's `Locked` is one): no critical section here reaches a
+    /// Not a controlled lock (ScheduleKit's `Locked` is one): no critical section here reaches a
     /// schedule point, so a seat of a controlled run never finds it held by a parked seat, and
     /// going through the seats would only add points, at a flag check per critical section
     /// (+29 instructions per pending inline link, 1.7 %). The task's points are plain ones
@@ -113,7 +114,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Fills the slot for `outcome`, which the transition just recorded: a success's value
     /// through `store`, a failure's error. Under the lock, or before the task is shared; once.
     @inline(__always)
-    private func fill(_ outcome: KitOutcome, storing store: () -> Void) {
+    private func fill(_ outcome: KitCompletion, storing store: () -> Void) {
         #if DEBUG
         debugEnding.store(KitState.Ending(outcome).rawValue, ordering: .relaxed)
         #endif
@@ -136,7 +137,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// The outcome once completed, else `nil`. Under the lock.
     @inline(__always)
-    private var recorded: KitOutcome? {
+    private var recorded: KitCompletion? {
         switch state.phase {
         case .pending, .running: return nil
         case .completed, .delivering: break
@@ -176,7 +177,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// The outcome without its value, once completed.
-    final var outcome: KitOutcome? { locked { recorded } }
+    final var outcome: KitCompletion? { locked { recorded } }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
     @discardableResult @inline(__always)
@@ -228,7 +229,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// stays in its delivery phase until then, so no registration made meanwhile on another
     /// thread can overtake it. The task keeps none of them (C8.1).
     @inline(__always)
-    final func complete(_ outcome: KitOutcome, storing store: () -> Void) -> Bool {
+    final func complete(_ outcome: KitCompletion, storing store: () -> Void) -> Bool {
         SchedulePoint.reach("kit task: complete")  // Points (no lock held): see `locked`.
         var batch = Continuations<KitContinuation>()
         let action = locked { () -> KitState.Action in
@@ -249,14 +250,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Completes the task with a failure or a cancellation; see `complete(_:storing:)`.
-    final func complete(_ outcome: KitOutcome) -> Bool {
+    final func complete(_ outcome: KitCompletion) -> Bool {
         complete(outcome, storing: {})
     }
 
     /// Completes the task with a failure or a cancellation: through `complete(_:)`, or, `fresh`,
     /// through `completeUnshared` for a task no other thread can reach yet.
     @inline(__always)
-    final func finish(_ outcome: KitOutcome, fresh: Bool) {
+    final func finish(_ outcome: KitCompletion, fresh: Bool) {
         if fresh {
             completeUnshared(outcome) {}
         } else {
@@ -292,11 +293,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             }
             var batch = Continuations<KitContinuation>()
             batch.append(node)
-            if runtime.isDraining, mutants.isOn(.inPlaceInsideInlineWork) {
-                // The mutant: handed over in place, inside the inline work this thread runs, not
-                // queued behind it.
+            #if PlantedBugs
+            // The planted bug: handed over in place, inside the inline work this thread runs,
+            // not queued behind it.
+            if runtime.isDraining, plantedBugs.isOn(KitPlantedBug.inPlaceInsideInlineWork) {
                 return handOver(false, batch, outcome)
             }
+            #endif
             var work = ThreadRuntime.Work.handOver(self, outcome, false, consume batch)
             runtime.trampoline(&work)
         }
@@ -306,11 +309,11 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// over at once on this thread: the task completed and delivered, the thread running no
     /// trampoline work. `body` runs inside a delivery phase of this task, as `registerFresh` runs
     /// a node (C2.4, C2.7). `false`, running nothing, otherwise: the caller registers a node.
-    final func runInPlaceIfDelivered(_ body: (KitOutcome) -> Void) -> Bool {
+    final func runInPlaceIfDelivered(_ body: (KitCompletion) -> Void) -> Bool {
         ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
             guard !runtime.isDraining else { return false }
             SchedulePoint.reach("kit task: run in place")
-            let delivered = locked { () -> KitOutcome? in
+            let delivered = locked { () -> KitCompletion? in
                 state.on(.deliverInPlace) == .refuse ? nil : recorded
             }
             guard let outcome = delivered else { return false }
@@ -323,7 +326,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// as trampoline work on `runtime` (which runs none), then ends the phase, handing over
     /// whatever was registered meanwhile.
     @inline(__always)
-    private func deliverInPlace(_ outcome: KitOutcome, on runtime: ThreadRuntime, _ body: (KitOutcome) -> Void) {
+    private func deliverInPlace(_ outcome: KitCompletion, on runtime: ThreadRuntime, _ body: (KitCompletion) -> Void) {
         runtime.runAsWork {
             body(outcome)
             handOver(false, Continuations(), outcome)
@@ -333,8 +336,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Stores `continuation` unless the task is completed and delivered; then opens a delivery
     /// phase for it instead and returns the outcome. One critical section.
     @inline(__always)
-    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitOutcome? {
-        locked { () -> KitOutcome? in
+    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitCompletion? {
+        locked { () -> KitCompletion? in
             guard state.on(.register) == .store else { return recorded }  // a delivery opened
             continuations.append(continuation)
             return nil
@@ -350,7 +353,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Completes a task no other thread can reach yet and on which nothing is registered (see
     /// `registerFresh`): no lock, nothing to hand over.
     @inline(__always)
-    final func completeUnshared(_ outcome: KitOutcome, storing store: () -> Void) {
+    final func completeUnshared(_ outcome: KitCompletion, storing store: () -> Void) {
         _ = state.on(.completeUnshared(KitState.Ending(outcome)))
         fill(outcome, storing: store)
     }
@@ -371,7 +374,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs and drops the inline body that `registerInline` stored, with the outcome. Called
     /// once, by the delivery the completion started: after the completion's critical section,
     /// which no registration of an inline body follows.
-    func runInline(_ outcome: KitOutcome) {}
+    func runInline(_ outcome: KitCompletion) {}
 
     /// The continuations registered since the last batch was taken, or `nil`, which ends the
     /// delivery phase: from then on a registration opens one of its own. Under the lock, during a
@@ -388,40 +391,58 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs the inline body if the completion found one (`inline`); then hands over `first`, a
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
     /// which ends the delivery phase. Runs only from the thread's trampoline.
-    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitOutcome) {
-        // The mutant `inlineBodyHandedLast`: the kept inline body after the first batch.
-        var inlineLast = inline && !first.isEmpty && mutants.isOn(.inlineBodyHandedLast)
-        if inline && !inlineLast { runInline(outcome) }
+    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitCompletion) {
+        #if PlantedBugs
+        if inline, !first.isEmpty, plantedBugs.isOn(KitPlantedBug.inlineBodyHandedLast) {
+            return handOverInlineBodyLast(first, outcome)
+        }
+        #endif
+        if inline { runInline(outcome) }
         var batch = first
         while true {
             // Each continuation is moved out of the batch for its hand-off: no retain of it.
             if let continuation = batch.takeFirst() {
                 continuation.handOff(outcome, from: self)
-                if !batch.tail.isEmpty, mutants.isOn(.nestedRegistrationOvertakes) { handOverRegisteredMeanwhile(outcome) }
+                #if PlantedBugs
+                if !batch.tail.isEmpty, plantedBugs.isOn(KitPlantedBug.nestedRegistrationOvertakes) {
+                    handOverRegisteredMeanwhile(outcome)
+                }
+                #endif
                 if !batch.tail.isEmpty {
                     for continuation in batch.tail { continuation.handOff(outcome, from: self) }
                 }
-            }
-            if inlineLast {
-                inlineLast = false
-                runInline(outcome)
             }
             guard let next = locked({ nextDelivery() }) else { return }
             batch = next
         }
     }
 
-    /// The mutant `nestedRegistrationOvertakes`: the continuations registered during this delivery
-    /// so far, handed over at once, before the rest of the batch being delivered.
-    private final func handOverRegisteredMeanwhile(_ outcome: KitOutcome) {
+    #if PlantedBugs
+    /// The planted bug `inlineBodyHandedLast`: the kept inline body handed over after the first
+    /// batch, then the delivery goes on as `handOver` does.
+    private final func handOverInlineBodyLast(_ first: consuming Continuations<KitContinuation>, _ outcome: KitCompletion) {
+        for continuation in first { continuation.handOff(outcome, from: self) }
+        runInline(outcome)
+        guard let next = locked({ nextDelivery() }) else { return }
+        handOver(false, next, outcome)
+    }
+
+    /// The planted bug `nestedRegistrationOvertakes`: the continuations registered during this
+    /// delivery so far, handed over at once, before the rest of the batch being delivered.
+    private final func handOverRegisteredMeanwhile(_ outcome: KitCompletion) {
         var early = Continuations<KitContinuation>()
         locked { swap(&early, &continuations) }
         for continuation in early { continuation.handOff(outcome, from: self) }
     }
 
+    /// The planted bug the task's backend carries: a requirement of `KitBackend`, read through
+    /// its witness table (no cast).
+    private var plantedBugs: PlantedBugSwitch { owner.plantedBugs }
+    #endif
+
     /// Registers `waker` unless the task is completed and delivered; then returns the outcome and
     /// registers nothing. For wakers, which need no hand-off.
-    final func registerWaker(_ waker: KitContinuation) -> KitOutcome? {
+    final func registerWaker(_ waker: KitContinuation) -> KitCompletion? {
         locked {
             guard state.on(.registerWaker) == .store else { return recorded }
             continuations.append(waker)
@@ -436,13 +457,20 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         locked { continuations.remove { $0 === waker } != nil }
     }
 
-    /// The mutant the task's backend carries (debug builds), for the waiter a wait makes.
-    private var mutants: MutantSwitch { .carried(by: owner) }
+    /// A waiter for a wait on this task, carrying the planted bug of the task's backend, if any.
+    @inline(__always)
+    private func makeWaiter() -> Waiter {
+        #if PlantedBugs
+        Waiter(plantedBugs: plantedBugs)
+        #else
+        Waiter()
+        #endif
+    }
 
     /// Blocks until the task completes (C6.1); the value of a success is then in the slot.
-    final func waitOutcome() -> KitOutcome {
+    final func waitOutcome() -> KitCompletion {
         if let outcome { return outcome }
-        let waiter = Waiter(mutants: mutants)
+        let waiter = makeWaiter()
         if let outcome = registerWaker(waiter) { return outcome }
         // Without a deadline the waiter returns only once woken, when the outcome is there.
         _ = waiter.wait(until: nil)
@@ -450,10 +478,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Blocks until the task completes or `timeout` elapses (C6.2); `nil` if it timed out.
-    final func waitOutcome(timeout: Duration) -> KitOutcome? {
+    final func waitOutcome(timeout: Duration) -> KitCompletion? {
         if let outcome { return outcome }
         let deadline = MonotonicClock.deadline(after: timeout)
-        let waiter = Waiter(mutants: mutants)
+        let waiter = makeWaiter()
         if let outcome = registerWaker(waiter) { return outcome }
         if waiter.wait(until: deadline) { return outcome(after: "a timed wait was woken") }
         if remove(waiter) { return nil }
@@ -463,8 +491,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// The outcome of a task that `what` shows completed: a waker runs, or is taken, only once
     /// the completion recorded it.
-    private func outcome(after what: String) -> KitOutcome {
-        locked { () -> KitOutcome in
+    private func outcome(after what: String) -> KitCompletion {
+        locked { () -> KitCompletion in
             guard let outcome = recorded else { preconditionFailure("kit task: \(what), but \(state)") }
             return outcome
         }

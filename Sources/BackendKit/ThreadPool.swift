@@ -1,5 +1,6 @@
+import ScheduleKit
 import Synchronization
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// A pool of POSIX threads of its own behind one FIFO run queue, with C6.4's accounting for
 /// workers blocked in `wait()`: the default executor of the threads and actors backends, and of
@@ -68,8 +69,10 @@ public final class ThreadPool: BlockingPool {
     private let pollers: QueuePollers
     /// Opens once the pool was stopped and its last worker has exited.
     public let exited = Latch()
-    /// The mutant the pool was made with (debug builds; TaskAPI's `Mutant`).
-    private let mutants = MutantSwitch()
+    #if PlantedBugs
+    /// The planted bug the pool was made with (`KitPlantedBug`).
+    private let plantedBugs = PlantedBugSwitch()
+    #endif
 
     /// A pool of `workers` threads (at least 1), started on demand, and at most
     /// `maxBlockedThreads` more at once while workers are blocked; `name` is the backend's.
@@ -83,7 +86,9 @@ public final class ThreadPool: BlockingPool {
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
     public func push(_ job: @escaping @Sendable () -> Void) {
-        if mutants.isOn(.poolSignalsBeforePush) { return wakeThenPush(job) }
+        #if PlantedBugs
+        if plantedBugs.isOn(KitPlantedBug.poolSignalsBeforePush) { return wakeThenPush(job) }
+        #endif
         state.lock()
         state.guarded.queue.push(job)
         let count = state.guarded.queue.count
@@ -98,8 +103,9 @@ public final class ThreadPool: BlockingPool {
         if spawn { startWorker() }
     }
 
-    /// The mutant `poolSignalsBeforePush`: a parked worker is woken, then the job queued, in two
-    /// critical sections.
+    #if PlantedBugs
+    /// The planted bug `poolSignalsBeforePush`: a parked worker is woken, then the job queued, in
+    /// two critical sections.
     private func wakeThenPush(_ job: @escaping @Sendable () -> Void) {
         state.withLock { state in
             if state.parked > 0 { self.state.signal() }
@@ -112,6 +118,7 @@ public final class ThreadPool: BlockingPool {
         if report { reportLimit() }
         if spawn { startWorker() }
     }
+    #endif
 
     /// Called by a worker about to block (C6.4): starts a replacement if jobs are waiting.
     public func willBlock() {
@@ -180,11 +187,9 @@ public final class ThreadPool: BlockingPool {
             if pollers.poll() { continue }
             state.lock()
             defer { state.unlock() }
-            if mutants.isOn(.poolParksWithoutRecheck) {
-                state.guarded.parked += 1
-                state.wait()
-                state.guarded.parked -= 1
-            }
+            #if PlantedBugs
+            if plantedBugs.isOn(KitPlantedBug.poolParksWithoutRecheck) { parkWithoutRecheck() }
+            #endif
             while true {
                 switch take() {
                 case .job(let job): return job
@@ -197,6 +202,16 @@ public final class ThreadPool: BlockingPool {
             }
         }
     }
+
+    #if PlantedBugs
+    /// The planted bug `poolParksWithoutRecheck`: under the lock, the worker parks once without
+    /// looking at the queue again.
+    private func parkWithoutRecheck() {
+        state.guarded.parked += 1
+        state.wait()
+        state.guarded.parked -= 1
+    }
+    #endif
 
     /// Under the lock: a job, an order to exit (surplus worker, or stopped and drained), or nothing.
     private func take() -> Take {

@@ -20,7 +20,7 @@ public final class ThreadRuntime {
     /// run (a retain and a release of each reference, three per hand-over).
     enum Work: ~Copyable {
         /// `Bool`: the task's inline body runs first (see `TaskCore.handOver`).
-        case handOver(TaskCore, KitOutcome, Bool, Continuations<KitContinuation>)
+        case handOver(TaskCore, KitCompletion, Bool, Continuations<KitContinuation>)
         case job(@Sendable () -> Void)
         /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
         /// a hundred instructions per slot).

@@ -1,5 +1,6 @@
+import ScheduleKit
 import Synchronization
-@_spi(Mutants) import TaskAPI
+import TaskAPI
 
 /// A caller blocked in `wait()` (C6.1, C6.2, C6.3): spins briefly on an atomic flag, then sleeps
 /// on a condition variable until the task's completion wakes it; the caller then reads the
@@ -16,13 +17,16 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     // @unchecked: restated; both properties are `let`s of Sendable types.
     private let woken = ConditionLock<Bool>(false, label: "Waiter (a blocked wait())")
     private let done = Atomic(false)
-    private let mutants: MutantSwitch
+    #if PlantedBugs
+    /// The planted bug of the task's backend (`KitPlantedBug`).
+    private let plantedBugs: PlantedBugSwitch
 
-    init(mutants: MutantSwitch) {
-        self.mutants = mutants
+    init(plantedBugs: PlantedBugSwitch) {
+        self.plantedBugs = plantedBugs
     }
+    #endif
 
-    override func run(_ outcome: KitOutcome, from antecedent: TaskCore) {
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         woken.withLock { $0 = true }
         woken.signal()
         done.store(true, ordering: .releasing)
@@ -33,9 +37,9 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     func wait(until deadline: UInt64?) -> Bool {
         blockingCall {
             _ = Spin.until(polls: 512, busy: 512) { done.load(ordering: .acquiring) }
-            if mutants.isOn(.waiterChecksThenSleeps) || (deadline != nil && mutants.isOn(.waiterSleepsToDeadline)) {
-                return sleepAfterCheckingApart(until: deadline)
-            }
+            #if PlantedBugs
+            if checksApart(timed: deadline != nil) { return sleepAfterCheckingApart(until: deadline) }
+            #endif
             woken.lock()
             defer { woken.unlock() }
             while true {
@@ -49,8 +53,15 @@ final class Waiter: KitContinuation, @unchecked Sendable {
         }
     }
 
-    /// The mutants `waiterChecksThenSleeps` and `waiterSleepsToDeadline`: the check and the sleep
-    /// in two critical sections.
+    #if PlantedBugs
+    /// Whether a planted bug makes this wait check and sleep apart: `waiterChecksThenSleeps`
+    /// in every wait, `waiterSleepsToDeadline` in a timed one.
+    private func checksApart(timed: Bool) -> Bool {
+        plantedBugs.isOn(KitPlantedBug.waiterChecksThenSleeps) || (timed && plantedBugs.isOn(KitPlantedBug.waiterSleepsToDeadline))
+    }
+
+    /// The planted bugs `waiterChecksThenSleeps` and `waiterSleepsToDeadline`: the check and the
+    /// sleep in two critical sections.
     private func sleepAfterCheckingApart(until deadline: UInt64?) -> Bool {
         if woken.withLock({ $0 }) { return true }
         woken.lock()
@@ -64,4 +75,5 @@ final class Waiter: KitContinuation, @unchecked Sendable {
         } while !woken.guarded
         return true
     }
+    #endif
 }

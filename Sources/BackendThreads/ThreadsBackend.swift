@@ -1,5 +1,6 @@
 import BackendKit
-@_spi(Mutants) import TaskAPI
+import ScheduleKit
+import TaskAPI
 
 /// The contract on plain POSIX threads, scheduled by this module and BackendKit alone: no system
 /// work queues and no Swift concurrency runtime.
@@ -21,8 +22,11 @@ import BackendKit
 public final class ThreadsBackend: KitBackend {
     /// "threads", in reports and test ids.
     public let name = "threads"
-    /// The mutant this backend was made with (debug builds; TaskAPI's `Mutant`).
-    @_spi(Mutants) public let mutants = MutantSwitch()
+    #if PlantedBugs
+    /// The planted bug this backend was made with, which its tasks' waiters, cancellation
+    /// sources and serial executors carry (`KitBackend.plantedBugs`).
+    public let plantedBugs = PlantedBugSwitch()
+    #endif
     /// The number of workers the pool keeps running (more only while some are blocked).
     public let workerCount: Int
     private let poolExecutor: ThreadsDefaultExecutor
@@ -81,7 +85,11 @@ public final class ThreadsBackend: KitBackend {
     /// A new serial executor (C7.2): a FIFO queue multiplexed on the pool, one job at a time. It
     /// is also a Swift `SerialExecutor`, so an actor can use it as its executor (C9.9).
     public func makeSerialExecutor(label: String) -> any Executor {
-        ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor, mutants: mutants)
+        #if PlantedBugs
+        ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor, plantedBugs: plantedBugs)
+        #else
+        ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor)
+        #endif
     }
 
     /// Runs `job` on a pool worker no earlier than `delay` from now, unless disposed first.
@@ -110,5 +118,7 @@ public struct ThreadsExitWatch: Sendable {
     }
 }
 
-/// Debug builds: its waiters carry the mutant it was made with (TaskAPI's `Mutant`).
-@_spi(Mutants) extension ThreadsBackend: MutantCarrier {}
+#if PlantedBugs
+/// The objects it makes while a program runs (a prepared task) carry the bug it was made with.
+extension ThreadsBackend: PlantedBugCarrier {}
+#endif

@@ -1,5 +1,6 @@
 import BackendKit
-@_spi(Mutants) import TaskAPI
+import ScheduleKit
+import TaskAPI
 
 /// The default executor (C7.2): jobs run in parallel on the backend's worker pool, in FIFO order
 /// of submission (they may finish in any order).
@@ -41,14 +42,21 @@ final class ThreadsSerialExecutor: Executor {
     private let poolExecutor: ThreadsDefaultExecutor
     private let state = Locked(State())
     private static let batch = 64
-    /// The mutant the backend was made with (debug builds; TaskAPI's `Mutant`).
-    private let mutants: MutantSwitch
+    #if PlantedBugs
+    /// The planted bug the backend was made with (`ThreadsPlantedBug`).
+    private let plantedBugs: PlantedBugSwitch
 
-    init(label: String, poolExecutor: ThreadsDefaultExecutor, mutants: MutantSwitch) {
+    init(label: String, poolExecutor: ThreadsDefaultExecutor, plantedBugs: PlantedBugSwitch) {
         self.label = label
         self.poolExecutor = poolExecutor
-        self.mutants = mutants
+        self.plantedBugs = plantedBugs
     }
+    #else
+    init(label: String, poolExecutor: ThreadsDefaultExecutor) {
+        self.label = label
+        self.poolExecutor = poolExecutor
+    }
+    #endif
 
     func execute(_ job: @escaping @Sendable () -> Void) {
         let schedule = state.withLock { state -> Bool in
@@ -67,9 +75,7 @@ final class ThreadsSerialExecutor: Executor {
         let outer = runtime.isolation
         runtime.isolation = self
         defer { runtime.isolation = outer }
-        // The mutant `serialEndsBeforeLastJob` (a constant `false` in release builds): the drain
-        // ends before its last job runs.
-        let endsBeforeLast = mutants.isOn(.serialEndsBeforeLastJob)
+        let endsBeforeLast = plantedEndsBeforeLastJob
         for _ in 0..<Self.batch {
             let (next, last) = state.withLock { state -> (JobRing.Slot, Bool) in
                 let slot = state.queue.pop()
@@ -83,5 +89,16 @@ final class ThreadsSerialExecutor: Executor {
             if last { return }
         }
         poolExecutor.execute { self.drain() }
+    }
+
+    /// Whether the planted bug `serialEndsBeforeLastJob` is on: the drain ends before its last
+    /// job runs. A constant `false` without the package trait `PlantedBugs`.
+    @inline(__always)
+    private var plantedEndsBeforeLastJob: Bool {
+        #if PlantedBugs
+        plantedBugs.isOn(ThreadsPlantedBug.serialEndsBeforeLastJob)
+        #else
+        false
+        #endif
     }
 }

@@ -1,4 +1,5 @@
 import BackendKit
+import ScheduleKit
 import Synchronization
 import TaskAPI
 

@@ -1,4 +1,5 @@
 import BackendKit
+import ScheduleKit
 import TaskAPI
 
 /// The timer of a threads backend: one thread sleeping on a condition variable until the earliest

@@ -145,7 +145,7 @@ struct CheckRun {
     /// Candidates are smaller than the original: hangs and leaks show sooner. One limit per
     /// candidate, longer than any wait inside its run (cancelled awaits get the timing slack), so
     /// that a slow candidate is never taken for a hang.
-    private mutating func shrink(_ program: Program, mode: ScheduleMode, rule: Rule) -> Shrinker.Result? {
+    private mutating func shrink(_ program: Program, mode: ScheduleMode, rule: Rule) -> Shrinker.Shrunk? {
         let budget = min(configuration.shrinkTimeBudget, deadline.remaining)
         guard budget > .zero else { return nil }
         // An exhaustive candidate explores its schedules: at most the shrink budget each.
@@ -162,7 +162,7 @@ struct CheckRun {
 
     private func failure(
         _ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
-        shrunk: Shrinker.Result? = nil
+        shrunk: Shrinker.Shrunk? = nil
     ) -> ConformanceFailure {
         let replay =
             configuration.programFile.map {
@@ -186,7 +186,7 @@ struct CheckRun {
 
     /// Writes the shrunk program (its text form) where its replay line will read it, and returns
     /// the line; the shrunk program is no seed's, so this is its only way back.
-    private func shrunkReplayLine(_ shrunk: Shrinker.Result, rule: Rule, seed: UInt64, originalSize: Int) -> String {
+    private func shrunkReplayLine(_ shrunk: Shrinker.Shrunk, rule: Rule, seed: UInt64, originalSize: Int) -> String {
         let directory = configuration.programDirectory ?? FileManager.default.temporaryDirectory.path
         let name = "conformance-\(backend.filter { $0.isLetter || $0.isNumber || $0 == "-" })-\(seed)-\(rule)-shrunk.txt"
         let path = (directory as NSString).appendingPathComponent(name)

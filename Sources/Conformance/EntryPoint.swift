@@ -256,15 +256,9 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     /// A form registered on a `PinnedActor` (C9.10).
     var isPinnedForm: Bool { rawValue.hasSuffix("[actor]") }
 
-    /// What `backend.makeSource(of: T.self)` calls: in debug builds the overload that records
-    /// where the source was made (C8.3), in release builds the requirement.
-    static var makeSourceOfType: EntryPoint {
-        #if DEBUG
-        return .makeSourceOfOrigin
-        #else
-        return .makeSourceOf
-        #endif
-    }
+    /// What `backend.makeSource(of: T.self)` calls: the overload that takes where the source was
+    /// made (and records it in debug builds, C8.3), in every build.
+    static var makeSourceOfType: EntryPoint { .makeSourceOfOrigin }
 
     public static func < (lhs: EntryPoint, rhs: EntryPoint) -> Bool { lhs.rawValue < rhs.rawValue }
 
@@ -297,12 +291,6 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
                 + "the report says 'controlled on seats'; DeterminismTests and ProductionMutantTests check what it promises"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
-        case .makeSourceOfOrigin:
-            #if DEBUG
-            return nil
-            #else
-            return "exists in debug builds only: a release build's makeSource(of:) is the requirement itself (C8.3)"
-            #endif
         default:
             return nil
         }

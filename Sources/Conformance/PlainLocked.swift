@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The harness's own lock around a value: TaskAPI's `Locked` without its schedule points. The
+/// The harness's own lock around a value: ScheduleKit's `Locked` without its schedule points. The
 /// harness's bookkeeping (the event log, slots, probes, the engine itself) runs on the seats of a
 /// controlled run too, and must not be scheduled: every log append would be a point, and a seat
 /// parked inside one would block the run. It keeps `Locked`'s atomic edge, which the thread

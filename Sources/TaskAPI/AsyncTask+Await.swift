@@ -1,3 +1,4 @@
+internal import ScheduleKit
 import Synchronization
 
 extension AsyncTask {

@@ -1,3 +1,5 @@
+internal import ScheduleKit
+
 /// The slots of a collecting combinator (`whenAll`, `whenAllSettled`, `any`): filled by index from
 /// the inputs' continuations, on any threads; handed out once, in index order, when the last one
 /// is in; or dropped at once when the combinator finishes early (C5.5). Public so that a backend

@@ -1,3 +1,5 @@
+internal import ScheduleKit
+
 /// The main actor as an executor (C9.8): jobs run one at a time, in submission order, isolated
 /// to the main actor, so `MainActor.assumeIsolated` works inside them. `MainExecutor.mainActor`
 /// wraps it: the default `mainExecutor` of a backend that names none.

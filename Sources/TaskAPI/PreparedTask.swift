@@ -1,3 +1,5 @@
+internal import ScheduleKit
+
 /// A task made with its body but not started (FATask's `start` / `startWithDispatchQueue:`,
 /// seed 002's kernels): `backend.prepare { token in ... }`, then `start(on:)` once (C9.3).
 ///
@@ -38,8 +40,10 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     private let gate: StartGate?
     private let executor: any Executor
     private let state: Locked<State>
-    /// The mutant the backend was made with (debug builds; `Mutant`).
-    private let mutants: MutantSwitch
+    #if PlantedBugs
+    /// The planted bug the backend carries, taken once, when the task is prepared.
+    private let plantedBugs: PlantedBugSwitch
+    #endif
 
     init(backend: any TaskBackend, executor: any Executor, token: CancellationToken, work: Work) {
         self.backend = backend
@@ -48,7 +52,9 @@ public final class PreparedTask<Success: Sendable>: Sendable {
         cancellation = backend.makeCancellationSource(linkedTo: [token])
         gate = StartGate.make(for: source, token: cancellation.token)
         state = Locked(.prepared(work))
-        mutants = .carried(by: backend)
+        #if PlantedBugs
+        plantedBugs = .carried(by: backend)
+        #endif
         // Weak: the source's handlers must not keep this object alive (C8.2). The registration
         // lives as long as the source, which only this object holds.
         _ = cancellation.register { [weak self] in self?.releaseBodyIfPending() }
@@ -83,7 +89,7 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     /// also after `cancel()`, when the task is already cancelled and nothing runs.
     @discardableResult
     public func tryStart(on executor: (any Executor)? = nil) -> Bool {
-        let claimed = mutants.isOn(.preparedStartChecksApart) ? claimApart() : claim()
+        let claimed = claim()
         if let work = claimed.work {
             let source = self.source
             let gate = self.gate
@@ -106,7 +112,10 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     /// came first).
     @inline(__always)
     private func claim() -> (started: Bool, work: Work?) {
-        state.withLock { state in
+        #if PlantedBugs
+        if plantedBugs.isOn(TaskAPIPlantedBug.preparedStartChecksApart) { return claimApart() }
+        #endif
+        return state.withLock { state in
             switch state {
             case .prepared(let work):
                 state = .started
@@ -120,8 +129,9 @@ public final class PreparedTask<Success: Sendable>: Sendable {
         }
     }
 
-    /// The mutant `preparedStartChecksApart`: `claim` in two critical sections, the check and
-    /// the mark.
+    #if PlantedBugs
+    /// The planted bug `preparedStartChecksApart`: `claim` in two critical sections, the check
+    /// and the mark.
     private func claimApart() -> (started: Bool, work: Work?) {
         let found: (started: Bool, work: Work?) = state.withLock { state in
             switch state {
@@ -133,6 +143,7 @@ public final class PreparedTask<Success: Sendable>: Sendable {
         if found.started { state.withLock { $0 = .started } }
         return found
     }
+    #endif
 
     /// Starts the body like `tryStart(on:)`, or throws `StartError.alreadyStarted` if it was
     /// started before (C9.3: an error value, never a trap).

@@ -1,5 +1,12 @@
 import Synchronization
 
+#if PlantedBugs
+// Public under the trait: the planted-bug initializer takes a `PlantedBugSwitch`.
+public import ScheduleKit
+#else
+internal import ScheduleKit
+#endif
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -39,19 +46,25 @@ public final class StandardCancellationSource: CancellationSource {
     /// Set once every handler of the first `cancel()` ran: later calls return at once.
     private let handlersDone = ScheduledAtomic(false)
     private let timers = Locked<[any Disposable]>([])
-    /// The mutant the backend was made with (debug builds; `Mutant`).
-    private let mutants: MutantSwitch
+    #if PlantedBugs
+    /// The planted bug the backend carries (`TaskAPIPlantedBug`).
+    private let plantedBugs: PlantedBugSwitch
+    #endif
 
     public init(timer: @escaping Timer) {
         self.timer = timer
-        mutants = .off
+        #if PlantedBugs
+        plantedBugs = .off
+        #endif
     }
 
-    /// A source carrying `mutants` (debug builds; `Mutant`): a backend's, for the mutant tests.
-    @_spi(Mutants) public init(mutants: MutantSwitch, timer: @escaping Timer) {
+    #if PlantedBugs
+    /// A source carrying `plantedBugs`: a backend's, for ProductionMutantTests.
+    public init(plantedBugs: PlantedBugSwitch, timer: @escaping Timer) {
         self.timer = timer
-        self.mutants = mutants
+        self.plantedBugs = plantedBugs
     }
+    #endif
 
     deinit {
         for pending in timers.withLock({ $0 }) { pending.dispose() }
@@ -61,7 +74,9 @@ public final class StandardCancellationSource: CancellationSource {
 
     public func cancel() {
         if handlersDone.load(ordering: .acquiring) { return }
-        if mutants.isOn(.secondCancelSkipsWait), requested.load(ordering: .acquiring) { return }
+        #if PlantedBugs
+        if plantedBugs.isOn(TaskAPIPlantedBug.secondCancelSkipsWait), requested.load(ordering: .acquiring) { return }
+        #endif
         let me = ThreadIdentity.current
         if runner.withLock({ $0 == me }) { return }
         let ranHandlers: Bool = running.withLock { _ in
@@ -94,8 +109,10 @@ public final class StandardCancellationSource: CancellationSource {
     }
 
     public func register(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
-        if mutants.isOn(.registerChecksCancelApart) { return registerCheckingApart(handler) }
-        if mutants.isOn(.registerRunsHandlerAgain) { return registerThenRunIfCancelled(handler) }
+        #if PlantedBugs
+        if plantedBugs.isOn(TaskAPIPlantedBug.registerChecksCancelApart) { return registerCheckingApart(handler) }
+        if plantedBugs.isOn(TaskAPIPlantedBug.registerRunsHandlerAgain) { return registerThenRunIfCancelled(handler) }
+        #endif
         guard let id = state.withLock({ $0.register(handler) }) else {
             handler()
             return NoopDisposable()
@@ -103,8 +120,9 @@ public final class StandardCancellationSource: CancellationSource {
         return Registration(source: self, id: id)
     }
 
-    /// The mutant `registerChecksCancelApart`: the check and the store in two critical sections,
-    /// a handler refused in between dropped.
+    #if PlantedBugs
+    /// The planted bug `registerChecksCancelApart`: the check and the store in two critical
+    /// sections, a handler refused in between dropped.
     private func registerCheckingApart(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
         if state.withLock({ $0.isCancellationRequested }) {
             handler()
@@ -114,8 +132,8 @@ public final class StandardCancellationSource: CancellationSource {
         return Registration(source: self, id: id)
     }
 
-    /// The mutant `registerRunsHandlerAgain`: the store, then a check that runs the handler, in
-    /// two critical sections.
+    /// The planted bug `registerRunsHandlerAgain`: the store, then a check that runs the handler,
+    /// in two critical sections.
     private func registerThenRunIfCancelled(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
         let id = state.withLock { $0.register(handler) }
         guard let id, !requested.load(ordering: .acquiring) else {
@@ -124,6 +142,7 @@ public final class StandardCancellationSource: CancellationSource {
         }
         return Registration(source: self, id: id)
     }
+    #endif
 
     private struct Registration: Disposable {
         weak var source: StandardCancellationSource?

@@ -1,3 +1,4 @@
+internal import ScheduleKit
 import Synchronization
 
 /// Decides, once, whether a body starts or its task is cancelled (C4.3), for the default `run`

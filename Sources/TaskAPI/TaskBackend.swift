@@ -138,45 +138,38 @@ extension TaskBackend {
         return source.task
     }
 
-    #if DEBUG
-    /// A new pending source and its task (C1.1), in debug builds: the `makeSource(of:)`
-    /// requirement, and the source keeps where it was made (this call's file and line), which
+    /// A new pending source and its task (C1.1): the `makeSource(of:)` requirement, and, in a
+    /// debug build, the source keeps where it was made (this call's file and line), which
     /// `TaskError.abandoned` names if it is released pending (C8.3). A source of a backend whose
-    /// sources are not `SourceOriginRecording` keeps nothing. Release builds have no such
-    /// overload: `makeSource(of:)` is the requirement itself, at no cost.
+    /// sources are not `SourceOriginRecording` keeps nothing; nor does any source in a release
+    /// build, which takes the same parameters (so the API is the same in both) and records
+    /// nothing, at the cost of the call alone.
     public func makeSource<T: Sendable>(
         of type: T.Type,
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) -> any CompletionSource<T> {
         let source = sourceWithoutOrigin(of: type)
+        #if DEBUG
         (source as? any SourceOriginRecording)?.recordOrigin(SourceOrigin(fileID: fileID, line: line))
+        #endif
         return source
     }
-    #endif
 
     /// The `makeSource(of:)` requirement itself, recording no origin: for the sources TaskAPI
-    /// makes on a caller's behalf (derived tasks, combinators), which no caller holds. In debug
-    /// builds the requirement is named through a function reference, since a call would pick
-    /// the recording overload above; release builds call it directly.
+    /// makes on a caller's behalf (derived tasks, combinators), which no caller holds. The
+    /// requirement is named through a function reference, since a call would pick the recording
+    /// overload above.
     @usableFromInline
     func sourceWithoutOrigin<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
-        #if DEBUG
         let requirement: (T.Type) -> any CompletionSource<T> = makeSource(of:)
         return requirement(type)
-        #else
-        return makeSource(of: type)
-        #endif
     }
 
     /// A new pending source, its type inferred from the context; in debug builds it keeps this
     /// call's file and line (C8.3).
     public func makeSource<T: Sendable>(fileID: StaticString = #fileID, line: UInt = #line) -> any CompletionSource<T> {
-        #if DEBUG
         makeSource(of: T.self, fileID: fileID, line: line)
-        #else
-        makeSource(of: T.self)
-        #endif
     }
 
     /// A task made by hand: `body` gets the source at once, on the calling thread, and completes

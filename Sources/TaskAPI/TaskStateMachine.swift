@@ -6,7 +6,15 @@
 /// it). This package's backends use the kit's own machine instead, `KitState`: the same events,
 /// the same delivery phase and the same answers, in three bytes, with the continuations and the
 /// value kept beside it rather than in one generic value (docs/DESIGN.md, "`TaskStateMachine`
-/// and the kit").
+/// and the kit"). A test drives both with every sequence of their shared events and requires
+/// the same answers (`TaskStateMachineLockstepTests`).
+///
+/// Checked as `KitState` is: after every event, a debug build asserts the machine's invariant
+/// (an outcome exactly once completed, a delivery only once completed), and an event that is
+/// impossible in the current state (`nextDelivery()` outside a delivery) stops the program,
+/// naming the event and the state, in every build: it is a bug of the backend that calls it,
+/// and answering it would hide one (a delivery ended twice lets a later registration overtake
+/// an earlier one, C2.4).
 ///
 /// `Continuation` is whatever the backend stores per registration (an executor and a closure).
 public struct TaskStateMachine<Success: Sendable, Continuation> {
@@ -47,6 +55,7 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     /// cannot overtake them (C2.4); `nextDelivery()` gives it to the completing thread.
     @inlinable
     public mutating func register(_ continuation: Continuation) -> Completion<Success>? {
+        defer { assertConsistent(after: "register") }
         // Status, not `_completion`, decides: testing an optional outcome copies it, which costs
         // value-witness calls in code that is not specialized.
         if _status == .completed, !_delivering { return _completion }
@@ -62,6 +71,7 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     /// another thread (C2.4). `false`: stored, and the running delivery (if any) will take it.
     @inlinable
     public mutating func registerForDelivery(_ continuation: Continuation) -> Bool {
+        defer { assertConsistent(after: "registerForDelivery") }
         continuations.append(continuation)
         guard _status == .completed, !_delivering else { return false }
         _delivering = true
@@ -71,6 +81,7 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     /// Pending to running (C1.5). `false`, changing nothing, if the task is not pending.
     @inlinable
     public mutating func start() -> Bool {
+        defer { assertConsistent(after: "start") }
         guard _status == .pending else { return false }
         _status = .running
         return true
@@ -89,6 +100,7 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     ///     }
     @inlinable
     public mutating func complete(_ completion: Completion<Success>) -> Continuations<Continuation>? {
+        defer { assertConsistent(after: "complete") }
         guard _status != .completed else { return nil }
         self._completion = completion
         _status = .completed
@@ -102,6 +114,7 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     /// it returns `nil`. `false`, changing nothing, if the task was already completed.
     @inlinable
     public mutating func completeForDelivery(_ completion: Completion<Success>) -> Bool {
+        defer { assertConsistent(after: "completeForDelivery") }
         guard _status != .completed else { return false }
         self._completion = completion
         _status = .completed
@@ -131,8 +144,13 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
     /// The continuations registered while the completing thread handed over the previous batch,
     /// in registration order; `nil` when there are none, which ends the delivery: from then on
     /// `register` returns the outcome to its caller (C2.4).
+    ///
+    /// Only a delivery ends a round: called outside one (before the completion, or after the
+    /// delivery ended), it stops the program, naming the state.
     @inlinable
     public mutating func nextDelivery() -> Continuations<Continuation>? {
+        guard _delivering else { Self.impossible("nextDelivery()", in: stateDescription) }
+        defer { assertConsistent(after: "nextDelivery") }
         guard !continuations.isEmpty else {
             _delivering = false
             return nil
@@ -141,6 +159,37 @@ public struct TaskStateMachine<Success: Sendable, Continuation> {
         var taken = Continuations<Continuation>()
         swap(&taken, &continuations)
         return taken
+    }
+
+    /// The invariant every event keeps: an outcome exactly once completed, and a delivery only
+    /// once completed.
+    @inlinable
+    var isConsistent: Bool {
+        switch _status {
+        case .pending, .running: return _completion == nil && !_delivering
+        case .completed: return _completion != nil
+        }
+    }
+
+    /// Debug builds: stops if `event` left the machine inconsistent, naming both.
+    @inlinable @inline(__always)
+    func assertConsistent(after event: StaticString) {
+        assert(isConsistent, "TaskStateMachine: \(event) left an inconsistent state, \(stateDescription)")
+    }
+
+    /// Where the machine is, for the messages of its checks.
+    @usableFromInline
+    var stateDescription: String {
+        "status \(_status), delivering \(_delivering), \(continuations.isEmpty ? "no" : "some") continuations stored"
+    }
+
+    /// An event impossible in the machine's state: a bug of the backend that calls it. Out of
+    /// line and cold, as `KitState`'s.
+    @usableFromInline @inline(never)
+    static func impossible(_ event: StaticString, in state: String) -> Never {
+        preconditionFailure(
+            "TaskStateMachine: \(event) is impossible in \(state) (only a delivery, opened by complete, completeForDelivery or a registerForDelivery that returned true, ends a round)"
+        )
     }
 }
 

@@ -1,3 +1,5 @@
+internal import ScheduleKit
+
 /// Tasks counted in as they are joined and awaited as a whole while more may still join: a
 /// `DispatchGroup` for tasks, FATask's group variants (`startWithDispatchQueue:group:`,
 /// `continueWithBlock:dispatchQueue:group:`) (C9.11).

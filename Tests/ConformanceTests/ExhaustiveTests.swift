@@ -1,4 +1,4 @@
-@_spi(Mutants) import BackendGCD
+@_spi(Testing) import BackendGCD
 import Foundation
 import TaskAPI
 import Testing

@@ -10,7 +10,7 @@ import Testing
     /// timing slack) and judge their order then.
     @Test("C2.4: the deferred hand-off check judges the order once the deliveries came")
     func c2_4HandOffCheckWaitsForTheDeliveries() async throws {
-        let check = try #require(RuleSuite.checks.first { $0.rule == "C2.4" && $0.name.contains("trampoline") })
+        let check = try #require(RuleSuite.checks.first { $0.rule == .c2_4 && $0.name.contains("trampoline") })
         let failures = await RuleSuite.run(check, on: LoopBackend(latency: .milliseconds(5)))
         #expect(failures.isEmpty, "\(failures.map(\.description))")
     }

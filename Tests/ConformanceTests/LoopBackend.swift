@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ScheduleKit
 import TaskAPI
 
 /// A small outside backend that delivers as a SwiftNIO adapter does (issue 22): every task hands

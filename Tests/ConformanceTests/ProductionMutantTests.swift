@@ -1,13 +1,16 @@
-@_spi(Mutants) import BackendActors
-@_spi(Mutants) import BackendGCD
+#if PlantedBugs
+@_spi(Testing) import BackendActors
+@_spi(Testing) import BackendGCD
+import BackendKit
 import BackendThreads
 import Conformance
 import Foundation
-@_spi(Mutants) import TaskAPI
+import ScheduleKit
+import TaskAPI
 import Testing
 
-/// Bugs planted in the package's own production code (TaskAPI's `Mutant`, switched on in debug
-/// builds only, in the one backend a test makes): races inside executors, pools and waiters, which
+/// Bugs planted in the package's own production code (each module's `PlantedBug` enum, compiled
+/// only under the package trait `PlantedBugs`, planted in the one backend a test makes): races inside executors, pools and waiters, which
 /// only the seated engine sees (every synchronization a schedule point, blocking included). Each
 /// must be killed from a seed in controlled mode with the default budget, under one of its rules,
 /// and its replay line (seed and mode, on a new backend) must reproduce it exactly: the same
@@ -18,56 +21,56 @@ struct ProductionMutantTests {
     /// in, configured so that the race does not depend on the machine (how many processors, hence
     /// drainers or workers, it has): one drainer, one worker, so that one thread in the window is
     /// every thread (with two, a push must land while both are in theirs, a schedule in several
-    /// hundred programs). Adding a mutant: a case of `Mutant`, its branch in the production code,
-    /// and a row here.
-    static let productionMutants: [Mutant: (rules: Set<Rule>, backend: @Sendable () -> any TaskBackend)] = [
+    /// hundred programs). Adding one: a case of its module's `PlantedBug` enum, its branch in the
+    /// production code (under `#if PlantedBugs`), and a row here.
+    static let productionMutants: [PlantedBugID: (rules: Set<Rule>, backend: @Sendable () -> any TaskBackend)] = [
         // A waiter that checks and sleeps in two critical sections sleeps for good when the
         // completion lands between them: the stuck report names it (C6.3); a timed one sleeps to
         // its deadline, returning late on the run's clock (C6.2).
-        .waiterChecksThenSleeps: ([.c6_1, .c6_3, .c6_2], { ThreadsBackend() }),
+        PlantedBugID(KitPlantedBug.waiterChecksThenSleeps): ([.c6_1, .c6_3, .c6_2], { ThreadsBackend() }),
         // A lost job: its task never completes although everything it depends on did (C2.1), or,
         // when its task completed otherwise (a token cancelled it), the job's closure and the
         // captures it holds are never released (C8.1, C8.2).
-        .drainerEndsInTwoSections: ([.c2_1, .c7_3, .c8_1, .c8_2], { GCDBackend(drainers: 1) }),
+        PlantedBugID(GCDPlantedBug.drainerEndsInTwoSections): ([.c2_1, .c7_3, .c8_1, .c8_2], { GCDBackend(drainers: 1) }),
         // One worker: a push between its empty look at the queue and its parking is lost (C2.1),
         // or kept unrun (C8.1, C8.2), as above.
-        .poolParksWithoutRecheck: ([.c2_1, .c7_3, .c8_1, .c8_2], { Self.singleWorkerPool() }),
+        PlantedBugID(KitPlantedBug.poolParksWithoutRecheck): ([.c2_1, .c7_3, .c8_1, .c8_2], { Self.singleWorkerPool() }),
         // A timed wait that sleeps through its wake-up returns the outcome at its deadline: on the
         // run's clock, later than the completion (C6.2). Any pool: the race is the waiter's.
-        .waiterSleepsToDeadline: ([.c6_2], { Self.singleWorkerPool() }),
+        PlantedBugID(KitPlantedBug.waiterSleepsToDeadline): ([.c6_2], { Self.singleWorkerPool() }),
         // One worker, parked: the push wakes it before its job is queued, it parks again, and the
         // job is lost (C2.1) or kept unrun (C8.1, C8.2).
-        .poolSignalsBeforePush: ([.c2_1, .c7_3, .c8_1, .c8_2], { Self.singleWorkerPool() }),
+        PlantedBugID(KitPlantedBug.poolSignalsBeforePush): ([.c2_1, .c7_3, .c8_1, .c8_2], { Self.singleWorkerPool() }),
         // Two workers, so that the second drain has a thread to run beside the first: two jobs of
         // one serial executor at once (C7.2), or the later one first (C2.4), as for the mailbox.
-        .serialEndsBeforeLastJob: ([.c7_2, .c2_4], { Self.pool(workers: 2) }),
+        PlantedBugID(ThreadsPlantedBug.serialEndsBeforeLastJob): ([.c7_2, .c2_4], { Self.pool(workers: 2) }),
         // A message pushed between the drain's empty look and its plain store is dropped: its job
         // never runs (C2.1) or its closure is kept (C8.1, C8.2). One worker, as for the pool.
-        .mailboxGivesUpBlindly: ([.c2_1, .c7_3, .c8_1, .c8_2], { ActorsBackend(workers: 1) }),
+        PlantedBugID(ActorsPlantedBug.mailboxGivesUpBlindly): ([.c2_1, .c7_3, .c8_1, .c8_2], { ActorsBackend(workers: 1) }),
         // Two workers, so that the second drain runs beside the first (C7.2), or, started while
         // the first one's thread is between giving up and running its message, before it: a
         // continuation on the mailbox runs before one registered earlier (C2.4).
-        .mailboxGivesUpBeforeLastMessage: ([.c7_2, .c2_4], { ActorsBackend(workers: 2) }),
+        PlantedBugID(ActorsPlantedBug.mailboxGivesUpBeforeLastMessage): ([.c7_2, .c2_4], { ActorsBackend(workers: 2) }),
         // A handler dropped by a cancellation between the check and the store never runs (C4.2).
         // When it is a linked source's handler, that source is never cancelled: its token reads
         // false after a cancel() of its lineage returned (C4.1), a checkpoint on it does not throw
         // (C4.4), a body under it starts (C4.3); a prepared task whose token's handler is lost is
         // never cancelled before start, and stays pending for good (C2.1).
-        .registerChecksCancelApart: ([.c4_2, .c4_1, .c4_4, .c4_3, .c2_1], { Self.singleWorkerPool() }),
+        PlantedBugID(TaskAPIPlantedBug.registerChecksCancelApart): ([.c4_2, .c4_1, .c4_4, .c4_3, .c2_1], { Self.singleWorkerPool() }),
         // A handler run by the cancellation and again by register (C4.2: exactly once).
-        .registerRunsHandlerAgain: ([.c4_2], { Self.singleWorkerPool() }),
+        PlantedBugID(TaskAPIPlantedBug.registerRunsHandlerAgain): ([.c4_2], { Self.singleWorkerPool() }),
         // A second cancel() returns while the first one's handlers still run (C4.1).
-        .secondCancelSkipsWait: ([.c4_1], { Self.singleWorkerPool() }),
+        PlantedBugID(TaskAPIPlantedBug.secondCancelSkipsWait): ([.c4_1], { Self.singleWorkerPool() }),
         // Two racing starts both return true (C9.3).
-        .preparedStartChecksApart: ([.c9_3], { Self.singleWorkerPool() }),
+        PlantedBugID(TaskAPIPlantedBug.preparedStartChecksApart): ([.c9_3], { Self.singleWorkerPool() }),
         // The source's first inline whenComplete runs after a later continuation (C2.4).
-        .inlineBodyHandedLast: ([.c2_4], { Self.singleWorkerPool() }),
+        PlantedBugID(KitPlantedBug.inlineBodyHandedLast): ([.c2_4], { Self.singleWorkerPool() }),
         // Inline work registered while inline work runs runs before it ends (C2.7).
-        .inPlaceInsideInlineWork: ([.c2_7], { Self.singleWorkerPool() }),
+        PlantedBugID(KitPlantedBug.inPlaceInsideInlineWork): ([.c2_7], { Self.singleWorkerPool() }),
         // A continuation registered from inside a continuation runs before one registered
         // earlier on the same task (C2.4); when it is inline work registered inside inline work,
         // it runs before that work ends instead of queued behind it (C2.7).
-        .nestedRegistrationOvertakes: ([.c2_4, .c2_7], { Self.singleWorkerPool() })
+        PlantedBugID(KitPlantedBug.nestedRegistrationOvertakes): ([.c2_4, .c2_7], { Self.singleWorkerPool() })
     ]
 
     /// A threads backend whose pool has one worker.
@@ -82,16 +85,22 @@ struct ProductionMutantTests {
         }
     }
 
-    @Test(arguments: Mutant.allCases)
-    func controlledModeKillsAndReplays(mutant: Mutant) async throws {
+    /// Every planted bug of every module.
+    static let allPlanted: [PlantedBugID] =
+        TaskAPIPlantedBug.allCases.map(PlantedBugID.init) + KitPlantedBug.allCases.map(PlantedBugID.init)
+        + GCDPlantedBug.allCases.map(PlantedBugID.init) + ThreadsPlantedBug.allCases.map(PlantedBugID.init)
+        + ActorsPlantedBug.allCases.map(PlantedBugID.init)
+
+    @Test(arguments: allPlanted)
+    func controlledModeKillsAndReplays(mutant: PlantedBugID) async throws {
         let planted = try #require(Self.productionMutants[mutant], "\(mutant) has no row in productionMutants")
         // PRODUCTION_MUTANTS=a,b runs only those (for measuring or debugging a few).
         if let only = ProcessInfo.processInfo.environment["PRODUCTION_MUTANTS"],
-            !only.split(separator: ",").contains(Substring(mutant.rawValue))
+            !only.split(separator: ",").contains(Substring(mutant.name))
         {
             return
         }
-        let make: @Sendable () -> any TaskBackend = { Mutant.$planted.withValue(mutant) { planted.backend() } }
+        let make: @Sendable () -> any TaskBackend = { PlantedBugSwitch.planting(mutant) { planted.backend() } }
         var configuration = MutantTests.configuration(atLeastTheDefaultBudget: true)
         configuration.mode = .controlled(.randomWalk)
         // Shrinking is not what is tested here (a kill, its rule and its exact replay are): 2 s of
@@ -121,3 +130,13 @@ struct ProductionMutantTests {
                 + (failure.shrunkSize.map { ", shrunk to \($0) steps" } ?? ""))
     }
 }
+#else
+import Testing
+
+/// The planted bugs are compiled only under the package trait `PlantedBugs`: without it there is
+/// nothing to plant, and this suite says so instead of passing silently.
+@Suite struct ProductionMutantTests {
+    @Test(.disabled("the planted bugs are compiled only under the package trait PlantedBugs: run `swift test --traits PlantedBugs`"))
+    func controlledModeKillsAndReplays() {}
+}
+#endif

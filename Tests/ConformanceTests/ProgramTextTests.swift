@@ -1,4 +1,5 @@
 import Conformance
+import ScheduleKit
 import TaskAPI
 import Testing
 

@@ -1,5 +1,6 @@
 import Conformance
 import Foundation
+import ScheduleKit
 import TaskAPI
 import Testing
 

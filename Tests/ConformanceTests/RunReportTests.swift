@@ -1,5 +1,6 @@
 import Conformance
 import Dispatch
+import ScheduleKit
 import TaskAPI
 import Testing
 
@@ -91,7 +92,7 @@ import Testing
         // was not, once.
         configuration.ruleTimeLimit = .seconds(5)
         let release = DispatchSemaphore(value: 0)
-        let hanging = RuleCheck("C6.1", "a wait that never returns") { _ in release.wait() }
+        let hanging = RuleCheck(.c6_1, "a wait that never returns") { _ in release.wait() }
         let checks = [hanging] + RuleSuite.checks(chapter: 3)
         let report = await RuleSuite.run(ReferenceBackend(), checks: checks, configuration: configuration)
         #expect(report.failures.map(\.rule) == ["C6.1"] && report.failures.first?.message.contains("a wait that never returns") == true)

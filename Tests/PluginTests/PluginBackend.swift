@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ScheduleKit
 import TaskAPI
 
 /// A backend written the way a user outside this package writes one: it imports TaskAPI only,

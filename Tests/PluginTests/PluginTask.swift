@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ScheduleKit
 import TaskAPI
 
 /// The plug-in backend's task: TaskAPI's `TaskStateMachine` under a lock. Continuations are

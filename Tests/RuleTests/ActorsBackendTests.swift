@@ -1,5 +1,6 @@
 import BackendKit
 import Dispatch
+import ScheduleKit
 import Synchronization
 import TaskAPI
 import Testing

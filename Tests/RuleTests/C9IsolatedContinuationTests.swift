@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ScheduleKit
 import TaskAPI
 import Testing
 

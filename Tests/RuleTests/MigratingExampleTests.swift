@@ -1,6 +1,7 @@
 import BackendGCD
 import Dispatch
 import Foundation
+import ScheduleKit
 import TaskAPI
 import Testing
 

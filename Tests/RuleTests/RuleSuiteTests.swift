@@ -28,7 +28,7 @@ struct RuleSuiteTests {
         let covered = Set(RuleSuite.rules).union(["C2.7", "C9.8"])
         let missing = Rule.allCases.map(\.rawValue).filter { !covered.contains($0) }
         #expect(missing.isEmpty, "rules without a check: \(missing)")
-        #expect(RuleSuite.checks.allSatisfy { $0.description.hasPrefix($0.rule + " ") })
+        #expect(RuleSuite.checks.allSatisfy { $0.description.hasPrefix($0.rule.rawValue + " ") })
     }
 
     /// A failed expectation is a value naming the check's rule, the expectation's line and the
@@ -36,7 +36,7 @@ struct RuleSuiteTests {
     @Test("Rule failures are values with the rule, the expectation's location and the call site")
     func failuresAreValues() async throws {
         let backend = try #require(Backends.all.first).backend
-        let failing = RuleCheck("C1.1", "an expectation that fails") { c in
+        let failing = RuleCheck(.c1_1, "an expectation that fails") { c in
             c.expectOutcome(
                 of: c.backend.succeeded(1).completion, .success(2), "a task made with 2 has 2", call: "backend.succeeded(1).completion")
         }
@@ -52,7 +52,7 @@ struct RuleSuiteTests {
         #expect(failure.callSite.fileID == #fileID && failure.callSite.line == callLine)
 
         let release = DispatchSemaphore(value: 0)
-        let hanging = RuleCheck("C6.1", "a wait that never returns") { _ in release.wait() }
+        let hanging = RuleCheck(.c6_1, "a wait that never returns") { _ in release.wait() }
         let hung = await RuleSuite.run(hanging, on: backend, timeLimit: .milliseconds(200))
         release.signal()
         #expect(hung.map(\.rule) == ["C6.1"])

@@ -229,9 +229,9 @@ extension ContinuationKind {
     /// task it returned, its input, its input once the task it returned succeeded (`finallyTask`),
     /// or the task it returned as its value, at once (C2.6: the harness reads whether it is that
     /// very task), or, for `then`, once that task has completed, failed or cancelled as it did.
-    enum Result { case bodyValue, innerOutcome, input, inputOnceInnerSucceeded, keptTask, keptTaskOnceCompleted }
+    enum Settlement { case bodyValue, innerOutcome, input, inputOnceInnerSucceeded, keptTask, keptTaskOnceCompleted }
 
-    var result: Result {
+    var settlement: Settlement {
         switch self {
         case .continueWith, .map, .then, .recover, .catch: return .bodyValue
         case .continueWithTask, .flatMap, .recoverTask: return .innerOutcome

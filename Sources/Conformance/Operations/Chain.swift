@@ -188,7 +188,7 @@ extension ProgramOperation {
             guard case .outcomes(let allowed, _) = result, let outcome = allowed.first, outcome.isSuccess else {
                 return result
             }
-            switch kind.result {
+            switch kind.settlement {
             case .bodyValue:
                 return .outcomes([outcome], rule ?? (kind == .continueWith ? .c3_1 : .c3_3))
             case .keptTask:
@@ -207,8 +207,8 @@ extension ProgramOperation {
                 switch inner ?? .unknown {
                 case .outcome(let innerOutcome):
                     // finallyTask: the original outcome once the returned task succeeded, else its outcome.
-                    let taken = kind.result == .innerOutcome || !innerOutcome.isSuccess ? innerOutcome : input
-                    return .outcomes([taken], rule ?? (kind.result == .innerOutcome ? .c2_6 : .c3_3))
+                    let taken = kind.settlement == .innerOutcome || !innerOutcome.isSuccess ? innerOutcome : input
+                    return .outcomes([taken], rule ?? (kind.settlement == .innerOutcome ? .c2_6 : .c3_3))
                 case .pending: return .pending
                 case .unknown: return .unknown
                 }

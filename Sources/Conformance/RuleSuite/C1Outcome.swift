@@ -5,12 +5,12 @@ extension RuleSuite {
     /// C1 Outcome.
     enum C1Outcome {
         static let checks: [RuleCheck] = [
-            RuleCheck("C1.1", "a task is pending until completed once, and never changes after", completesExactlyOnce),
-            RuleCheck("C1.2", "of racing try-setters exactly one wins, and its outcome is the task's", racingSettersHaveOneWinner),
-            RuleCheck("C1.3", "non-try setters on a completed source throw and change nothing", settersOnCompletedSourceThrow),
-            RuleCheck("C1.4", "already-completed tasks can be made directly", completedTasksDirectly),
-            RuleCheck("C1.5", "status is pending, running, completed, and only moves forward", statusMovesForward),
-            RuleCheck("C1.1", "values of every size and alignment keep their value, and go with their task", valuesOfEverySize)
+            RuleCheck(.c1_1, "a task is pending until completed once, and never changes after", completesExactlyOnce),
+            RuleCheck(.c1_2, "of racing try-setters exactly one wins, and its outcome is the task's", racingSettersHaveOneWinner),
+            RuleCheck(.c1_3, "non-try setters on a completed source throw and change nothing", settersOnCompletedSourceThrow),
+            RuleCheck(.c1_4, "already-completed tasks can be made directly", completedTasksDirectly),
+            RuleCheck(.c1_5, "status is pending, running, completed, and only moves forward", statusMovesForward),
+            RuleCheck(.c1_1, "values of every size and alignment keep their value, and go with their task", valuesOfEverySize)
         ]
 
         static func completesExactlyOnce(_ c: RuleContext) throws {

@@ -4,10 +4,10 @@ extension RuleSuite {
     /// C3 Errors.
     enum C3Errors {
         static let checks: [RuleCheck] = [
-            RuleCheck("C3.1", "an error thrown by a body fails the task with that error", thrownErrorsFail),
-            RuleCheck("C3.2", "a body throwing CancellationError completes the task as cancelled", cancellationErrorCancels),
-            RuleCheck("C3.3", "map/flatMap pass failure and cancellation through; recover sees failures only", passThrough),
-            RuleCheck("C3.3", "finally runs on every outcome and passes it on unless it throws", finallyPassesOutcome)
+            RuleCheck(.c3_1, "an error thrown by a body fails the task with that error", thrownErrorsFail),
+            RuleCheck(.c3_2, "a body throwing CancellationError completes the task as cancelled", cancellationErrorCancels),
+            RuleCheck(.c3_3, "map/flatMap pass failure and cancellation through; recover sees failures only", passThrough),
+            RuleCheck(.c3_3, "finally runs on every outcome and passes it on unless it throws", finallyPassesOutcome)
         ]
 
         static func thrownErrorsFail(_ c: RuleContext) throws {

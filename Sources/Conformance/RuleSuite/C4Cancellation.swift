@@ -6,17 +6,17 @@ extension RuleSuite {
     /// C4 Cancellation.
     enum C4Cancellation {
         static let checks: [RuleCheck] = [
-            RuleCheck("C4.1", "cancel is idempotent, thread-safe, and stays requested", cancelIdempotent),
+            RuleCheck(.c4_1, "cancel is idempotent, thread-safe, and stays requested", cancelIdempotent),
             RuleCheck(
-                "C4.1", "a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
+                .c4_1, "a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
                 secondCancelWaitsForHandlers),
-            RuleCheck("C4.2", "handlers run once, in order, promptly if late; disposed ones never run and are released", handlers),
-            RuleCheck("C4.3", "a body whose token is cancelled before it starts never runs", cancelledBeforeStart),
-            RuleCheck("C4.4", "checkpoint throws CancellationError once requested", checkpoint),
+            RuleCheck(.c4_2, "handlers run once, in order, promptly if late; disposed ones never run and are released", handlers),
+            RuleCheck(.c4_3, "a body whose token is cancelled before it starts never runs", cancelledBeforeStart),
+            RuleCheck(.c4_4, "checkpoint throws CancellationError once requested", checkpoint),
             RuleCheck(
-                "C4.5", "cancellation racing completion gives one outcome; after completion it changes nothing", cancelRacingCompletion),
-            RuleCheck("C4.6", "cancel(after:) cancels after the delay; linked sources follow any parent", delayedAndLinked),
-            RuleCheck("C4.7", "a cancelled Swift Task stops awaiting at once and leaves the task alone", async: swiftTaskCancellation)
+                .c4_5, "cancellation racing completion gives one outcome; after completion it changes nothing", cancelRacingCompletion),
+            RuleCheck(.c4_6, "cancel(after:) cancels after the delay; linked sources follow any parent", delayedAndLinked),
+            RuleCheck(.c4_7, "a cancelled Swift Task stops awaiting at once and leaves the task alone", async: swiftTaskCancellation)
         ]
 
         static func cancelIdempotent(_ c: RuleContext) throws {
@@ -232,10 +232,10 @@ extension RuleSuite {
             let timed = backend.makeCancellationSource()
             let fired = backend.makeSource(of: Void.self)
             _ = timed.token.register { fired.trySucceed() }
-            let start = ContinuousClock.now
+            let start = Uptime.now
             timed.cancel(after: .milliseconds(30))
             c.expectCompletes(fired.task, "cancel(after:) cancels, running the handlers", call: "source.cancel(after: .milliseconds(30))")
-            let elapsed = ContinuousClock.now - start
+            let elapsed = Uptime.now - start
             c.expect(
                 elapsed >= .milliseconds(30), "cancel(after:) cancels no earlier than the delay",
                 call: "source.cancel(after: .milliseconds(30))",

@@ -4,11 +4,11 @@ extension RuleSuite {
     /// C5 Combinators.
     enum C5Combinators {
         static let checks: [RuleCheck] = [
-            RuleCheck("C5.1", "whenAll keeps input order, fails fast, and succeeds at once on []", whenAll),
-            RuleCheck("C5.2", "whenAllSettled waits for all and returns every outcome in order", whenAllSettled),
-            RuleCheck("C5.3", "race takes the first outcome; any the first success or every error; empty input fails", raceAndAny),
-            RuleCheck("C5.4", "delay succeeds no earlier than asked; timeout fails late tasks and leaves them alone", delayAndTimeout),
-            RuleCheck("C5.5", "a completed combinator keeps no reference to its inputs or their values", noReferencesKept)
+            RuleCheck(.c5_1, "whenAll keeps input order, fails fast, and succeeds at once on []", whenAll),
+            RuleCheck(.c5_2, "whenAllSettled waits for all and returns every outcome in order", whenAllSettled),
+            RuleCheck(.c5_3, "race takes the first outcome; any the first success or every error; empty input fails", raceAndAny),
+            RuleCheck(.c5_4, "delay succeeds no earlier than asked; timeout fails late tasks and leaves them alone", delayAndTimeout),
+            RuleCheck(.c5_5, "a completed combinator keeps no reference to its inputs or their values", noReferencesKept)
         ]
 
         static func whenAll(_ c: RuleContext) throws {
@@ -100,9 +100,9 @@ extension RuleSuite {
 
         static func delayAndTimeout(_ c: RuleContext) throws {
             let backend = c.backend
-            let start = ContinuousClock.now
+            let start = Uptime.now
             c.expectOutcome(backend.delay(.milliseconds(40)), .success(()), "delay succeeds", call: "backend.delay(.milliseconds(40))")
-            let elapsed = ContinuousClock.now - start
+            let elapsed = Uptime.now - start
             c.expect(
                 elapsed >= .milliseconds(40), "delay succeeds no earlier than asked", call: "backend.delay(.milliseconds(40))",
                 expected: "after 40 ms or more", observed: "after \(elapsed)")

@@ -5,13 +5,13 @@ extension RuleSuite {
     /// C6 Waiting.
     enum C6Waiting {
         static let checks: [RuleCheck] = [
-            RuleCheck("C6.1", "wait returns the outcome; get rethrows the failure", waitAndGet),
-            RuleCheck("C6.2", "wait(timeout:) reports the timeout", waitTimeout),
-            RuleCheck("C6.3", "every thread waiting on a task wakes", allWaitersWake),
+            RuleCheck(.c6_1, "wait returns the outcome; get rethrows the failure", waitAndGet),
+            RuleCheck(.c6_2, "wait(timeout:) reports the timeout", waitTimeout),
+            RuleCheck(.c6_3, "every thread waiting on a task wakes", allWaitersWake),
             RuleCheck(
-                "C6.4", "waits nested 16 deep in bodies on the default executor finish within 1 s (5 s under the thread sanitizer)",
+                .c6_4, "waits nested 16 deep in bodies on the default executor finish within 1 s (5 s under the thread sanitizer)",
                 nestedWaits),
-            RuleCheck("C6.5", "await bridges to Swift concurrency without blocking a thread", async: awaitDoesNotBlock)
+            RuleCheck(.c6_5, "await bridges to Swift concurrency without blocking a thread", async: awaitDoesNotBlock)
         ]
 
         static func waitAndGet(_ c: RuleContext) throws {

@@ -6,9 +6,9 @@ extension RuleSuite {
     /// C8 Resources.
     enum C8Resources {
         static let checks: [RuleCheck] = [
-            RuleCheck("C8.1", "after completion nothing keeps continuation closures or captures alive", closuresReleased),
-            RuleCheck("C8.2", "tasks and sources are freed when unreferenced, pending or completed", noRetainCycles),
-            RuleCheck("C8.3", "a source released while pending fails its task with TaskError.abandoned", abandonedSourceFailsItsTask)
+            RuleCheck(.c8_1, "after completion nothing keeps continuation closures or captures alive", closuresReleased),
+            RuleCheck(.c8_2, "tasks and sources are freed when unreferenced, pending or completed", noRetainCycles),
+            RuleCheck(.c8_3, "a source released while pending fails its task with TaskError.abandoned", abandonedSourceFailsItsTask)
         ]
 
         static func closuresReleased(_ c: RuleContext) throws {

@@ -22,11 +22,11 @@ extension RuleSuite {
     enum C9Isolation {
         static let checks: [RuleCheck] = [
             RuleCheck(
-                "C9.10", "every continuation form on a pinned actor runs isolated to it, on its executor, in registration order",
+                .c9_10, "every continuation form on a pinned actor runs isolated to it, on its executor, in registration order",
                 pinnedForms),
-            RuleCheck("C9.10", "a form on a pinned actor honours a token cancelled before its body starts", pinnedToken),
+            RuleCheck(.c9_10, "a form on a pinned actor honours a token cancelled before its body starts", pinnedToken),
             RuleCheck(
-                "C9.10", "off the main thread the main executor is not current, and its forms honour a cancelled token without it",
+                .c9_10, "off the main thread the main executor is not current, and its forms honour a cancelled token without it",
                 mainExecutorOffMain)
         ]
 
@@ -153,12 +153,12 @@ extension RuleSuite {
     /// C9.11 Work groups.
     enum C9WorkGroup {
         static let checks: [RuleCheck] = [
-            RuleCheck("C9.11", "an empty group is idle at once: idle() succeeds, wait() and wait(timeout:) return", emptyGroup),
+            RuleCheck(.c9_11, "an empty group is idle at once: idle() succeeds, wait() and wait(timeout:) return", emptyGroup),
             RuleCheck(
-                "C9.11", "idle() succeeds when the last joined task completes, whatever its outcome, tasks joined meanwhile included",
+                .c9_11, "idle() succeeds when the last joined task completes, whatever its outcome, tasks joined meanwhile included",
                 lastJoined),
             RuleCheck(
-                "C9.11", "a task joined after idle() succeeded counts for the next idle(); wait(timeout:) says whether the group went idle",
+                .c9_11, "a task joined after idle() succeeded counts for the next idle(); wait(timeout:) says whether the group went idle",
                 laterJoins)
         ]
 

@@ -10,22 +10,21 @@ public struct RuleCheck: Sendable, CustomStringConvertible {
         case async(@Sendable (RuleContext) async throws -> Void)
     }
 
-    /// The rule's id in docs/CONTRACT.md ("C2.4"). `Rule(rawValue:)` gives the harness's enum for
-    /// the rules it knows.
-    public let rule: String
+    /// The rule it checks (`.c2_4`: "C2.4" in docs/CONTRACT.md).
+    public let rule: Rule
     /// What the check shows, in a few words.
     public let name: String
     let body: Body
 
-    /// A check of `rule` (its id in docs/CONTRACT.md) whose synchronous `body` may block.
-    public init(_ rule: String, _ name: String, _ body: @escaping @Sendable (RuleContext) throws -> Void) {
+    /// A check of `rule` whose synchronous `body` may block.
+    public init(_ rule: Rule, _ name: String, _ body: @escaping @Sendable (RuleContext) throws -> Void) {
         self.rule = rule
         self.name = name
         self.body = .sync(body)
     }
 
     /// A check of `rule` whose `body` awaits; it must not block its thread.
-    public init(_ rule: String, _ name: String, async body: @escaping @Sendable (RuleContext) async throws -> Void) {
+    public init(_ rule: Rule, _ name: String, async body: @escaping @Sendable (RuleContext) async throws -> Void) {
         self.rule = rule
         self.name = name
         self.body = .async(body)
@@ -39,7 +38,7 @@ public struct RuleCheck: Sendable, CustomStringConvertible {
     }
 
     /// The chapter of the rule: 2 for "C2.4".
-    public var chapter: Int { Int(rule.dropFirst().prefix { $0 != "." }) ?? 0 }
+    public var chapter: Int { Int(rule.rawValue.dropFirst().prefix { $0 != "." }) ?? 0 }
 
     /// "C2.4 continuations are handed over in registration order; ...": the rule first, so that
     /// a test report names it.
@@ -108,7 +107,7 @@ public final class RuleContext: Sendable {
     ) {
         record(
             RuleFailure(
-                backend: backend.name, rule: check.rule, check: check.name, message: message,
+                backend: backend.name, rule: check.rule.rawValue, check: check.name, message: message,
                 location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite))
     }
 

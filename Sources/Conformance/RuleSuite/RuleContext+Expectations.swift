@@ -21,7 +21,7 @@ extension RuleContext {
     ) {
         record(
             RuleFailure(
-                backend: backend.name, rule: check.rule, check: check.name, message: message,
+                backend: backend.name, rule: check.rule.rawValue, check: check.name, message: message,
                 location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite,
                 call: call, expected: expected, observed: observed))
     }

@@ -21,7 +21,7 @@ public enum RuleSuite {
     /// The rule ids the checks cover, in the contract's order.
     public static var rules: [String] {
         var seen = Set<String>()
-        return checks.map(\.rule).filter { seen.insert($0).inserted }
+        return checks.map(\.rule.rawValue).filter { seen.insert($0).inserted }
     }
 
     /// The checks of chapter `chapter` (C`chapter`.x).

@@ -62,7 +62,7 @@ public struct RuleSuiteReport: Sendable, CustomStringConvertible {
     }
 
     /// Rule ids without repeats, in first-seen order (the checks are in the contract's).
-    static func rules(of checks: [RuleCheck]) -> [String] { rules(of: checks.map(\.rule)) }
+    static func rules(of checks: [RuleCheck]) -> [String] { rules(of: checks.map(\.rule.rawValue)) }
 
     static func rules(of ids: [String]) -> [String] {
         var seen = Set<String>()

@@ -70,8 +70,8 @@ typealias Unsynchronized = RuleSuite.Unsynchronized
 /// default). For outcomes with no task to wait on (an object's release on another thread, a
 /// delivery to an executor); returns the final answer.
 func eventually(within limit: Duration = patience, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
+    let deadline = Uptime.now + limit
+    while Uptime.now < deadline {
         if condition() { return true }
         Thread.sleep(forTimeInterval: 0.001)
     }

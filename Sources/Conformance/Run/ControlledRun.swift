@@ -21,7 +21,7 @@ extension ProgramRunner {
             program: program, backend: backend,
             executors: provider.makeExecutors(for: program, backend: backend),
             timingSlack: timingSlack)
-        let outcome = PlainLocked<ControlledOutcome?>(nil)
+        let outcome = PlainLocked<ControlledEnding?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let drivers = DriverThreads(execution: execution)
         let thread = Thread { [hangLimit, timingSlack, progress] in
@@ -97,7 +97,7 @@ extension ProgramRunner {
 }
 
 /// How the controlled thread's run ended.
-struct ControlledOutcome: Sendable {
+struct ControlledEnding: Sendable {
     /// The controlled thread's number.
     var thread: Int
     /// Tasks completed before the held sources were.
@@ -161,7 +161,7 @@ struct ControlledLoop {
         outsideWork = program.steps.contains { $0.operation.makesOutsideWork }
     }
 
-    mutating func run() -> ControlledOutcome {
+    mutating func run() -> ControlledEnding {
         let thread = ThreadInfo.number
         let program = execution.program
         deadline = .now + hangLimit
@@ -173,7 +173,7 @@ struct ControlledLoop {
                 pollOutside()
             } else {
                 let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
-                return ControlledOutcome(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false)
+                return ControlledEnding(thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false)
             }
         }
         // Phase one: everything that can run without the held sources.
@@ -202,14 +202,14 @@ struct ControlledLoop {
             pollOutside()
         }
         let quiescent = execution.log.waitForQuiescence(deadline: .now)
-        return ControlledOutcome(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
+        return ControlledEnding(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
     }
 
-    private func given(up job: String, thread: Int) -> ControlledOutcome {
+    private func given(up job: String, thread: Int) -> ControlledEnding {
         let stuck = nextStep.indices.compactMap { d in
             midStep[d] ? driverSteps[d][nextStep[d] - 1] : nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil
         }
-        return ControlledOutcome(
+        return ControlledEnding(
             thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false,
             blockedJob: job)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ScheduleKit
 import TaskAPI
 
 /// The drivers of a controlled run, each on a real thread of its own, of which only one runs at a
@@ -49,7 +50,7 @@ final class DriverThreads: @unchecked Sendable {
             _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
             nativeWaiters: Int, label: StaticString
         ) {}
-        func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)? { nil }
+        func fork(_ handOff: SchedulePoint.Arrival, label: StaticString) -> (any ScheduleTicket)? { nil }
         func leave() {}
         var now: UInt64 { MonotonicClock.systemNow }
     }

@@ -24,11 +24,11 @@ enum Interposition {
     /// backend's executors and waits until each ran and was released. `nil`: done; otherwise what
     /// did not come back by `deadline`.
     static func handOver(_ jobs: [Scheduler.Job], scheduler: Scheduler, deadline: Uptime) -> String? {
-        var handoffs: [Handoff] = []
+        var handoffs: [InterposedJob] = []
         let batch = jobs.count > 1
         for (index, job) in jobs.enumerated() {
             let number = job.serial.map { scheduler.nextHandOver(serial: $0) } ?? 0
-            let handoff = Handoff(serial: job.serial, number: number, gated: batch && index == 0)
+            let handoff = InterposedJob(serial: job.serial, number: number, gated: batch && index == 0)
             handoffs.append(handoff)
             submit(job, handoff: handoff, scheduler: scheduler)
             // The first of a batch: the executor starts it (and it waits at its gate) before the
@@ -48,15 +48,15 @@ enum Interposition {
         return nil
     }
 
-    private static func submit(_ job: Scheduler.Job, handoff: Handoff, scheduler: Scheduler) {
-        let ticket = HandoffTicket(handoff: handoff, scheduler: scheduler, body: job.body)
+    private static func submit(_ job: Scheduler.Job, handoff: InterposedJob, scheduler: Scheduler) {
+        let ticket = InterposedJobTicket(handoff: handoff, scheduler: scheduler, body: job.body)
         job.target.execute { ticket.run() }
     }
 }
 
 /// One job handed over to a backend's executor: whether the executor started it, how often it
 /// ran it, and whether it released it.
-final class Handoff: @unchecked Sendable {
+final class InterposedJob: @unchecked Sendable {
     // @unchecked Sendable: every `var` is only touched holding `condition`.
     let serial: Int?
     /// Its number among the jobs handed to its serial executor (0 for the default executor).
@@ -148,7 +148,7 @@ final class Handoff: @unchecked Sendable {
         return done
     }
 
-    private func locked<R>(_ body: (Handoff) -> R) -> R {
+    private func locked<R>(_ body: (InterposedJob) -> R) -> R {
         condition.lock()
         defer { condition.broadcast(); condition.unlock() }
         return body(self)
@@ -157,12 +157,12 @@ final class Handoff: @unchecked Sendable {
 
 /// What the backend's executor gets: runs the job under control, and tells the hand-over when
 /// the executor released it.
-final class HandoffTicket: Sendable {
-    let handoff: Handoff
+final class InterposedJobTicket: Sendable {
+    let handoff: InterposedJob
     let scheduler: Scheduler
     let body: @Sendable () -> Void
 
-    init(handoff: Handoff, scheduler: Scheduler, body: @escaping @Sendable () -> Void) {
+    init(handoff: InterposedJob, scheduler: Scheduler, body: @escaping @Sendable () -> Void) {
         self.handoff = handoff
         self.scheduler = scheduler
         self.body = body

@@ -1,4 +1,5 @@
 import Foundation
+import ScheduleKit
 import Synchronization
 import TaskAPI
 

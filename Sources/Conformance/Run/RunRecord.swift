@@ -48,7 +48,7 @@ struct Hang {
         /// Controlled mode: a job handed to the backend's executor did not come back (`job` says which).
         case blockedJob(String)
         /// A seated run: the seat holding the baton reached no schedule point within the limit
-        /// (blocked outside TaskAPI's primitives), named with its last point.
+        /// (blocked outside ScheduleKit's primitives), named with its last point.
         case blockedSeat(String)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ScheduleKit
 import Synchronization
 import TaskAPI
 
@@ -8,7 +9,7 @@ import TaskAPI
 /// A seat is a thread of the run: a driver (`d<n>`), the harness completing held sources (`h`),
 /// or a thread that runs work a seat handed over (`t<n>`, numbered in fork order): a thread the
 /// backend started, a Dispatch block, a timer's handler, a thread sleeping natively that a seat's
-/// signal woke. At every schedule point (every synchronization of TaskAPI's primitives on a seat)
+/// signal woke. At every schedule point (every synchronization of ScheduleKit's primitives on a seat)
 /// the seat holding the baton decides, in its own thread and under the table's lock, which seat
 /// goes next (`decide`): itself, usually, and then nothing switches. A seat that finds a lock
 /// taken or waits on a condition is blocked: not a candidate until the release or the signal (or,
@@ -51,14 +52,12 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         /// What it runs: `driver d0`, `GCD drainer (a hand-off, now)`.
         let what: String
         var status: Status
-        let handOff: SchedulePoint.HandOff?
+        let handOff: SchedulePoint.Arrival?
         /// A thread sleeping natively on this condition (with this lock) that a seat's signal woke.
         let woken: (condition: SchedulePoint.Object, lock: SchedulePoint.Object)?
         /// Its thread is here (it waits for the baton, or runs).
         var arrived = false
         let wake = DispatchSemaphore(value: 0)
-        /// Points left in its segment that may hand the baton to another seat.
-        var preemptions = SeatTable.pointsPerSegment
         var lastPoint: StaticString = "none yet"
         /// What it blocks on, for reports.
         var blockedOn: StaticString = ""
@@ -70,7 +69,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         var realDue: Uptime?
 
         init(
-            key: Int, name: String, what: String, status: Status, handOff: SchedulePoint.HandOff? = nil,
+            key: Int, name: String, what: String, status: Status, handOff: SchedulePoint.Arrival? = nil,
             woken: (condition: SchedulePoint.Object, lock: SchedulePoint.Object)? = nil
         ) {
             self.key = key
@@ -81,13 +80,6 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
             self.woken = woken
         }
     }
-
-    /// How many points of one seat's segment (a driver's step; a hand-off's run until it
-    /// blocks; a wake-up until the next block) may hand the baton to another seat. Past them
-    /// the seat runs on to its next block: the races worth finding are near a segment's start
-    /// and its synchronizations, and a step that completes a long inline chain would otherwise
-    /// pay a hand-over per link.
-    static let pointsPerSegment = Int.max
 
     private let monitor = NSCondition()
     private var seats: [Int: Seat] = [:]
@@ -177,7 +169,6 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     private func begin(_ key: Int) -> Bool {
         guard !released else { return false }
         seats[key]!.status = .runnable
-        seats[key]!.preemptions = Self.pointsPerSegment
         return true
     }
 
@@ -291,7 +282,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         for seat in woken { seats[seat.key]!.status = .runnable }
     }
 
-    func fork(_ key: Int, _ handOff: SchedulePoint.HandOff, label: StaticString) -> RunTicket? {
+    func fork(_ key: Int, _ handOff: SchedulePoint.Arrival, label: StaticString) -> RunTicket? {
         locked {
             guard owns(key) else { return nil }
             // The ticket's deinit takes this lock: it must never be released while it is held.
@@ -302,7 +293,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     /// A hand-off's seat, numbered in fork order; its key.
     @discardableResult
     private func addTicket(
-        what: String, handOff: SchedulePoint.HandOff?,
+        what: String, handOff: SchedulePoint.Arrival?,
         woken: (condition: SchedulePoint.Object, lock: SchedulePoint.Object)?
     ) -> Int {
         let key = drivers + 1 + nextTicket
@@ -316,7 +307,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         return key
     }
 
-    static func describe(_ handOff: SchedulePoint.HandOff) -> String {
+    static func describe(_ handOff: SchedulePoint.Arrival) -> String {
         switch handOff {
         case .now: return "handed off now"
         case .lane(let lane): return "handed off in lane \(lane)"
@@ -465,8 +456,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         settleWokenNatively()
         let candidates = seats.values.filter(isCandidate).map(\.key).sorted()
         if let current, seats[current]?.status == .runnable {
-            if !mayPreempt || candidates.count < 2 || seats[current]!.preemptions <= 0 { return current }
-            seats[current]!.preemptions -= 1
+            if !mayPreempt || candidates.count < 2 { return current }
         }
         guard candidates.count > 1 else { return candidates.first }
         return candidates[strategy.pick(candidates, current: current)]
@@ -635,12 +625,8 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         return any
     }
 
-    /// Wakes the loop if it waits for work from outside the run (an event it may check).
-    func poke() {
-        locked { if holder == nil { monitor.broadcast() } }
-    }
-
-    /// Waits up to `duration` for a poke; on the loop's thread, not holding the lock.
+    /// Waits up to `duration`, or until the monitor is signalled; on the loop's thread, not
+    /// holding the lock.
     func pause(_ duration: Duration) {
         locked { _ = monitor.wait(until: .now + duration) }
     }
@@ -697,7 +683,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     }
 }
 
-/// A seat of a run of the seated engine: what TaskAPI's primitives call on its thread.
+/// A seat of a run of the seated engine: what ScheduleKit's primitives call on its thread.
 final class RunSeat: ScheduleSeat {
     let table: SeatTable
     let key: Int
@@ -727,7 +713,7 @@ final class RunSeat: ScheduleSeat {
         table.conditionSignal(key, condition, lock: lock, all: all, nativeWaiters: nativeWaiters, label: label)
     }
 
-    func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)? {
+    func fork(_ handOff: SchedulePoint.Arrival, label: StaticString) -> (any ScheduleTicket)? {
         table.fork(key, handOff, label: label)
     }
 

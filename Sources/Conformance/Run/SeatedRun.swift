@@ -1,4 +1,5 @@
 import Foundation
+import ScheduleKit
 import TaskAPI
 
 /// Runs one program in controlled mode on an instrumented backend (`TaskBackend

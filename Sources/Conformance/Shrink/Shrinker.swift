@@ -28,7 +28,7 @@ struct Shrinker {
     var stressAttempts = 3
     var scheduleAttempts = 3
 
-    struct Result {
+    struct Shrunk {
         var program: Program
         var mode: ScheduleMode
         /// What the shrunk program's last failing run found (nil: no candidate failed, the
@@ -54,7 +54,7 @@ struct Shrinker {
         var scheduleSeeds = 1
     }
 
-    func shrink(_ program: Program, mode: ScheduleMode) -> Result {
+    func shrink(_ program: Program, mode: ScheduleMode) -> Shrunk {
         var search = Search(current: program, mode: mode)
         // The mode first: every later candidate then runs once, and replays exactly.
         for candidateMode in modes(after: mode) where !budgetOver(&search, at: "trying the failure in \(candidateMode) mode") {
@@ -78,7 +78,7 @@ struct Shrinker {
             }
             if !search.mode.isControlled { break }
         }
-        return Result(
+        return Shrunk(
             program: search.current, mode: search.mode, finding: search.finding, runs: search.runs,
             duration: Uptime.now - search.start, stoppedAt: search.stoppedAt)
     }

@@ -1,6 +1,7 @@
 import BackendKit
 import Dispatch
 import Foundation
+import ScheduleKit
 import TaskAPI
 
 /// A backend built on BackendKit, as docs/WRITING_A_BACKEND.md shows it: `KitBackend`'s defaults

@@ -1,4 +1,5 @@
 import Dispatch
+import ScheduleKit
 import Synchronization
 import TaskAPI
 

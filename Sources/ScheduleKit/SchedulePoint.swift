@@ -9,9 +9,9 @@ import Darwin
 #endif
 
 /// Schedule points, as loom and Shuttle place them in their synchronization primitives: every
-/// synchronization of TaskAPI's primitives is one, and so is `reach()`.
+/// synchronization of ScheduleKit's primitives is one, and so is `reach()`.
 ///
-/// TaskAPI's `Locked`, `ConditionLock` and `ScheduledAtomic` check one flag (`isActive`) on
+/// ScheduleKit's `Locked`, `ConditionLock` and `ScheduledAtomic` check one flag (`isActive`) on
 /// every operation: one relaxed load and a branch that is always taken the same way while no
 /// checker is installed. While one is (`install(_:)`, a `ScheduleController`: the conformance
 /// harness installs one while a controlled run is active), each thread of the run is a seat
@@ -87,7 +87,7 @@ public enum SchedulePoint {
     }
 
     /// How work handed to a thread the checker does not own arrives there (`fork`).
-    public enum HandOff: Sendable, Hashable {
+    public enum Arrival: Sendable, Hashable {
         /// As soon as possible: a new thread, a block on a concurrent queue.
         case now
         /// In order behind the earlier work of the same lane, once that has ended: a block on a
@@ -260,16 +260,16 @@ public enum SchedulePoint {
     /// (`adopt`); `nil` otherwise (inactive: one relaxed load and a branch). `label` names the
     /// work in reports.
     @inlinable @inline(__always)
-    public static func fork(_ handOff: HandOff, label: StaticString = #fileID) -> (any ScheduleTicket)? {
-        if isActive { return forked(handOff, label) }
+    public static func fork(_ arrival: Arrival, label: StaticString = #fileID) -> (any ScheduleTicket)? {
+        if isActive { return forked(arrival, label) }
         return nil
     }
 
     @usableFromInline @inline(never)
-    static func forked(_ handOff: HandOff, _ label: StaticString) -> (any ScheduleTicket)? {
+    static func forked(_ arrival: Arrival, _ label: StaticString) -> (any ScheduleTicket)? {
         guard let seat = controllingSeat else { return nil }
         seat.pointReached(.handOff, label: label)
-        return seat.fork(handOff, label: label)
+        return seat.fork(arrival, label: label)
     }
 
     /// Runs `body`, the work `ticket` was forked for, on the calling thread: as a seat of the

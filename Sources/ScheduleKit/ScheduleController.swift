@@ -3,7 +3,7 @@
 ///
 /// While one is installed, every thread that runs part of the run is a **seat**
 /// (`ScheduleSeat`), and the checker lets one seat run at a time: each synchronization of
-/// TaskAPI's primitives (`Locked`, `ConditionLock`, `ScheduledAtomic`, `SchedulePoint.reach()`,
+/// ScheduleKit's primitives (`Locked`, `ConditionLock`, `ScheduledAtomic`, `SchedulePoint.reach()`,
 /// the hand-offs `SchedulePoint.fork(_:)` and `adopt(_:_:)`) is a point where the checker may
 /// let another seat go first, and a seat that finds a lock taken, or waits on a condition, is
 /// blocked until the lock is released or the condition signalled. Threads that are no seat run
@@ -24,7 +24,7 @@ public protocol ScheduleController: AnyObject, Sendable {
     func adoptWoken(by condition: SchedulePoint.Object, holding lock: SchedulePoint.Object) -> (any ScheduleSeat)?
 }
 
-/// One thread of a controlled run, as its checker sees it: TaskAPI's primitives tell it each
+/// One thread of a controlled run, as its checker sees it: ScheduleKit's primitives tell it each
 /// synchronization the thread makes, in its thread, and it parks the thread (returns later) until
 /// the checker's schedule lets the thread go on.
 ///
@@ -61,7 +61,7 @@ public protocol ScheduleSeat: AnyObject, Sendable {
         nativeWaiters: Int, label: StaticString)
     /// Work handed to a thread the checker does not own (`SchedulePoint.fork`): a ticket for the
     /// receiving thread to adopt, or `nil` (the work then runs natively). `label` names the work.
-    func fork(_ handOff: SchedulePoint.HandOff, label: StaticString) -> (any ScheduleTicket)?
+    func fork(_ arrival: SchedulePoint.Arrival, label: StaticString) -> (any ScheduleTicket)?
     /// The thread, a seat of a ticket (`SchedulePoint.adopt`), is done with it.
     func leave()
     /// The run's clock (monotonic nanoseconds): what `MonotonicClock.now` answers on this thread.
