@@ -10,6 +10,9 @@ extension RuleSuite {
             RuleCheck(
                 "C4.1", "a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
                 secondCancelWaitsForHandlers),
+            RuleCheck(
+                "C4.1", "a parent's cancel() returns only after a linked source's handlers ran, also when another call runs them",
+                parentCancelWaitsForLinkedCancellation),
             RuleCheck("C4.2", "handlers run once, in order, promptly if late; disposed ones never run and are released", handlers),
             RuleCheck("C4.3", "a body whose token is cancelled before it starts never runs", cancelledBeforeStart),
             RuleCheck("C4.4", "checkpoint throws CancellationError once requested", checkpoint),
@@ -91,6 +94,54 @@ extension RuleSuite {
             c.expectEqual(
                 innerCancelReturned.count, 1, "a cancel() from inside a handler, on the thread running it, returns at once",
                 call: "parent.cancel() inside parent's handler")
+        }
+
+        /// Issue 28: `child.cancel()` on one thread runs the child's handlers, among them the one
+        /// that cancels `grandchild`, whose slow handler is running when `parent.cancel()` is
+        /// called on another thread. The parent's call reaches the child only through its link,
+        /// which must make it wait, as a second `child.cancel()` would, until the child's handlers
+        /// (and so the grandchild's) ran. Every wait is bounded; the calls run on threads of their
+        /// own.
+        static func parentCancelWaitsForLinkedCancellation(_ c: RuleContext) throws {
+            let backend = c.backend
+            let parent = backend.makeCancellationSource()
+            let child = backend.makeCancellationSource(linkedTo: [parent.token])
+            let grandchild = backend.makeCancellationSource(linkedTo: [child.token])
+            let entered = DispatchSemaphore(value: 0)
+            let parentReturned = DispatchSemaphore(value: 0)
+            let parentDone = DispatchSemaphore(value: 0)
+            let returnedEarly = Counter()
+            let handlerRuns = Counter()
+            _ = grandchild.token.register {
+                entered.signal()
+                // Give the parent's cancel() 100 ms to return wrongly; a correct one keeps waiting.
+                if parentReturned.wait(timeout: .now() + .milliseconds(100)) == .success { returnedEarly.increment() }
+                handlerRuns.increment()
+            }
+            let first = Thread { child.cancel() }
+            first.start()
+            c.expect(
+                entered.wait(timeout: .now() + 30) == .success, "the child's cancel() runs the grandchild's handler",
+                call: "child.cancel() on a thread", expected: "the grandchild's handler entered", observed: "not entered after 30 s")
+            let ranWhenReturned = Counter()
+            let second = Thread {
+                parent.cancel()
+                if handlerRuns.count == 1 { ranWhenReturned.increment() }
+                parentReturned.signal()
+                parentDone.signal()
+            }
+            second.start()
+            let call =
+                "parent.cancel() on a second thread while child.cancel() runs the handler of grandchild, "
+                + "linked to child, linked to parent"
+            c.expect(
+                parentDone.wait(timeout: .now() + 30) == .success, "the parent's cancel() returns once the linked sources' handlers ran",
+                call: call, expected: "returned", observed: "still blocked after 30 s")
+            c.expectEqual(
+                returnedEarly.count, 0, "a parent's cancel() does not return while a linked source's handlers run", call: call)
+            c.expectEqual(
+                ranWhenReturned.count, 1, "after any cancel() returns, the handlers of the sources linked to it ran",
+                call: call + "; the grandchild's handler")
         }
 
         static func handlers(_ c: RuleContext) throws {
