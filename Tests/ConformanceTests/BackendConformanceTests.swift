@@ -44,7 +44,8 @@ struct BackendConformanceTests {
     /// the bound allows, so a bound short by one deadlocks them (found by their 1 s bound); the
     /// GCD and actors backends keep one worker per processor beside their bound. The whole rule suite runs on each, not the
     /// programs: two drivers' nested waits at once can block 30 bodies, which a bound of 16 need
-    /// not serve. (A bound exceeded is RuleTests' BlockingLimitTests' to see, by thread count.)
+    /// not serve. (Blocked bodies counted against the bound, exactly, at 1 and 16: RuleTests'
+    /// `BlockingLimitTests.blockedBodiesCountAgainstTheBound`.)
     static let limitConfigurations: [(name: String, make: @Sendable () throws -> any TaskBackend)] = [
         ("gcd(maxBlockedThreads: 16)", { try GCDBackend(maxBlockedThreads: 16) }),
         ("threads(workers: 1, maxBlockedThreads: 16)", { try ThreadsBackend(workers: 1, maxBlockedThreads: 16) }),
