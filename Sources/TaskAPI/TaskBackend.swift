@@ -209,15 +209,12 @@ extension TaskBackend {
     @inlinable
     public func cancelled<T: Sendable>(as type: T.Type) -> any AsyncTask<T> { completed(.cancelled) }
 
-    /// A cancellation source that is cancelled as soon as any of `tokens` is (C4.6). It holds
-    /// its parents' handlers only weakly: dropping it releases it even if no parent is cancelled.
+    /// A cancellation source that is cancelled as soon as any of `tokens` is (C4.6).
+    ///
+    /// A parent's `cancel()` returns only once this source's handlers ran, also when another
+    /// call is running them (C4.1). The parents hold their handlers for it only weakly, and it
+    /// disposes them when it is freed: a parent that lives on keeps nothing of it (C8.2).
     public func makeCancellationSource(linkedTo tokens: [CancellationToken]) -> any CancellationSource {
-        let source = makeCancellationSource()
-        for token in tokens {
-            let registration = token.register { [weak source] in source?.cancel() }
-            // Drop the parent's handler once the linked source is cancelled by any path.
-            _ = source.register { registration.dispose() }
-        }
-        return source
+        LinkedCancellationSource.linking(makeCancellationSource(), to: tokens)
     }
 }

@@ -37,6 +37,35 @@ struct BackendConformanceTests {
             "[\(report.backend)] entry points no check judged: \(report.entryPoints.unjudged.map(\.rawValue))")
     }
 
+    /// Issue 28, backend configurations: each backend under its constructor's parameters at
+    /// their limits. C6.4 promises 16 nested blocking waits, so a bound below 16 promises
+    /// nothing there. At 16 with one worker (the threads backend), the rule suite's C6.4
+    /// checks, 16 bodies blocked while a 17th body or continuation must run, need every thread
+    /// the bound allows, so a bound short by one deadlocks them (found by their 1 s bound); the
+    /// GCD and actors backends keep one worker per processor beside their bound. The whole rule suite runs on each, not the
+    /// programs: two drivers' nested waits at once can block 30 bodies, which a bound of 16 need
+    /// not serve. (Blocked bodies counted against the bound, exactly, at 1 and 16: RuleTests'
+    /// `BlockingLimitTests.blockedBodiesCountAgainstTheBound`.)
+    static let limitConfigurations: [(name: String, make: @Sendable () throws -> any TaskBackend)] = [
+        ("gcd(maxBlockedThreads: 16)", { try GCDBackend(maxBlockedThreads: 16) }),
+        ("threads(workers: 1, maxBlockedThreads: 16)", { try ThreadsBackend(workers: 1, maxBlockedThreads: 16) }),
+        (
+            "threads(workers: 1, maxBlockedThreads: maximumLimit)",
+            {
+                try ThreadsBackend(workers: 1, maxBlockedThreads: BlockingThreads.maximumLimit)
+            }
+        ),
+        ("actors(maxBlockedThreads: 16)", { try ActorsBackend(maxBlockedThreads: 16) })
+    ]
+
+    @Test(arguments: limitConfigurations.map(\.name))
+    func atTheLimits(_ name: String) async throws {
+        let make = try #require(Self.limitConfigurations.first { $0.name == name }?.make)
+        let report = await RuleSuite.run(try make())
+        for failure in report.failures { Issue.record("[\(name)] \(failure)") }
+        #expect(!report.checks.isEmpty)
+    }
+
     @Test func gcd() async {
         let report = await Conformance.check(makeBackend: { GCDBackend() }, configuration: Self.configuration())
         report.recordIssues()

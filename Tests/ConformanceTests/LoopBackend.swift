@@ -196,18 +196,27 @@ final class LoopQueueExecutor: Executor {
 }
 
 extension DispatchQueue {
-    /// `job` after `delay` unless disposed first; disposing releases it (C8.1).
+    /// `job` after `delay` unless disposed first; disposing releases it (C8.2, the backend's
+    /// `schedule(after:_:)`), as NIO's `Scheduled.cancel()` does. A cancelled `DispatchWorkItem`
+    /// would keep its block until its deadline (issue 28's freed-or-not check found that here).
     func scheduled(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        let item = DispatchWorkItem(block: job)
-        asyncAfter(deadline: .now() + .nanoseconds(Int(min(max(0, delay.inSeconds), 1e6) * 1e9)), execute: item)
-        return LoopTimer(item: item)
+        let timer = LoopTimer(job)
+        asyncAfter(deadline: .now() + .nanoseconds(Int(min(max(0, delay.inSeconds), 1e6) * 1e9))) { timer.fire() }
+        return timer
     }
 }
 
-struct LoopTimer: Disposable {
-    // DispatchWorkItem is thread-safe (cancel from any thread) but not annotated Sendable.
-    nonisolated(unsafe) let item: DispatchWorkItem
-    func dispose() { item.cancel() }
+/// A one-shot timer whose job is released by firing or disposing, whichever comes first.
+final class LoopTimer: Disposable {
+    private let job: Locked<(@Sendable () -> Void)?>
+    init(_ job: @escaping @Sendable () -> Void) { self.job = Locked(job) }
+    func fire() {
+        job.withLock { job in
+            defer { job = nil }
+            return job
+        }?()
+    }
+    func dispose() { job.withLock { $0 = nil } }
 }
 
 extension Duration {

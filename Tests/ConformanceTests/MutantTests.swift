@@ -105,7 +105,10 @@ struct MutantTests {
         // Issue 22: shapes and strict checks. An inline registration run in place inside inline
         // work: the oracle's C2.7 check (a continuation registered from inside an inline host
         // ran before the host ended), or an async loop's stack growth.
-        .registrationRunsInPlace: [.c2_7],
+        // Or, under controlled-pct3, a registration on a task completed but still delivering runs
+        // in place, ahead of the harness's observer registered when the task was made (C2.4;
+        // base seed 8181640390360476307, seen in the run of issue 28's class checks).
+        .registrationRunsInPlace: [.c2_7, .c2_4],
         // The first inline continuation (the harness's observer) handed over after the next: C2.4,
         // or a work group counting a joined task out before its observer logged it (C9.11).
         .firstInlineHandedLast: [.c2_4, .c9_11],
@@ -131,6 +134,18 @@ struct MutantTests {
         // or a wait() that registered it never returns (C6.1), or a wait(timeout:) that did
         // sleeps through the completion and returns nil (C6.2).
         .registrationMissesDeliveryEnd: [.c2_1, .c6_3, .c6_1, .c6_2]
+    ]
+
+    /// Issue 28's blind spots closed as classes: one mutant per class, killed by that class's
+    /// rule-suite check (which `checkAll` runs), not by the generated programs, which let it
+    /// through (measured once at the default budget: see `classMutantsSurvivePrograms`).
+    static let classMutants: [Mutation: (rule: String, check: String)] = [
+        // Parameter spaces: two deadlines on one source, the later one beyond the timing slack.
+        .cancelAfterReplacesDeadline: ("C4.6", "every cancel(after:) deadline stands"),
+        // Freed or not: a disposed timer's job (and what it captures).
+        .timerKeepsJobAfterDispose: ("C8.2", "every other object the contract makes is freed"),
+        // Cancel against start: a start once cancel() began running the token's handlers.
+        .startSkipsRequestedCheck: ("C4.3", "once cancel() began running the token's handlers")
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
@@ -177,7 +192,9 @@ struct MutantTests {
         var skipped = 0
         // MUTANTS=a,b runs only those (for debugging one mutant).
         let only = ProcessInfo.processInfo.environment["MUTANTS"].map { Set($0.split(separator: ",").map(String.init)) }
-        let mutants = Mutation.allCases.filter { $0 != .none && only?.contains($0.rawValue) != false }
+        let mutants = Mutation.allCases.filter {
+            $0 != .none && Self.classMutants[$0] == nil && only?.contains($0.rawValue) != false
+        }
         for mutation in mutants {
             let expected = try #require(Self.expectedRules[mutation])
             if mutation == .recursionInsteadOfTrampoline {
@@ -279,6 +296,35 @@ struct MutantTests {
         if shrunkSizes.count >= 3 {
             let median = shrunkSizes.sorted()[shrunkSizes.count / 2]
             #expect(median < 10, "shrunk sizes \(shrunkSizes.sorted())")
+        }
+    }
+
+    /// Each class mutant fails its class's check (naming the rule), and the correct reference
+    /// backend passes the same check: the check sees the class, with no false alarm (the three
+    /// real backends run it in RuleTests' rule suite).
+    @Test(arguments: classMutants.keys.sorted { $0.rawValue < $1.rawValue })
+    func classMutantIsKilledByItsCheck(_ mutation: Mutation) async throws {
+        let (rule, name) = try #require(Self.classMutants[mutation])
+        let check = try #require(RuleSuite.checks.first { $0.rule.rawValue == rule && $0.name.contains(name) })
+        let correct = await RuleSuite.run(check, on: ReferenceBackend())
+        #expect(correct.isEmpty, "the correct reference backend: \(correct.map(\.description))")
+        let mutant = await RuleSuite.run(check, on: ReferenceBackend(mutation))
+        #expect(mutant.contains { $0.rule == rule }, "\(mutation) should fail \(rule)'s check \"\(check.name)\"")
+        print("class mutant \(mutation): killed by \(rule) \"\(check.name)\": \(mutant.first?.description.prefix(200) ?? "")")
+    }
+
+    /// Measures, not checks: with `CLASS_MUTANT_PROGRAMS=1`, each class mutant against the
+    /// generated programs at the default budget (1,000), the resource checks included: the
+    /// programs let it through, which is why its class check exists.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CLASS_MUTANT_PROGRAMS"] != nil))
+    func classMutantsSurvivePrograms() async {
+        for mutation in Self.classMutants.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            var configuration = Self.configuration(atLeastTheDefaultBudget: true)
+            configuration.resourceLinks = 20_000
+            let report = await Conformance.check(makeBackend: { ReferenceBackend(mutation) }, configuration: configuration)
+            print(
+                "class mutant \(mutation) against programs: \(report.programsRun) programs, failures "
+                    + "\(report.failures.map { "\($0.rule)" }) (base seed \(report.baseSeed))")
         }
     }
 

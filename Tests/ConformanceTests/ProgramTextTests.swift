@@ -26,6 +26,24 @@ import Testing
             "kinds never generated, so never read back: \(Set(OperationKind.allCases).subtracting(kinds))")
     }
 
+    /// Issue 28, parameter spaces: retries with outside work draw their backoff's kind (fixed or
+    /// exponential) and an exponential one's multiplier (×1.0, ×1.5, ×2.0, ×3.0); each reads back.
+    @Test("generated retries draw every backoff kind and multiplier, and their text reads back")
+    func retryBackoffsCoverTheirRange() throws {
+        var growths: Set<Int?> = []
+        for seed in UInt64(0)..<1_000 {
+            var generator = ProgramGenerator()
+            generator.usesOutsideWork = true
+            let program = generator.program(seed: seed)
+            for step in program.steps {
+                guard case .retry(let retry) = step.operation, retry.backoffMicroseconds != nil else { continue }
+                growths.insert(retry.backoffGrowth)
+            }
+            #expect(try Program(parsing: program.description) == program)
+        }
+        #expect(growths == Set([nil] + ProgramOperation.Retry.growths.map { $0 }), "drawn: \(growths)")
+    }
+
     @Test("text edited by hand reads: blank lines, comments, no step numbers, a stale steps= count")
     func handEditedText() throws {
         let text = """

@@ -73,6 +73,59 @@ struct BlockingLimitTests {
         }
     }
 
+    /// The threads a backend of kind `name` runs bodies on besides those it adds for blocked
+    /// bodies: the threads backend's `workers`, the GCD backend's drainers and the actors
+    /// backend's pool, one per processor (the actors pool two at least).
+    static func width(_ name: String, workers: Int) -> Int {
+        switch name {
+        case "threads": return workers
+        case "gcd": return ThreadsBackend.processorCount
+        default: return max(2, ThreadsBackend.processorCount)
+        }
+    }
+
+    /// Issue 28, configurations at their limits, with blocked threads counted against the bound:
+    /// with more bodies blocked in `wait()` than the backend may serve, exactly its width plus
+    /// `maxBlockedThreads` of them start (no fewer: C6.4 needs those threads; no more: the
+    /// bound), at the smallest bound (1) and at C6.4's (16), the threads backend with one
+    /// worker. In a child process: the limit report is process-wide.
+    @Test(
+        "C6.4 at maxBlockedThreads 1 and 16, exactly the width plus the bound of blocked bodies run at once",
+        .serialized, arguments: names, [1, 16])
+    func blockedBodiesCountAgainstTheBound(_ name: String, _ limit: Int) async {
+        await #expect(processExitsWith: .success) { [name, limit] in
+            let workers = 1
+            let made: (any TaskBackend)? =
+                name == "threads"
+                ? try? ThreadsBackend(workers: workers, maxBlockedThreads: limit) : try? BlockingLimitTests.limited(name, limit)
+            guard let backend = made else { exit(3) }
+            let expected = BlockingLimitTests.width(name, workers: workers) + limit
+            let gate = backend.makeSource(of: Int.self)
+            let started = Atomic(0)
+            let bodies = (0..<(expected + 8)).map { i in
+                backend.run { _ in
+                    started.add(1, ordering: .relaxed)
+                    return try gate.task.get() + i
+                }
+            }
+            // Every body the bound allows starts (each waits for the gate).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while started.load(ordering: .relaxed) < expected && ContinuousClock.now < deadline { usleep(1_000) }
+            let reached = started.load(ordering: .relaxed)
+            // A bound exceeded starts one more: give it 200 ms to do so wrongly.
+            usleep(200_000)
+            let after = started.load(ordering: .relaxed)
+            gate.trySucceed(1)
+            let all = backend.whenAll(bodies).settle(within: .seconds(60))
+            guard reached == expected, after == expected else {
+                print("\(name) maxBlockedThreads \(limit): \(reached) bodies started, then \(after); expected \(expected)")
+                exit(5)
+            }
+            guard case .success(let values)? = all, values == (0..<(expected + 8)).map({ $0 + 1 }) else { exit(6) }
+            exit(0)
+        }
+    }
+
     /// In a child process, so that other tests' threads do not blur the count. A backend with a
     /// pool of its own that was used and released must not keep that pool's threads: 30 of them
     /// left behind two or more threads each before the actors pool ended idle threads.

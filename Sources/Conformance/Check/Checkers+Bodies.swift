@@ -273,18 +273,22 @@ extension Checkers {
         }
     }
 
-    /// A body never starts after its token's cancel() returned (C4.3); checkpoint() throws
-    /// exactly when cancellation was requested (C4.4).
+    /// A body never starts after its token's cancel() returned, nor once its token's handlers
+    /// began running (C4.3); checkpoint() throws exactly when cancellation was requested (C4.4).
     ///
     /// "Cancelled" starts when the first `cancel()` step on the token or on a source it is linked
     /// to (or, for a prepared task, its own `cancel()`) returned, whichever call ran the
     /// handlers: by C4.1 every `cancel()` returns only after the handlers registered before the
     /// first one ran (a `cancel(after:)` timer's included), so the linked token is cancelled by
     /// then too. The exception of C4.1, a `cancel()` from inside a handler on the thread running
-    /// them, never happens in a program: steps run on drivers, never inside handlers.
+    /// them, never happens in a program: steps run on drivers, never inside handlers. It starts
+    /// earlier for the body's own token (issue 28): a handler of that token runs only once its
+    /// cancellation was requested, so a body's job that could exist only after such a handler
+    /// ran must see the request, even while `cancel()` is still running handlers.
     mutating func checkCancellation() {
         var cancelSteps: [Int: [Int]] = [:]
         var delayed: Set<Int> = []
+        var handlersOfToken: [Int: [Int]] = [:]
         for (index, step) in program.steps.enumerated() {
             if case .cancel(let cancel) = step.operation {
                 if cancel.afterMicroseconds == nil {
@@ -292,6 +296,9 @@ extension Checkers {
                 } else {
                     delayed.insert(cancel.token)
                 }
+            }
+            if case .registerHandler(let register) = step.operation {
+                handlersOfToken[register.token, default: []].append(register.handler)
             }
         }
         for (index, spec) in bodySteps {
@@ -301,7 +308,15 @@ extension Checkers {
             guard spec.token != nil || !prepared.isEmpty else { continue }
             let lineage = spec.token.map { oracle.tokenLineage($0) } ?? []
             let cancels = lineage.flatMap { cancelSteps[$0] ?? [] } + prepared
-            let cancelledBy = cancels.compactMap { observations.stepEnd[$0] }.min()
+            // A prepared task's body takes the prepared task's own token, linked to the one
+            // given to `prepare`: a handler of the latter does not show the former requested.
+            let ownHandlersBegan: UInt64? =
+                if case .startedBy = spec.placement { nil } else {
+                    spec.token.flatMap { token in
+                        (handlersOfToken[token] ?? []).compactMap { observations.handlerRuns[$0]?.min() }.min()
+                    }
+                }
+            let cancelledBy = (cancels.compactMap { observations.stepEnd[$0] } + [ownHandlersBegan].compactMap { $0 }).min()
             let requestedBy = cancels.compactMap { observations.stepStart[$0]?.seq }.min()
             let what = spec.token.map { "its token k\($0)" } ?? "its prepared task"
             if lineage.count > 1 || lineage.contains(where: { delayed.contains($0) }) { exercised.insert(.c4_6) }

@@ -36,22 +36,39 @@ extension Checkers {
         }
     }
 
-    /// `pendingCount` read right after a join counts the task just joined while it is pending,
-    /// and never more than the tasks joined so far (C9.11).
+    /// `pendingCount` read right after a join counts every task joined so far that is still
+    /// pending, exactly where the log says so, and never more than the tasks joined so far
+    /// (C9.11).
+    ///
+    /// Exact from below (issue 28): a join that ended before this one began counted its task
+    /// in before the read, and a task whose completion the harness logged only after the read
+    /// had not been counted out (the harness's observer, registered when the task was made,
+    /// logs its completion before the group's continuation counts it out, C2.4). Those tasks,
+    /// and this join's own if still pending, are all counted.
     private mutating func checkGroupJoins() {
         for (step, join) in observations.groupJoins.sorted(by: { $0.key < $1.key }) {
-            guard let end = observations.stepEnd[step] else { continue }
+            guard let end = observations.stepEnd[step], let start = observations.stepStart[step]?.seq else { continue }
             exercised.insert(.c9_11)
             judged.judge(step)
             let stillPending = (observations.completedBy(join.task) ?? .max) > end
             let startedJoins = observations.groupJoins.filter { other in
                 other.value.group == join.group && (observations.stepStart[other.key]?.seq ?? .max) < end
             }.count
+            let surelyPending = observations.groupJoins.filter { other in
+                guard other.value.group == join.group, (observations.completedBy(other.value.task) ?? .max) > end else { return false }
+                return other.key == step || (observations.stepEnd[other.key] ?? .max) < start
+            }.count
             if stillPending, join.pending < 1 {
                 fail(
                     .c9_11,
                     "group(t\(join.group)).pendingCount read right after joining t\(join.task), still pending, was \(join.pending) (step \(step))",
                     expected: "at least 1: a joined task counts until it completes", observed: "\(join.pending)")
+            } else if join.pending < surelyPending {
+                fail(
+                    .c9_11,
+                    "group(t\(join.group)).pendingCount read right after joining t\(join.task) was \(join.pending) (step \(step)), "
+                        + "while \(surelyPending) tasks joined before the read were still pending",
+                    expected: "at least \(surelyPending): every joined task counts until it completes", observed: "\(join.pending)")
             } else if join.pending > startedJoins || join.pending < 0 {
                 fail(
                     .c9_11, "group(t\(join.group)).pendingCount read after a join was \(join.pending) (step \(step))",

@@ -63,6 +63,9 @@ struct Observations {
     var abandonedOrigins: [Int: String?] = [:]
     /// Group waits, with what they returned, by step (C9.11).
     var groupWaits: [Int: (group: Int, idle: Bool, seq: UInt64)] = [:]
+    /// When each user handler `h<n>` ran, by handler (C4.2; for C4.3, a handler of a token
+    /// that ran shows its cancellation requested).
+    var handlerRuns: [Int: [UInt64]] = [:]
 
     init(_ events: [Event]) {
         for event in events {
@@ -110,7 +113,8 @@ struct Observations {
             case .abandonedOrigin(let task, let origin): abandonedOrigins[task] = .some(origin)
             case .groupJoined(let step, let group, let task, let pending): groupJoins[step] = (group, task, pending)
             case .groupWaited(let step, let group, let idle): groupWaits[step] = (group, idle, event.seq)
-            case .handlerRan, .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined,
+            case .handlerRan(let handler): handlerRuns[handler, default: []].append(event.seq)
+            case .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined,
                 .probedRetained,
                 .asyncLoopRan, .waitReturnedEarly, .raceRoundsRan:
                 break

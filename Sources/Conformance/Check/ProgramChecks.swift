@@ -105,7 +105,7 @@ enum ProgramChecks {
     }
 
     /// Once everything completed, no body closure may stay alive (C8.1); once the harness
-    /// dropped its references, no task may (C8.2).
+    /// dropped its references, no task, cancellation source or prepared task may (C8.2).
     private static func leaks(_ record: RunRecord, exercised: inout RuleTally, judged: inout EntryPointTally) -> [Finding] {
         var findings: [Finding] = []
         // The leak checks judge every step that made a task or captured a body.
@@ -119,7 +119,13 @@ enum ProgramChecks {
                     .c8_1, "closures still alive after their tasks completed and ran",
                     expected: "released", observed: record.liveProbes.prefix(10).joined(separator: ", ")))
         }
-        if !record.tasks.isEmpty { exercised.insert(.c8_2) }
+        if !record.tasks.isEmpty || !record.objects.isEmpty { exercised.insert(.c8_2) }
+        if !record.liveObjects.isEmpty {
+            findings.append(
+                Finding(
+                    .c8_2, "cancellation sources or prepared tasks still alive after every reference was dropped",
+                    expected: "freed", observed: record.liveObjects.prefix(10).joined(separator: ", ")))
+        }
         if !record.liveTasks.isEmpty {
             findings.append(
                 Finding(

@@ -22,6 +22,8 @@ struct TimingChecks {
     private var awaitedUp: [Int: UInt64] = [:]
     private var waitedUp: [Int: UInt64] = [:]
     private var returnedUp: [Int: UInt64] = [:]
+    /// When each retry attempt started and ended, by the retry's task (C9.4).
+    private var retryAttemptsUp: [Int: [(attempt: Int, end: Bool, uptime: UInt64)]] = [:]
     private var earlyHarnessWaits: [(step: Int, limit: UInt64, elapsed: UInt64)] = []
 
     init(program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration, runClock: Bool = false) {
@@ -36,6 +38,7 @@ struct TimingChecks {
             case .stepStart(let step): stepStartUp[step] = event.uptime
             case .stepEnd(let step): stepEndUp[step] = event.uptime
             case .handlerRan(let h): handlerRuns[h, default: []].append(event.seq)
+            case .retryAttempt(let task, let attempt, let end): retryAttemptsUp[task, default: []].append((attempt, end, event.uptime))
             case .timerFired(let step): timerFires[step, default: []].append(event.uptime)
             case .swiftCancelled(let step): swiftCancelled[step] = event.uptime
             case .awaited(let step, _, _): awaitedUp[step] = event.uptime
@@ -52,6 +55,7 @@ struct TimingChecks {
         checkHandlers()
         checkTimers()
         checkTimedTasks()
+        checkRetryWaits()
         checkWaitTimeouts()
         if runClock { checkLateTimedWaits() }
         checkCancelledAwaits()
@@ -279,6 +283,32 @@ struct TimingChecks {
                         .c5_4, "\(step.operation) completed \((seen.uptime - end) / 1_000_000) ms after the call returned",
                         expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms",
                         observed: "\((seen.uptime - end) / 1_000_000) ms")
+                }
+            }
+        }
+    }
+
+    /// A retry with a backoff starts attempt n + 1 no earlier than `backoff.delay(beforeRetry: n)`
+    /// after attempt n ended (C9.4: the wait starts once the attempt's outcome is known), exactly:
+    /// an exponential backoff whose growth is off by one starts one too early (issue 28).
+    private mutating func checkRetryWaits() {
+        for (index, step) in program.steps.enumerated() {
+            guard case .retry(let retry) = step.operation, retry.backoffMicroseconds != nil,
+                let attempts = retryAttemptsUp[retry.task]
+            else { continue }
+            exercised.insert(.c9_4)
+            judged.judge(index)
+            for n in 1..<max(1, attempts.count) {
+                guard let ended = attempts.first(where: { $0.attempt == n && $0.end })?.uptime,
+                    let next = attempts.first(where: { $0.attempt == n + 1 && !$0.end })?.uptime
+                else { continue }
+                let wait = retry.backoff.delay(beforeRetry: n)
+                if next < ended + wait.nanoseconds {
+                    fail(
+                        .c9_4,
+                        "\(step.operation) started attempt \(n + 1) \((next - min(next, ended)) / 1_000) us after attempt \(n) ended",
+                        expected: "no earlier than its backoff's delay before retry \(n), \(wait)",
+                        observed: "\((next - min(next, ended)) / 1_000) us")
                 }
             }
         }

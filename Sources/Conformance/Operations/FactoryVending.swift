@@ -109,6 +109,7 @@ struct FactoryVending {
                 : factory.prepare { (token: CancellationToken) throws -> Int in try body(nil, token) }
         }
         execution.slots.putPrepared(t, prepared)
+        execution.watchFreed("t\(t)'s prepared task", prepared)
         execution.register(t, .int(prepared.task))
     }
 

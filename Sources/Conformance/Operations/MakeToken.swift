@@ -63,6 +63,7 @@ extension ProgramOperation {
                 source = execution.backend.makeCancellationSource(linkedTo: parents)
             }
             execution.slots.putToken(token, source)
+            execution.watchFreed(linkedTo.isEmpty ? "k\(token)" : "k\(token) (linked)", source)
         }
     }
 

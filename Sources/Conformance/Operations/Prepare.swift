@@ -118,6 +118,7 @@ extension ProgramOperation {
                     : execution.backend.prepare(on: on, token: token) { (token: CancellationToken) in try run(token) }
             }
             execution.slots.putPrepared(task, prepared)
+            execution.watchFreed("t\(task)'s prepared task", prepared)
             execution.register(task, .int(prepared.task))
         }
 

@@ -24,6 +24,9 @@ extension ProgramOperation {
         /// `Backoff.fixed` of this many microseconds (a timer: programs with outside work only);
         /// nil: `.none`.
         public var backoffMicroseconds: Int?
+        /// With a backoff: `Backoff.exponential` from `backoffMicroseconds`, its multiplier in
+        /// tenths (15: ×1.5); nil: fixed (issue 28: the backoff's parameter space in programs).
+        public var backoffGrowth: Int?
         /// `retryTask`: the body returns a task (the unwrapping form) instead of a value.
         public var taskForm: Bool
         /// The body takes no token.
@@ -35,8 +38,8 @@ extension ProgramOperation {
 
         public init(
             task: Int, attempts: Int, failures: Int, body: BodyAction, executor: ExecutorRef, token: Int?,
-            whileBelow: Int? = nil, backoffMicroseconds: Int? = nil, taskForm: Bool = false, noToken: Bool = false,
-            attemptTasks: Bool = false, cancelsOnRetry: Bool = false
+            whileBelow: Int? = nil, backoffMicroseconds: Int? = nil, backoffGrowth: Int? = nil, taskForm: Bool = false,
+            noToken: Bool = false, attemptTasks: Bool = false, cancelsOnRetry: Bool = false
         ) {
             self.task = task
             self.attempts = attempts
@@ -46,6 +49,7 @@ extension ProgramOperation {
             self.token = token
             self.whileBelow = whileBelow
             self.backoffMicroseconds = backoffMicroseconds
+            self.backoffGrowth = backoffMicroseconds == nil ? nil : backoffGrowth
             self.taskForm = taskForm
             self.noToken = noToken
             self.attemptTasks = taskForm && attemptTasks
@@ -55,7 +59,11 @@ extension ProgramOperation {
         static let kind = OperationKind.retry
         public var description: String {
             var arguments = ["attempts: \(attempts)"]
-            if let backoffMicroseconds { arguments.append("backoff: .fixed(\(backoffMicroseconds)us)") }
+            if let backoffMicroseconds, let backoffGrowth {
+                arguments.append("backoff: .exponential(\(backoffMicroseconds)us, ×\(backoffGrowth / 10).\(backoffGrowth % 10))")
+            } else if let backoffMicroseconds {
+                arguments.append("backoff: .fixed(\(backoffMicroseconds)us)")
+            }
             arguments.append("on: .some(\(executor))" + tokenArgument(token))
             if let whileBelow { arguments.append("while: attempt < \(whileBelow)") }
             if cancelsOnRetry { arguments.append("own token cancelled on retry") }
@@ -69,9 +77,16 @@ extension ProgramOperation {
                 let taskForm = s.take("Task")
                 guard s.take("(attempts: "), let attempts = s.number() else { return nil }
                 var backoff: Int?
+                var growth: Int?
                 if s.take(", backoff: .fixed(") {
                     guard let us = s.microseconds(), s.take(")") else { return nil }
                     backoff = us
+                } else if s.take(", backoff: .exponential(") {
+                    guard let us = s.microseconds(), s.take(", ×"), let whole = s.number(), s.take("."), let tenth = s.number(),
+                        (0...9).contains(tenth), s.take(")")
+                    else { return nil }
+                    backoff = us
+                    growth = whole * 10 + tenth
                 }
                 guard s.take(", on: .some("), let executor = s.executor(), s.take(")") else { return nil }
                 let token = s.tokenArgument()
@@ -90,7 +105,7 @@ extension ProgramOperation {
                 guard s.take(" }") else { return nil }
                 let retry = Self(
                     task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token,
-                    whileBelow: whileBelow, backoffMicroseconds: backoff, taskForm: taskForm, noToken: noToken,
+                    whileBelow: whileBelow, backoffMicroseconds: backoff, backoffGrowth: growth, taskForm: taskForm, noToken: noToken,
                     attemptTasks: attemptTasks, cancelsOnRetry: cancelsOnRetry)
                 return retry.attemptTasks == attemptTasks ? retry : nil
             }
@@ -98,14 +113,28 @@ extension ProgramOperation {
 
         static func weight(in program: ProgramBuilder) -> Int { 2 }
 
+        /// The multipliers (in tenths) an exponential backoff draws: none, a fraction, the usual
+        /// doubling, and more; an off-by-one in the growth shows from the second retry.
+        public static let growths = [10, 15, 20, 30]
+
         static func generate(into program: inout ProgramBuilder) {
+            let (task, attempts, failures) = (program.nextTask, program.rng.int(in: 0...3), program.rng.int(in: 0...3))
+            let (body, executor, token) = (program.body(), program.executor(), program.token())
+            let whileBelow = program.rng.chance(25) ? program.rng.int(in: 1...3) : nil
+            let backoff = program.usesOutsideWork && program.rng.chance(30) ? program.rng.int(in: 0...500) : nil
+            let growth = backoff != nil && program.rng.chance(50) ? program.rng.pick(growths) : nil
             let retry = Retry(
-                task: program.nextTask, attempts: program.rng.int(in: 0...3), failures: program.rng.int(in: 0...3), body: program.body(),
-                executor: program.executor(), token: program.token(), whileBelow: program.rng.chance(25) ? program.rng.int(in: 1...3) : nil,
-                backoffMicroseconds: program.usesOutsideWork && program.rng.chance(30) ? program.rng.int(in: 0...500) : nil,
-                taskForm: program.rng.chance(50), noToken: program.rng.chance(30), attemptTasks: program.rng.chance(50),
-                cancelsOnRetry: program.rng.chance(20))
+                task: task, attempts: attempts, failures: failures, body: body, executor: executor, token: token, whileBelow: whileBelow,
+                backoffMicroseconds: backoff, backoffGrowth: growth, taskForm: program.rng.chance(50), noToken: program.rng.chance(30),
+                attemptTasks: program.rng.chance(50), cancelsOnRetry: program.rng.chance(20))
             program.addTask(.retry(retry), sources: [], held: false)
+        }
+
+        /// The backoff the retry is made with.
+        var backoff: Backoff {
+            guard let backoffMicroseconds else { return .none }
+            guard let backoffGrowth else { return .fixed(.microseconds(backoffMicroseconds)) }
+            return .exponential(initial: .microseconds(backoffMicroseconds), multiplier: Double(backoffGrowth) / 10)
         }
 
         var uses: [Use] { token.map { [.token($0)] } ?? [] }
@@ -113,13 +142,15 @@ extension ProgramOperation {
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), attempts: attempts, failures: failures, body: body, executor: executor, token: token.map(ids.token),
-                whileBelow: whileBelow, backoffMicroseconds: backoffMicroseconds, taskForm: taskForm, noToken: noToken,
-                attemptTasks: attemptTasks, cancelsOnRetry: cancelsOnRetry)
+                whileBelow: whileBelow, backoffMicroseconds: backoffMicroseconds, backoffGrowth: backoffGrowth, taskForm: taskForm,
+                noToken: noToken, attemptTasks: attemptTasks, cancelsOnRetry: cancelsOnRetry)
         }
 
         var neverWaits: Bool { true }
         var outsideWork: OutsideWork {
-            backoffMicroseconds.map { .completes(task: task, within: .microseconds($0 * max(1, attempts))) } ?? .none
+            guard backoffMicroseconds != nil else { return .none }
+            // Every wait, one per attempt at most (a fixed backoff: `attempts` times its delay).
+            return .completes(task: task, within: (1...max(1, attempts)).reduce(.zero) { $0 + backoff.delay(beforeRetry: $1) })
         }
         var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
@@ -137,7 +168,7 @@ extension ProgramOperation {
         func perform(in execution: ProgramExecution, step: Int) {
             let attempt = Self.attempt(task: task, failures: failures, body: body, step: step, in: execution)
             let backend = execution.backend
-            let backoff = backoffMicroseconds.map { Backoff.fixed(.microseconds($0)) } ?? .none
+            let backoff = self.backoff
             let on: (any Executor)? = execution.executors[executor]
             let below = whileBelow ?? Int.max
             let programToken = execution.token(token)

@@ -10,12 +10,21 @@ extension RuleSuite {
             RuleCheck(
                 .c4_1, "a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
                 secondCancelWaitsForHandlers),
+            RuleCheck(
+                .c4_1, "a parent's cancel() returns only after a linked source's handlers ran, also when another call runs them",
+                parentCancelWaitsForLinkedCancellation),
             RuleCheck(.c4_2, "handlers run once, in order, promptly if late; disposed ones never run and are released", handlers),
             RuleCheck(.c4_3, "a body whose token is cancelled before it starts never runs", cancelledBeforeStart),
+            RuleCheck(
+                .c4_3, "a body whose start comes once cancel() began running the token's handlers never runs",
+                startAfterHandlersBegan),
             RuleCheck(.c4_4, "checkpoint throws CancellationError once requested", checkpoint),
             RuleCheck(
                 .c4_5, "cancellation racing completion gives one outcome; after completion it changes nothing", cancelRacingCompletion),
             RuleCheck(.c4_6, "cancel(after:) cancels after the delay; linked sources follow any parent", delayedAndLinked),
+            RuleCheck(
+                .c4_6, "every cancel(after:) deadline stands, over the whole range: a later call never replaces an earlier one",
+                everyDeadlineStands),
             RuleCheck(.c4_7, "a cancelled Swift Task stops awaiting at once and leaves the task alone", async: swiftTaskCancellation)
         ]
 
@@ -91,6 +100,149 @@ extension RuleSuite {
             c.expectEqual(
                 innerCancelReturned.count, 1, "a cancel() from inside a handler, on the thread running it, returns at once",
                 call: "parent.cancel() inside parent's handler")
+        }
+
+        /// Issue 28: `child.cancel()` on one thread runs the child's handlers, among them the one
+        /// that cancels `grandchild`, whose slow handler is running when `parent.cancel()` is
+        /// called on another thread. The parent's call reaches the child only through its link,
+        /// which must make it wait, as a second `child.cancel()` would, until the child's handlers
+        /// (and so the grandchild's) ran. Every wait is bounded; the calls run on threads of their
+        /// own.
+        static func parentCancelWaitsForLinkedCancellation(_ c: RuleContext) throws {
+            let backend = c.backend
+            let parent = backend.makeCancellationSource()
+            let child = backend.makeCancellationSource(linkedTo: [parent.token])
+            let grandchild = backend.makeCancellationSource(linkedTo: [child.token])
+            let entered = DispatchSemaphore(value: 0)
+            let parentReturned = DispatchSemaphore(value: 0)
+            let parentDone = DispatchSemaphore(value: 0)
+            let returnedEarly = Counter()
+            let handlerRuns = Counter()
+            _ = grandchild.token.register {
+                entered.signal()
+                // Give the parent's cancel() 100 ms to return wrongly; a correct one keeps waiting.
+                if parentReturned.wait(timeout: .now() + .milliseconds(100)) == .success { returnedEarly.increment() }
+                handlerRuns.increment()
+            }
+            let first = Thread { child.cancel() }
+            first.start()
+            c.expect(
+                entered.wait(timeout: .now() + 30) == .success, "the child's cancel() runs the grandchild's handler",
+                call: "child.cancel() on a thread", expected: "the grandchild's handler entered", observed: "not entered after 30 s")
+            let ranWhenReturned = Counter()
+            let second = Thread {
+                parent.cancel()
+                if handlerRuns.count == 1 { ranWhenReturned.increment() }
+                parentReturned.signal()
+                parentDone.signal()
+            }
+            second.start()
+            let call =
+                "parent.cancel() on a second thread while child.cancel() runs the handler of grandchild, "
+                + "linked to child, linked to parent"
+            c.expect(
+                parentDone.wait(timeout: .now() + 30) == .success, "the parent's cancel() returns once the linked sources' handlers ran",
+                call: call, expected: "returned", observed: "still blocked after 30 s")
+            c.expectEqual(
+                returnedEarly.count, 0, "a parent's cancel() does not return while a linked source's handlers run", call: call)
+            c.expectEqual(
+                ranWhenReturned.count, 1, "after any cancel() returns, the handlers of the sources linked to it ran",
+                call: call + "; the grandchild's handler")
+        }
+
+        /// Issue 28, cancel against start: once `cancel()` began running the token's handlers,
+        /// cancellation is requested, so a body whose start comes after that must see it and
+        /// never run (C4.3), even though the handler that cancels its task has not run yet. The
+        /// first handler holds `cancel()` inside the handlers while the body's job, queued on a
+        /// serial executor behind a job that waits for it, reaches its start. (A prepared task's
+        /// token is a source linked to the one given to `prepare`, cancelled when its link handler
+        /// runs, C4.1: its start in that window is not judged here.)
+        static func startAfterHandlersBegan(_ c: RuleContext) throws {
+            let backend = c.backend
+            let serial = backend.makeSerialExecutor(label: "c4.3.handlers")
+            let source = backend.makeCancellationSource()
+            let handlersBegan = DispatchSemaphore(value: 0)
+            let releaseHandler = DispatchSemaphore(value: 0)
+            // Registered first: runs first, and holds the handlers until released.
+            _ = source.token.register {
+                handlersBegan.signal()
+                _ = releaseHandler.wait(timeout: .now() + 30)
+            }
+            let releaseQueue = DispatchSemaphore(value: 0)
+            let queueHeld = backend.run(on: serial, token: .none) { _ in _ = releaseQueue.wait(timeout: .now() + 30) }
+            let bodyRuns = Counter()
+            let run = backend.run(on: serial, token: source.token) { _ in bodyRuns.increment() }
+            let canceller = Thread { source.cancel() }
+            canceller.start()
+            let call =
+                "backend.run(on: serial, token:), queued behind a blocked job; "
+                + "source.cancel() on a thread, its first handler held; then the queue released"
+            guard
+                c.expect(
+                    handlersBegan.wait(timeout: .now() + 30) == .success, "cancel() runs the token's first handler", call: call,
+                    expected: "the first handler entered", observed: "not entered after 30 s")
+            else { return }
+            releaseQueue.signal()
+            // The serial executor runs the bodies' jobs after the blocked one: wait until it did.
+            let after = backend.run(on: serial, token: .none) { _ in }
+            _ = after.settle()
+            c.expectEqual(bodyRuns.count, 0, "a body whose start comes after cancel() began running handlers never runs", call: call)
+            releaseHandler.signal()
+            c.expectOutcome(run, .cancelled, "the run completes cancelled", call: call)
+            _ = queueHeld.settle()
+        }
+
+        /// Issue 28, parameter spaces: `cancel(after:)` deadlines drawn from the whole range
+        /// (negative, zero, milliseconds, and beyond the timing slack), two on one source, in
+        /// both orders. Each call requests cancellation once its own delay elapsed (C4.6): the
+        /// earlier deadline cancels, whichever call set it; a later, longer call does not replace
+        /// it (a deadline that fired only at the later one would be late by more than the slack,
+        /// which makes the replacement visible). A `cancel()` before the deadlines cancels at
+        /// once, and runs the handlers once.
+        static func everyDeadlineStands(_ c: RuleContext) throws {
+            let backend = c.backend
+            let beyondSlack = c.timingSlack + .seconds(1)
+            let pairs: [(first: Duration, second: Duration)] = [
+                (.milliseconds(-5), beyondSlack), (.zero, beyondSlack), (.milliseconds(20), beyondSlack),
+                (beyondSlack, .milliseconds(20)), (.milliseconds(1), .milliseconds(30))
+            ]
+            for (first, second) in pairs {
+                let source = backend.makeCancellationSource()
+                let runs = Counter()
+                let fired = backend.makeSource(of: Void.self)
+                _ = source.token.register {
+                    runs.increment()
+                    fired.trySucceed()
+                }
+                let start = ContinuousClock.now
+                source.cancel(after: first)
+                source.cancel(after: second)
+                let earlier = max(.zero, min(first, second))
+                let call = "source.cancel(after: \(first)); source.cancel(after: \(second))"
+                let outcome = fired.task.wait(timeout: earlier + c.timingSlack)
+                let elapsed = ContinuousClock.now - start
+                c.expect(
+                    outcome != nil, "the earlier deadline cancels: a later call does not replace it", call: call,
+                    expected: "cancelled within \(earlier) and the timing slack (\(c.timingSlack))",
+                    observed: "not cancelled after \(elapsed)")
+                if outcome != nil {
+                    c.expect(
+                        elapsed >= earlier, "cancel(after:) cancels no earlier than its delay", call: call,
+                        expected: "cancelled after \(earlier) or more", observed: "after \(elapsed)")
+                }
+                source.cancel()
+                c.expectEqual(runs.count, 1, "the handlers run once, whichever deadline or call cancels", call: call + "; source.cancel()")
+            }
+            let cleared = backend.makeCancellationSource()
+            let clearedRuns = Counter()
+            _ = cleared.token.register { clearedRuns.increment() }
+            cleared.cancel(after: beyondSlack)
+            cleared.cancel()
+            cleared.cancel(after: .milliseconds(1))
+            let clearedCall = "source.cancel(after: \(beyondSlack)); source.cancel(); source.cancel(after: .milliseconds(1))"
+            c.expectEqual(cleared.isCancellationRequested, true, "cancel() before the deadline cancels at once", call: clearedCall)
+            _ = eventually(within: .milliseconds(20)) { clearedRuns.count > 1 }
+            c.expectEqual(clearedRuns.count, 1, "a deadline after cancel() runs no handler again", call: clearedCall)
         }
 
         static func handlers(_ c: RuleContext) throws {

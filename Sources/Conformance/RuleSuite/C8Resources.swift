@@ -8,6 +8,9 @@ extension RuleSuite {
         static let checks: [RuleCheck] = [
             RuleCheck(.c8_1, "after completion nothing keeps continuation closures or captures alive", closuresReleased),
             RuleCheck(.c8_2, "tasks and sources are freed when unreferenced, pending or completed", noRetainCycles),
+            RuleCheck(
+                .c8_2, "every other object the contract makes is freed: cancellation sources, registrations, timers, prepared tasks",
+                everyObjectFreed),
             RuleCheck(.c8_3, "a source released while pending fails its task with TaskError.abandoned", abandonedSourceFailsItsTask)
         ]
 
@@ -100,6 +103,64 @@ extension RuleSuite {
             for (message, call, freed) in leaks {
                 c.expect(eventually(freed), message, call: call, expected: "freed", observed: "still alive after \(patience)")
             }
+        }
+
+        /// Issue 28, freed or not: each object the contract hands out, dropped in each state a
+        /// program leaves it in, is freed (weakly observed), or releases the closure it was given
+        /// (a probe it captures): a cancellation source linked to a parent that lives on, one with
+        /// a pending `cancel(after:)`; a registration disposed, and the one `delay(_:token:)` makes
+        /// on a token that lives on; a timer disposed, and one fired; a prepared task dropped
+        /// before start, and one run to completion.
+        static func everyObjectFreed(_ c: RuleContext) throws {
+            let backend = c.backend
+            let parent = backend.makeCancellationSource()
+            var objects: [(what: String, freed: () -> Bool)] = []
+            func watch(_ what: String, _ object: AnyObject) {
+                weak let weakObject = object
+                objects.append((what, { weakObject == nil }))
+            }
+            do {
+                watch(
+                    "backend.makeCancellationSource(linkedTo: [parent.token]), parent alive",
+                    backend.makeCancellationSource(linkedTo: [parent.token]))
+                let timed = backend.makeCancellationSource()
+                timed.cancel(after: .seconds(3_600))
+                watch("a cancellation source with cancel(after: 1 h) pending", timed)
+                let probe = Probe()
+                watch("a handler's capture, its registration on a token that lives on disposed", probe)
+                parent.token.register { _ = probe }.dispose()
+                let delayed = backend.delay(.milliseconds(1), token: parent.token)
+                _ = delayed.settle()
+                watch("delay(.milliseconds(1), token:) completed, its token alive", delayed)
+                let timerProbe = Probe()
+                watch("the job of a timer disposed before it fired", timerProbe)
+                backend.schedule(after: .seconds(3_600)) { _ = timerProbe }.dispose()
+                let firedProbe = Probe()
+                let fired = backend.makeSource(of: Void.self)
+                let firedTimer = backend.schedule(after: .milliseconds(1)) {
+                    _ = firedProbe
+                    fired.trySucceed()
+                }
+                _ = fired.task.settle()
+                _ = firedTimer
+                watch("the job of a timer that fired (its handle still held)", firedProbe)
+                let bodyProbe = Probe()
+                let unstarted = backend.prepare(token: parent.token) { _ in _ = bodyProbe }
+                watch("a prepared task dropped before start", unstarted)
+                watch("the body of a prepared task dropped before start", bodyProbe)
+                let ranProbe = Probe()
+                let ran = backend.prepare(token: parent.token) { _ in _ = ranProbe }
+                ran.tryStart()
+                _ = ran.task.settle()
+                watch("a prepared task run to completion", ran)
+                watch("the body of a prepared task run to completion", ranProbe)
+            }
+            for (what, freed) in objects {
+                c.expect(
+                    eventually(freed), "an object the contract makes is freed once unreferenced (or its closure released)",
+                    call: what, expected: "freed", observed: "still alive after \(patience)")
+            }
+            _ = parent
         }
 
         static func abandonedSourceFailsItsTask(_ c: RuleContext) throws {

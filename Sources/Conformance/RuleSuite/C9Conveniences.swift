@@ -322,7 +322,8 @@ extension RuleSuite {
     enum C9Retry {
         static let checks: [RuleCheck] = [
             RuleCheck(.c9_4, "retry stops at the first success, or after attempts with the last attempt's outcome", attempts),
-            RuleCheck(.c9_4, "retry waits its backoff between attempts, and a token cancelled meanwhile cancels at once", backoffAndToken)
+            RuleCheck(.c9_4, "retry waits its backoff between attempts, and a token cancelled meanwhile cancels at once", backoffAndToken),
+            RuleCheck(.c9_4, "backoff delays over the whole range of kinds and factors, and retry waits each in full", backoffRange)
         ]
 
         static func attempts(_ c: RuleContext) throws {
@@ -407,6 +408,76 @@ extension RuleSuite {
         }
     }
 
+    /// The delay before retry `retry` that `Backoff`'s documentation states: `initial`, times
+    /// `multiplier` (1 at least) before each next retry, never more than `maximum`. Computed
+    /// here from that sentence, to judge `Backoff.delay(beforeRetry:)` against.
+    static func statedBackoff(initial: Duration, multiplier: Double, maximum: Duration, retry: Int) -> Duration {
+        var delay = initial
+        var step = 1
+        while step < retry, delay < maximum {
+            delay = delay * max(1, multiplier)
+            step += 1
+        }
+        return min(delay, maximum)
+    }
+}
+
+extension RuleSuite.C9Retry {
+    /// Issue 28, parameter spaces: every kind of backoff (none, fixed, exponential) over factors
+    /// from below 1 to 10, initial delays from zero to a second and caps below and above the
+    /// growth, for the first 12 retries, against the growth the documentation states (an
+    /// off-by-one in the exponent shows at the second retry); then an exponential retry's
+    /// attempts, timed: before attempt n + 1 it waits at least `delay(beforeRetry: n)`.
+    static func backoffRange(_ c: RuleContext) throws {
+        let initials: [Duration] = [.zero, .microseconds(1), .milliseconds(3), .seconds(1)]
+        let multipliers: [Double] = [0.5, 1, 1.5, 2, 3, 10]
+        let maximums: [Duration] = [.zero, .milliseconds(10), .seconds(60)]
+        var wrong: [String] = []
+        for initial in initials {
+            for retry in 1...12 {
+                if Backoff.none.delay(beforeRetry: retry) != .zero { wrong.append(".none, retry \(retry)") }
+                if Backoff.fixed(initial).delay(beforeRetry: retry) != initial { wrong.append(".fixed(\(initial)), retry \(retry)") }
+            }
+            for multiplier in multipliers {
+                for maximum in maximums {
+                    let backoff = Backoff.exponential(initial: initial, multiplier: multiplier, maximum: maximum)
+                    for retry in 1...12 {
+                        let stated = RuleSuite.statedBackoff(initial: initial, multiplier: multiplier, maximum: maximum, retry: retry)
+                        let observed = backoff.delay(beforeRetry: retry)
+                        if observed != stated {
+                            wrong.append(
+                                ".exponential(initial: \(initial), multiplier: \(multiplier), maximum: \(maximum)), "
+                                    + "retry \(retry): \(observed), stated \(stated)")
+                        }
+                    }
+                }
+            }
+        }
+        c.expect(
+            wrong.isEmpty, "a backoff's delay grows as stated: initial, times the multiplier before each next retry, capped",
+            call: "Backoff.none/.fixed/.exponential(...).delay(beforeRetry: 1...12)", expected: "as stated",
+            observed: "\(wrong.count) wrong, first: \(wrong.prefix(3).joined(separator: "; "))")
+        let backend = c.backend
+        let backoff = Backoff.exponential(initial: .milliseconds(4), multiplier: 3, maximum: .seconds(1))
+        let starts = Recorder<ContinuousClock.Instant>()
+        let retried = backend.retry(attempts: 4, backoff: backoff) { _ -> Int in
+            starts.append(.now)
+            throw TestError(code: starts.all.count)
+        }
+        let call = "backend.retry(attempts: 4, backoff: .exponential(initial: .milliseconds(4), multiplier: 3)) { throw }"
+        c.expectOutcome(retried, .failure(TestError(code: 4)), "the retry ends with the last attempt's error", call: call)
+        let times = starts.all
+        for retry in 1..<max(1, times.count) {
+            let waited = times[retry] - times[retry - 1]
+            c.expect(
+                waited >= backoff.delay(beforeRetry: retry), "retry waits the backoff's delay before each next attempt", call: call,
+                expected: "attempt \(retry + 1) at least \(backoff.delay(beforeRetry: retry)) after attempt \(retry)",
+                observed: "after \(waited)")
+        }
+    }
+}
+
+extension RuleSuite {
     /// C9.5-C9.6 Run forms.
     enum C9Run {
         static let checks: [RuleCheck] = [

@@ -159,7 +159,10 @@ extension RuleSuite {
                 lastJoined),
             RuleCheck(
                 .c9_11, "a task joined after idle() succeeded counts for the next idle(); wait(timeout:) says whether the group went idle",
-                laterJoins)
+                laterJoins),
+            RuleCheck(
+                .c9_11, "pendingCount is exact, and idle() has succeeded by the time the last joined task's later continuations run",
+                exactCounts)
         ]
 
         static func emptyGroup(_ c: RuleContext) throws {
@@ -197,6 +200,41 @@ extension RuleSuite {
             third.trySucceed(3)
             c.expectOutcome(idle, .success(()), "idle() succeeds once the last joined task completed", call: call + "; ...; c succeeded")
             c.expectEqual(group.pendingCount, 0, "no task is pending once idle", call: "group.pendingCount")
+        }
+
+        /// Issue 28, exact counts: the group's count-out continuation, registered at the join,
+        /// runs before a continuation registered on the same task after it (C2.4), so from that
+        /// later continuation the count is known exactly (the joined tasks not completed yet), and
+        /// when the last one completes, idle() has already succeeded: never later.
+        static func exactCounts(_ c: RuleContext) throws {
+            let backend = c.backend
+            let group = WorkGroup(backend: backend)
+            let sources = (0..<4).map { _ in backend.makeSource(of: Int.self) }
+            let seen = Recorder<(index: Int, pending: Int, idle: Bool)>()
+            let idle = PlainLocked<(any AsyncTask<Void>)?>(nil)
+            for (index, source) in sources.enumerated() {
+                group.join(source.task)
+                c.expectEqual(
+                    group.pendingCount, index + 1, "every joined task still pending counts",
+                    call: "group.join(t\(index)); group.pendingCount")
+                source.task.whenComplete(on: backend.inlineExecutor) { _ in
+                    let idleTask = idle.withLock { $0 }
+                    seen.append((index, group.pendingCount, idleTask?.status == .completed))
+                }
+            }
+            idle.withLock { $0 = group.idle() }
+            let call = "4 tasks joined, each with a continuation on the inline executor registered after the join; group.idle()"
+            for (index, source) in sources.enumerated().reversed() { source.trySucceed(index) }
+            c.expect(
+                eventually { seen.all.count == sources.count }, "every continuation runs", call: call + "; every task completed",
+                expected: "4 runs", observed: "\(seen.all.count)")
+            let byIndex = seen.all.sorted { $0.index > $1.index }
+            c.expectEqual(
+                byIndex.map(\.pending), [3, 2, 1, 0], "pendingCount, read after each task's count-out, is exact",
+                call: call + "; t3, t2, t1, t0 completed in turn; pendingCount inside each task's later continuation")
+            c.expectEqual(
+                byIndex.map(\.idle), [false, false, false, true], "idle() succeeds when the last joined task completes, no later",
+                call: call + "; idle().status inside each task's later continuation")
         }
 
         static func laterJoins(_ c: RuleContext) throws {

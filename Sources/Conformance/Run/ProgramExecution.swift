@@ -15,6 +15,9 @@ final class ProgramExecution: Sendable {
     /// Weak references to every body's captures and every task, for C8.1 and C8.2.
     let probes = PlainLocked<[(what: String, reference: WeakReference)]>([])
     let tasks = PlainLocked<[(id: Int, reference: WeakReference)]>([])
+    /// Weak references to every other object the program made that the contract says is freed
+    /// (C8.2, issue 28): cancellation sources and prepared tasks, by name.
+    let objects = PlainLocked<[(what: String, reference: WeakReference)]>([])
     /// The step each driver is in (-1: none), for the watchdog.
     let currentStep: PlainLocked<[Int]>
     /// Handler registrations and timers not fired yet.
@@ -299,6 +302,12 @@ final class ProgramExecution: Sendable {
             log.callPending()
             executors[executor].execute(body)
         }
+    }
+
+    /// Watches `object`, which the program made, for C8.2: it must be freed once the harness
+    /// dropped its references.
+    func watchFreed(_ what: String, _ object: AnyObject) {
+        objects.withLock { $0.append((what, WeakReference(object))) }
     }
 
     func makeProbe(_ what: String) -> Probe {

@@ -110,6 +110,9 @@ struct ProgramRunner {
         record.tasks = tasks.map(\.id)
         record.liveTasks = pollUntilReleased(tasks.map(\.reference)).map { tasks[$0].id }
         execution.extras.clear()
+        let objects = execution.objects.withLock { $0 }
+        record.objects = objects.map(\.what)
+        record.liveObjects = pollUntilReleased(objects.map(\.reference)).map { objects[$0].what }
     }
 
     /// Waits until every reference is nil or the leak limit passes (executors release a job's

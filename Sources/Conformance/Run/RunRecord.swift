@@ -27,6 +27,10 @@ struct RunRecord {
     /// C8.2: the tasks made, and those still alive once every reference was dropped.
     var tasks: [Int] = []
     var liveTasks: [Int] = []
+    /// C8.2: the other objects made (cancellation sources, prepared tasks), and those still
+    /// alive once every reference was dropped.
+    var objects: [String] = []
+    var liveObjects: [String] = []
 
     enum Ending {
         /// Every task completed, every body and await returned.

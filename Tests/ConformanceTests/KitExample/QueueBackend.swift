@@ -21,10 +21,10 @@ public final class QueueBackend: KitBackend {
     }
 
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        let item = DispatchWorkItem(block: job)
+        let timer = OneShotTimer(job)
         let nanoseconds = Int(min(MonotonicClock.nanoseconds(delay), UInt64(Int.max)))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: item)
-        return CancelOnDispose(item)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { timer.fire() }
+        return timer
     }
 }
 
@@ -58,16 +58,23 @@ final class QueueExecutor: Executor {
     var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
 }
 
-/// A timer's handle: disposing cancels the work item, which releases the job (C8.1).
-struct CancelOnDispose: Disposable {
-    // DispatchWorkItem is thread-safe (cancel from any thread) but not annotated Sendable.
-    nonisolated(unsafe) let item: DispatchWorkItem
+/// A timer's handle: firing or disposing, whichever comes first, releases the job (C8.2). (A
+/// cancelled `DispatchWorkItem` would keep its job until the deadline.)
+final class OneShotTimer: Disposable {
+    private let job: Locked<(@Sendable () -> Void)?>
 
-    init(_ item: DispatchWorkItem) {
-        self.item = item
+    init(_ job: @escaping @Sendable () -> Void) {
+        self.job = Locked(job)
+    }
+
+    func fire() {
+        job.withLock { job in
+            defer { job = nil }
+            return job
+        }?()
     }
 
     func dispose() {
-        item.cancel()
+        job.withLock { $0 = nil }
     }
 }

@@ -153,6 +153,18 @@ enum Mutation: String, CaseIterable, Sendable {
     /// (one preemption) and the registering thread between its two sections (a second), so a
     /// bounded-exhaustive exploration finds it with a bound of 2, never with 1.
     case registrationMissesDeliveryEnd
+    /// Issue 28's blind spots, one mutant per class, each killed only by that class's check.
+    /// Parameter spaces: `cancel(after:)` keeps one deadline, a later call replacing an earlier
+    /// one (the earlier deadline, 20 ms, fires only when the later one, beyond the timing slack,
+    /// does: C4.6).
+    case cancelAfterReplacesDeadline
+    /// Freed or not: disposing a timer stops it from firing but keeps its job (and what the job
+    /// captures) until the time it would have fired (C8.2, the backend's `schedule(after:_:)`).
+    case timerKeepsJobAfterDispose
+    /// Cancel against start: a body's job claims its start gate and starts without reading the
+    /// token again, so a body whose job comes after `cancel()` began running the token's
+    /// handlers (the gate's handler not reached yet) still runs (C4.3).
+    case startSkipsRequestedCheck
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -187,7 +199,7 @@ final class ReferenceBackend: TaskBackend {
     }
 
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        let timer = ReferenceTimer(job)
+        let timer = ReferenceTimer(job, keepsJobAfterDispose: mutation == .timerKeepsJobAfterDispose)
         let (seconds, attoseconds) = delay.components
         var nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         if mutation == .timersEarly { nanos /= 1_000 }
@@ -251,7 +263,11 @@ final class ReferenceBackend: TaskBackend {
                 source.tryComplete(Completion { try body(token) })
                 return
             }
-            guard gate.start(source, token: token) else { return }
+            if mutation == .startSkipsRequestedCheck {
+                guard gate?.claimForBody() ?? true, source.tryStart() else { return }
+            } else {
+                guard gate.start(source, token: token) else { return }
+            }
             var completion = Completion { try body(token) }
             if mutation == .cancellationAsFailure, completion.isCancelled { completion = .failure(CancellationError()) }
             if mutation == .errorReplaced, completion.isFailure { completion = .failure(ReferenceError.bodyFailed) }
@@ -613,6 +629,8 @@ final class ReferenceCancellationSource: CancellationSource {
     private let handlersRan = DispatchSemaphore(value: 0)
     /// The thread running the handlers: a `cancel()` from a handler returns at once.
     private let runner = Locked<pthread_t?>(nil)
+    /// Only for `.cancelAfterReplacesDeadline`: the one deadline kept.
+    private let lastTimer = Locked<(any Disposable)?>(nil)
 
     init(backend: ReferenceBackend) { owner = backend }
 
@@ -634,7 +652,13 @@ final class ReferenceCancellationSource: CancellationSource {
 
     func cancel(after delay: Duration) {
         if owner.mutation == .cancelAfterImmediate { return cancel() }
-        _ = owner.schedule(after: delay) { [weak self] in self?.cancel() }
+        let timer = owner.schedule(after: delay) { [weak self] in self?.cancel() }
+        if owner.mutation == .cancelAfterReplacesDeadline {
+            lastTimer.withLock { last in
+                last?.dispose()
+                last = timer
+            }
+        }
     }
 
     func register(_ handler: @escaping @Sendable () -> Void) -> any Disposable {
@@ -660,11 +684,21 @@ final class ReferenceCancellationSource: CancellationSource {
 /// A one-shot timer whose job is released by firing or disposing, whichever comes first.
 final class ReferenceTimer: Disposable {
     private let job: Locked<(@Sendable () -> Void)?>
-    init(_ job: @escaping @Sendable () -> Void) { self.job = Locked(job) }
-    func fire() {
-        job.withLock { job in
-            defer { job = nil }; return job
-        }?()
+    /// Only for `.timerKeepsJobAfterDispose`: disposed, the job is kept but not run.
+    private let keepsJobAfterDispose: Bool
+    private let disposed = Atomic(false)
+    init(_ job: @escaping @Sendable () -> Void, keepsJobAfterDispose: Bool = false) {
+        self.job = Locked(job)
+        self.keepsJobAfterDispose = keepsJobAfterDispose
     }
-    func dispose() { job.withLock { $0 = nil } }
+    func fire() {
+        let job = job.withLock { job in
+            defer { job = nil }; return job
+        }
+        if !disposed.load(ordering: .acquiring) { job?() }
+    }
+    func dispose() {
+        disposed.store(true, ordering: .releasing)
+        if !keepsJobAfterDispose { job.withLock { $0 = nil } }
+    }
 }
