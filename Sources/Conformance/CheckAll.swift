@@ -42,7 +42,11 @@ extension Conformance {
         var report = check(
             makeBackend: makeBackend, configuration: configuration,
             fileID: fileID, filePath: filePath, line: line, column: column)
+        let programsLine = report.contractVersionLine
         report.ruleSuite = suite
+        // The rule suite's failures may add rules newer than the backend's target to the line
+        // `check` printed.
+        if let line = report.contractVersionLine, line != programsLine { configuration.output("conformance [\(report.backend)]" + line) }
         return report
     }
 

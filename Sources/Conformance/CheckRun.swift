@@ -29,6 +29,7 @@ struct CheckRun {
     private var shrinkTime: Duration = .zero
     /// A replay of a schedule that does not replay exactly: how many runs it took.
     private var replayNote: String?
+    private var replayReproduced: Bool?
     private var failingPrograms = 0
     private var programsRun = 0
     private var controlledRun = 0
@@ -37,6 +38,12 @@ struct CheckRun {
     private var abandoned = false
     /// Exhaustive mode: the programs' explorations, summed.
     private var exploration = ExplorationTally()
+    /// Controlled programs that saw work from outside the harness (the backend's own threads).
+    private var controlledOutside = 0
+    /// Set once mixed mode found that controlled mode cannot reach the backend: why, and from
+    /// which program on the programs meant for controlled mode ran in stress mode.
+    private var budgetNote: String?
+    private var movedToStress = 0
 
     /// When nothing more may start (`ConformanceConfiguration.deadline`, set by `check`).
     private var deadline: Uptime { configuration.deadline ?? .distantFuture }
@@ -72,7 +79,9 @@ struct CheckRun {
         for finding in findings {
             let result = ProgramResult(findings: [finding], exercised: [finding.rule], abandoned: false)
             var reported = failure(finding, seed: configuration.baseSeed, program: empty, result: result)
-            reported.replay = "CONFORMANCE_PROGRAMS=0 swift test --filter \(Shell.quoted(configuration.testFilter))"
+            reported.replay =
+                Shell.assignments(configuration.replayLineEnvironment)
+                + "CONFORMANCE_PROGRAMS=0 swift test --filter \(Shell.quoted(configuration.testFilter))"
             if configuration.knownIssues[finding.rule] != nil {
                 known.append(reported)
             } else {
@@ -94,20 +103,46 @@ struct CheckRun {
                 stopped = "\(failingPrograms) failing programs (maxFailingPrograms)"
                 break
             }
-            let mode = configuration.mode.mode(forProgram: index)
+            var mode = configuration.mode.mode(forProgram: index)
+            if mode.isControlled, budgetNote != nil {
+                mode = .stress
+                movedToStress += 1
+            }
             let program = configuration.replayProgram ?? configuration.program(seed: configuration.baseSeed &+ UInt64(index), mode: mode)
             let seed = program.seed
             let replays = configuration.replaying != nil || configuration.replayProgram != nil
-            let (result, attempts) = pipeline.run(program, mode: mode, attempts: replays ? configuration.replayAttempts : 1)
-            if attempts > 1 || (replays && !mode.isControlled) {
-                replayNote =
-                    result.findings.isEmpty
-                    ? "found nothing in \(attempts) runs (a race that did not come back: run the line again, or raise CONFORMANCE_REPLAY_ATTEMPTS)"
-                    : "failed at run \(attempts) of at most \(configuration.replayAttempts)"
+            let expectation = replays ? ReplayExpectation(rules: configuration.replayExpectedRules) : nil
+            let (result, attempts) = pipeline.run(
+                program, mode: mode, attempts: replays ? configuration.replayAttempts : 1, replaying: expectation)
+            if let expectation {
+                replayNote = expectation.note(result, attempts: attempts, limit: configuration.replayAttempts)
+                replayReproduced = expectation.reproduced(by: result)
             }
             tally(result, of: program, seed: seed, mode: mode)
             if result.abandoned { abandoned = true; break }
+            judgeControlledReach(nextIndex: index + 1)
         }
+        if let note = budgetNote { budgetNote = note + " (\(movedToStress) programs)" }
+    }
+
+    /// How many controlled programs mixed mode runs before it judges whether controlled mode
+    /// reaches the backend.
+    static let controlledSample = 8
+
+    /// Mixed mode, after `controlledSample` controlled programs: when at least 7 in 8 of them saw
+    /// work from outside the harness and none ran on seats, the backend runs its work on threads
+    /// of its own (an event loop, a private queue), which controlled mode cannot schedule: its
+    /// schedules do not replay and its interleavings are not the harness's. The programs meant
+    /// for controlled mode then run in stress mode, whose race rounds and real threads are where
+    /// such a backend's races are found, and the report says so. A replay keeps its mode.
+    private mutating func judgeControlledReach(nextIndex: Int) {
+        guard case .mixed = configuration.mode, budgetNote == nil, configuration.replaying == nil, configuration.replayProgram == nil,
+            controlledRun >= Self.controlledSample, !seatedRun, controlledOutside * 8 >= controlledRun * 7
+        else { return }
+        budgetNote =
+            "controlled mode cannot reach this backend: \(controlledOutside) of \(controlledRun) controlled programs saw work from "
+            + "outside the harness (the backend runs callbacks on threads of its own), so their schedules were not the harness's; "
+            + "from program \(nextIndex) on, the programs meant for controlled mode ran in stress mode (real threads, race rounds) instead"
     }
 
     /// Counts `result`; a known issue once per rule; an unknown finding fails the program,
@@ -119,6 +154,7 @@ struct CheckRun {
         if let explored = result.exploration { exploration.add(explored) }
         stepsRun += program.steps.count
         if !result.notReproducible.isEmpty {
+            if mode.isControlled { controlledOutside += 1 }
             notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
         }
         for rule in result.exercised { exercised[rule, default: 0] += 1 }
@@ -137,8 +173,15 @@ struct CheckRun {
         guard let first = new.first else { return }
         failingPrograms += 1
         let shrunk = shrink(program, mode: mode, rule: first.rule)
-        failures += new.map { finding in
-            failure(finding, seed: seed, program: program, result: result, shrunk: finding.rule == first.rule ? shrunk : nil)
+        // One failure per rule: a program that broke a rule at several places reports it once,
+        // with the other findings of that rule as its `moreFindings`, not the same program again.
+        var rules: [Rule] = []
+        for finding in new where !rules.contains(finding.rule) { rules.append(finding.rule) }
+        failures += rules.map { rule in
+            let found = new.filter { $0.rule == rule }
+            var reported = failure(found[0], seed: seed, program: program, result: result, shrunk: rule == first.rule ? shrunk : nil)
+            reported.moreFindings = Array(found.dropFirst())
+            return reported
         }
     }
 
@@ -164,10 +207,16 @@ struct CheckRun {
         _ finding: Finding, seed: UInt64, program: Program, result: ProgramResult,
         shrunk: Shrinker.Shrunk? = nil
     ) -> ConformanceFailure {
+        let environment = configuration.replayLineEnvironment
         let replay =
             configuration.programFile.map {
-                Conformance.replayLine(programFile: $0, filter: configuration.testFilter, mode: result.mode, backend: backend)
-            } ?? Conformance.replayLine(seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend)
+                Conformance.replayLine(
+                    programFile: $0, filter: configuration.testFilter, mode: result.mode, backend: backend, expecting: [finding.rule],
+                    environment: environment)
+            }
+            ?? Conformance.replayLine(
+                seed: seed, filter: configuration.testFilter, mode: result.mode, backend: backend, expecting: [finding.rule],
+                environment: environment)
         var reported = ConformanceFailure(
             backend: backend, rule: finding.rule, seed: seed, message: finding.message,
             expected: finding.expected, observed: finding.observed, program: program,
@@ -190,7 +239,9 @@ struct CheckRun {
         let directory = configuration.programDirectory ?? FileManager.default.temporaryDirectory.path
         let name = "conformance-\(backend.filter { $0.isLetter || $0.isNumber || $0 == "-" })-\(seed)-\(rule)-shrunk.txt"
         let path = (directory as NSString).appendingPathComponent(name)
-        let line = Conformance.replayLine(programFile: path, filter: configuration.testFilter, mode: shrunk.mode, backend: backend)
+        let line = Conformance.replayLine(
+            programFile: path, filter: configuration.testFilter, mode: shrunk.mode, backend: backend, expecting: [rule],
+            environment: configuration.replayLineEnvironment)
         let text =
             "# [\(backend)] \(rule): shrunk from the program of seed \(seed) (\(originalSize) steps); replay: \(line)\n"
             + shrunk.program.description + "\n"
@@ -216,6 +267,8 @@ struct CheckRun {
         report.repeatedFailures = repeated
         report.stoppedBy = stopped
         report.replayNote = replayNote
+        report.replayReproduced = replayReproduced
+        report.budgetNote = budgetNote
         report.seated = seatedRun
         if exploration.programs > 0 { report.exploration = exploration }
         return report

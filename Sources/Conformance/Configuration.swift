@@ -94,10 +94,23 @@ public struct ConformanceConfiguration: Sendable {
     /// The backend a replay line names (`CONFORMANCE_REPLAY`): only its check runs, exactly one
     /// program, and running none is an error.
     public var replaying: String?
-    /// How many times a replay (`replaying`, `replayProgram`) runs its program while it finds
-    /// nothing and its schedule does not replay exactly (stress mode, or a controlled run that
-    /// saw work from outside its control): a race may not come back at the first run.
+    /// How many times a replay (`replaying`, `replayProgram`) runs its program, in any mode, until a
+    /// run reproduces the failure it replays (breaks one of `replayExpectedRules`): a race may not
+    /// come back at the first run, and a controlled schedule that work from the backend's own
+    /// threads moved may not replay exactly. The report says how it ended (`replayNote`).
     public var replayAttempts = 10
+    /// The rules a replay must break to count as reproducing (`CONFORMANCE_EXPECT=C5.3,C6.2`,
+    /// which every replay line sets to what its failure broke): a replay runs its program, up to
+    /// `replayAttempts` times, until a run breaks one of them; one that breaks only other rules,
+    /// or nothing, says "not reproducible" (`ConformanceReport.replayNote`). Empty: any finding
+    /// reproduces.
+    public var replayExpectedRules: [Rule] = []
+    /// Variables every replay line (and the rerun line) sets first, so that it runs the same test
+    /// the same way from any package: what the test itself reads (a plug-in's `PROJECT=nio`).
+    /// `fromEnvironment` fills it from `CONFORMANCE_REPLAY_ENV` (names, comma-separated, whose
+    /// values it reads from the environment); or set it by hand. The run's own settings that
+    /// change what a program is or how it is judged are added by `replayLineEnvironment`.
+    public var replayEnvironment: [String: String] = [:]
     /// A program to run instead of generated ones (`CONFORMANCE_PROGRAM_FILE`, which the replay
     /// line of a shrunk counterexample sets): the check runs exactly it, once, in `mode` (as
     /// its program 0: `mixed` is then controlled, random walk), and neither the rule suite nor
@@ -145,6 +158,18 @@ public struct ConformanceConfiguration: Sendable {
     /// replays it must reach that backend, or the process fails at exit (`ReplayGuard`). A
     /// configuration built by hand (a test of the replay itself) never fails the process.
     var replayComesFromThisProcess = false
+
+    /// What a replay line sets before its own variables: `replayEnvironment`, and the settings of
+    /// this run that differ from the defaults and change what a program is or how it is judged
+    /// (`CONFORMANCE_MAX_STEPS`, `CONFORMANCE_TIMING_SLACK`), so that the line needs nothing else.
+    public var replayLineEnvironment: [String: String] {
+        var environment = replayEnvironment
+        if generator.maxSteps != ProgramGenerator().maxSteps { environment["CONFORMANCE_MAX_STEPS"] = "\(generator.maxSteps)" }
+        if timingSlack != TimingSlack.standard {
+            environment["CONFORMANCE_TIMING_SLACK"] = "\(timingSlack.seconds)"
+        }
+        return environment
+    }
 
     /// The indices of the programs to run: program `i` has seed `baseSeed &+ i`.
     public var programIndices: Range<Int> {
@@ -232,6 +257,18 @@ public struct ConformanceConfiguration: Sendable {
         if let links = read("CONFORMANCE_STACK_LINKS", "a count >= 0", { Int($0).flatMap { $0 >= 0 ? $0 : nil } }) {
             configuration.resourceLinks = links
         }
+        if let rules = read("CONFORMANCE_EXPECT", "rule ids, comma-separated (C5.3,C6.2)", parseRules) {
+            configuration.replayExpectedRules = rules
+        }
+        if let names = environment["CONFORMANCE_REPLAY_ENV"] {
+            for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+                guard let value = environment[name] else {
+                    errors.append("CONFORMANCE_REPLAY_ENV names \(name), which is not set: a replay line could not set it")
+                    continue
+                }
+                configuration.replayEnvironment[name] = value
+            }
+        }
         configuration.shard = read("CONFORMANCE_SHARD", "k/n with 1 <= k <= n", Shard.init)
         configuration.replaying = read("CONFORMANCE_REPLAY", "a backend name", { $0.isEmpty ? nil : $0 })
         configuration.replayComesFromThisProcess =
@@ -286,6 +323,13 @@ public struct ConformanceConfiguration: Sendable {
     static func seconds(_ text: String, zero: Bool) -> Duration? {
         guard let seconds = Double(text), seconds.isFinite, seconds <= 1e8, seconds > 0 || (zero && seconds == 0) else { return nil }
         return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    }
+
+    /// Rule ids, comma-separated (`C5.3,C6.2`); nil if any is not a rule of the contract.
+    static func parseRules(_ text: String) -> [Rule]? {
+        let rules = text.split(separator: ",").map { Rule(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        guard !rules.isEmpty, !rules.contains(nil) else { return nil }
+        return rules.compactMap { $0 }
     }
 
     /// A seed in decimal or `0x` hexadecimal.

@@ -47,7 +47,8 @@ public enum Conformance {
             run.checkResources(backend)
         }
         run.runPrograms()
-        let report = run.report()
+        var report = run.report()
+        report.targetContractVersion = backend.targetContractVersion
         configuration.output(report.description)
         return report
     }
@@ -59,7 +60,8 @@ public enum Conformance {
         let rerun =
             (configuration.shard.map { "CONFORMANCE_SHARD=\($0) CONFORMANCE_PROGRAMS=\(configuration.programs) " } ?? "")
             + "CONFORMANCE_SEED=\(configuration.baseSeed) swift test --filter \(Shell.quoted(configuration.testFilter))"
-        return "conformance [\(backend)] base seed \(configuration.baseSeed) (rerun: \(rerun)); \(shardText)"
+        let environment = Shell.assignments(configuration.replayLineEnvironment)
+        return "conformance [\(backend)] base seed \(configuration.baseSeed) (rerun: \(environment)\(rerun)); \(shardText)"
             + "up to \(indices.count) programs, \(configuration.timeBudget), mode \(configuration.mode), timing slack \(configuration.timingSlack)"
     }
 
@@ -156,16 +158,31 @@ public enum Conformance {
 
     /// The shell line that runs exactly the program of `seed` again, on any machine (it names no
     /// shard). With `backend`, it sets `CONFORMANCE_REPLAY`: only that backend's check runs, and
-    /// a run that reaches no program of it fails.
-    public static func replayLine(seed: UInt64, filter: String, mode: ScheduleMode? = nil, backend: String? = nil) -> String {
-        (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "") + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 "
-            + (backend.map { "CONFORMANCE_REPLAY=\(Shell.quoted($0)) " } ?? "") + "swift test --filter \(Shell.quoted(filter))"
+    /// a run that reaches no program of it fails. With `expecting`, it sets `CONFORMANCE_EXPECT`:
+    /// the replay reproduces only when it breaks one of those rules (the original failure's), and
+    /// says plainly when it did not. `environment` comes first on the line: what the test needs to
+    /// run from any package (`ConformanceConfiguration.replayLineEnvironment`).
+    public static func replayLine(
+        seed: UInt64, filter: String, mode: ScheduleMode? = nil, backend: String? = nil, expecting: [Rule] = [],
+        environment: [String: String] = [:]
+    ) -> String {
+        Shell.assignments(environment) + (mode.map { "CONFORMANCE_MODE=\($0) " } ?? "")
+            + "CONFORMANCE_SEED=\(seed) CONFORMANCE_PROGRAMS=1 " + replayTail(filter: filter, backend: backend, expecting: expecting)
     }
 
     /// The shell line that runs exactly `programFile`'s program (a shrunk counterexample, a
-    /// program written by hand) again, in `mode` (its schedule seed is the program's `seed=`).
-    public static func replayLine(programFile: String, filter: String, mode: ScheduleMode, backend: String? = nil) -> String {
-        "CONFORMANCE_MODE=\(mode) CONFORMANCE_PROGRAM_FILE=\(Shell.quoted(programFile)) CONFORMANCE_PROGRAMS=1 "
+    /// program written by hand) again, in `mode` (its schedule seed is the program's `seed=`);
+    /// `backend`, `expecting` and `environment` as for a seed's line.
+    public static func replayLine(
+        programFile: String, filter: String, mode: ScheduleMode, backend: String? = nil, expecting: [Rule] = [],
+        environment: [String: String] = [:]
+    ) -> String {
+        Shell.assignments(environment) + "CONFORMANCE_MODE=\(mode) CONFORMANCE_PROGRAM_FILE=\(Shell.quoted(programFile)) "
+            + "CONFORMANCE_PROGRAMS=1 " + replayTail(filter: filter, backend: backend, expecting: expecting)
+    }
+
+    private static func replayTail(filter: String, backend: String?, expecting: [Rule]) -> String {
+        (expecting.isEmpty ? "" : "CONFORMANCE_EXPECT=\(expecting.map(\.rawValue).joined(separator: ",")) ")
             + (backend.map { "CONFORMANCE_REPLAY=\(Shell.quoted($0)) " } ?? "") + "swift test --filter \(Shell.quoted(filter))"
     }
 

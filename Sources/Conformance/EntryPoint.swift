@@ -108,6 +108,7 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     case defaultExecutor = "TaskBackend.defaultExecutor"
     case inlineExecutor = "TaskBackend.inlineExecutor"
     case isScheduleInstrumented = "TaskBackend.isScheduleInstrumented"
+    case targetContractVersion = "TaskBackend.targetContractVersion"
     case makeSerialExecutor = "TaskBackend.makeSerialExecutor(label:)"
     case makeActorExecutor = "TaskBackend.makeActorExecutor(label:)"
     case mainExecutor = "TaskBackend.mainExecutor"
@@ -289,6 +290,9 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
         case .isScheduleInstrumented:
             return "the harness's question, not a program's: it picks the engine of every controlled run (seated when true), and "
                 + "the report says 'controlled on seats'; DeterminismTests and ProductionMutantTests check what it promises"
+        case .targetContractVersion:
+            return "the harness's question, not a program's: the report names the failing rules newer than the version it "
+                + "answers (ConformanceReport.rulesNewerThanTarget)"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
         default:

@@ -61,12 +61,21 @@ struct ProgramPipeline {
     /// Runs `program` until a run finds something, at most `attempts` times, while its schedule
     /// does not replay exactly (stress mode, or a controlled run that saw work from outside its
     /// control): a replay of a race that may not come back at once. The last run, and how many.
-    func run(_ program: Program, mode: ScheduleMode, attempts: Int) -> (result: ProgramResult, attempts: Int) {
+    ///
+    /// A replay of a failure (`replaying`) runs again in every mode until a run reproduces it: it
+    /// breaks one of `replaying.rules` (any rule when empty). A controlled schedule that replayed
+    /// exactly fails the same way every time, but a backend's own threads may have moved it
+    /// without the run seeing them; a few runs cost little next to a silent "passed".
+    func run(
+        _ program: Program, mode: ScheduleMode, attempts: Int, replaying: ReplayExpectation? = nil
+    ) -> (result: ProgramResult, attempts: Int) {
         var made = 1
         var result = run(program, mode: mode)
-        while made < attempts, result.findings.isEmpty, !result.abandoned,
-            !mode.mode(forProgram: 0).isControlled || !result.notReproducible.isEmpty
-        {
+        func again() -> Bool {
+            if let replaying { return !replaying.reproduced(by: result) }
+            return result.findings.isEmpty && (!mode.mode(forProgram: 0).isControlled || !result.notReproducible.isEmpty)
+        }
+        while made < attempts, !result.abandoned, again() {
             made += 1
             result = run(program, mode: mode)
         }

@@ -1,3 +1,5 @@
+import TaskAPI
+
 /// A rule of docs/CONTRACT.md, by id: the vocabulary of every failure message.
 public enum Rule: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
     case c1_1 = "C1.1", c1_2 = "C1.2", c1_3 = "C1.3", c1_4 = "C1.4", c1_5 = "C1.5"
@@ -12,6 +14,21 @@ public enum Rule: String, Sendable, Hashable, CaseIterable, Comparable, CustomSt
     case c9_9 = "C9.9", c9_10 = "C9.10", c9_11 = "C9.11"
 
     public var description: String { rawValue }
+
+    /// The contract version that introduced the rule (docs/CONTRACT.md, "Versions"): a backend
+    /// that targets an earlier one (`TaskBackend.targetContractVersion`) has not been upgraded to it.
+    public var introducedIn: ContractVersion {
+        switch self {
+        case .c1_1, .c1_2, .c1_3, .c1_4, .c1_5, .c2_1, .c2_2, .c2_3, .c2_4, .c2_5, .c2_6, .c2_7, .c3_1, .c3_2, .c3_3,
+            .c4_1, .c4_2, .c4_3, .c4_4, .c4_5, .c4_6, .c4_7, .c5_1, .c5_2, .c5_3, .c5_4, .c5_5,
+            .c6_1, .c6_2, .c6_3, .c6_4, .c6_5, .c7_1, .c7_2, .c7_3, .c8_1, .c8_2:
+            return .v1_0
+        case .c8_3, .c9_1, .c9_2, .c9_3, .c9_4, .c9_5, .c9_6, .c9_7, .c9_8, .c9_9:
+            return .v1_1
+        case .c9_10, .c9_11:
+            return .v1_2
+        }
+    }
 
     public static func < (lhs: Rule, rhs: Rule) -> Bool {
         lhs.sortKey.lexicographicallyPrecedes(rhs.sortKey)

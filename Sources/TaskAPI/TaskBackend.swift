@@ -106,11 +106,20 @@ public protocol TaskBackend: Sendable {
     /// its executors, pools, timers and waits themselves, one seat at a time (`SchedulePoint`).
     /// Default `false`: a checker then runs jobs on the backend's executors whole, one at a time.
     var isScheduleInstrumented: Bool { get }
+
+    /// The contract version this backend was written against (`ContractVersion`, docs/CONTRACT.md
+    /// "Versions"): a checker's report names the failing rules that came in later versions, which
+    /// an upgrade of TaskAPI brought, apart from the backend's own bugs. Default `nil`: not declared
+    /// (the report then names the version of every failing rule newer than 1.0).
+    var targetContractVersion: ContractVersion? { get }
 }
 
 extension TaskBackend {
     /// Default: not instrumented (see the requirement).
     public var isScheduleInstrumented: Bool { false }
+
+    /// Default: not declared (see the requirement).
+    public var targetContractVersion: ContractVersion? { nil }
 
     /// Default `run`: a source, started and completed by a job on `executor`. The defaults of
     /// requirements are disfavored: a call picks the requirement (so the backend's implementation)

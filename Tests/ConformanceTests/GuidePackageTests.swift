@@ -111,5 +111,23 @@ import Testing
             "\(testOutput.suffix(3000))")
         // The printed rerun line selects the test that ran.
         #expect(testOutput.contains(#"swift test --filter 'MyBackendTests\.conforms\(\)'"#), "\(testOutput.suffix(3000))")
+
+        // A replay line from this outside package, as printed for a C5.1 failure, with a variable
+        // the test reads carried (CONFORMANCE_REPLAY_ENV): the correct backend does not break C5.1,
+        // and the replay says so plainly instead of passing silently.
+        var replay = environment
+        replay.removeValue(forKey: "CONFORMANCE_TIME_BUDGET")
+        replay.merge(
+            [
+                "CONFORMANCE_MODE": "stress", "CONFORMANCE_SEED": "1", "CONFORMANCE_PROGRAMS": "1", "CONFORMANCE_EXPECT": "C5.1",
+                "CONFORMANCE_REPLAY": "mine", "CONFORMANCE_REPLAY_ATTEMPTS": "2", "CONFORMANCE_REPLAY_ENV": "PROJECT", "PROJECT": "guide"
+            ], uniquingKeysWith: { $1 })
+        let (replayed, replayOutput) = try await Self.swift(
+            ["test", "--skip-build", "--filter", #"MyBackendTests\.conforms\(\)"#], in: package, environment: replay)
+        #expect(replayed == 0, "\(replayOutput.suffix(3000))")
+        #expect(
+            replayOutput.contains("replay: not reproducible: 2 runs never broke C5.1")
+                && replayOutput.contains("passed, but not reproducible")
+                && replayOutput.contains("(rerun: PROJECT=guide CONFORMANCE_SEED=1 "), "\(replayOutput.suffix(3000))")
     }
 }

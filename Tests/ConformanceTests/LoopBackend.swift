@@ -3,10 +3,14 @@ import Foundation
 import ScheduleKit
 import TaskAPI
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A small outside backend that delivers as a SwiftNIO adapter does (issue 22): every task hands
 /// its continuations over from an event loop, later, as a job of that loop, while `wait()` wakes
-/// as soon as the task completes. The loop is a serial queue that takes `latency` to get to each
-/// job, as a busy event loop does. Everything else is plain: Dispatch queues, TaskAPI's
+/// as soon as the task completes. The loop is a thread of its own that takes `latency` to get to
+/// each job, as a busy event loop does. Everything else is plain: Dispatch queues, TaskAPI's
 /// cancellation source and combinators.
 ///
 /// It is not a conforming backend (its inline executor runs a completed task's continuation
@@ -14,20 +18,43 @@ import TaskAPI
 /// wrongly failed NIO against it, each of which must pass. With `raceTakesFirstInput`, `race`
 /// waits for every input and takes the first one's outcome (a wrong winner, C5.3), as an adapter
 /// built on a "when all complete" primitive would; with `keepsTasks`, it keeps every task it
-/// makes forever (a real leak, C8.2).
+/// makes forever (a real leak, C8.2); with `recursesOnLoop`, a registration on a completed task
+/// made on the loop's thread runs its continuation there at once, inside the call (no
+/// trampoline: an async loop on the inline executor recurses on the loop's thread until its
+/// stack overflows, C2.7); with `timedWaitOversleeps`, `wait(timeout:)` looks at its task only
+/// after that long (a waiter woken only once a busy loop lets it go: a lost wake-up, C6.2);
+/// with `waitsRefuseWhilePending`, `wait()` and `wait(timeout:)` on a pending task return a
+/// failure at once (as an adapter that refuses to block returns an error);
+/// with `awaitIgnoresCancellation`, `await task.value` returns only when the task completes, not
+/// when the awaiting Swift task is cancelled (C4.7);
+/// `targets` is the contract version it declares (`targetContractVersion`).
 final class LoopBackend: TaskBackend {
     let name = "loop"
     let loop: EventLoop
     let raceTakesFirstInput: Bool
     let keepsTasks: Bool
+    let recursesOnLoop: Bool
+    let timedWaitOversleeps: Duration?
+    let waitsRefuseWhilePending: Bool
+    let awaitIgnoresCancellation: Bool
+    let targetContractVersion: ContractVersion?
     private let kept = Locked<[AnyObject]>([])
     let defaultExecutor: any Executor = LoopQueueExecutor(.global())
     let inlineExecutor: any Executor = LoopInlineExecutor()
 
-    init(latency: Duration, raceTakesFirstInput: Bool = false, keepsTasks: Bool = false) {
+    init(
+        latency: Duration, raceTakesFirstInput: Bool = false, keepsTasks: Bool = false, recursesOnLoop: Bool = false,
+        timedWaitOversleeps: Duration? = nil, waitsRefuseWhilePending: Bool = false, awaitIgnoresCancellation: Bool = false,
+        targets: ContractVersion? = nil
+    ) {
         loop = EventLoop(latency: latency)
         self.raceTakesFirstInput = raceTakesFirstInput
         self.keepsTasks = keepsTasks
+        self.recursesOnLoop = recursesOnLoop
+        self.timedWaitOversleeps = timedWaitOversleeps
+        self.waitsRefuseWhilePending = waitsRefuseWhilePending
+        self.awaitIgnoresCancellation = awaitIgnoresCancellation
+        targetContractVersion = targets
     }
 
     func makeSerialExecutor(label: String) -> any Executor { LoopQueueExecutor(DispatchQueue(label: label)) }
@@ -66,20 +93,89 @@ final class LoopBackend: TaskBackend {
     }
 }
 
-/// The loop: one serial queue; each job waits `latency` before it runs (a loop busy with other
-/// work), so a delivery comes well after the completion that queued it.
+/// The loop: one thread of the backend's own (named `loop-backend`, as an event loop's is), which
+/// runs its jobs in order; each job waits `latency` before it runs (a loop busy with other work),
+/// so a delivery comes well after the completion that queued it. Released, the loop runs what is
+/// queued and its thread ends.
 final class EventLoop: Sendable {
-    private let queue = DispatchQueue(label: "loop-backend.event-loop")
+    private let jobs = LoopJobs()
     let latency: Duration
 
-    init(latency: Duration) { self.latency = latency }
+    init(latency: Duration) {
+        self.latency = latency
+        let jobs = jobs
+        Thread { jobs.run(latency: latency) }.start()
+    }
+
+    deinit { jobs.close() }
+
+    func submit(_ job: @escaping @Sendable () -> Void) { jobs.submit(job) }
+
+    /// Whether the caller runs on the loop's thread.
+    var isCurrent: Bool { jobs.isCurrentThread }
+}
+
+/// The loop's queue of jobs and its thread.
+private final class LoopJobs: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is read and written with `condition` held.
+    private let condition = NSCondition()
+    private var queue: [@Sendable () -> Void] = []
+    private var closed = false
+    private var thread: pthread_t?
 
     func submit(_ job: @escaping @Sendable () -> Void) {
-        let latency = latency
-        queue.async {
-            if latency > .zero { Thread.sleep(forTimeInterval: latency.inSeconds) }
-            job()
+        condition.lock()
+        queue.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    var isCurrentThread: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
+    /// The loop's thread: each job in order, until closed and drained. Jobs are taken a batch at
+    /// a time and run, and released, with the lock free: releasing a job may free a source whose
+    /// deinit completes a task, which submits to this loop.
+    func run(latency: Duration) {
+        // Foundation's `Thread.name` does not name the system thread on Linux (and a new thread
+        // takes its creator's name); a crash report reads the system's name, which a thread may
+        // set by writing its own `comm`.
+        #if canImport(Glibc)
+        let file = Glibc.open("/proc/thread-self/comm", O_WRONLY)
+        if file >= 0 {
+            _ = Glibc.write(file, "loop-backend", 12)
+            _ = Glibc.close(file)
         }
+        #endif
+        condition.lock()
+        thread = pthread_self()
+        condition.unlock()
+        while let batch = nextBatch() {
+            for job in batch {
+                if latency > .zero { Thread.sleep(forTimeInterval: latency.inSeconds) }
+                job()
+            }
+        }
+    }
+
+    /// The jobs queued so far, once there are some; nil once closed and drained.
+    private func nextBatch() -> [@Sendable () -> Void]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty, !closed { condition.wait() }
+        guard !queue.isEmpty else { return nil }
+        defer { queue = [] }
+        return queue
     }
 }
 
@@ -132,10 +228,16 @@ final class LoopTask<T: Sendable>: AsyncTask {
     }
 
     func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
-        state.withLock { state in
-            guard let completion = state.completion else { return state.continuations.append((executor, body)) }
+        let inPlace: Completion<T>? = state.withLock { state in
+            guard let completion = state.completion else {
+                state.continuations.append((executor, body))
+                return nil
+            }
+            if owner.recursesOnLoop, owner.loop.isCurrent { return completion }
             owner.loop.submit { Self.hand((executor, body), completion) }
+            return nil
         }
+        if let inPlace { Self.hand((executor, body), inPlace) }
     }
 
     /// On the loop: inline continuations run there, the others go to their executor.
@@ -148,7 +250,26 @@ final class LoopTask<T: Sendable>: AsyncTask {
         }
     }
 
+    /// As TaskAPI's default: resumed by the completion or by the Swift task's cancellation,
+    /// whichever comes first; with `awaitIgnoresCancellation`, by the completion only.
+    var value: T {
+        get async throws {
+            if let completion { return try completion.get() }
+            let resumer = LoopResumer<T>()
+            let ignoresCancellation = owner.awaitIgnoresCancellation
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    resumer.install(continuation)
+                    whenComplete(on: owner.inlineExecutor) { resumer.resume(with: $0) }
+                }
+            } onCancel: {
+                if !ignoresCancellation { resumer.resume(with: .cancelled) }
+            }
+        }
+    }
+
     func wait() -> Completion<T> {
+        if owner.waitsRefuseWhilePending, completion == nil { return .failure(LoopWaitRefused()) }
         completed.lock()
         defer { completed.unlock() }
         while true {
@@ -158,6 +279,8 @@ final class LoopTask<T: Sendable>: AsyncTask {
     }
 
     func wait(timeout: Duration) -> Completion<T>? {
+        if owner.waitsRefuseWhilePending, completion == nil { return .failure(LoopWaitRefused()) }
+        if let oversleep = owner.timedWaitOversleeps { Thread.sleep(forTimeInterval: min(oversleep, timeout).inSeconds) }
         let deadline = Date(timeIntervalSinceNow: timeout.inSeconds)
         completed.lock()
         defer { completed.unlock() }
@@ -165,6 +288,47 @@ final class LoopTask<T: Sendable>: AsyncTask {
         return completion
     }
 }
+
+/// Resumes one awaiting continuation once, with the first outcome that comes, even one that
+/// comes before the continuation is installed.
+final class LoopResumer<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var early: Completion<T>?
+        var done = false
+    }
+
+    private let state = Locked(State())
+
+    func install(_ continuation: CheckedContinuation<T, any Error>) {
+        let early: Completion<T>? = state.withLock { state in
+            guard let early = state.early else {
+                state.continuation = continuation
+                return nil
+            }
+            state.done = true
+            return early
+        }
+        if let early { continuation.resume(with: Result { try early.get() }) }
+    }
+
+    func resume(with completion: Completion<T>) {
+        let waiting: CheckedContinuation<T, any Error>? = state.withLock { state in
+            guard !state.done else { return nil }
+            guard let continuation = state.continuation else {
+                if state.early == nil { state.early = completion }
+                return nil
+            }
+            state.done = true
+            state.continuation = nil
+            return continuation
+        }
+        waiting?.resume(with: Result { try completion.get() })
+    }
+}
+
+/// What a refused wait fails with (`waitsRefuseWhilePending`).
+struct LoopWaitRefused: Error {}
 
 /// The writing side; released while its task is pending, it fails the task `abandoned` (C8.3).
 final class LoopSource<T: Sendable>: CompletionSource {

@@ -145,7 +145,8 @@ extension ProgramTextTests {
             }, configuration: configuration)
         #expect(report.programsRun == 1 && report.failures.first?.rule == .c1_2, "\(report)")
         #expect(
-            report.replayNote == "failed at run 3 of at most 10" && report.description.contains("  replay: failed at run 3"), "\(report)")
+            report.replayNote == "reproduced a failure at run 3 of at most 10" && report.replayReproduced == true
+                && report.description.contains("  replay: reproduced a failure at run 3"), "\(report)")
 
         configuration.replayAttempts = 2
         made.withLock { $0 = 0 }
@@ -155,6 +156,9 @@ extension ProgramTextTests {
                     $0 += 1; return $0
                 } >= 4 ? ReferenceBackend(.twoTrySetWinners) : ReferenceBackend()
             }, configuration: configuration)
-        #expect(short.passed && short.replayNote?.hasPrefix("found nothing in 2 runs") == true, "\(short)")
+        #expect(
+            short.passed && short.replayReproduced == false
+                && short.replayNote?.hasPrefix("not reproducible: 2 runs found nothing") == true
+                && short.description.contains("passed, but not reproducible"), "\(short)")
     }
 }

@@ -78,8 +78,32 @@ struct Checkers {
         let blamed = task.flatMap(timeoutBlamed) ?? rule
         findings.append(
             Finding(
-                blamed, blamed == rule ? message : "timeout(after:) completed the task it times (seen as \(rule)): " + message,
+                blamed,
+                blamed == rule ? message : "timeout(after:) completed the task it times (seen as \(rule)): " + message,
                 expected: expected, observed: observed))
+    }
+
+    /// `finding`, saying so when a `wait()` of the program returned early with an error (a failure
+    /// its task did not end with, as a backend that refuses to block its event loop's thread
+    /// returns): what ran after it saw that error, so a finding of another rule (a status read, a
+    /// prepared task's outcome, a combinator's) says so rather than hide it. The waits' own
+    /// findings (C6) name the wait already.
+    func noted(_ finding: Finding) -> Finding {
+        let note = earlyWaitNote
+        guard !note.isEmpty, !finding.rule.rawValue.hasPrefix("C6.") else { return finding }
+        return Finding(finding.rule, finding.message + note, expected: finding.expected, observed: finding.observed)
+    }
+
+    private var earlyWaitNote: String {
+        guard
+            let early = observations.waits.first(where: { wait in
+                guard case .failure? = wait.result, let outcome = observations.outcome(wait.task) else { return false }
+                return wait.result != outcome
+            })
+        else { return "" }
+        return "; note: the wait() of step \(early.step) (\(program.steps[early.step].operation)) returned "
+            + "\(early.result.map(\.description) ?? "nil") early, before t\(early.task) ended "
+            + "\(observations.outcome(early.task).map(\.description) ?? "pending"), and what ran after it saw that error"
     }
 
     /// C5.4 when task `t` is the timed task of a `timeout(after:)` and got a `timedOut` it

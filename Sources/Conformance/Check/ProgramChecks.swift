@@ -96,6 +96,7 @@ enum ProgramChecks {
         judged.merge(timing.judged)
         var findings = record.executorViolations + probes.findings + timing.findings + checkers.findings
         findings += leaks(record, exercised: &exercised, judged: &judged)
+        findings = findings.map(checkers.noted)
         let events = findings.isEmpty ? "" : record.timedEvents.map(\.description).joined(separator: "\n")
         var result = ProgramResult(
             findings: findings, exercised: exercised.rules, checks: exercised.counts, abandoned: false,

@@ -56,9 +56,11 @@ public enum ResourceCheck: String, CaseIterable, Codable, Sendable, CustomString
 
 extension Conformance {
     /// Runs `checks` against `backend` on a thread with a 512 KiB stack and returns what they
-    /// found (empty: passed). An overflow cannot be caught: while a check runs on that thread, a
-    /// SIGSEGV handler prints the rule and the check to stderr and exits the process with status
-    /// 70 (`resourceCheckCrashStatus`). Run this in a child process (an exit test) to keep the
+    /// found (empty: passed). An overflow cannot be caught: while a check runs, a SIGSEGV handler
+    /// prints the backend, the rule, the check and the thread that overflowed (the check's own,
+    /// or a backend's thread a job of the check ran on, such as its event loop) to stderr and
+    /// exits the process with status 70 (`resourceCheckCrashStatus`; `CrashReporter` says how it
+    /// reaches threads the harness did not create). Run this in a child process (an exit test) to keep the
     /// test process alive; `check` runs it in-process unless `configuration.resourceLinks` is 0.
     /// `links` is the contract's size by default; a test that lowers it where each link costs
     /// more (the thread sanitizer) passes `ConformanceConfiguration.fromEnvironment().resourceLinks`
@@ -73,14 +75,14 @@ extension Conformance {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             // One check at a time in the process: the handler and its message are process-wide.
-            SegfaultReporter.serial.lock()
-            defer { SegfaultReporter.serial.unlock() }
+            CrashReporter.serial.lock()
+            defer { CrashReporter.serial.unlock() }
             for check in checks {
-                SegfaultReporter.install(
+                CrashReporter.install(
                     message: "\(backend.name): \(check.rule) broken: stack overflow in the resource check "
-                        + "\(check) of \(links) links on a 512 KiB stack (recursion instead of a trampoline?)\n")
+                        + "\(check) of \(links) links (recursion instead of a trampoline?)")
                 let finding = ResourceChecks(backend: backend, links: links, limit: limit, freeLimit: freeLimit).run(check)
-                SegfaultReporter.uninstall()
+                CrashReporter.uninstall()
                 if let finding { findings.withLock { $0.append(finding) } }
             }
             done.signal()
@@ -126,7 +128,10 @@ private struct ResourceChecks {
                 done.trySucceed(links)
                 return
             }
-            completed.whenComplete(on: executor) { _ in step(index + 1) }
+            completed.whenComplete(on: executor) { _ in
+                CrashReporter.armCurrentThread()
+                step(index + 1)
+            }
         }
         step(0)
         let observed = done.task.wait(timeout: limit)
@@ -149,7 +154,11 @@ private struct ResourceChecks {
         var tasks: [any AsyncTask<Int>] = source.map { [$0.task] } ?? []
         tasks.reserveCapacity(links + 1)
         for _ in 0..<links {
-            tasks.append(tasks[tasks.count - 1].map(on: executor) { $0 + 1 })
+            tasks.append(
+                tasks[tasks.count - 1].map(on: executor) {
+                    CrashReporter.armCurrentThread()
+                    return $0 + 1
+                })
         }
         source?.trySucceed(0)
         source = nil
@@ -217,63 +226,4 @@ private struct ResourceChecks {
 /// A user's executor that runs each job at once, on the calling thread (C2.7's "any executor").
 final class SynchronousUserExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) { job() }
-}
-
-/// The SIGSEGV handler of the resource checks.
-private enum SegfaultReporter {
-    static let serial = NSLock()
-    // nonisolated(unsafe): written only by `install`/`uninstall`, which the checking thread calls
-    // before and after each check while holding `serial`; the signal handler only reads them in
-    // between.
-    nonisolated(unsafe) static var message: UnsafeMutablePointer<CChar>?
-    nonisolated(unsafe) static var messageLength = 0
-    nonisolated(unsafe) static var alternateStack: UnsafeMutableRawPointer?
-    nonisolated(unsafe) static var previous = sigaction()
-
-    static let alternateStackSize = 1 << 16
-
-    static func install(message text: String) {
-        let bytes = Array(text.utf8CString)
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
-        buffer.initialize(from: bytes, count: bytes.count)
-        message = buffer
-        messageLength = bytes.count - 1
-        let stackMemory = UnsafeMutableRawPointer.allocate(byteCount: alternateStackSize, alignment: 16)
-        alternateStack = stackMemory
-        var stack = stack_t()
-        stack.ss_sp = stackMemory
-        stack.ss_size = alternateStackSize
-        stack.ss_flags = 0
-        sigaltstack(&stack, nil)
-        var action = sigaction()
-        #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = segfaultHandler
-        #else
-        action.__sigaction_u.__sa_handler = segfaultHandler
-        #endif
-        action.sa_flags = Int32(SA_ONSTACK)
-        sigemptyset(&action.sa_mask)
-        sigaction(SIGSEGV, &action, &previous)
-    }
-
-    static func uninstall() {
-        sigaction(SIGSEGV, &previous, nil)
-        var disable = stack_t()
-        disable.ss_flags = Int32(SS_DISABLE)
-        sigaltstack(&disable, nil)
-        alternateStack?.deallocate()
-        alternateStack = nil
-        message?.deallocate()
-        message = nil
-    }
-}
-
-/// Async-signal-safe: only `write` and `_exit`. The alternate stack is the checking thread's;
-/// an overflow on another thread (an executor's) reaches the handler only if the kernel can
-/// push its frame, else the process dies of SIGSEGV: a crash either way, never a pass.
-private func segfaultHandler(_ signal: Int32) {
-    if let message = SegfaultReporter.message {
-        _ = write(2, message, SegfaultReporter.messageLength)
-    }
-    _exit(Conformance.resourceCheckCrashStatus)
 }

@@ -385,10 +385,24 @@ struct TimingChecks {
             if returned.map({ $0 > cancelled + slack }) ?? true {
                 let late = returned.map { "returned \(($0 - cancelled) / 1_000_000) ms after" } ?? "never returned"
                 fail(
-                    .c4_7, "step \(step) (\(program.steps[step].operation)): the await \(late) its Swift task was cancelled",
+                    .c4_7,
+                    "step \(step) (\(program.steps[step].operation)): the await \(late) its Swift task was cancelled"
+                        + completedByHarness(step: step, cancelled: cancelled, returned: returned),
                     expected: "stops within the slack of \(slack / 1_000_000) ms", observed: late)
             }
         }
+    }
+
+    /// A late await that returned only once its task completed after the slack had run out (the
+    /// harness completing what the program held, or the task's own work): it did not stop on its
+    /// cancellation at all, which "returned 2001 ms after" alone reads as a timing flake.
+    private func completedByHarness(step: Int, cancelled: UInt64, returned: UInt64?) -> String {
+        guard let returned, let task = observations.awaits.first(where: { $0.step == step })?.task,
+            let done = observations.completions[task]?.first?.uptime, done > cancelled + slack, returned >= done
+        else { return "" }
+        return ": it did not stop on the cancellation, it returned only once t\(task) completed, "
+            + "\((done - cancelled) / 1_000_000) ms after the cancel (the harness completes the sources a program holds "
+            + "when its steps are done, so an await that ignores its cancellation returns then)"
     }
 
     private mutating func fail(_ rule: Rule, _ message: String, expected: String, observed: String) {

@@ -1,3 +1,5 @@
+import TaskAPI
+
 /// Where a check was called from, so a failure points at the caller's line.
 public struct CallSite: Sendable, Hashable {
     public let fileID: String
@@ -49,6 +51,9 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// schedule seed): the program is written to a file the line names
     /// (`CONFORMANCE_PROGRAM_FILE`); nil when not shrunk.
     public internal(set) var shrunkReplay: String?
+    /// The program's other findings of `rule` (its first is this failure's message): a program
+    /// that broke one rule at several places is reported once, with them.
+    public internal(set) var moreFindings: [Finding] = []
     /// Where shrinking was when its time budget ran out (nil: it finished, no smaller candidate
     /// still failed; or it did not shrink).
     public internal(set) var shrinkStoppedAt: String?
@@ -67,6 +72,11 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
               seed: \(seed)
               replay: \(replay)
             """
+        if !moreFindings.isEmpty {
+            text +=
+                "\n  \(rule) broken \(moreFindings.count + 1) times in this program (reported once); the others:"
+                + moreFindings.map { "\n    \($0.message) (expected: \($0.expected); observed: \($0.observed))" }.joined()
+        }
         if let shrunkProgram, let shrunkSize {
             text +=
                 "\nshrunk counterexample: \(shrunkSize) steps (from \(originalSize)), \(shrunkMode ?? mode) mode, "
@@ -137,6 +147,40 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// A replay of a program whose schedule does not replay exactly (stress): how many runs it
     /// took to fail, or that it did not (`ConformanceConfiguration.replayAttempts`).
     public internal(set) var replayNote: String?
+    /// A replay (`CONFORMANCE_REPLAY`, `CONFORMANCE_PROGRAM_FILE`): whether a run broke a rule
+    /// the replayed failure broke (`ConformanceConfiguration.replayExpectedRules`); nil when not
+    /// a replay. A replay that did not reproduce still passes (the bug may be fixed), and says so.
+    public internal(set) var replayReproduced: Bool?
+    /// Mixed mode on a backend controlled mode cannot reach (its controlled programs saw work from
+    /// its own threads): from which program on the programs meant for controlled mode ran in
+    /// stress mode, and why; nil when the budget was spent as the mode says.
+    public internal(set) var budgetNote: String?
+    /// The contract version the backend declares it targets (`TaskBackend.targetContractVersion`);
+    /// nil: not declared.
+    public internal(set) var targetContractVersion: ContractVersion?
+
+    /// The failing rules, of the programs and of the rule suite, that came in a later contract
+    /// version than the backend targets (when it declares none, than 1.0), in the contract's
+    /// order: what upgrading TaskAPI asks of the backend (docs/WRITING_A_BACKEND.md, "Upgrading
+    /// to a newer contract"), rather than bugs in what it was written for.
+    public var rulesNewerThanTarget: [Rule] {
+        let target = targetContractVersion ?? .v1_0
+        let suite = ruleSuite?.failures.compactMap { Rule(rawValue: $0.rule) } ?? []
+        return Set(failures.map(\.rule) + suite).filter { $0.introducedIn > target }.sorted()
+    }
+
+    /// The report's line on `rulesNewerThanTarget`, or nil when there are none.
+    var contractVersionLine: String? {
+        let newer = rulesNewerThanTarget
+        guard !newer.isEmpty else { return nil }
+        let rules = newer.map { "\($0) (\($0.introducedIn))" }.joined(separator: ", ")
+        let target =
+            targetContractVersion.map { "this backend targets contract \($0)" }
+            ?? "this backend declares no contract version (TaskBackend.targetContractVersion)"
+        return "  contract: \(target), the contract is \(ContractVersion.current); failing rules that came later: \(rules). "
+            + "They are what the upgrade asks of the backend: see docs/WRITING_A_BACKEND.md, \"Upgrading to a newer contract\" "
+            + "(fix each, or list it in ConformanceConfiguration.knownIssues while you do, then raise targetContractVersion)"
+    }
 
     /// The rules broken by the reported failing programs, in the contract's order.
     public var brokenRules: [Rule] { Set(failures.map(\.rule)).sorted() }
@@ -174,7 +218,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
             "conformance [\(backend)] base seed \(baseSeed)\(shard.map { ", shard \($0)" } ?? ""): \(programsRun) programs, \(stepsRun) steps in \(duration), "
                 + "(\(controlledPrograms) controlled\(seated ? " on seats" : ""), \(programsRun - controlledPrograms) stress), "
                 + (passed
-                    ? "passed"
+                    ? (replayReproduced == false ? "passed, but not reproducible (the replay did not break its rule)" : "passed")
                     : failures.isEmpty
                         ? "errors"
                         : "\(brokenRules.count) rules broken in \(failingPrograms) failing programs "
@@ -196,6 +240,8 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
                             + "work run through the executors the harness passes replays exactly)" : "")
                     + ", e.g. \(notReproducible[0])")
         }
+        if let contractVersionLine { lines.append(contractVersionLine) }
+        if let budgetNote { lines.append("  budget: \(budgetNote)") }
         if let replayNote { lines.append("  replay: \(replayNote)") }
         if !repeatedFailures.isEmpty {
             lines.append(

@@ -8,4 +8,9 @@ enum Shell {
         if !text.isEmpty, text.unicodeScalars.allSatisfy(plain.contains) { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
+
+    /// `NAME=value ` for each variable, in name order, each value one shell word ("" when empty).
+    static func assignments(_ environment: [String: String]) -> String {
+        environment.keys.sorted().map { "\($0)=\(quoted(environment[$0] ?? "")) " }.joined()
+    }
 }

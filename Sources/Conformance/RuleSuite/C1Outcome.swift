@@ -29,8 +29,8 @@ extension RuleSuite {
                         source.tryComplete(other), false, "a setter on a completed source loses",
                         call: "source.tryComplete(\(RuleContext.describe(other))) after \(set)")
                 }
-                c.expectOutcome(
-                    of: source.task.completion, outcome, "the task keeps its first outcome, whatever setters come later",
+                c.expectCompletedAtOnce(
+                    source.task.completion, outcome, "the task keeps its first outcome, whatever setters come later",
                     call: "source.task.completion after \(set) and three later setters")
                 c.expectOutcome(
                     of: source.task.wait(), outcome, "wait() returns the task's one outcome", call: "source.task.wait() after \(set)")
@@ -62,8 +62,8 @@ extension RuleSuite {
                     case 1: .failure(TestError(code: winner))
                     default: .cancelled
                     }
-                c.expectOutcome(
-                    of: source.task.completion, expected, "the task's outcome is the winning setter's",
+                c.expectCompletedAtOnce(
+                    source.task.completion, expected, "the task's outcome is the winning setter's",
                     call: call + ", won by thread \(winner)")
             }
         }
@@ -84,8 +84,8 @@ extension RuleSuite {
                     TaskError.alreadyCompleted, "a throwing setter on a completed source throws alreadyCompleted",
                     call: call + " after succeed(1)", setter)
             }
-            c.expectOutcome(
-                of: source.task.completion, .success(1), "the losing setters change nothing",
+            c.expectCompletedAtOnce(
+                source.task.completion, .success(1), "the losing setters change nothing",
                 call: "source.task.completion after succeed(1) and four losing setters")
             c.expect(
                 "\(TaskError.alreadyCompleted)".contains("C1.3"), "TaskError.alreadyCompleted names its rule",
@@ -115,7 +115,8 @@ extension RuleSuite {
             ]
             for (call, task, outcome) in made {
                 c.expectEqual(task.status, .completed, "a task made completed is completed at once", call: call + ".status")
-                c.expectOutcome(of: task.completion, outcome, "a task made completed has its outcome at once", call: call + ".completion")
+                c.expectCompletedAtOnce(
+                    task.completion, outcome, "a task made completed has its outcome at once", call: call + ".completion")
             }
             let next: any AsyncTask<Int> = made[3].1.map { $0 + 1 }
             c.expectOutcome(
@@ -183,13 +184,14 @@ extension RuleSuite {
                     source.task, .success(Big()), "a 120-byte value keeps its value", call: "source.task after trySucceed(Big())")
                 c.expectOutcome(count, .success(100), "a continuation sees the whole value", call: "source.task.map { $0.s.count }")
                 c.expectEqual(
-                    kept.settle()?.value?.1, Big(), "a continuation's result of another size keeps its value",
+                    c.settle(kept, call: "source.task.map { big in (probe, big) }")?.value?.1, Big(),
+                    "a continuation's result of another size keeps its value",
                     call: "source.task.map { big in (probe, big) }")
                 c.expectOutcome(
                     passed, .success(Big()), "the value passes through map and recover",
                     call: "source.task.map { $0 }.recover { _ in Big() }")
-                c.expectOutcome(
-                    of: c.backend.completed(.success(Big(a: 7))).completion, .success(Big(a: 7)),
+                c.expectCompletedAtOnce(
+                    c.backend.completed(.success(Big(a: 7))).completion, .success(Big(a: 7)),
                     "a task made completed keeps a large value", call: "backend.completed(.success(Big(a: 7))).completion")
                 let text = c.backend.makeSource(of: String.self)
                 let upper = text.task.map { $0.uppercased() }

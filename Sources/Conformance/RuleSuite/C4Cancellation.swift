@@ -374,8 +374,8 @@ extension RuleSuite {
             let finished = backend.run(token: done.token) { _ in 5 }
             c.expectOutcome(finished, .success(5), "the body's value", call: "backend.run(token:) { 5 }")
             done.cancel()
-            c.expectOutcome(
-                of: finished.completion, .success(5), "cancelling after completion changes nothing",
+            c.expectCompletedAtOnce(
+                finished.completion, .success(5), "cancelling after completion changes nothing",
                 call: "source.cancel() after backend.run(token:) { 5 } completed")
         }
 

@@ -31,8 +31,8 @@ extension RuleSuite {
                 c.expectEqual(pending.task.status, .pending, "whenAll leaves its inputs alone", call: call + "; pending.task.status")
             }
 
-            c.expectOutcome(
-                of: backend.whenAll([any AsyncTask<Int>]()).completion, .success([]), "whenAll of no input succeeds at once with []",
+            c.expectCompletedAtOnce(
+                backend.whenAll([any AsyncTask<Int>]()).completion, .success([]), "whenAll of no input succeeds at once with []",
                 call: "backend.whenAll([]).completion")
             c.expectOutcome(
                 backend.whenAll(voids: [backend.succeeded(1).asVoid(), backend.succeeded("a").asVoid()]), .success(()),
@@ -54,8 +54,8 @@ extension RuleSuite {
             c.expectEqual(
                 outcomes.map(RuleContext.describe), expected.map(RuleContext.describe),
                 "whenAllSettled gives every outcome in input order", call: call + ", late succeeded 2")
-            c.expectEqual(
-                backend.whenAllSettled([any AsyncTask<Int>]()).completion?.value?.count, 0,
+            c.expectCompletedAtOnce(
+                backend.whenAllSettled([any AsyncTask<Int>]()).completion.map { $0.mapped(\.count) }, .success(0),
                 "whenAllSettled of no input succeeds at once with []", call: "backend.whenAllSettled([]).completion")
         }
 
@@ -68,8 +68,8 @@ extension RuleSuite {
             let call = "backend.race([slow, fast]), fast failed TestError(code: 1)"
             c.expectOutcome(raced, .failure(TestError(code: 1)), "race takes the first outcome, a failure too", call: call)
             slow.trySucceed(2)
-            c.expectOutcome(
-                of: raced.completion, .failure(TestError(code: 1)), "a later input changes nothing", call: call + ", then slow succeeded 2")
+            c.expectCompletedAtOnce(
+                raced.completion, .failure(TestError(code: 1)), "a later input changes nothing", call: call + ", then slow succeeded 2")
 
             let a = backend.makeSource(of: Int.self)
             let b = backend.makeSource(of: Int.self)
@@ -90,11 +90,11 @@ extension RuleSuite {
                 errors, ["TestError(code: 5)", "CancellationError()", "TestError(code: 6)"],
                 "any fails with an AggregateError of every input's error, in input order", call: anyCall)
 
-            c.expectOutcome(
-                of: backend.race([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("race")),
+            c.expectCompletedAtOnce(
+                backend.race([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("race")),
                 "race of no input fails at once with emptyInput", call: "backend.race([]).completion")
-            c.expectOutcome(
-                of: backend.any([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("any")),
+            c.expectCompletedAtOnce(
+                backend.any([any AsyncTask<Int>]()).completion, .failure(TaskError.emptyInput("any")),
                 "any of no input fails at once with emptyInput", call: "backend.any([]).completion")
         }
 
@@ -160,7 +160,7 @@ extension RuleSuite {
                 return all
             }()
             let call = "backend.whenAll([first, failing, loser]), first succeeded with a value, failing failed, loser pending"
-            c.expectEqual(held.settle()?.kind, .failure, "whenAll fails fast", call: call)
+            c.expectEqual(c.settle(held, call: call)?.kind, .failure, "whenAll fails fast", call: call)
             c.expect(
                 eventually { weakValue == nil }, "a failed whenAll drops the values it collected", call: call,
                 expected: "first's value freed", observed: "still alive, the whenAll task referenced")

@@ -54,7 +54,7 @@ extension RuleSuite {
             let call =
                 "map, continueWithTask, recover and finally on default, inline, serial and user executors, "
                 + "run(token:) and timeout(after:), each capturing a probe"
-            c.expectEqual(backend.whenAll(tasks).settle()?.kind, .success, "every continuation completes", call: call)
+            c.expectEqual(c.settle(backend.whenAll(tasks), call: call)?.kind, .success, "every continuation completes", call: call)
             c.expectEqual(tasks.filter { $0.status != .completed }.count, 0, "every task is completed (tasks that are not)", call: call)
             c.expect(
                 eventually { weakProbes.allSatisfy { $0() == nil } }, "a completed task keeps no continuation's closure or capture",
@@ -191,7 +191,7 @@ extension RuleSuite {
                 woke.wait(timeout: .now() + 10) == .success, "a waiter on a task whose source was released wakes", call: call,
                 expected: "wait() returned", observed: "still blocked after 10 s")
             c.expectOutcome(of: waited.withLock { $0 }, .failure(TaskError.abandoned), "wait() returns failure(abandoned)", call: call)
-            c.expectOutcome(of: task?.completion, .failure(TaskError.abandoned), "the task fails with TaskError.abandoned", call: call)
+            c.expectCompletedAtOnce(task?.completion, .failure(TaskError.abandoned), "the task fails with TaskError.abandoned", call: call)
             c.expect(
                 eventually { seen.all.count == 1 }, "the task's continuation runs once", call: call + ", a continuation on default",
                 expected: "1 run", observed: "\(seen.all.count) runs")

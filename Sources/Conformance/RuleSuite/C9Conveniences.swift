@@ -117,11 +117,11 @@ extension RuleSuite {
             c.expectNoThrow("get() as a statement", call: "try backend.succeeded(2).get()") { try backend.succeeded(2).get() }
             let failed: any AsyncTask<Int> = backend.failed(TestError(code: 3))
             let cancelled: any AsyncTask<String> = backend.cancelled()
-            c.expectOutcome(
-                of: failed.completion, .failure(TestError(code: 3)), "failed takes its type from the context",
+            c.expectCompletedAtOnce(
+                failed.completion, .failure(TestError(code: 3)), "failed takes its type from the context",
                 call: "let failed: any AsyncTask<Int> = backend.failed(TestError(code: 3))")
-            c.expectOutcome(
-                of: cancelled.completion, .cancelled, "cancelled takes its type from the context",
+            c.expectCompletedAtOnce(
+                cancelled.completion, .cancelled, "cancelled takes its type from the context",
                 call: "let cancelled: any AsyncTask<String> = backend.cancelled()")
             let pair = try? backend.whenAll(backend.succeeded(1), backend.succeeded("x")).get()
             c.expect(
@@ -261,8 +261,8 @@ extension RuleSuite {
             let bodies = Counter()
             let prepared = backend.prepare { bodies.increment() }
             prepared.cancel()
-            c.expectOutcome(
-                of: prepared.task.completion, .cancelled, "a prepared task cancelled before start completes cancelled at once",
+            c.expectCompletedAtOnce(
+                prepared.task.completion, .cancelled, "a prepared task cancelled before start completes cancelled at once",
                 call: "backend.prepare { ... }.cancel()")
             c.expectNoThrow("start() after cancel() still succeeds once", call: "try prepared.start() after cancel()") {
                 try prepared.start()
@@ -275,8 +275,8 @@ extension RuleSuite {
             let viaToken = backend.prepare(token: source.token) { bodies.increment() }
             source.cancel()
             let call = "backend.prepare(token:) { ... }, then the token cancelled"
-            c.expectOutcome(
-                of: viaToken.task.completion, .cancelled,
+            c.expectCompletedAtOnce(
+                viaToken.task.completion, .cancelled,
                 "a prepared task whose token is cancelled before start completes cancelled at once",
                 call: call)
             c.expectEqual(viaToken.tryStart(), true, "the first tryStart() returns true even then", call: call + ", then tryStart()")
@@ -292,9 +292,10 @@ extension RuleSuite {
             let continued = task?.map { $0 + 1 }
             prepared = nil
             let call = "backend.prepare { ... } dropped before start"
-            c.expectOutcome(of: task?.completion, .cancelled, "a prepared task dropped before start completes cancelled", call: call)
+            c.expectCompletedAtOnce(task?.completion, .cancelled, "a prepared task dropped before start completes cancelled", call: call)
             c.expectOutcome(
-                of: continued?.settle(), .cancelled, "its continuations see the cancellation", call: call + "; task.map { $0 + 1 }")
+                of: continued.flatMap { c.settle($0, call: call + "; task.map { $0 + 1 }") }, .cancelled,
+                "its continuations see the cancellation", call: call + "; task.map { $0 + 1 }")
             c.expectEqual(bodies.count, 0, "the body of a dropped prepared task never runs", call: call)
         }
 
@@ -557,8 +558,8 @@ extension RuleSuite {
             early.cancel()
             let bodies = Counter()
             let never = backend.runAsync(token: early.token) { bodies.increment() }
-            c.expectOutcome(
-                of: never.completion, .cancelled, "runAsync with a token cancelled before it starts completes cancelled at once",
+            c.expectCompletedAtOnce(
+                never.completion, .cancelled, "runAsync with a token cancelled before it starts completes cancelled at once",
                 call: "backend.runAsync(token: cancelled) { ... }.completion")
 
             let cancellation = backend.makeCancellationSource()
@@ -596,7 +597,9 @@ extension RuleSuite {
                 c.expectEqual(
                     executor.isCurrent, false, "isCurrent is false on a thread of no executor (the check's own)",
                     call: "backend.\(which == "default" ? "defaultExecutor" : "makeSerialExecutor(label:)").isCurrent")
-                let seen = backend.run(on: executor) { (executor.isCurrent, other.isCurrent) }.settle()?.value
+                let seen = c.settle(
+                    backend.run(on: executor) { (executor.isCurrent, other.isCurrent) },
+                    call: "backend.run(on: executor) { executor.isCurrent }")?.value
                 c.expectEqual(
                     seen?.0, true,
                     "isCurrent is true inside a job of the \(which) executor (TaskAPI's default says false: "

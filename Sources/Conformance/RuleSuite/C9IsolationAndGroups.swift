@@ -111,8 +111,8 @@ extension RuleSuite {
                 ledger.enter("map"); return value
             }
             let call = "pending.map(on: ledger, token: cancelled) { ... }"
-            c.expectOutcome(
-                of: mapped.completion, .cancelled, "a pinned form whose token is cancelled completes cancelled at once (C4.3)",
+            c.expectCompletedAtOnce(
+                mapped.completion, .cancelled, "a pinned form whose token is cancelled completes cancelled at once (C4.3)",
                 call: call)
             gate.trySucceed(1)
             c.expectEqual(entriesOf(ledger, backend: backend), [], "its body never runs", call: call + ", then the antecedent completed")
@@ -135,12 +135,12 @@ extension RuleSuite {
                 bodies.increment(); return value
             }
             let ran = backend.run(on: main, token: cancelled.token) { bodies.increment() }
-            c.expectOutcome(
-                of: mapped.completion, .cancelled,
+            c.expectCompletedAtOnce(
+                mapped.completion, .cancelled,
                 "a continuation on the main executor whose token is cancelled completes cancelled at once, with no main thread (C4.3)",
                 call: "pending.map(on: backend.mainExecutor, token: cancelled) { ... }")
-            c.expectOutcome(
-                of: ran.completion.map { $0.mapped { _ in 0 } }, .cancelled,
+            c.expectCompletedAtOnce(
+                ran.completion.map { $0.mapped { _ in 0 } }, .cancelled,
                 "run on the main executor with a cancelled token completes cancelled at once",
                 call: "backend.run(on: backend.mainExecutor, token: cancelled) { ... }")
             gate.trySucceed(1)
@@ -167,8 +167,8 @@ extension RuleSuite {
 
         static func emptyGroup(_ c: RuleContext) throws {
             let group = WorkGroup(backend: c.backend)
-            c.expectOutcome(
-                of: group.idle().completion.map { $0.mapped { _ in 0 } }, .success(0),
+            c.expectCompletedAtOnce(
+                group.idle().completion.map { $0.mapped { _ in 0 } }, .success(0),
                 "idle() of an empty group is a task already succeeded",
                 call: "WorkGroup(backend:).idle().completion")
             c.expectEqual(group.pendingCount, 0, "nothing is pending in an empty group", call: "group.pendingCount")

@@ -88,7 +88,7 @@ extension RuleContext {
         _ task: any AsyncTask<T>, _ expected: Completion<T>, _ message: @autoclosure () -> String, call: @autoclosure () -> String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Completion<T>? {
-        let seen = Self.settle(task)
+        let seen = settled(task, call: call(), fileID: fileID, filePath: filePath, line: line, column: column)
         expectSame(
             seen.outcome, expected, ==, message(), call: call(), observed: seen.words,
             fileID: fileID, filePath: filePath, line: line, column: column)
@@ -101,7 +101,7 @@ extension RuleContext {
         _ task: any AsyncTask<Void>, _ expected: Completion<Void>, _ message: @autoclosure () -> String, call: @autoclosure () -> String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Completion<Void>? {
-        let seen = Self.settle(task)
+        let seen = settled(task, call: call(), fileID: fileID, filePath: filePath, line: line, column: column)
         expectSame(
             seen.outcome, expected, { _, _ in true }, message(), call: call(), observed: seen.words,
             fileID: fileID, filePath: filePath, line: line, column: column)
@@ -119,13 +119,26 @@ extension RuleContext {
             fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
+    /// Expects `completion`, read at once from a task's `completion` (nil: the task was still
+    /// pending at that read, not after a wait), to be `expected`.
+    @discardableResult
+    public func expectCompletedAtOnce<T: Sendable & Equatable>(
+        _ completion: Completion<T>?, _ expected: Completion<T>, _ message: @autoclosure () -> String, call: @autoclosure () -> String,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> Bool {
+        expectSame(
+            completion, expected, ==, message(), call: call(),
+            observed: completion.map { Self.describe($0) } ?? "still pending when read at once (completion was nil)",
+            fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     /// Waits for `task` (up to 10 s) and expects it to complete, whatever its outcome.
     @discardableResult
     public func expectCompletes<T: Sendable>(
         _ task: any AsyncTask<T>, _ message: @autoclosure () -> String, call: @autoclosure () -> String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> Completion<T>? {
-        let seen = Self.settle(task)
+        let seen = settled(task, call: call(), fileID: fileID, filePath: filePath, line: line, column: column)
         expect(
             seen.outcome != nil, message(), call: call(), expected: "completed within \(patience)",
             observed: seen.words, fileID: fileID, filePath: filePath, line: line, column: column)
@@ -160,7 +173,7 @@ extension RuleContext {
         _ task: any AsyncTask<T>, _ message: @autoclosure () -> String, call: @autoclosure () -> String,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) throws -> T {
-        let seen = Self.settle(task)
+        let seen = settled(task, call: call(), fileID: fileID, filePath: filePath, line: line, column: column)
         guard case .success(let value)? = seen.outcome else {
             fail(
                 message(), call: call(), expected: "success", observed: seen.words,
@@ -250,6 +263,42 @@ extension RuleContext {
             nil,
             "wait(timeout: \(patience)) returned nil after \(elapsed), the task \(task.status) (C6.2: nil only once the timeout passed)"
         )
+    }
+
+    /// Waits for `task` (up to 10 s) and returns its outcome (nil: still pending), judging the
+    /// wait itself as `settled` does (C6.2): for a check that reads the outcome its own way.
+    func settle<T: Sendable>(
+        _ task: any AsyncTask<T>, call: @autoclosure () -> String,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+    ) -> Completion<T>? {
+        settled(task, call: call(), fileID: fileID, filePath: filePath, line: line, column: column).outcome
+    }
+
+    /// `settle`, judging the wait as well (C6.2, whatever rule the check is about): a
+    /// `wait(timeout:)` returns a completed task's outcome as the task completes, so one that
+    /// returned it only after the timing slack, on a task already completed when it was called,
+    /// or only at its deadline, slept through its wake-up (a lost wake-up, which the check's own
+    /// expectation, met by the outcome, would let pass).
+    func settled<T: Sendable>(
+        _ task: any AsyncTask<T>, call: String, fileID: String, filePath: String, line: Int, column: Int
+    ) -> (outcome: Completion<T>?, words: String) {
+        let completedBefore = task.completion != nil
+        let start = Uptime.now
+        let seen = Self.settle(task)
+        let elapsed = Uptime.now - start
+        guard seen.outcome != nil, (completedBefore && elapsed > timingSlack) || elapsed >= patience else { return seen }
+        record(
+            RuleFailure(
+                backend: backend.name, rule: Rule.c6_2.rawValue, check: check.name,
+                message: "wait(timeout: \(patience)) slept through its wake-up: it returned "
+                    + (completedBefore ? "an already completed task's outcome" : "the outcome") + " after \(elapsed)"
+                    + (elapsed >= patience ? ", at its deadline" : "") + " (seen by the \(check.rule) check, whose own expectation it met)",
+                location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite,
+                call: call + ".wait(timeout: \(patience))",
+                expected: completedBefore
+                    ? "returns at once (the task was completed when wait(timeout:) was called)" : "returns as the task completes",
+                observed: "returned \(seen.words) after \(elapsed)"))
+        return seen
     }
 
     @discardableResult

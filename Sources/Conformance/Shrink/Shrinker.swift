@@ -3,8 +3,9 @@ import Foundation
 /// Shrinks a failing program while the same rule still fails, within a time budget:
 ///
 /// 1. the mode: a stress failure tried under a controlled schedule (random walk, then PCT 3),
-///    so that every later candidate runs once and the counterexample replays exactly; PCT's
-///    depth lowered;
+///    so that every later candidate runs once and the counterexample replays exactly (kept only
+///    if that run did replay exactly: no work from the backend's own threads); PCT's depth
+///    lowered;
 /// 2. chunks of steps removed as delta debugging does: halves first, then, at each chunk size,
 ///    every chunk in turn, staying at that size after a removal (the rest of the program is
 ///    tried at the same granularity, not from halves again), then half the size, down to
@@ -135,7 +136,9 @@ struct Shrinker {
         let repaired = ProgramRepair.repaired(candidate)
         guard force || isSmaller(repaired, than: search.current) else { return false }
         search.runs += 1
-        guard let (found, failing) = failure(repaired, mode: mode, scheduleSeeds: search.scheduleSeeds) else { return false }
+        guard
+            let (found, failing) = failure(repaired, mode: mode, scheduleSeeds: search.scheduleSeeds, exactOnly: force && mode.isControlled)
+        else { return false }
         search.current = failing
         search.mode = mode
         search.finding = found
@@ -145,14 +148,18 @@ struct Shrinker {
     /// The finding of `rule` if `program` still breaks it, and the program that did: a stress
     /// candidate runs up to `stressAttempts` times; a controlled one under `scheduleSeeds`
     /// schedule seeds (its own, then the next ones): a smaller program draws another schedule
-    /// from the same seed, which may miss the window the original hit.
-    private func failure(_ program: Program, mode: ScheduleMode, scheduleSeeds: Int) -> (Finding, Program)? {
+    /// from the same seed, which may miss the window the original hit. With `exactOnly` (a failure
+    /// moved to a controlled mode), only a run that replays exactly counts: a backend that runs
+    /// work on threads of its own makes controlled runs that do not, whose counterexample would
+    /// not reproduce from its replay line, and the search stays in the mode that found it.
+    private func failure(_ program: Program, mode: ScheduleMode, scheduleSeeds: Int, exactOnly: Bool = false) -> (Finding, Program)? {
         var pipeline = self.pipeline
         pipeline.hangLimit = candidateLimit(program)
         for attempt in 0..<(mode.isControlled ? scheduleSeeds : stressAttempts) {
             var candidate = program
             if mode.isControlled { candidate.seed = program.seed &+ UInt64(attempt) }
             let result = pipeline.run(candidate, mode: mode)
+            if exactOnly, !result.notReproducible.isEmpty { return nil }
             if let finding = result.findings.first(where: { $0.rule == rule }) { return (finding, candidate) }
             if result.abandoned { return nil }
         }
