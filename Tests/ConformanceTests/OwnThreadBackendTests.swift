@@ -1,5 +1,6 @@
 import Conformance
 import Foundation
+import ScheduleKit
 import TaskAPI
 import Testing
 
@@ -141,7 +142,7 @@ import Testing
     /// although the outcome is what their own rule (C3.2 here) expects.
     @Test("C6.2: a rule-suite check whose timed wait slept through a completed task reports C6.2")
     func ruleSuiteTimedWaitThatSleepsThroughIsC6_2() {
-        let check = RuleCheck("C3.2", "a task completed cancelled is cancelled") { c in
+        let check = RuleCheck(.c3_2, "a task completed cancelled is cancelled") { c in
             c.expectOutcome(c.backend.cancelled(as: Int.self), .cancelled, "a cancelled task is cancelled", call: "backend.cancelled()")
         }
         let slow = LoopBackend(latency: .zero, timedWaitOversleeps: .milliseconds(300))
@@ -155,10 +156,10 @@ import Testing
     /// (1.0): the report names C9.10 as newer than its target, and only it.
     @Test("C9.10: the report names the failing rules newer than the contract version the backend targets")
     func failingRulesNewerThanTheTargetAreNamed() {
-        let newer = RuleCheck("C9.10", "a rule this backend was not written for") { c in
+        let newer = RuleCheck(.c9_10, "a rule this backend was not written for") { c in
             c.fail("the backend predates C9.10", call: "backend.mainExecutor", expected: "C9.10 kept", observed: "not kept")
         }
-        let older = RuleCheck("C2.3", "a rule this backend was written for") { c in
+        let older = RuleCheck(.c2_3, "a rule this backend was written for") { c in
             c.fail("the backend breaks C2.3", call: "whenComplete(on: backend.inlineExecutor)", expected: "at once", observed: "later")
         }
         var configuration = Self.quiet()
