@@ -30,6 +30,20 @@ public enum Rule: String, Sendable, Hashable, CaseIterable, Comparable, CustomSt
         }
     }
 
+    /// The contract versions after `introducedIn` whose decisions ask more of the rule, oldest
+    /// first (docs/CONTRACT.md, "Versions"); empty for a rule unchanged since it came.
+    public var revisedIn: [ContractVersion] { Self.revisions[self] ?? [] }
+
+    /// The last version that introduced or revised the rule: a backend that targets an earlier
+    /// one was not written for what the rule asks now.
+    public var lastChangedIn: ContractVersion { revisedIn.last ?? introducedIn }
+
+    /// The rules a later version revised. A table rather than a switch: most rules were never
+    /// revised, and a rule added later has no revision to name.
+    private static let revisions: [Rule: [ContractVersion]] = [
+        .c2_6: [.v1_3], .c4_3: [.v1_3], .c4_6: [.v1_3], .c8_2: [.v1_3], .c9_8: [.v1_3], .c9_11: [.v1_3]
+    ]
+
     public static func < (lhs: Rule, rhs: Rule) -> Bool {
         lhs.sortKey.lexicographicallyPrecedes(rhs.sortKey)
     }

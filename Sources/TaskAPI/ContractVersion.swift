@@ -1,6 +1,7 @@
 /// A version of the contract (docs/CONTRACT.md, "Versions"). The contract grows by rules: a
-/// version adds rules, never renumbers or drops one, and every rule belongs to the version that
-/// introduced it. A backend says which version it was written against
+/// version adds rules, or decisions that ask more of existing ones, and never renumbers or drops
+/// a rule; every rule belongs to the version that introduced it, and names the versions that
+/// revised it. A backend says which version it was written against
 /// (`TaskBackend.targetContractVersion`); a checker then tells the failures of rules that came
 /// later (what an upgrade asks of the backend) from those of the rules it targets (its bugs).
 public struct ContractVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -20,11 +21,17 @@ public struct ContractVersion: Sendable, Hashable, Comparable, CustomStringConve
     /// C9.10 (executors, main and pinned actors, as types of their own) and C9.11 (no default
     /// that blocks).
     public static let v1_2 = ContractVersion(1, 2)
+    /// No new rule; decisions that ask more of existing ones: C2.6 (`then` waits for a task its
+    /// body returns), C4.3 (a start once a handler of the token ran never runs the body), C4.6
+    /// (every `cancel(after:)` deadline stands; a linked source keeps its parent registrations),
+    /// C8.2 (every object the contract makes is freed), C9.8 (`runMainLoop(until:)` and
+    /// `runMainLoop()` on every backend) and C9.11 (a work group's exact count).
+    public static let v1_3 = ContractVersion(1, 3)
 
     /// The contract as of this TaskAPI.
-    public static let current = v1_2
+    public static let current = v1_3
     /// Every version, oldest first.
-    public static let all: [ContractVersion] = [.v1_0, .v1_1, .v1_2]
+    public static let all: [ContractVersion] = [.v1_0, .v1_1, .v1_2, .v1_3]
 
     /// `1.2`, as docs/CONTRACT.md writes it.
     public init?(_ text: String) {

@@ -169,15 +169,37 @@ import Testing
         #expect(report.targetContractVersion == .v1_1 && report.rulesNewerThanTarget == [.c9_10], "\(report)")
         #expect(
             report.description.contains(
-                "contract: this backend targets contract 1.1, the contract is 1.2; failing rules that came later: C9.10 (1.2). "),
+                "contract: this backend targets contract 1.1, the contract is 1.3; failing rules that came or changed later: C9.10 (1.2). "),
             "\(report)")
         let undeclared = Conformance.checkAll(makeBackend: { LoopBackend(latency: .zero) }, configuration: configuration, rules: [newer])
         #expect(undeclared.description.contains("this backend declares no contract version"), "\(undeclared)")
     }
 
+    /// A backend written for contract 1.2 meets a failing check of C4.6, which 1.3 revised (every
+    /// `cancel(after:)` deadline stands), and one of C2.3, unchanged since 1.0: the report names
+    /// C4.6 as revised after its target, and only it.
+    @Test("C4.6: the report names the failing rules a later contract version revised")
+    func failingRulesRevisedAfterTheTargetAreNamed() {
+        let revised = RuleCheck(.c4_6, "a rule a later version asks more of") { c in
+            c.fail(
+                "a later cancel(after:) replaced an earlier one", call: "source.cancel(after:)", expected: "the earliest deadline",
+                observed: "the last")
+        }
+        let unchanged = RuleCheck(.c2_3, "a rule unchanged since this backend was written") { c in
+            c.fail("the backend breaks C2.3", call: "whenComplete(on: backend.inlineExecutor)", expected: "at once", observed: "later")
+        }
+        var configuration = Self.quiet()
+        configuration.programs = 0
+        let report = Conformance.checkAll(
+            makeBackend: { LoopBackend(latency: .zero, targets: .v1_2) }, configuration: configuration, rules: [revised, unchanged])
+        #expect(Rule.c4_6.revisedIn == [.v1_3] && Rule.c4_6.lastChangedIn == .v1_3 && Rule.c2_3.lastChangedIn == .v1_0)
+        #expect(report.rulesNewerThanTarget == [.c4_6], "\(report)")
+        #expect(report.description.contains("failing rules that came or changed later: C4.6 (revised in 1.3). "), "\(report)")
+    }
+
     /// docs/CONTRACT.md's table of versions lists, for each, exactly the rules `Rule.introducedIn`
     /// gives it, and the current version is the last.
-    @Test("C9.11: every rule's contract version is the one docs/CONTRACT.md lists it under")
+    @Test("C9.11: every rule's contract versions are the ones docs/CONTRACT.md lists it under")
     func contractVersionsMatchTheContract() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/CONTRACT.md"), encoding: .utf8)
@@ -185,9 +207,18 @@ import Testing
         #expect(ContractVersion.all == ContractVersion.all.sorted() && ContractVersion.all.last == .current)
         for version in ContractVersion.all {
             let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| \(version) |") }, "no row for \(version)")
-            let listed = row.split(separator: "|")[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            let rules = Rule.allCases.filter { $0.introducedIn == version }.map(\.rawValue)
-            #expect(listed == rules, "docs/CONTRACT.md's row for \(version): \(listed), Rule.introducedIn: \(rules)")
+            let columns = row.split(separator: "|", omittingEmptySubsequences: false)
+            func rules(inColumn index: Int) -> [String] {
+                columns[index].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            let introduced = Rule.allCases.filter { $0.introducedIn == version }.map(\.rawValue)
+            #expect(
+                rules(inColumn: 2) == introduced,
+                "docs/CONTRACT.md's row for \(version): \(rules(inColumn: 2)), Rule.introducedIn: \(introduced)")
+            let revised = Rule.allCases.filter { $0.revisedIn.contains(version) }.map(\.rawValue)
+            #expect(
+                rules(inColumn: 3) == revised,
+                "docs/CONTRACT.md's row for \(version): revised \(rules(inColumn: 3)), Rule.revisedIn: \(revised)")
         }
     }
 

@@ -15,8 +15,8 @@ final class PluginBackend: TaskBackend {
     /// never starve the ones they wait for; at most `maxThreads` at once, then jobs queue.
     let defaultExecutor: any Executor = WorkerPool(maxThreads: 512, idleTimeout: .seconds(1))
     let inlineExecutor: any Executor = InlineExecutor()
-    /// Written from the guide against contract 1.2 (WRITING_A_BACKEND.md, section 8a).
-    var targetContractVersion: ContractVersion? { .v1_2 }
+    /// Written from the guide against contract 1.3 (WRITING_A_BACKEND.md, section 8a).
+    var targetContractVersion: ContractVersion? { .v1_3 }
 
     func makeSerialExecutor(label: String) -> any Executor {
         // One thread at most: jobs run one at a time in FIFO order (C7.2); the thread leaves

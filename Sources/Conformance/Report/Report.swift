@@ -159,25 +159,28 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// nil: not declared.
     public internal(set) var targetContractVersion: ContractVersion?
 
-    /// The failing rules, of the programs and of the rule suite, that came in a later contract
-    /// version than the backend targets (when it declares none, than 1.0), in the contract's
-    /// order: what upgrading TaskAPI asks of the backend (docs/WRITING_A_BACKEND.md, "Upgrading
+    /// The failing rules, of the programs and of the rule suite, that came or were revised in a
+    /// later contract version than the backend targets (when it declares none, than 1.0), in the
+    /// contract's order: what upgrading TaskAPI asks of the backend (docs/WRITING_A_BACKEND.md, "Upgrading
     /// to a newer contract"), rather than bugs in what it was written for.
     public var rulesNewerThanTarget: [Rule] {
         let target = targetContractVersion ?? .v1_0
         let suite = ruleSuite?.failures.compactMap { Rule(rawValue: $0.rule) } ?? []
-        return Set(failures.map(\.rule) + suite).filter { $0.introducedIn > target }.sorted()
+        return Set(failures.map(\.rule) + suite).filter { $0.lastChangedIn > target }.sorted()
     }
 
     /// The report's line on `rulesNewerThanTarget`, or nil when there are none.
     var contractVersionLine: String? {
         let newer = rulesNewerThanTarget
         guard !newer.isEmpty else { return nil }
-        let rules = newer.map { "\($0) (\($0.introducedIn))" }.joined(separator: ", ")
-        let target =
+        let target = targetContractVersion ?? .v1_0
+        let rules = newer.map { rule in
+            rule.introducedIn > target ? "\(rule) (\(rule.introducedIn))" : "\(rule) (revised in \(rule.lastChangedIn))"
+        }.joined(separator: ", ")
+        let targetText =
             targetContractVersion.map { "this backend targets contract \($0)" }
             ?? "this backend declares no contract version (TaskBackend.targetContractVersion)"
-        return "  contract: \(target), the contract is \(ContractVersion.current); failing rules that came later: \(rules). "
+        return "  contract: \(targetText), the contract is \(ContractVersion.current); failing rules that came or changed later: \(rules). "
             + "They are what the upgrade asks of the backend: see docs/WRITING_A_BACKEND.md, \"Upgrading to a newer contract\" "
             + "(fix each, or list it in ConformanceConfiguration.knownIssues while you do, then raise targetContractVersion)"
     }
