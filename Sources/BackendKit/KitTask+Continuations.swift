@@ -71,30 +71,31 @@ extension KitTask {
 /// guard, the hand-off and the start (C2.1, C2.3, C4.3). A derived task is its own registration
 /// on its antecedent, so registering it allocates nothing beyond the task.
 class DerivedTask<U: Sendable>: KitTask<U>, @unchecked Sendable {
-    // @unchecked: `startGuard` is written before the node is registered (the registration's
-    // lock publishes it) and only read after; `target` is a `let` of a Sendable type.
-    /// `nil` when the token can never be cancelled.
-    private final var startGuard: StartGuard?
-    private final let target: (any Executor)?
+    // @unchecked: `placement` is written before the node is registered (the registration's
+    // lock publishes it) and only read after.
+    private final var placement: Placement
 
     /// The initializer takes only what every node stores: with the token's work in it too, the
     /// optimizer retained and released each argument once more (4 pairs per link).
     @inline(__always)
     init(owner: any KitBackend, executor: any Executor) {
-        target = KitContinuation.stored(executor)
+        placement = Placement(executor)
         super.init(owner: owner)
     }
 
     /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
     final func guardStart(with token: CancellationToken) {
-        startGuard = StartGuard(for: self, token: token)
+        placement = .guarded(StartGuard(for: self, token: token, target: placement.target))
     }
 
     /// Runs where it is handed over, and only its antecedent starts it (see `registerFresh`).
-    final var runsInPlace: Bool { target == nil && startGuard == nil }
+    final var runsInPlace: Bool {
+        if case .inPlace = placement { return true }
+        return false
+    }
 
     override final func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
-        guard let target else { return run(outcome, from: antecedent) }  // the inline executor
+        guard let target = placement.target else { return run(outcome, from: antecedent) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
@@ -108,7 +109,7 @@ class DerivedTask<U: Sendable>: KitTask<U>, @unchecked Sendable {
             startUnshared()
             return true
         }
-        return startBody(startGuard)
+        return startBody(placement.startGuard)
     }
 }
 

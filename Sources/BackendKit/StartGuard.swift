@@ -6,10 +6,15 @@ import TaskAPI
 final class StartGuard: Sendable {
     private let gate: StartGate?
     let token: CancellationToken
+    /// Where a derived task runs (`Placement.guarded` keeps it here, so that the node stores one
+    /// field for both): `nil` for the inline executor, and for a task that stores its executor
+    /// itself.
+    let target: (any Executor)?
 
-    /// A guard for `task`'s body under `token`, which can be cancelled.
-    init<T>(for task: KitTask<T>, token: CancellationToken) {
+    /// A guard for `task`'s body under `token`, which can be cancelled; `target` as above.
+    init<T>(for task: KitTask<T>, token: CancellationToken, target: (any Executor)? = nil) {
         self.token = token
+        self.target = target
         gate = StartGate.make(for: task, token: token)
     }
 

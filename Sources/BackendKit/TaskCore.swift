@@ -25,7 +25,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     //
     // Stored in this order, the state three bytes and `edge` one, so that they and the four-byte
     // lock share the last word: a `KitTask<Int>` takes 72 bytes (a malloc chunk of 80; a
-    // source's, with its inline body, 88, a chunk of 96), a `map` node 112 (a chunk of 128).
+    // source's, with its inline body, 88, a chunk of 96), a `map` node 104 (a chunk of 112: its
+    // executor and its token's guard share one field, `Placement`).
     let owner: any KitBackend
     // @exclusivity(unchecked) here and below: every access is under `lock`, or in init or deinit;
     // none overlaps another.
@@ -329,8 +330,16 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     private func deliverInPlace(_ outcome: KitCompletion, on runtime: ThreadRuntime, _ body: (KitCompletion) -> Void) {
         runtime.runAsWork {
             body(outcome)
-            handOver(false, Continuations(), outcome)
+            endDelivery(outcome)
         }
+    }
+
+    /// Ends the delivery phase that `deliverInPlace` opened, handing over whatever was registered
+    /// meanwhile: `handOver` without a batch of its own to build, loop over and release.
+    @inline(__always)
+    private func endDelivery(_ outcome: KitCompletion) {
+        guard let next = locked({ nextDelivery() }) else { return }
+        handOver(false, next, outcome)
     }
 
     /// Stores `continuation` unless the task is completed and delivered; then opens a delivery

@@ -94,9 +94,14 @@ public final class ThreadRuntime {
         }
         draining = true
         exchange(&work, with: .taken).run()
-        drain()
+        if holdsWork { drain() }
         draining = false
     }
+
+    /// Whether work is queued (`drain` has something to run): tested inline, so that a work
+    /// that queued nothing (a link run in place) skips the call.
+    @inline(__always)
+    private var holdsWork: Bool { !next.isTaken || head < tail }
 
     /// Whether this thread is running trampoline work now.
     @inline(__always)
@@ -108,7 +113,7 @@ public final class ThreadRuntime {
     func runAsWork(_ body: () -> Void) {
         draining = true
         body()
-        drain()
+        if holdsWork { drain() }
         draining = false
     }
 
