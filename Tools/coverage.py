@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Coverage of the code under test by the conformance runs alone (issue 28).
+
+Builds the package with coverage instrumentation (in its own scratch path, .build/coverage, so
+the normal build is untouched), runs the default `Conformance.checkAll` of each backend (the rule
+suite, the resource checks and the generated programs, through `MeasuredCheckAllTests`; no unit
+test runs), merges the profiles with the toolchain's `llvm-profdata` and reports line and region
+coverage with `llvm-cov`:
+
+    Tools/coverage.py                       # build, run gcd, threads and actors, report
+    Tools/coverage.py --backends gcd        # one backend
+    Tools/coverage.py --report-only         # report the profiles of the last run again
+    Tools/coverage.py --markdown table.md --regions unreached.md
+
+Groups: TaskAPI's default implementations (the files `DEFAULTS` names; globs, so files that move
+keep their group by name), the rest of TaskAPI, BackendKit and each backend. A region no run
+reached is listed with a guessed reason class, to be confirmed by hand: `planted-bug branch`
+(behind `mutants.isOn`), `trap` (precondition/fatalError on an impossible state), `not generated
+yet` (a shape or check to add). Darwin-only code is not compiled on Linux and has no region.
+"""
+
+import argparse
+import fnmatch
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+SCRATCH = os.path.join(ROOT, ".build", "coverage")
+
+# TaskAPI's default implementations: combinators, retry, delay and timeout, the cancellation
+# source, prepared tasks, groups, the async bridge (file names, wherever they live).
+DEFAULTS = [
+    "AsyncTask+Combinators.swift", "AsyncTask+ContinueWith.swift", "AsyncTask+Unwrapping.swift",
+    "TaskBackend+Race.swift", "TaskBackend+WhenAll.swift", "TaskBackend+Retry.swift", "TaskBackend+Run.swift",
+    "AsyncTask+Timeout.swift", "StandardCancellationSource.swift", "CancellationState.swift",
+    "PreparedTask.swift", "WorkGroup.swift", "TaskBackend+Async.swift", "AsyncTask+Await.swift",
+    "AsyncTask+Isolated.swift", "TaskFactory+Continuations.swift",
+]
+GROUPS = [
+    ("TaskAPI default implementations", lambda rel: rel.startswith("Sources/TaskAPI/") and os.path.basename(rel) in DEFAULTS),
+    ("TaskAPI (the rest)", lambda rel: rel.startswith("Sources/TaskAPI/") and os.path.basename(rel) not in DEFAULTS),
+    ("BackendKit", lambda rel: rel.startswith("Sources/BackendKit/")),
+    ("BackendGCD", lambda rel: rel.startswith("Sources/BackendGCD/")),
+    ("BackendThreads", lambda rel: rel.startswith("Sources/BackendThreads/")),
+    ("BackendActors", lambda rel: rel.startswith("Sources/BackendActors/")),
+]
+TRAP = re.compile(r"\b(preconditionFailure|fatalError|precondition|assertionFailure|assert)\s*\(")
+PLANTED = re.compile(r"\bisOn\(")
+
+
+def tool(name):
+    for folder in (os.environ.get("SWIFT_TOOLCHAIN_BIN"), "/opt/swift/usr/bin"):
+        if folder and os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    found = shutil.which(name)
+    if not found:
+        sys.exit("coverage: %s not found (set SWIFT_TOOLCHAIN_BIN to the toolchain's bin folder)" % name)
+    return found
+
+
+def group_of(rel):
+    for name, test in GROUPS:
+        if test(rel):
+            return name
+    return None
+
+
+def run_backends(backends, profiles):
+    os.makedirs(profiles, exist_ok=True)
+    for old in glob.glob(os.path.join(profiles, "*.profraw")) + glob.glob(os.path.join(SCRATCH, "debug", "codecov", "*.profraw")):
+        os.remove(old)
+    for backend in backends:
+        env = dict(os.environ, CONFORMANCE_MEASURE=backend, LLVM_PROFILE_FILE=os.path.join(profiles, backend + "-%p-%m.profraw"))
+        started = time.time()
+        log = os.path.join(profiles, backend + ".log")
+        with open(log, "w") as f:
+            status = subprocess.call(
+                ["swift", "test", "--skip-build", "--enable-code-coverage", "--scratch-path", SCRATCH, "--filter", "MeasuredCheckAllTests"],
+                cwd=ROOT, env=env, stdout=f, stderr=subprocess.STDOUT)
+        summary = [line for line in open(log, errors="replace") if "base seed" in line and ("passed" in line or "failed" in line)]
+        print("coverage: %s: %s in %.0f s%s" % (backend, "passed" if status == 0 else "FAILED (see %s)" % log, time.time() - started,
+                                               "\n  " + summary[-1].strip() if summary else ""), flush=True)
+        # `swift test --enable-code-coverage` may write its own profiles in codecov/: keep them.
+        for raw in glob.glob(os.path.join(SCRATCH, "debug", "codecov", "*.profraw")):
+            shutil.move(raw, os.path.join(profiles, "%s-swiftpm-%s" % (backend, os.path.basename(raw))))
+
+
+def export(profiles):
+    raws = glob.glob(os.path.join(profiles, "*.profraw"))
+    if not raws:
+        sys.exit("coverage: no profile in %s: run without --report-only first" % profiles)
+    merged = os.path.join(profiles, "merged.profdata")
+    subprocess.check_call([tool("llvm-profdata"), "merge", "-sparse", "-o", merged] + raws)
+    binaries = glob.glob(os.path.join(SCRATCH, "debug", "*.xctest"))
+    if not binaries:
+        sys.exit("coverage: no test binary in %s/debug" % SCRATCH)
+    out = subprocess.check_output([tool("llvm-cov"), "export", "-format=text", "-instr-profile=" + merged, binaries[0]])
+    return json.loads(out)
+
+
+def summarize(data):
+    totals = {name: [0, 0, 0, 0] for name, _ in GROUPS}  # lines covered, lines, regions covered, regions
+    files = {}
+    for entry in data["data"][0]["files"]:
+        rel = os.path.relpath(entry["filename"], ROOT)
+        group = group_of(rel)
+        if group is None:
+            continue
+        s = entry["summary"]
+        row = [s["lines"]["covered"], s["lines"]["count"], s["regions"]["covered"], s["regions"]["count"]]
+        files[rel] = row
+        totals[group] = [a + b for a, b in zip(totals[group], row)]
+    return totals, files
+
+
+def pct(covered, count):
+    return "%.1f %%" % (100.0 * covered / count) if count else "n/a"
+
+
+def table(totals, files, per_file):
+    lines = ["| code under test | lines | line coverage | regions | region coverage |", "| --- | ---: | ---: | ---: | ---: |"]
+    for name, _ in GROUPS:
+        lc, ln, rc, rn = totals[name]
+        lines.append("| %s | %d / %d | %s | %d / %d | %s |" % (name, lc, ln, pct(lc, ln), rc, rn, pct(rc, rn)))
+    if per_file:
+        lines += ["", "| file | line coverage | region coverage |", "| --- | ---: | ---: |"]
+        for rel in sorted(files):
+            lc, ln, rc, rn = files[rel]
+            lines.append("| %s | %s (%d missed) | %s (%d missed) |" % (rel, pct(lc, ln), ln - lc, pct(rc, rn), rn - rc))
+    return "\n".join(lines) + "\n"
+
+
+def unreached(data):
+    """Per file, the outermost code regions with count 0: (first line, last line, function)."""
+    regions = {}
+    for function in data["data"][0]["functions"]:
+        for filename in function["filenames"][:1]:
+            rel = os.path.relpath(filename, ROOT)
+            if group_of(rel) is None:
+                continue
+            for r in function["regions"]:
+                line_start, col_start, line_end, col_end, count, file_id, _, kind = r[:8]
+                if count == 0 and kind == 0 and file_id == 0:
+                    regions.setdefault(rel, []).append((line_start, col_start, line_end, col_end, function["name"]))
+    out = {}
+    for rel, found in regions.items():
+        found = sorted(set(found), key=lambda r: (r[0], r[1], -r[2], -r[3]))
+        kept = []
+        for r in found:
+            if kept and (r[0], r[1]) >= (kept[-1][0], kept[-1][1]) and (r[2], r[3]) <= (kept[-1][2], kept[-1][3]):
+                continue  # inside an unreached region already listed
+            kept.append(r)
+        out[rel] = kept
+    return out
+
+
+def demangle(names):
+    demangler = shutil.which("swift-demangle") or os.path.join("/opt/swift/usr/bin", "swift-demangle")
+    if not os.path.exists(demangler):
+        return {n: n for n in names}
+    result = subprocess.run([demangler, "--simplified", "--compact"], input="\n".join(names), capture_output=True, text=True)
+    return dict(zip(names, result.stdout.splitlines()))
+
+
+def classify(text):
+    if PLANTED.search(text):
+        return "planted-bug branch"
+    if TRAP.search(text):
+        return "trap on impossible state"
+    return "not generated yet"
+
+
+def regions_report(data):
+    found = unreached(data)
+    names = demangle(sorted({r[4].split(":")[-1] for rs in found.values() for r in rs}))
+    lines = []
+    counts = {}
+    for rel in sorted(found):
+        source = open(os.path.join(ROOT, rel), encoding="utf-8").read().split("\n")
+        lines.append("### %s" % rel)
+        lines.append("")
+        for start, _, end, _, function in found[rel]:
+            text = "\n".join(source[start - 1 : end])
+            context = source[start - 2] if start >= 2 else ""
+            reason = classify(text + "\n" + context)
+            counts[reason] = counts.get(reason, 0) + 1
+            first = source[start - 1].strip()
+            span = "%d" % start if start == end else "%d-%d" % (start, end)
+            lines.append("- `%s:%s` (%s) in `%s`: `%s`" % (os.path.basename(rel), span, reason, names.get(function.split(":")[-1], function), first[:110]))
+        lines.append("")
+    head = ["%d unreached regions: %s." % (sum(counts.values()), ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items()))), ""]
+    return "\n".join(head + lines)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--backends", default="gcd,threads,actors")
+    p.add_argument("--report-only", action="store_true", help="report the profiles of the last run")
+    p.add_argument("--per-file", action="store_true", help="also print each file's coverage")
+    p.add_argument("--markdown", help="write the table(s) to this file")
+    p.add_argument("--regions", help="write every unreached region, with its guessed reason, to this file")
+    args = p.parse_args(argv)
+    profiles = os.path.join(SCRATCH, "profiles")
+    if not args.report_only:
+        print("coverage: building with --enable-code-coverage in %s" % SCRATCH, flush=True)
+        subprocess.check_call(["swift", "build", "--build-tests", "--enable-code-coverage", "--scratch-path", SCRATCH], cwd=ROOT,
+                              stdout=subprocess.DEVNULL)
+        run_backends(args.backends.split(","), profiles)
+    data = export(profiles)
+    totals, files = summarize(data)
+    text = table(totals, files, args.per_file)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table(totals, files, True))
+    if args.regions:
+        with open(args.regions, "w") as f:
+            f.write(regions_report(data))
+        print("coverage: unreached regions in %s" % args.regions)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
