@@ -9,7 +9,8 @@ coverage with `llvm-cov`:
 
     Tools/coverage.py                       # build, run gcd, threads and actors, report
     Tools/coverage.py --backends gcd        # one backend
-    Tools/coverage.py --report-only         # report the profiles of the last run again
+    Tools/coverage.py --report-only         # report the profiles of the last runs again
+    Tools/coverage.py --backends reference  # the reference backend (runs TaskAPI's defaults), kept apart
     Tools/coverage.py --markdown table.md --regions unreached.md
 
 Groups: TaskAPI's default implementations (the files `DEFAULTS` names; globs, so files that move
@@ -52,6 +53,10 @@ GROUPS = [
 ]
 TRAP = re.compile(r"\b(preconditionFailure|fatalError|precondition|assertionFailure|assert)\s*\(")
 PLANTED = re.compile(r"\bisOn\(")
+# A constructor with parameters, the limit it sets, or what happens at that limit: reached only by
+# a backend built with non-default parameters (issue 28's "backend configurations" class).
+CONFIGURATION = re.compile(r"init\((workers|maxBlockedThreads|drainers|width|limit|name)|\.limit\.getter|maxBlockedThreads\.getter")
+CONFIGURATION_TEXT = re.compile(r"reportLimit|limitReached|BackendDiagnostics|BackendConfigurationError")
 
 
 def tool(name):
@@ -73,9 +78,11 @@ def group_of(rel):
 
 def run_backends(backends, profiles):
     os.makedirs(profiles, exist_ok=True)
-    for old in glob.glob(os.path.join(profiles, "*.profraw")) + glob.glob(os.path.join(SCRATCH, "debug", "codecov", "*.profraw")):
+    for old in glob.glob(os.path.join(SCRATCH, "debug", "codecov", "*.profraw")):
         os.remove(old)
     for backend in backends:
+        for old in glob.glob(os.path.join(profiles, backend + "-*.profraw")):
+            os.remove(old)
         env = dict(os.environ, CONFORMANCE_MEASURE=backend, LLVM_PROFILE_FILE=os.path.join(profiles, backend + "-%p-%m.profraw"))
         started = time.time()
         log = os.path.join(profiles, backend + ".log")
@@ -91,11 +98,12 @@ def run_backends(backends, profiles):
             shutil.move(raw, os.path.join(profiles, "%s-swiftpm-%s" % (backend, os.path.basename(raw))))
 
 
-def export(profiles):
-    raws = glob.glob(os.path.join(profiles, "*.profraw"))
+def export(profiles, backends):
+    """llvm-cov's JSON export of the merged profiles of `backends`' last runs."""
+    raws = [raw for backend in backends for raw in glob.glob(os.path.join(profiles, backend + "-*.profraw"))]
     if not raws:
         sys.exit("coverage: no profile in %s: run without --report-only first" % profiles)
-    merged = os.path.join(profiles, "merged.profdata")
+    merged = os.path.join(profiles, "-".join(backends) + ".profdata")
     subprocess.check_call([tool("llvm-profdata"), "merge", "-sparse", "-o", merged] + raws)
     binaries = glob.glob(os.path.join(SCRATCH, "debug", "*.xctest"))
     if not binaries:
@@ -168,16 +176,46 @@ def demangle(names):
     return dict(zip(names, result.stdout.splitlines()))
 
 
-def classify(text):
+def classify(text, function):
+    """A guess at why no run reached a region, from its text and its function's name."""
     if PLANTED.search(text):
         return "planted-bug branch"
     if TRAP.search(text):
         return "trap on impossible state"
+    first = text.strip().split("\n")[0].strip()
+    if re.search(r"\)\s*(->\s*[^{]+)?\{\s*\}$", first):
+        return "empty base-class body"
+    if CONFIGURATION.search(function) or CONFIGURATION_TEXT.search(text):
+        return "non-default configuration"
     return "not generated yet"
 
 
-def regions_report(data):
+def reached_regions(data):
+    """(file, start line, start column, end line, end column) of every region a run reached."""
+    reached = set()
+    for function in data["data"][0]["functions"]:
+        for filename in function["filenames"][:1]:
+            rel = os.path.relpath(filename, ROOT)
+            for r in function["regions"]:
+                if r[4] > 0 and r[7] == 0 and r[5] == 0:
+                    reached.add((rel, r[0], r[1], r[2], r[3]))
+    return reached
+
+
+def regions_report(data, reference=None):
+    """Every region no run reached, with its guessed class; with `reference` (the export of the
+    reference backend's run), a region the reference reaches is a default the package's backends
+    replace."""
     found = unreached(data)
+    by_reference = reached_regions(reference) if reference else set()
+    # Functions a planted branch calls (`claimApart()`), and flags it sets, are planted too.
+    planted_names = set()
+    for rel, regions in found.items():
+        source = open(os.path.join(ROOT, rel), encoding="utf-8").read().split("\n")
+        for number, line in enumerate(source, 1):
+            if PLANTED.search(line):
+                planted_names.update(re.findall(r"(\w+)\(", line.split("isOn(", 1)[1]))
+                planted_names.update(re.findall(r"let (\w+) = mutants\.isOn", line))
     names = demangle(sorted({r[4].split(":")[-1] for rs in found.values() for r in rs}))
     lines = []
     counts = {}
@@ -185,14 +223,20 @@ def regions_report(data):
         source = open(os.path.join(ROOT, rel), encoding="utf-8").read().split("\n")
         lines.append("### %s" % rel)
         lines.append("")
-        for start, _, end, _, function in found[rel]:
+        for start, col_start, end, col_end, function in found[rel]:
             text = "\n".join(source[start - 1 : end])
             context = source[start - 2] if start >= 2 else ""
-            reason = classify(text + "\n" + context)
+            function_name = names.get(function.split(":")[-1], function)
+            reason = classify(text + "\n" + context, function_name)
+            base = re.sub(r"\(.*", "", function_name).split(".")[-1]
+            if reason == "not generated yet" and (base in planted_names or any(re.search(r"\b%s\b" % n, text) for n in planted_names if n.startswith("ends"))):
+                reason = "planted-bug branch"
+            if reason == "not generated yet" and (rel, start, col_start, end, col_end) in by_reference:
+                reason = "default the backends replace (the reference reaches it)"
             counts[reason] = counts.get(reason, 0) + 1
             first = source[start - 1].strip()
             span = "%d" % start if start == end else "%d-%d" % (start, end)
-            lines.append("- `%s:%s` (%s) in `%s`: `%s`" % (os.path.basename(rel), span, reason, names.get(function.split(":")[-1], function), first[:110]))
+            lines.append("- `%s:%s` (%s) in `%s`: `%s`" % (os.path.basename(rel), span, reason, function_name, first[:110]))
         lines.append("")
     head = ["%d unreached regions: %s." % (sum(counts.values()), ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items()))), ""]
     return "\n".join(head + lines)
@@ -200,7 +244,11 @@ def regions_report(data):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--backends", default="gcd,threads,actors")
+    p.add_argument("--backends", default="gcd,threads,actors",
+                   help="backends whose checkAll runs (and whose profiles are merged); `reference` adds the test target's "
+                        "ReferenceBackend, which runs the TaskAPI defaults the package's backends replace")
+    p.add_argument("--reference-apart", action="store_true",
+                   help="with --regions: mark the unreached regions the reference backend's last run reaches")
     p.add_argument("--report-only", action="store_true", help="report the profiles of the last run")
     p.add_argument("--per-file", action="store_true", help="also print each file's coverage")
     p.add_argument("--markdown", help="write the table(s) to this file")
@@ -212,7 +260,7 @@ def main(argv):
         subprocess.check_call(["swift", "build", "--build-tests", "--enable-code-coverage", "--scratch-path", SCRATCH], cwd=ROOT,
                               stdout=subprocess.DEVNULL)
         run_backends(args.backends.split(","), profiles)
-    data = export(profiles)
+    data = export(profiles, args.backends.split(","))
     totals, files = summarize(data)
     text = table(totals, files, args.per_file)
     print(text)
@@ -220,8 +268,11 @@ def main(argv):
         with open(args.markdown, "w") as f:
             f.write(table(totals, files, True))
     if args.regions:
+        reference = None
+        if args.reference_apart and "reference" not in args.backends.split(","):
+            reference = export(profiles, ["reference"])
         with open(args.regions, "w") as f:
-            f.write(regions_report(data))
+            f.write(regions_report(data, reference))
         print("coverage: unreached regions in %s" % args.regions)
 
 

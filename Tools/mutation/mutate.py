@@ -14,6 +14,7 @@ The real sources are never edited. See docs/CONFORMANCE.md, "Mutation analysis".
 
 import argparse
 import glob
+import hashlib
 import json
 import os
 import random
@@ -28,7 +29,7 @@ import swiftmut  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ERROR_LINE = re.compile(r"^(/[^:\n]+\.swift):(\d+):(\d+): error: (.*)$", re.M)
-RULE_ID = re.compile(r"\b(C\d\.\d+)\b")
+BROKEN_RULE = re.compile(r"\] (C\d\.\d+) broken")  # a finding's first line: "[gcd] C2.1 broken: ..."
 STRUCTURAL = {"remove", "sync-remove", "split-section"}
 SKIP_DIRS = {".build", ".git", ".swiftpm", ".mutation"}
 
@@ -50,6 +51,7 @@ def parse_args(argv):
     p.add_argument("--programs", type=int, help="CONFORMANCE_PROGRAMS per run (default 1,000; 100 with --quick)")
     p.add_argument("--sample", type=int, help="run N mutants drawn at random (with --seed) instead of all")
     p.add_argument("--seed", type=int, default=20261127, help="seed of the sample and CONFORMANCE_SEED of every run")
+    p.add_argument("--ids", help="run only these mutants (comma-separated ids, e.g. a run's survivors at a larger budget)")
     p.add_argument("--shard", help="k/n: run the k-th of n disjoint slices of the (sampled) mutants")
     p.add_argument("--timeout", type=float, help="seconds a run may take before it counts as a hang (a kill); default 3x the baseline + 120")
     p.add_argument("--equivalents", default=os.path.join(HERE, "equivalent.txt"), help="file of mutants recorded as equivalent")
@@ -95,6 +97,9 @@ def plan(package, files):
 
 def select(mutants, args):
     chosen = list(mutants)
+    if args.ids:
+        wanted = {int(i) for i in args.ids.split(",") if i.strip()}
+        chosen = [m for m in chosen if m.id in wanted]
     if args.sample is not None and args.sample < len(chosen):
         chosen = sorted(random.Random(args.seed).sample(chosen, args.sample), key=lambda m: m.id)
     if args.shard:
@@ -166,10 +171,27 @@ def render_all(plans, excluded):
     return texts, maps
 
 
+def fingerprint(plans):
+    """Identifies a plan: the mutator's code and every mutated file's path and text."""
+    digest = hashlib.sha256()
+    for name in ("swiftmut.py",):
+        digest.update(open(os.path.join(HERE, name), "rb").read())
+    for p in plans:
+        digest.update(p.path.encode() + b"\0" + p.source.encode() + b"\0")
+    return digest.hexdigest()
+
+
 def build_schemata(package, copy, plans, log_dir, rounds=10):
     """Builds the copy with every mutant planted; drops the mutants on the lines the compiler
-    rejects and builds again. Returns the set of dropped ids."""
+    rejects and builds again. Returns the set of dropped ids. The dropped set of the last build
+    of the same plan is the starting point, so a second run does not repeat the rounds."""
+    memo = os.path.join(os.path.dirname(copy), "dropped.json")
+    key = fingerprint(plans)
     excluded = set()
+    if os.path.exists(memo):
+        saved = json.load(open(memo))
+        if saved.get("fingerprint") == key:
+            excluded = set(saved["dropped"])
     all_ids = {m.id for p in plans for m in p.mutants}
     ops = {m.id: m.op for p in plans for m in p.mutants}
     for attempt in range(1, rounds + 1):
@@ -181,6 +203,8 @@ def build_schemata(package, copy, plans, log_dir, rounds=10):
         with open(os.path.join(log_dir, "build-%d.log" % attempt), "w") as f:
             f.write(output)
         if result.returncode == 0:
+            with open(memo, "w") as f:
+                json.dump({"fingerprint": key, "dropped": sorted(excluded)}, f)
             print("mutate: the schemata build passed (round %d, %.0f s): %d mutants planted, %d dropped as not compiling"
                   % (attempt, time.time() - started, len(all_ids - excluded), len(excluded)), flush=True)
             return excluded
@@ -237,9 +261,9 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
     if status != "timeout" and status != 0 and "error: no tests found" in text:
         sys.exit("mutate: --test-filter %r selects no test; see %s" % (args.test_filter, log_path))
     rules = []
-    for line in text.splitlines():
-        if "✘" in line or "failed" in line.lower() or "error" in line.lower():
-            rules += [r for r in RULE_ID.findall(line) if r not in rules]
+    for rule in BROKEN_RULE.findall(text):
+        if rule not in rules:
+            rules.append(rule)
     return status, elapsed, rules[:4]
 
 
