@@ -92,7 +92,15 @@ def backends_for(path, args):
 
 def plan(package, files):
     sources = [(rel, open(os.path.join(package, rel), encoding="utf-8").read()) for rel in files]
-    return swiftmut.plan_files(sources)
+    plans = swiftmut.plan_files(sources)
+    for p in plans:
+        texts = [line.text.strip() for line in p.lines]
+        for m in p.mutants:
+            # The equivalents file matches on the text; a line whose text occurs more than once in
+            # its file gets its occurrence (`@2`: the second such line), so each is judged apart.
+            same = [i for i, text in enumerate(texts) if text == m.original]
+            m.label = m.mutated + (" @%d" % (same.index(m.line - 1) + 1) if len(same) > 1 else "")
+    return plans
 
 
 def select(mutants, args):
@@ -296,7 +304,7 @@ def main(argv):
         m.backend = ",".join(backends_for(m.file, args))
     if args.list:
         for m in mutants:
-            print("%4d %s:%d %-13s %s" % (m.id, m.file, m.line, m.op, m.mutated))
+            print("%4d %s:%d %-13s %s" % (m.id, m.file, m.line, m.op, m.label))
         print("mutate: %d mutants in %d files" % (len(mutants), len(files)))
         return
     equivalents = load_equivalents(args.equivalents)
@@ -320,14 +328,14 @@ def main(argv):
              ", shard " + args.shard if args.shard else "", timeout), flush=True)
     results = []
     for n, m in enumerate(chosen, 1):
-        outcome = {"id": m.id, "file": m.file, "line": m.line, "op": m.op, "original": m.original, "mutated": m.mutated}
+        outcome = {"id": m.id, "file": m.file, "line": m.line, "op": m.op, "original": m.original, "mutated": m.label}
         outcome["killed"] = False
         for backend in m.backend.split(","):
             status, elapsed, rules = run_check(copy, args, backend, m.id, timeout, os.path.join(log_dir, "mutant-%d-%s.log" % (m.id, backend)))
             if status != 0:
                 outcome.update(killed=True, by=backend, how="hang" if status == "timeout" else "failed", rules=rules, seconds=round(elapsed, 1))
                 break
-        outcome["equivalent"] = equivalents.get(m.key())
+        outcome["equivalent"] = equivalents.get((m.file, m.op, m.label))
         results.append(outcome)
         verdict = ("killed on %s (%s %s)" % (outcome["by"], outcome["how"], " ".join(outcome["rules"]))) if outcome["killed"] else (
             "EQUIVALENT" if outcome["equivalent"] else "SURVIVED")

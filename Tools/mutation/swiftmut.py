@@ -79,10 +79,7 @@ class Mutant:
     original: str  # the original line, stripped
     mutated: str  # the mutated line (or, for a split section, its description), stripped
     backend: str = ""
-
-    def key(self):
-        """What the equivalents file matches on: stable while the line's text does not change."""
-        return (self.file, self.op, self.mutated)
+    label: str = ""  # the mutated line as reports print it and the equivalents file matches it
 
 
 @dataclass
