@@ -190,6 +190,32 @@ def classify(text, function):
     return "not generated yet"
 
 
+def reached_lines(data):
+    """Per file under test: {"reached": [lines a run executed], "code": [lines with code]}."""
+    out = {}
+    for entry in data["data"][0]["files"]:
+        rel = os.path.relpath(entry["filename"], ROOT)
+        if group_of(rel) is None:
+            continue
+        reached, code = set(), set()
+        segments = entry["segments"]
+        active = None  # the count of the region in force (None: no code)
+        for index, (line, _, count, has_count, _, is_gap) in enumerate(s[:6] for s in segments):
+            end = segments[index + 1][0] if index + 1 < len(segments) else line
+            if has_count and not is_gap:
+                code.add(line)
+                if count > 0:
+                    reached.add(line)
+            active = count if has_count and not is_gap else None
+            for inner in range(line + 1, end):
+                if active is not None:
+                    code.add(inner)
+                    if active > 0:
+                        reached.add(inner)
+        out[rel] = {"reached": sorted(reached), "code": sorted(code)}
+    return out
+
+
 def reached_regions(data):
     """(file, start line, start column, end line, end column) of every region a run reached."""
     reached = set()
@@ -253,6 +279,7 @@ def main(argv):
     p.add_argument("--per-file", action="store_true", help="also print each file's coverage")
     p.add_argument("--markdown", help="write the table(s) to this file")
     p.add_argument("--regions", help="write every unreached region, with its guessed reason, to this file")
+    p.add_argument("--lines", help="write the lines the runs reached, per file (JSON), for `mutate.py --coverage`")
     args = p.parse_args(argv)
     profiles = os.path.join(SCRATCH, "profiles")
     if not args.report_only:
@@ -267,6 +294,9 @@ def main(argv):
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(table(totals, files, True))
+    if args.lines:
+        with open(args.lines, "w") as f:
+            json.dump(reached_lines(data), f)
     if args.regions:
         reference = None
         if args.reference_apart and "reference" not in args.backends.split(","):

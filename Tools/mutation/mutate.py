@@ -57,6 +57,9 @@ def parse_args(argv):
     p.add_argument("--equivalents", default=os.path.join(HERE, "equivalent.txt"), help="file of mutants recorded as equivalent")
     p.add_argument("--results", help="JSON file the results are written to (default: <work>/results[-k-of-n].json)")
     p.add_argument("--markdown", help="also write the summary and survivors as Markdown to this file")
+    p.add_argument("--coverage", metavar="LINES_JSON",
+                   help="the lines the conformance runs reach (`Tools/coverage.py --lines FILE`): a survivor on a line no run "
+                        "reached is reported apart (the runs never executed it; a shape, not a sharper check, is missing)")
     p.add_argument("--list", action="store_true", help="list the mutants and stop")
     p.add_argument("--build-only", action="store_true", help="plant, build (dropping mutants that do not compile) and stop")
     p.add_argument("--skip-baseline", action="store_true", help="do not run the unmutated check first")
@@ -340,6 +343,7 @@ def main(argv):
         verdict = ("killed on %s (%s %s)" % (outcome["by"], outcome["how"], " ".join(outcome["rules"]))) if outcome["killed"] else (
             "EQUIVALENT" if outcome["equivalent"] else "SURVIVED")
         print("mutate: [%d/%d] #%d %s:%d %s: %s" % (n, len(chosen), m.id, m.file, m.line, m.op, verdict), flush=True)
+    apply_coverage(results, args.coverage)
     summary = summarize(results, len(mutants), len(dropped), args)
     print(summary)
     path = args.results or os.path.join(work, "results%s.json" % shard_tag)
@@ -349,6 +353,16 @@ def main(argv):
         with open(args.markdown, "w") as f:
             f.write(summary)
     print("mutate: results in %s" % path)
+
+
+def apply_coverage(results, path):
+    """Marks each result with whether a conformance run reached its line (`reached`)."""
+    if not path:
+        return
+    lines = json.load(open(path, encoding="utf-8"))
+    for r in results:
+        entry = lines.get(r["file"])
+        r["reached"] = None if entry is None else r["line"] in set(entry["reached"])
 
 
 def merge(args):
@@ -362,6 +376,10 @@ def merge(args):
     ids = [r["id"] for r in results]
     if len(ids) != len(set(ids)):
         sys.exit("mutate: the result files overlap (a mutant appears twice): not shards of one run")
+    apply_coverage(results, args.coverage)
+    equivalents = load_equivalents(args.equivalents)  # as recorded now, not when the shard ran
+    for r in results:
+        r["equivalent"] = equivalents.get((r["file"], r["op"], r["mutated"]))
     shape = argparse.Namespace(**dict(first, shard="merged from %d shards" % len(args.merge)))
     summary = summarize(sorted(results, key=lambda r: r["id"]), planted, dropped, shape)
     print(summary)
@@ -394,7 +412,8 @@ def summarize(results, planted, dropped, args):
     lines.append("### Survivors (%d)" % len(survivors))
     lines.append("")
     for r in survivors:
-        lines.append("- #%d `%s:%d` %s: `%s`" % (r["id"], r["file"], r["line"], r["op"], r["mutated"]))
+        unreached = " (no run reached this line)" if r.get("reached") is False else ""
+        lines.append("- #%d `%s:%d` %s: `%s`%s" % (r["id"], r["file"], r["line"], r["op"], r["mutated"], unreached))
     if equivalent:
         lines.append("")
         lines.append("### Recorded equivalent (%d)" % len(equivalent))
