@@ -29,6 +29,7 @@ import swiftmut  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ERROR_LINE = re.compile(r"^(/[^:\n]+\.swift):(\d+):(\d+): error: (.*)$", re.M)
+CRASH = re.compile(r"unexpected signal code \d+|Fatal error:|Illegal instruction|Segmentation fault")  # a trap or a fault
 BROKEN_RULE = re.compile(r"\] (C\d\.\d+) broken")  # a finding's first line: "[gcd] C2.1 broken: ..."
 STRUCTURAL = {"remove", "sync-remove", "split-section"}
 SKIP_DIRS = {".build", ".git", ".swiftpm", ".mutation"}
@@ -275,6 +276,8 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
     for rule in BROKEN_RULE.findall(text):
         if rule not in rules:
             rules.append(rule)
+    if status not in (0, "timeout") and not rules and CRASH.search(text):
+        status = "crash"
     return status, elapsed, rules[:4]
 
 
@@ -336,7 +339,8 @@ def main(argv):
         for backend in m.backend.split(","):
             status, elapsed, rules = run_check(copy, args, backend, m.id, timeout, os.path.join(log_dir, "mutant-%d-%s.log" % (m.id, backend)))
             if status != 0:
-                outcome.update(killed=True, by=backend, how="hang" if status == "timeout" else "failed", rules=rules, seconds=round(elapsed, 1))
+                how = {"timeout": "hang", "crash": "crash"}.get(status, "failed")
+                outcome.update(killed=True, by=backend, how=how, rules=rules, seconds=round(elapsed, 1))
                 break
         outcome["equivalent"] = equivalents.get((m.file, m.op, m.label))
         results.append(outcome)
