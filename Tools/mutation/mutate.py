@@ -245,6 +245,27 @@ def build_schemata(package, copy, plans, log_dir, rounds=10):
 
 # -- running --------------------------------------------------------------------------------
 
+def descendants(pid):
+    """Every process below `pid` (children first found through /proc)."""
+    children = {}
+    if not os.path.isdir("/proc"):
+        return []  # macOS: the process group kill is all there is
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
 def run_check(copy, args, backend, mutant_id, timeout, log_path):
     env = dict(os.environ)
     env.pop("MUTANT_ID", None)
@@ -265,7 +286,15 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
         try:
             status = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            # `swift test` runs the test binary in a process group of its own: kill the whole
+            # tree, or a hung mutant's process keeps running (and taking a core) after the verdict.
+            tree = descendants(process.pid)
             os.killpg(process.pid, 9)
+            for pid in tree:
+                try:
+                    os.kill(pid, 9)
+                except ProcessLookupError:
+                    pass
             process.wait()
             status = "timeout"
     elapsed = time.time() - started
