@@ -190,12 +190,13 @@ def classify(text, function):
     return "not generated yet"
 
 
-def reached_lines(data):
-    """Per file under test: {"reached": [lines a run executed], "code": [lines with code]}."""
+def reached_lines(data, root=ROOT, keep=lambda rel: group_of(rel) is not None):
+    """Per file (relative to `root`, those `keep` accepts) of an llvm-cov export:
+    {"reached": [lines a run executed], "code": [lines with code]}."""
     out = {}
     for entry in data["data"][0]["files"]:
-        rel = os.path.relpath(entry["filename"], ROOT)
-        if group_of(rel) is None:
+        rel = os.path.relpath(entry["filename"], root)
+        if not keep(rel):
             continue
         reached, code = set(), set()
         segments = entry["segments"]

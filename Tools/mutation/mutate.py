@@ -15,6 +15,7 @@ The real sources are never edited. See docs/CONFORMANCE.md, "Mutation analysis".
 import argparse
 import glob
 import hashlib
+import importlib.util
 import json
 import os
 import random
@@ -376,7 +377,7 @@ def main(argv):
         verdict = ("killed on %s (%s %s)" % (outcome["by"], outcome["how"], " ".join(outcome["rules"]))) if outcome["killed"] else (
             "EQUIVALENT" if outcome["equivalent"] else "SURVIVED")
         print("mutate: [%d/%d] #%d %s:%d %s: %s" % (n, len(chosen), m.id, m.file, m.line, m.op, verdict), flush=True)
-    apply_coverage(results, args.coverage)
+    apply_coverage(results, args.coverage, args.package)
     summary = summarize(results, len(mutants), len(dropped), args)
     print(summary)
     path = args.results or os.path.join(work, "results%s.json" % shard_tag)
@@ -388,11 +389,17 @@ def main(argv):
     print("mutate: results in %s" % path)
 
 
-def apply_coverage(results, path):
-    """Marks each result with whether a conformance run reached its line (`reached`)."""
+def apply_coverage(results, path, package):
+    """Marks each result with whether a conformance run reached its line (`reached`). `path` is
+    `Tools/coverage.py --lines` output, or any `llvm-cov export -format=text` of the runs."""
     if not path:
         return
     lines = json.load(open(path, encoding="utf-8"))
+    if "data" in lines:
+        spec = importlib.util.spec_from_file_location("tools_coverage", os.path.join(HERE, "..", "coverage.py"))
+        tools_coverage = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tools_coverage)
+        lines = tools_coverage.reached_lines(lines, root=package, keep=lambda rel: not rel.startswith(".."))
     for r in results:
         entry = lines.get(r["file"])
         r["reached"] = None if entry is None else r["line"] in set(entry["reached"])
@@ -409,7 +416,7 @@ def merge(args):
     ids = [r["id"] for r in results]
     if len(ids) != len(set(ids)):
         sys.exit("mutate: the result files overlap (a mutant appears twice): not shards of one run")
-    apply_coverage(results, args.coverage)
+    apply_coverage(results, args.coverage, os.path.abspath(args.package))
     equivalents = load_equivalents(args.equivalents)  # as recorded now, not when the shard ran
     for r in results:
         r["equivalent"] = equivalents.get((r["file"], r["op"], r["mutated"]))
