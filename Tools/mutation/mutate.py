@@ -63,6 +63,7 @@ def parse_args(argv):
                    help="the lines the conformance runs reach (`Tools/coverage.py --lines FILE`): a survivor on a line no run "
                         "reached is reported apart (the runs never executed it; a shape, not a sharper check, is missing)")
     p.add_argument("--list", action="store_true", help="list the mutants and stop")
+    p.add_argument("--no-build", action="store_true", help="run the copy as last built from this same plan (another run may be using it)")
     p.add_argument("--build-only", action="store_true", help="plant, build (dropping mutants that do not compile) and stop")
     p.add_argument("--skip-baseline", action="store_true", help="do not run the unmutated check first")
     p.add_argument("--selftest", action="store_true", help="run the mutator's unit tests and stop")
@@ -281,7 +282,9 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
         env.setdefault("CONFORMANCE_STACK_LINKS", "10000")
     env.pop("CONFORMANCE_SHARD", None)
     started = time.time()
-    command = ["swift", "test", "--skip-build", "--filter", args.test_filter]
+    # --ignore-lock: a run builds nothing, and two runs (or a run beside a build of the copy) may
+    # share the copy's .build without waiting for each other.
+    command = ["swift", "test", "--skip-build", "--ignore-lock", "--filter", args.test_filter]
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
@@ -345,7 +348,14 @@ def main(argv):
         return
     equivalents = load_equivalents(args.equivalents)
     print("mutate: %d mutants planted in %d files; copy at %s" % (len(mutants), len(files), copy), flush=True)
-    dropped = build_schemata(args.package, copy, plans, log_dir)
+    if args.no_build:
+        memo = os.path.join(work, "dropped.json")
+        saved = json.load(open(memo)) if os.path.exists(memo) else {}
+        if saved.get("fingerprint") != fingerprint(plans):
+            sys.exit("mutate: --no-build, but the copy was not built from this plan: run once without it")
+        dropped = set(saved["dropped"])
+    else:
+        dropped = build_schemata(args.package, copy, plans, log_dir)
     if args.build_only:
         return
     live = [m for m in mutants if m.id not in dropped]
