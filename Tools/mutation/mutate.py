@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ERROR_LINE = re.compile(r"^(/[^:\n]+\.swift):(\d+):(\d+): error: (.*)$", re.M)
 CRASH = re.compile(r"unexpected signal code \d+|Fatal error:|Illegal instruction|Segmentation fault")  # a trap or a fault
 BROKEN_RULE = re.compile(r"\] (C\d\.\d+) broken")  # a finding's first line: "[gcd] C2.1 broken: ..."
+UNSET_CONSTANT = re.compile(r"(?:constant|variable) '(\w+)' (?:used|captured by a closure) before being initialized")
 STRUCTURAL = {"remove", "sync-remove", "split-section"}
 SKIP_DIRS = {".build", ".git", ".swiftpm", ".mutation"}
 
@@ -230,6 +231,12 @@ def build_schemata(package, copy, plans, log_dir, rounds=10):
                 sys.exit("mutate: the copy does not build, at a file with no mutant (%s:%d: %s); see %s"
                          % (rel, line, message, log_dir))
             ids = maps[rel].get(line)
+            unset = UNSET_CONSTANT.search(message)
+            if not ids and unset:
+                # "constant 'x' used before being initialized": a removed assignment to x.
+                assigns = re.compile(r"^\s*(self\.)?%s\s*=[^=]" % re.escape(unset.group(1)))
+                ids = {m.id for p in plans if p.path == rel for m in p.mutants
+                       if m.op in STRUCTURAL and assigns.match(m.original)} - excluded
             if not ids:
                 # An error off every mutant line (a missing return, a constant used before it
                 # is set): a removed statement or a split section above it is the likely cause;
