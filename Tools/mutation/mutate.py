@@ -282,7 +282,7 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
         env["MUTANT_ID"] = str(mutant_id)
     env[args.backend_variable] = backend
     env["CONFORMANCE_SEED"] = str(args.seed)
-    env.setdefault("CONFORMANCE_PROGRAMS", str(args.programs))
+    env["CONFORMANCE_PROGRAMS"] = str(args.programs)  # the budget is the tool's: --programs or --quick
     env.setdefault("CONFORMANCE_SHRINK", "0")  # a kill needs no counterexample
     env.setdefault("CONFORMANCE_MAX_FAILURES", "1")
     if args.quick:
