@@ -41,7 +41,8 @@ DEFAULTS = [
     "TaskBackend+Race.swift", "TaskBackend+WhenAll.swift", "TaskBackend+Retry.swift", "TaskBackend+Run.swift",
     "AsyncTask+Timeout.swift", "StandardCancellationSource.swift", "CancellationState.swift",
     "PreparedTask.swift", "WorkGroup.swift", "TaskBackend+Async.swift", "AsyncTask+Await.swift",
-    "AsyncTask+Isolated.swift", "TaskFactory+Continuations.swift",
+    "AsyncTask+Isolated.swift", "TaskFactory+Continuations.swift", "LinkedCancellationSource.swift",
+    "AsyncTask+Then.swift",
 ]
 GROUPS = [
     ("TaskAPI default implementations", lambda rel: rel.startswith("Sources/TaskAPI/") and os.path.basename(rel) in DEFAULTS),
