@@ -43,11 +43,11 @@ struct ControlledExecutorTests {
 
     /// `check(makeBackend:)` makes a backend for the name, one per program and one per shrink
     /// candidate; `check(backend)` uses the one it is given.
-    @Test func theFactoryMakesABackendPerProgram() {
+    @Test func theFactoryMakesABackendPerProgram() async {
         let made = Locked(0)
         var configuration = ConformanceConfiguration(programs: 6, output: { _ in })
         configuration.resourceLinks = 0
-        let report = Conformance.check(
+        let report = await Conformance.check(
             makeBackend: {
                 made.withLock { $0 += 1 }
                 return ReferenceBackend()

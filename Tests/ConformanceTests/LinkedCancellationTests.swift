@@ -10,8 +10,10 @@ import Testing
 /// `cancel()` returned, the source's linked sources are cancelled, their handlers ran too). The
 /// linked source's first handlers disposed its registrations on its parents, so `k0.cancel()`
 /// found nothing to run (and nothing to wait on) while `k3.cancel()` still ran `k5`'s handlers.
-/// Its shrunk program stays a regression test, on every backend.
-struct LinkedCancellationTests {
+/// Its shrunk program stays a regression test, on every backend. Serialized: each case runs
+/// programs and checks on threads of its own, and side by side they would crowd the two cores
+/// that every other suite's timing checks share.
+@Suite(.serialized) struct LinkedCancellationTests {
     static let shrunkProgram = """
         program seed=6190133247657680026 drivers=2 serial=1 counting=0 steps=10
            0 d0 t0 = prepare(on: .some(serial0)) { returns }

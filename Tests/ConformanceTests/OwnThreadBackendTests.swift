@@ -6,11 +6,14 @@ import Testing
 
 /// What a backend whose callbacks run on threads of its own (`LoopBackend`: an event loop, as a
 /// SwiftNIO adapter's) meets in a check's report and replays (issue 31, items 7 to 12).
-@Suite struct OwnThreadBackendTests {
+///
+/// Serialized: each test runs a check or programs on threads of its own; side by side they would
+/// crowd the two cores that every other suite's timing checks share.
+@Suite(.serialized) struct OwnThreadBackendTests {
     /// Two races of one program, each with a wrong winner (C5.3): the program is reported once
     /// for C5.3, with the other finding beside it, not twice with the same program.
     @Test("C5.3: a program that breaks one rule twice is reported once, with the count")
-    func oneRuleTwiceInAProgramIsReportedOnce() {
+    func oneRuleTwiceInAProgramIsReportedOnce() async {
         let program = Program(
             seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
             steps: [
@@ -20,7 +23,7 @@ import Testing
         var configuration = Self.quiet()
         configuration.replayProgram = program
         configuration.mode = .stress
-        let report = Conformance.check(
+        let report = await Conformance.check(
             makeBackend: { LoopBackend(latency: .milliseconds(1), raceTakesFirstInput: true) }, configuration: configuration)
         let c5_3 = report.failures.filter { $0.rule == .c5_3 }
         #expect(c5_3.count == 1 && c5_3.first?.moreFindings.count == 1, "\(report)")
@@ -31,7 +34,7 @@ import Testing
     /// up to its attempts, and says "not reproducible" with what it broke instead; the one
     /// expecting the rule it breaks reproduces at once.
     @Test("C5.3: a replay reproduces only with the rule of its failure, and says plainly when it does not")
-    func aReplayReproducesOnlyWithItsRule() {
+    func aReplayReproducesOnlyWithItsRule() async {
         var configuration = Self.quiet()
         configuration.replayProgram = Program(
             seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
@@ -40,7 +43,7 @@ import Testing
         configuration.replayAttempts = 3
         configuration.replayExpectedRules = [.c6_2]
         let made = Locked(0)
-        let other = Conformance.check(
+        let other = await Conformance.check(
             makeBackend: {
                 made.withLock { $0 += 1 }
                 return LoopBackend(latency: .milliseconds(1), raceTakesFirstInput: true)
@@ -51,7 +54,7 @@ import Testing
                 "not reproducible: 3 runs never broke C6.2 (what the replayed failure broke); the last broke C5.3 instead")
                 == true, "\(other)")
         configuration.replayExpectedRules = [.c5_3]
-        let same = Conformance.check(
+        let same = await Conformance.check(
             makeBackend: { LoopBackend(latency: .milliseconds(1), raceTakesFirstInput: true) }, configuration: configuration)
         #expect(same.replayReproduced == true && same.replayNote == "reproduced C5.3 at run 1 of at most 3", "\(same)")
     }
@@ -60,7 +63,7 @@ import Testing
     /// come from the loop's thread, which controlled mode cannot schedule) runs again, and the
     /// report says it did not reproduce instead of a plain "passed".
     @Test("C5.3: a controlled replay that does not reproduce is retried and says not reproducible")
-    func aControlledReplayThatDoesNotReproduceSaysSo() {
+    func aControlledReplayThatDoesNotReproduceSaysSo() async {
         var configuration = Self.quiet()
         configuration.replayProgram = Program(
             seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
@@ -69,7 +72,7 @@ import Testing
         configuration.replayAttempts = 3
         configuration.replayExpectedRules = [.c5_3]
         let runs = Locked(0)
-        let report = Conformance.check(
+        let report = await Conformance.check(
             makeBackend: {
                 runs.withLock { $0 += 1 }
                 return LoopBackend(latency: .milliseconds(1))
@@ -85,7 +88,7 @@ import Testing
     /// (`CONFORMANCE_REPLAY_ENV` names them), the run's settings that change the program, and
     /// the rule it must break.
     @Test("C5.3: a failure's replay lines carry the test's environment and the rule they must break")
-    func replayLinesCarryTheirEnvironment() throws {
+    func replayLinesCarryTheirEnvironment() async throws {
         var configuration = ConformanceConfiguration.fromEnvironment(
             testFilter: "NIOConformanceTests.Suite/conforms()",
             environment: ["CONFORMANCE_REPLAY_ENV": "PROJECT", "PROJECT": "nio adapter", "CONFORMANCE_MAX_STEPS": "40"])
@@ -99,7 +102,7 @@ import Testing
         configuration.mode = .stress
         configuration.shrinkTimeBudget = .seconds(2)
         configuration.programDirectory = FileManager.default.temporaryDirectory.path
-        let report = Conformance.check(
+        let report = await Conformance.check(
             makeBackend: { LoopBackend(latency: .milliseconds(1), raceTakesFirstInput: true) }, configuration: configuration)
         let failure = try #require(report.failures.first { $0.rule == .c5_3 }, "\(report)")
         for line in [failure.replay] + (failure.shrunkReplay.map { [$0] } ?? []) {
@@ -116,14 +119,14 @@ import Testing
     /// after the sample, the programs meant for controlled mode run in stress mode, and the
     /// report says so.
     @Test("C2.3: mixed mode spends the budget in stress mode when controlled mode cannot reach the backend")
-    func mixedModeMovesTheBudgetToStress() {
+    func mixedModeMovesTheBudgetToStress() async {
         var configuration = Self.quiet()
         configuration.baseSeed = 1
         configuration.programs = 32
         configuration.timeBudget = .seconds(600)
         configuration.maxFailingPrograms = 1_000
         configuration.shrinkTimeBudget = .seconds(1)
-        let report = Conformance.check(makeBackend: { LoopBackend(latency: .zero) }, configuration: configuration)
+        let report = await Conformance.check(makeBackend: { LoopBackend(latency: .zero) }, configuration: configuration)
         #expect(report.programsRun == 32 && report.controlledPrograms == 8, "\(report)")
         #expect(report.notReproducible.count >= 7, "\(report)")
         #expect(
@@ -141,21 +144,21 @@ import Testing
     /// slack slept through its wake-up: the rule suite's checks that wait report it as C6.2,
     /// although the outcome is what their own rule (C3.2 here) expects.
     @Test("C6.2: a rule-suite check whose timed wait slept through a completed task reports C6.2")
-    func ruleSuiteTimedWaitThatSleepsThroughIsC6_2() {
+    func ruleSuiteTimedWaitThatSleepsThroughIsC6_2() async {
         let check = RuleCheck(.c3_2, "a task completed cancelled is cancelled") { c in
             c.expectOutcome(c.backend.cancelled(as: Int.self), .cancelled, "a cancelled task is cancelled", call: "backend.cancelled()")
         }
         let slow = LoopBackend(latency: .zero, timedWaitOversleeps: .milliseconds(300))
-        let failures = RuleSuite.run(check, on: slow, timingSlack: .milliseconds(100))
+        let failures = await RuleSuite.run(check, on: slow, timingSlack: .milliseconds(100))
         #expect(failures.map(\.rule) == ["C6.2"], "\(failures)")
         #expect(failures.first?.message.contains("slept through its wake-up") == true, "\(failures)")
-        #expect(RuleSuite.run(check, on: LoopBackend(latency: .zero), timingSlack: .milliseconds(100)).isEmpty)
+        #expect(await RuleSuite.run(check, on: LoopBackend(latency: .zero), timingSlack: .milliseconds(100)).isEmpty)
     }
 
     /// A backend written for contract 1.1 meets a failing check of C9.10 (1.2) and one of C2.3
     /// (1.0): the report names C9.10 as newer than its target, and only it.
     @Test("C9.10: the report names the failing rules newer than the contract version the backend targets")
-    func failingRulesNewerThanTheTargetAreNamed() {
+    func failingRulesNewerThanTheTargetAreNamed() async {
         let newer = RuleCheck(.c9_10, "a rule this backend was not written for") { c in
             c.fail("the backend predates C9.10", call: "backend.mainExecutor", expected: "C9.10 kept", observed: "not kept")
         }
@@ -164,14 +167,15 @@ import Testing
         }
         var configuration = Self.quiet()
         configuration.programs = 0
-        let report = Conformance.checkAll(
+        let report = await Conformance.checkAll(
             makeBackend: { LoopBackend(latency: .zero, targets: .v1_1) }, configuration: configuration, rules: [newer, older])
         #expect(report.targetContractVersion == .v1_1 && report.rulesNewerThanTarget == [.c9_10], "\(report)")
         #expect(
             report.description.contains(
                 "contract: this backend targets contract 1.1, the contract is 1.3; failing rules that came or changed later: C9.10 (1.2). "),
             "\(report)")
-        let undeclared = Conformance.checkAll(makeBackend: { LoopBackend(latency: .zero) }, configuration: configuration, rules: [newer])
+        let undeclared = await Conformance.checkAll(
+            makeBackend: { LoopBackend(latency: .zero) }, configuration: configuration, rules: [newer])
         #expect(undeclared.description.contains("this backend declares no contract version"), "\(undeclared)")
     }
 
@@ -179,7 +183,7 @@ import Testing
     /// `cancel(after:)` deadline stands), and one of C2.3, unchanged since 1.0: the report names
     /// C4.6 as revised after its target, and only it.
     @Test("C4.6: the report names the failing rules a later contract version revised")
-    func failingRulesRevisedAfterTheTargetAreNamed() {
+    func failingRulesRevisedAfterTheTargetAreNamed() async {
         let revised = RuleCheck(.c4_6, "a rule a later version asks more of") { c in
             c.fail(
                 "a later cancel(after:) replaced an earlier one", call: "source.cancel(after:)", expected: "the earliest deadline",
@@ -190,7 +194,7 @@ import Testing
         }
         var configuration = Self.quiet()
         configuration.programs = 0
-        let report = Conformance.checkAll(
+        let report = await Conformance.checkAll(
             makeBackend: { LoopBackend(latency: .zero, targets: .v1_2) }, configuration: configuration, rules: [revised, unchanged])
         #expect(Rule.c4_6.revisedIn == [.v1_3] && Rule.c4_6.lastChangedIn == .v1_3 && Rule.c2_3.lastChangedIn == .v1_0)
         #expect(report.rulesNewerThanTarget == [.c4_6], "\(report)")
@@ -226,7 +230,7 @@ import Testing
     /// runs after it; a finding of another rule in the program (a race's wrong winner, C5.3) says
     /// so instead of hiding it.
     @Test("C5.3: a finding says when a wait() of the program returned early with an error")
-    func aFindingNamesAWaitThatReturnedEarly() {
+    func aFindingNamesAWaitThatReturnedEarly() async {
         let program = Program(
             seed: 1, drivers: 2, serialExecutors: 0, countingExecutors: 0,
             steps: [
@@ -236,7 +240,7 @@ import Testing
                 Step(driver: 1, operation: .combineProbed(kind: .race, inputs: 4, failing: []), pause: .none)
             ])
         let backend = LoopBackend(latency: .milliseconds(1), raceTakesFirstInput: true, waitsRefuseWhilePending: true)
-        let run = Conformance.runProgram(backend, program: program, mode: .stress)
+        let run = await Conformance.runProgram(backend, program: program, mode: .stress)
         let c5_3 = run.findings.first { $0.rule == .c5_3 }
         #expect(c5_3?.message.contains("note: the wait() of step 1 (t0.wait()) returned failure") == true, "\(run.findings)")
         #expect(run.findings.filter { $0.rule.rawValue.hasPrefix("C6.") }.allSatisfy { !$0.message.contains("note: the wait()") })
@@ -246,7 +250,7 @@ import Testing
     /// returns only when the harness completes the source the program held: the finding says
     /// so, rather than "returned 2001 ms after" reading as a timing flake.
     @Test("C4.7: a late cancelled await that returned only once its task completed says so")
-    func aCancelledAwaitThatReturnedOnlyAtCompletionSaysSo() {
+    func aCancelledAwaitThatReturnedOnlyAtCompletionSaysSo() async {
         let program = Program(
             seed: 1, drivers: 1, serialExecutors: 0, countingExecutors: 0,
             steps: [
@@ -255,12 +259,13 @@ import Testing
             ])
         var configuration = ConformanceConfiguration(output: { _ in })
         configuration.timingSlack = .milliseconds(300)
-        let run = Conformance.runProgram(
+        let run = await Conformance.runProgram(
             LoopBackend(latency: .zero, awaitIgnoresCancellation: true), program: program, mode: .stress, configuration: configuration)
         let c4_7 = run.findings.first { $0.rule == .c4_7 }
         #expect(
             c4_7?.message.contains("it did not stop on the cancellation, it returned only once t0 completed") == true, "\(run.findings)")
-        let honest = Conformance.runProgram(LoopBackend(latency: .zero), program: program, mode: .stress, configuration: configuration)
+        let honest = await Conformance.runProgram(
+            LoopBackend(latency: .zero), program: program, mode: .stress, configuration: configuration)
         #expect(!honest.findings.contains { $0.rule == .c4_7 }, "\(honest.findings)")
     }
 

@@ -91,13 +91,13 @@ extension ProgramTextTests {
     /// The shrunk counterexample's own replay line: its program written to a file, run again in
     /// the shrunk mode (same schedule seed) through `CONFORMANCE_PROGRAM_FILE`, breaks the same rule.
     @Test("a shrunk program prints its own replay line, which runs exactly it again")
-    func aShrunkProgramReplays() throws {
+    func aShrunkProgramReplays() async throws {
         var configuration = ConformanceConfiguration(baseSeed: 3, programs: 200, output: { _ in })
         configuration.resourceLinks = 0
         configuration.mode = .controlled(.pct(depth: 3))
         configuration.maxFailingPrograms = 1
         configuration.shrinkTimeBudget = .seconds(3)
-        let report = Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: configuration)
+        let report = await Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: configuration)
         let failure = try #require(report.failures.first { $0.shrunkProgram != nil }, "\(report)")
         let line = try #require(failure.shrunkReplay)
         #expect(failure.description.contains("\n  replay: \(line)"), "the report prints it under the shrunk counterexample")
@@ -108,7 +108,7 @@ extension ProgramTextTests {
         #expect(replay.replayProgram == failure.shrunkProgram, "the file holds exactly the shrunk program")
         replay.output = { _ in }
         replay.shrinkTimeBudget = .zero
-        let again = Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: replay)
+        let again = await Conformance.check(makeBackend: { ReferenceBackend(.lifoContinuations) }, configuration: replay)
         #expect(again.programsRun == 1 && again.failures.first?.rule == failure.rule, "\(again)")
         #expect(again.failures.first?.program == failure.shrunkProgram && again.failures.first?.mode == failure.shrunkMode)
         #expect(again.failures.first?.replay == line, "a failure of the replayed file replays the same way")
@@ -122,7 +122,7 @@ extension ProgramTextTests {
     /// A replay of a stress failure runs its program again until it fails, up to
     /// `replayAttempts` (a race may not come back at the first run), and says how many it took.
     @Test("a stress replay runs its program until it fails, up to replayAttempts, and says how many runs")
-    func aStressReplayRetries() throws {
+    func aStressReplayRetries() async throws {
         let program = try Program(
             parsing: """
                 program seed=1 drivers=1 serial=0 counting=0 steps=3
@@ -137,7 +137,7 @@ extension ProgramTextTests {
         configuration.mode = .stress
         configuration.shrinkTimeBudget = .zero
         // The backend breaks C1.2 from its third program run on (the first one made names the check).
-        let report = Conformance.check(
+        let report = await Conformance.check(
             makeBackend: {
                 made.withLock {
                     $0 += 1; return $0
@@ -150,7 +150,7 @@ extension ProgramTextTests {
 
         configuration.replayAttempts = 2
         made.withLock { $0 = 0 }
-        let short = Conformance.check(
+        let short = await Conformance.check(
             makeBackend: {
                 made.withLock {
                     $0 += 1; return $0

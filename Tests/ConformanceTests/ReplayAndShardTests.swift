@@ -29,22 +29,22 @@ import Testing
         #expect(line.hasSuffix("swift test --filter '\(configuration.testFilter)'"))
     }
 
-    @Test func aReplayThatRunsNoProgramFails() {
+    @Test func aReplayThatRunsNoProgramFails() async {
         var replay = ConformanceConfiguration.fromEnvironment(environment: [
             "CONFORMANCE_REPLAY": "reference", "CONFORMANCE_SEED": "5", "CONFORMANCE_PROGRAMS": "0"
         ])
         replay.output = { _ in }
-        let none = Conformance.check(ReferenceBackend(), configuration: replay)
+        let none = await Conformance.check(ReferenceBackend(), configuration: replay)
         #expect(!none.passed && none.errors.contains { $0.contains("ran no program") }, "\(none)")
 
         var noSeed = ConformanceConfiguration.fromEnvironment(environment: ["CONFORMANCE_REPLAY": "reference"])
         noSeed.output = { _ in }
-        let unseeded = Conformance.check(ReferenceBackend(), configuration: noSeed)
+        let unseeded = await Conformance.check(ReferenceBackend(), configuration: noSeed)
         #expect(!unseeded.passed && unseeded.programsRun == 0 && unseeded.errors.contains { $0.contains("needs CONFORMANCE_SEED") })
 
         var other = ConformanceConfiguration.fromEnvironment(environment: ["CONFORMANCE_REPLAY": "gcd", "CONFORMANCE_SEED": "5"])
         other.output = { _ in }
-        let skipped = Conformance.check(ReferenceBackend(), configuration: other)
+        let skipped = await Conformance.check(ReferenceBackend(), configuration: other)
         #expect(skipped.skippedForReplay == "gcd" && skipped.programsRun == 0 && skipped.passed)
     }
 
@@ -56,14 +56,14 @@ import Testing
                 "CONFORMANCE_REPLAY": "no-such-backend", "CONFORMANCE_SEED": "5"
             ])
             configuration.output = { _ in }
-            let report = Conformance.check(ReferenceBackend(), configuration: configuration)
+            let report = await Conformance.check(ReferenceBackend(), configuration: configuration)
             exit(report.skippedForReplay == "no-such-backend" ? 0 : 2)
         }
         let stderr = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
         #expect(stderr.contains("CONFORMANCE_REPLAY=no-such-backend but no check of a backend named"), "\(stderr)")
     }
 
-    @Test func environmentValuesThatDoNotParseAreErrors() {
+    @Test func environmentValuesThatDoNotParseAreErrors() async {
         for (name, value) in [
             ("CONFORMANCE_SEED", "abc"), ("CONFORMANCE_PROGRAMS", "-3"), ("CONFORMANCE_MODE", "fast"),
             ("CONFORMANCE_SHARD", "3/2"), ("CONFORMANCE_SHARD", "0/4"), ("CONFORMANCE_TIME_BUDGET", "x"),
@@ -76,7 +76,7 @@ import Testing
             var configuration = ConformanceConfiguration.fromEnvironment(environment: environment)
             configuration.output = { _ in }
             #expect(configuration.environmentErrors.contains { $0.hasPrefix("\(name)=\(value)") }, "\(name)=\(value)")
-            let report = Conformance.check(ReferenceBackend(), configuration: configuration)
+            let report = await Conformance.check(ReferenceBackend(), configuration: configuration)
             #expect(!report.passed && report.programsRun == 0)
         }
         // Parsed once, sub-second parts kept: the configuration is the one source of every setting.
@@ -113,7 +113,7 @@ import Testing
 
     /// A failure found by shard 2 of 3 prints a replay line that, run as its environment says
     /// and with no shard, runs that one program and finds the same rule broken.
-    @Test func aReplayLineFromAShardReproduces() throws {
+    @Test func aReplayLineFromAShardReproduces() async throws {
         let lines = Locked<[String]>([])
         var configuration = ConformanceConfiguration.fromEnvironment(environment: [
             "CONFORMANCE_SHARD": "2/3", "CONFORMANCE_SEED": "1000", "CONFORMANCE_PROGRAMS": "100",
@@ -121,7 +121,7 @@ import Testing
         ])
         configuration.resourceLinks = 0
         configuration.output = { line in lines.withLock { $0.append(line) } }
-        let report = Conformance.check(ReferenceBackend(.lifoContinuations), configuration: configuration)
+        let report = await Conformance.check(ReferenceBackend(.lifoContinuations), configuration: configuration)
         #expect(lines.withLock { $0 }.first?.contains("shard 2/3") == true)
         #expect(report.description.contains("shard 2/3"))
         let failure = try #require(report.failures.first, "shard 2/3 did not catch the LIFO mutant in 100 programs")
@@ -132,7 +132,7 @@ import Testing
         replay.resourceLinks = 0
         replay.shrinkTimeBudget = .zero
         replay.output = { _ in }
-        let again = Conformance.check(ReferenceBackend(.lifoContinuations), configuration: replay)
+        let again = await Conformance.check(ReferenceBackend(.lifoContinuations), configuration: replay)
         #expect(again.programsRun == 1)
         #expect(again.failures.first?.seed == failure.seed)
         #expect(again.failures.first?.rule == failure.rule)
