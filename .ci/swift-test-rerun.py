@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-MAX_RERUNS = 4
+MAX_RERUNS = 8
 ISSUE = re.compile(r"^✘ Test .* recorded an issue (?:with .* )?at ([A-Za-z0-9_+]+)\.swift:\d+")
 XCTEST_FAILURE = re.compile(r"^Test Case '.*' failed|error: -\[")
 
