@@ -255,7 +255,7 @@ final class LoopTask<T: Sendable>: AsyncTask {
     var value: T {
         get async throws {
             if let completion { return try completion.get() }
-            let resumer = LoopResumer<T>()
+            let resumer = ReferenceResumer<T>()  // the reference backend's: one resume, either way first
             let ignoresCancellation = owner.awaitIgnoresCancellation
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -286,44 +286,6 @@ final class LoopTask<T: Sendable>: AsyncTask {
         defer { completed.unlock() }
         while completion == nil, completed.wait(until: deadline) {}
         return completion
-    }
-}
-
-/// Resumes one awaiting continuation once, with the first outcome that comes, even one that
-/// comes before the continuation is installed.
-final class LoopResumer<T: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<T, any Error>?
-        var early: Completion<T>?
-        var done = false
-    }
-
-    private let state = Locked(State())
-
-    func install(_ continuation: CheckedContinuation<T, any Error>) {
-        let early: Completion<T>? = state.withLock { state in
-            guard let early = state.early else {
-                state.continuation = continuation
-                return nil
-            }
-            state.done = true
-            return early
-        }
-        if let early { continuation.resume(with: Result { try early.get() }) }
-    }
-
-    func resume(with completion: Completion<T>) {
-        let waiting: CheckedContinuation<T, any Error>? = state.withLock { state in
-            guard !state.done else { return nil }
-            guard let continuation = state.continuation else {
-                if state.early == nil { state.early = completion }
-                return nil
-            }
-            state.done = true
-            state.continuation = nil
-            return continuation
-        }
-        waiting?.resume(with: Result { try completion.get() })
     }
 }
 
