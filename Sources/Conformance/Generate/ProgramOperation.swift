@@ -176,8 +176,9 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// Everything the harness knows of one kind of operation. No requirement has a default: a new
-/// kind answers each, or does not compile. A kind that makes a task conforms to `TaskOperation`,
+/// Everything the harness knows of one kind of operation. The requirements up to `perform`
+/// have no default: a new kind answers each, or does not compile; the facts after it have
+/// defaults for the kinds that state none (`OperationFacts.swift`). A kind that makes a task conforms to `TaskOperation`,
 /// one that makes none to `TasklessOperation` (which answers the task questions with "none").
 protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     /// The kind, hence the generation order.
@@ -243,6 +244,59 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
 
     /// Does the step on the calling thread (its driver) and logs what happens; judges nothing.
     func perform(in execution: ProgramExecution, step: Int)
+
+    // MARK: Facts (defaults in `OperationFacts.swift`: most kinds state none)
+
+    /// Where the step's call is made from (a continuation or a job; nil: its driver).
+    var host: Host? { get }
+    /// The setter the step calls on a source, if any.
+    var setter: SourceSetter? { get }
+    /// The source whose last reference the step releases (C8.3), if any.
+    var releasedSource: Int? { get }
+    /// A source the step makes and the harness completes after the drivers, if any.
+    var heldSource: HeldSource? { get }
+    /// The step with the source it makes held, when no task of `set` is that source's (the
+    /// repair of a program whose setters were removed); nil: nothing to hold.
+    func holdingSource(unlessSetIn set: Set<Int>) -> ProgramOperation?
+    /// The sources the token the step makes (`createdToken`) is linked to.
+    var tokenParents: [Int] { get }
+    /// The cancellation the step requests, if any.
+    var cancellation: TokenCancel? { get }
+    /// The cancellation handler the step registers, if any.
+    var registeredHandler: HandlerRegistration? { get }
+    /// The handler the step disposes, if any.
+    var disposedHandler: Int? { get }
+    /// The timer the step arms and the harness logs as it fires, if any (`TimingChecks`).
+    var probedTimer: ProbedTimer? { get }
+    /// How a timer completes the task the step makes, if one does (C5.4).
+    var timedCompletion: TimedCompletion? { get }
+    /// The timer the task the step makes waits for (the hang diagnosis: still pending long after
+    /// it was due, the timer never fired); the timed completion's by default.
+    var awaitedTimer: AwaitedTimer? { get }
+    /// The driver's `wait()` or `wait(timeout:)` the step makes, if any.
+    var waitForm: WaitForm? { get }
+    /// The step's await is cancelled while it waits (C4.7).
+    var awaitCancels: Bool { get }
+    /// The task the step joins to a work group, if any.
+    var joinedGroup: GroupMember? { get }
+    /// The `idle()` task the step asks a work group for, if any.
+    var idledGroup: GroupMember? { get }
+    /// The start of a prepared task the step makes, if any.
+    var startedPrepared: PreparedStart? { get }
+    /// The prepared task whose own `cancel()` the step calls, if any.
+    var cancelledPrepared: Int? { get }
+    /// The task made from a source that the step's `tryStart()` starts, if any (C1.5).
+    var startedSource: Int? { get }
+    /// The executor the step hands a bare job to (logged as `jobRan`), if any.
+    var submittedJob: ExecutorRef? { get }
+    /// How many jobs the step hands over at once, each logged as `burstJobRan`, if it does.
+    var burstJobs: Int? { get }
+    /// A probe step's check of what it logged (`event`, one of its own): nil for another event.
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement?
+    /// Smaller forms of the step, for the shrinker (a combinator with an input fewer).
+    var smallerForms: [ProgramOperation] { get }
+    /// The combinator inputs the step takes (the shrinker prefers fewer).
+    var inputCount: Int { get }
 }
 
 /// An operation that makes task `task`: the model's expectation for it and what it waits for.
@@ -304,15 +358,6 @@ struct BodySpec {
     /// The executor the body runs on, if it is one of the program's.
     var executor: ExecutorRef? { if case .on(let ref) = placement { return ref } else { return nil } }
 }
-
-/// An operation whose call may be made from inside a `Host` (a continuation or a job).
-protocol HostedCall {
-    var host: Host? { get }
-}
-
-extension ProgramOperation.Chain: HostedCall {}
-extension ProgramOperation.Observe: HostedCall {}
-extension ProgramOperation.Complete: HostedCall {}
 
 /// An operation that makes no task.
 protocol TasklessOperation: OperationPayload {}

@@ -98,3 +98,37 @@ extension ProgramOperation {
 
     public static func asyncLoop(steps: Int, executor: ExecutorRef) -> Self { .asyncLoop(AsyncLoop(steps: steps, executor: executor)) }
 }
+
+extension ProgramOperation.AsyncLoop {
+    /// A recursion deeper than this from the first step to the last is one: fewer than a long
+    /// chain's (100-150 steps, so that a recursion cannot overflow a driver's stack), since every
+    /// step of a loop runs at the first one's depth.
+    static let recursionDepth = 16 * 1024
+
+    /// The async loop ran as a loop (its last step at about its first one's depth: each
+    /// registration made inside the previous step's inline continuation was queued behind it,
+    /// C2.7's decision) and completed with its length.
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .asyncLoopRan(_, let growth, let result) = event else { return nil }
+        var judgement = ProbeJudgement(exercised: [.c2_7])
+        if let growth, growth > Self.recursionDepth {
+            judgement.findings.append(
+                Finding(
+                    .c2_7,
+                    "step \(step): an async loop of \(steps) steps on \(executor) recursed: each registration on a "
+                        + "completed task ran in place, inside the inline continuation that made it",
+                    expected: "a loop: a registration made while inline work runs is queued behind it",
+                    observed: "the last step \(growth / 1024) KiB deeper than the first"))
+        } else if result != .success(steps) {
+            // Each step is one continuation on a completed task: one that never ran was lost (C2.1).
+            judgement.exercised.append(.c2_1)
+            judgement.findings.append(
+                Finding(
+                    .c2_1,
+                    "step \(step): an async loop of \(steps) steps on \(executor) did not complete with \(steps): "
+                        + "a step's continuation never ran", expected: "success(\(steps))",
+                    observed: result.map { "\($0)" } ?? "not completed in time"))
+        }
+        return judgement
+    }
+}

@@ -39,6 +39,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.value] }
         var bodySpec: BodySpec? { nil }
+        var awaitCancels: Bool { cancelled }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }

@@ -33,6 +33,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.value] }
         var bodySpec: BodySpec? { nil }
+        var awaitCancels: Bool { true }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }

@@ -39,6 +39,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.execute] + ExecutorRef.serial(serial).entryPoints }
         var bodySpec: BodySpec? { nil }
+        var burstJobs: Int? { count }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard serial < execution.executors.serial.count else { return }

@@ -52,6 +52,9 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [afterMicroseconds == nil ? .cancel : .cancelAfter] }
         var bodySpec: BodySpec? { nil }
+        var cancellation: TokenCancel? { TokenCancel(token: token, afterMicroseconds: afterMicroseconds) }
+        /// `cancel(after:)`'s timer, seen through a handler of the harness (C4.6).
+        var probedTimer: ProbedTimer? { afterMicroseconds.map { ProbedTimer(rule: .c4_6, microseconds: $0, token: token) } }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }

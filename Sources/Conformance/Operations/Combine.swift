@@ -93,6 +93,15 @@ extension ProgramOperation {
             }
         }
         var bodySpec: BodySpec? { nil }
+        /// The combinator with each input dropped in turn.
+        var smallerForms: [ProgramOperation] {
+            inputs.indices.map { drop in
+                var fewer = self
+                fewer.inputs.remove(at: drop)
+                return .combine(fewer)
+            }
+        }
+        var inputCount: Int { inputs.count }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let tasks = inputs.compactMap { execution.slots.task($0)?.intTask }

@@ -170,3 +170,34 @@ private struct ProbedCombination {
         return nil
     }
 }
+
+extension ProgramOperation.CombineProbed {
+    /// Its outcome is the contract's for its inputs completed last to first (a `nil` before the
+    /// timeout is C6.2's, reported by `TimingChecks`: `boundedWait`); once complete, it keeps no
+    /// input and no value it does not return (C5.5).
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        if case .probedCombined(_, let result) = event {
+            let expected = expectedOutcome
+            guard result != expected else { return ProbeJudgement(exercised: [outcomeRule]) }
+            return ProbeJudgement(
+                exercised: [outcomeRule],
+                findings: [
+                    Finding(
+                        outcomeRule,
+                        "step \(step) (\(kind.rawValue) of \(inputs) inputs completed last to first) completed with the wrong outcome",
+                        expected: expected.description, observed: result?.description ?? "not completed in time")
+                ])
+        }
+        if case .probedRetained(_, let alive) = event {
+            guard !alive.isEmpty else { return ProbeJudgement(exercised: [.c5_5]) }
+            return ProbeJudgement(
+                exercised: [.c5_5],
+                findings: [
+                    Finding(
+                        .c5_5, "step \(step): the completed \(kind.rawValue) keeps \(alive.count) of its inputs or their values alive",
+                        expected: "released once it completed", observed: alive.prefix(5).joined(separator: ", "))
+                ])
+        }
+        return nil
+    }
+}

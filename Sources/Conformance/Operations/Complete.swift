@@ -119,6 +119,7 @@ extension ProgramOperation {
             return [call] + (host?.entryPoints ?? [])
         }
         var bodySpec: BodySpec? { nil }
+        var setter: SourceSetter? { SourceSetter(source: source, throwing: throwing, outcome: outcome, void: void) }
 
         /// The source is taken by the driver (a release waits for it), the setter called where
         /// the host says.

@@ -40,6 +40,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { token == nil ? [.delayNoToken] : [.delay] + tokenEntryPoints(token) }
         var bodySpec: BodySpec? { nil }
+        var timedCompletion: TimedCompletion? { .elapses(task: task, microseconds: microseconds, token: token) }
 
         /// With no token, the convenience `delay(_:)`.
         func perform(in execution: ProgramExecution, step: Int) {

@@ -32,6 +32,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [] }
         var bodySpec: BodySpec? { nil }
+        var disposedHandler: Int? { handler }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.extras.registration(handler)?.dispose()

@@ -97,6 +97,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.groupJoin, .groupPendingCount] }
         var bodySpec: BodySpec? { nil }
+        var joinedGroup: GroupMember? { GroupMember(group: group, task: task) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard execution.slots.task(group) != nil, let workGroup = execution.slots.group(group), let slot = execution.slots.task(task)
@@ -146,6 +147,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.groupIdle] }
         var bodySpec: BodySpec? { nil }
+        var idledGroup: GroupMember? { GroupMember(group: group, task: task) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard execution.slots.task(group) != nil, let workGroup = execution.slots.group(group) else { return }

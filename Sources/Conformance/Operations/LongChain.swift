@@ -69,3 +69,27 @@ extension ProgramOperation {
 
     public static func longChain(links: Int) -> Self { .longChain(LongChain(links: links)) }
 }
+
+extension ProgramOperation.LongChain {
+    /// A recursion deeper than this from the first link to the last is one (a loop stays flat).
+    static let recursionDepth = 64 * 1024
+
+    /// The chain ran as a loop (every link at about the same depth) and completed with `links`.
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .longChainRan(_, let growth, let result) = event else { return nil }
+        var judgement = ProbeJudgement(exercised: [.c2_7])
+        if let growth, growth > Self.recursionDepth {
+            judgement.findings.append(
+                Finding(
+                    .c2_7, "step \(step): a chain of \(links) maps on the inline executor recursed",
+                    expected: "a loop: every link at about the same stack depth",
+                    observed: "the last link \(growth / 1024) KiB deeper than the first"))
+        } else if result != .success(links) {
+            judgement.findings.append(
+                Finding(
+                    .c2_7, "step \(step): a chain of \(links) maps on the inline executor did not complete with \(links)",
+                    expected: "success(\(links))", observed: result.map { "\($0)" } ?? "not completed in time"))
+        }
+        return judgement
+    }
+}

@@ -93,6 +93,14 @@ extension ProgramOperation {
             }
         }
         var bodySpec: BodySpec? { nil }
+        var heldSource: HeldSource? { held.map { HeldSource(task: task, outcome: $0) } }
+        /// Held with `.success` when no setter of `set` is left for it.
+        func holdingSource(unlessSetIn set: Set<Int>) -> ProgramOperation? {
+            guard held == nil, !set.contains(task) else { return nil }
+            var copy = self
+            copy.held = .success
+            return .makeSource(copy)
+        }
 
         /// For a source that records its origin (`SourceOriginRecording`), logs where it must say it
         /// was made if released pending: this call's file and line in debug builds, none for the

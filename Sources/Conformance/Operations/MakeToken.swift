@@ -53,6 +53,7 @@ extension ProgramOperation {
             linkedTo.isEmpty ? [.makeCancellationSource] : [.makeCancellationSourceLinked] + linkedTo.flatMap(tokenEntryPoints)
         }
         var bodySpec: BodySpec? { nil }
+        var tokenParents: [Int] { linkedTo }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let source: any CancellationSource

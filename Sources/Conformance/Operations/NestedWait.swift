@@ -73,3 +73,31 @@ extension ProgramOperation {
 
     public static func nestedWait(depth: Int) -> Self { .nestedWait(NestedWait(depth: depth)) }
 }
+
+extension ProgramOperation.NestedWait {
+    /// The nest completed with `depth` within 1 s plus the slack (C6.4); a level done whose waiter
+    /// never returned, a lost wake-up (C6.3). A `nil` before the timeout is C6.2's, reported by
+    /// `TimingChecks` (the wait is `ProgramExecution.boundedWait`, which waits on to the deadline).
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .nestedWaitReturned(_, let elapsed, let result, let lost) = event else { return nil }
+        let limit = Self.limit(slack: slack)
+        let ms = elapsed.nanoseconds / 1_000_000
+        var finding: Finding?
+        if result == nil, let lost {
+            // Not a starved pool: a body's wait() on a completed task never returned.
+            finding = Finding(
+                .c6_3,
+                "step \(step): level \(depth - lost + 1) of \(depth) bodies nested in wait() completed, but the wait() on it never returned",
+                expected: "wait() returns at completion", observed: "still blocked after \(ms) ms")
+        } else if result == nil {
+            finding = Finding(
+                .c6_4, "step \(step): \(depth) bodies nested in wait() on the default executor did not complete in \(limit)",
+                expected: "done within 1 s (plus slack)", observed: "still blocked after \(ms) ms")
+        } else if result != .success(depth) {
+            finding = Finding(
+                .c6_4, "step \(step): \(depth) bodies nested in wait() returned another result",
+                expected: "success(\(depth))", observed: "\(result?.description ?? "nil")")
+        }
+        return ProbeJudgement(exercised: [finding?.rule ?? .c6_4], findings: finding.map { [$0] } ?? [])
+    }
+}

@@ -122,3 +122,19 @@ extension ProgramOperation {
 
     public static func raceRounds(_ pair: RaceRounds.Pair, rounds: Int) -> Self { .raceRounds(RaceRounds(pair: pair, rounds: rounds)) }
 }
+
+extension ProgramOperation.RaceRounds {
+    /// Every round of two calls started at once went as the contract says whichever came first
+    /// (C6.1, C6.2, C4.2, C9.3, C1.5, C7.2, C7.3: the pair's rule).
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .raceRoundsRan(_, let rounds, let loss) = event else { return nil }
+        guard let loss else { return ProbeJudgement(exercised: pair.rules) }
+        return ProbeJudgement(
+            exercised: pair.rules,
+            findings: [
+                Finding(
+                    loss.rule, "step \(step) (\(self)), round \(loss.round + 1) of \(rounds): \(loss.what)",
+                    expected: loss.expected, observed: loss.observed)
+            ])
+    }
+}

@@ -45,6 +45,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { viaToken ? [.tokenRegister] + tokenEntryPoints(token) : [.register] }
         var bodySpec: BodySpec? { nil }
+        var registeredHandler: HandlerRegistration? { HandlerRegistration(handler: handler, token: token) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }

@@ -42,6 +42,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [] }
         var bodySpec: BodySpec? { nil }
+        var releasedSource: Int? { source }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.releaseSource(source)

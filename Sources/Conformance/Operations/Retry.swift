@@ -162,6 +162,11 @@ extension ProgramOperation {
             return [call] + attempt + own + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
         }
         var bodySpec: BodySpec? { nil }
+        /// A retry that failed at least once waits for its backoff's timer before the next attempt.
+        var awaitedTimer: AwaitedTimer? {
+            guard let backoffMicroseconds, failures > 0, attempts > 1 else { return nil }
+            return AwaitedTimer(task: task, microseconds: backoffMicroseconds, token: token)
+        }
 
         /// Each attempt logs its start and end; it throws `E` while it is one of the first
         /// `failures`, then does `body` (`checkpoint()` on the token the attempt gets).

@@ -31,6 +31,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.schedule] }
         var bodySpec: BodySpec? { nil }
+        var probedTimer: ProbedTimer? { ProbedTimer(rule: .c5_4, microseconds: microseconds, token: nil) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let (log, extras) = (execution.log, execution.extras)

@@ -51,6 +51,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [throwing ? .preparedStart : .preparedTryStart] + executor.entryPoints }
         var bodySpec: BodySpec? { nil }
+        var startedPrepared: PreparedStart? { PreparedStart(task: task, executor: executor) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let prepared = execution.slots.prepared(task) else { return }

@@ -32,6 +32,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.execute] + executor.entryPoints }
         var bodySpec: BodySpec? { nil }
+        var submittedJob: ExecutorRef? { executor }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let log = execution.log

@@ -45,6 +45,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.timeout] }
         var bodySpec: BodySpec? { nil }
+        var timedCompletion: TimedCompletion? { .racesAntecedent(task: task, antecedent: antecedent, microseconds: microseconds) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let antecedentTask = execution.slots.task(antecedent)?.intTask else { return }

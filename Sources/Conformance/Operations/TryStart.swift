@@ -38,6 +38,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.tryStart] }
         var bodySpec: BodySpec? { nil }
+        var startedSource: Int? { task }
 
         /// Nothing if the source was released meanwhile.
         func perform(in execution: ProgramExecution, step: Int) {
@@ -87,6 +88,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.preparedCancel] }
         var bodySpec: BodySpec? { nil }
+        var cancelledPrepared: Int? { task }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.prepared(task)?.cancel()

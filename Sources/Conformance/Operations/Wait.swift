@@ -60,6 +60,7 @@ extension ProgramOperation {
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [get ? .get : timeoutMicroseconds == nil ? .wait : .waitTimeout, .status] }
         var bodySpec: BodySpec? { nil }
+        var waitForm: WaitForm? { WaitForm(timeoutMicroseconds: timeoutMicroseconds, get: get) }
 
         /// Logs the result, and `status` after a result (C1.5).
         func perform(in execution: ProgramExecution, step: Int) {
