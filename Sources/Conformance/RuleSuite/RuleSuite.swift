@@ -19,10 +19,7 @@ public enum RuleSuite {
         + C9Executor.checks + C9ActorExecutor.checks + C9Isolation.checks + C9WorkGroup.checks
 
     /// The rule ids the checks cover, in the contract's order.
-    public static var rules: [String] {
-        var seen = Set<String>()
-        return checks.map(\.rule.rawValue).filter { seen.insert($0).inserted }
-    }
+    public static var rules: [Rule] { RuleSuiteReport.rules(of: checks) }
 
     /// The checks of chapter `chapter` (C`chapter`.x).
     public static func checks(chapter: Int) -> [RuleCheck] {
