@@ -117,7 +117,7 @@ struct Oracle {
         /// For a step made inside `host`: pending while the host's task is (the host has not
         /// run, so the step's task does not exist), unknown while it is unknown; `nil` once the
         /// host runs (or for no host, or a job), when the step's own model applies.
-        func hostGate(_ host: Host?) -> Expectation? {
+        func hostGate(_ host: CallHost?) -> Expectation? {
             guard let t = host?.antecedent else { return nil }
             let before = input(t)
             if oracle.resolved(before, task: t) != nil { return nil }

@@ -248,7 +248,7 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     // MARK: Facts (defaults in `OperationFacts.swift`: most kinds state none)
 
     /// Where the step's call is made from (a continuation or a job; nil: its driver).
-    var host: Host? { get }
+    var host: CallHost? { get }
     /// The setter the step calls on a source, if any.
     var setter: SourceSetter? { get }
     /// The source whose last reference the step releases (C8.3), if any.
@@ -335,7 +335,7 @@ struct BodySpec {
     /// A continuation's antecedent and kind: which outcomes run it, and what input it sees.
     let continuation: (antecedent: Int, kind: ContinuationKind)?
     /// Where it is registered from, for a continuation.
-    let host: Host?
+    let host: CallHost?
     /// The body is its task's own (`task` is `running` while it runs, C1.5); `false` for an
     /// observer, whose task is the harness's echo.
     let runsTask: Bool
@@ -344,7 +344,7 @@ struct BodySpec {
 
     init(
         task: Int, executor placement: Placement, token: Int?, continuation: (antecedent: Int, kind: ContinuationKind)? = nil,
-        host: Host? = nil, runsTask: Bool = true, pinned: Bool = false
+        host: CallHost? = nil, runsTask: Bool = true, pinned: Bool = false
     ) {
         self.task = task
         self.placement = placement

@@ -12,13 +12,13 @@ extension ProgramOperation {
         public var body: BodyAction
         public var form: CallForm
         /// Where the continuation is registered from (nil: the driver).
-        public var host: Host?
+        public var host: CallHost?
 
         /// The form is made consistent with the arguments: `finally` takes no token, the
         /// executor form none either, the token form needs one and runs on the default executor.
         public init(
             task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-            form: CallForm = .requirement, host: Host? = nil
+            form: CallForm = .requirement, host: CallHost? = nil
         ) {
             self.task = task
             self.kind = kind
@@ -218,7 +218,7 @@ extension ProgramOperation {
 
     public static func chain(
         task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-        form: CallForm = .requirement, host: Host? = nil
+        form: CallForm = .requirement, host: CallHost? = nil
     ) -> Self {
         .chain(
             Chain(

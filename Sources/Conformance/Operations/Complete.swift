@@ -14,9 +14,9 @@ extension ProgramOperation {
         /// The source is a `Void` one (`MakeSource.void`).
         public var void: Bool
         /// Where the setter is called from (nil: the driver).
-        public var host: Host?
+        public var host: CallHost?
 
-        public init(source: Int, outcome: SetterOutcome, throwing: Bool, named: Bool = false, void: Bool = false, host: Host? = nil) {
+        public init(source: Int, outcome: SetterOutcome, throwing: Bool, named: Bool = false, void: Bool = false, host: CallHost? = nil) {
             self.source = source
             self.outcome = outcome
             self.throwing = throwing

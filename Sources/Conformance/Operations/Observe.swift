@@ -15,9 +15,9 @@ extension ProgramOperation {
         public var convenience: Bool
         /// `whenComplete(on: actor)`: the actor pinned to `executor`, an isolated body (C9.10).
         public var pinned: Bool
-        public var host: Host?
+        public var host: CallHost?
 
-        public init(task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, pinned: Bool = false, host: Host? = nil) {
+        public init(task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, pinned: Bool = false, host: CallHost? = nil) {
             self.task = task
             self.antecedent = antecedent
             self.executor = convenience ? .default : executor
@@ -152,7 +152,7 @@ extension ProgramOperation {
         }
     }
 
-    public static func observe(task: Int, antecedent: Int, executor: ExecutorRef, pinned: Bool = false, host: Host? = nil) -> Self {
+    public static func observe(task: Int, antecedent: Int, executor: ExecutorRef, pinned: Bool = false, host: CallHost? = nil) -> Self {
         .observe(Observe(task: task, antecedent: antecedent, executor: executor, pinned: pinned, host: host))
     }
 }

@@ -5,7 +5,7 @@
 /// the kind: a new kind that sets a timer says so here and gets the timing checks and the hang
 /// diagnosis of a timer. Most kinds state none of them, hence the defaults below.
 extension OperationPayload {
-    var host: Host? { nil }
+    var host: CallHost? { nil }
     var setter: SourceSetter? { nil }
     var releasedSource: Int? { nil }
     var heldSource: HeldSource? { nil }

@@ -108,7 +108,7 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        RuleSuiteRun(
+        RuleSuiteSession(
             backend: backend, checks: checks, timingSlack: timingSlack,
             callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         ).run()
@@ -121,7 +121,7 @@ public enum RuleSuite {
     ) async -> RuleSuiteReport {
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         return await Conformance.onOwnThread {
-            RuleSuiteRun(backend: backend, checks: checks, timingSlack: timingSlack, callSite: callSite).run()
+            RuleSuiteSession(backend: backend, checks: checks, timingSlack: timingSlack, callSite: callSite).run()
         }
     }
 
@@ -133,7 +133,7 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, configuration: ConformanceConfiguration,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        RuleSuiteRun(
+        RuleSuiteSession(
             backend: backend, checks: checks, configuration: configuration,
             callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         ).run()
@@ -146,7 +146,7 @@ public enum RuleSuite {
     ) async -> RuleSuiteReport {
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         return await Conformance.onOwnThread {
-            RuleSuiteRun(backend: backend, checks: checks, configuration: configuration, callSite: callSite).run()
+            RuleSuiteSession(backend: backend, checks: checks, configuration: configuration, callSite: callSite).run()
         }
     }
 

@@ -280,7 +280,7 @@ final class ProgramExecution: Sendable {
     /// Runs `work` where `host` says: at once on the calling thread (no host), inside a
     /// continuation registered on the host's task, or inside a job handed to its executor. The
     /// host's task is taken now, by the driver; the run is not quiescent until the work ended.
-    func hosted(_ host: Host?, step: Int, _ work: @escaping @Sendable () -> Void) {
+    func hosted(_ host: CallHost?, step: Int, _ work: @escaping @Sendable () -> Void) {
         guard let host else { return work() }
         let log = self.log
         let body: @Sendable () -> Void = {

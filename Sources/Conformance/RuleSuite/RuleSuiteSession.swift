@@ -5,7 +5,7 @@ import TaskAPI
 /// time limit (one still running then is a failure naming it, and the suite goes on), a progress
 /// line per chapter and one for a check still running after `slowCheck` on `output`, failures of
 /// known issues set apart, and no check started once `deadline` passed.
-struct RuleSuiteRun {
+struct RuleSuiteSession {
     let backend: any TaskBackend
     let checks: [RuleCheck]
     var timingSlack: Duration
