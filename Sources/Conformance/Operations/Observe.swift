@@ -17,7 +17,9 @@ extension ProgramOperation {
         public var pinned: Bool
         public var host: CallHost?
 
-        public init(task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, pinned: Bool = false, host: CallHost? = nil) {
+        public init(
+            task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, pinned: Bool = false, host: CallHost? = nil
+        ) {
             self.task = task
             self.antecedent = antecedent
             self.executor = convenience ? .default : executor
