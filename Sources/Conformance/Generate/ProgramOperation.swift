@@ -177,8 +177,9 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Everything the harness knows of one kind of operation. The requirements up to `perform`
-/// have no default: a new kind answers each, or does not compile; the facts after it have
-/// defaults for the kinds that state none (`OperationFacts.swift`). A kind that makes a task conforms to `TaskOperation`,
+/// have no default, but for four whose common answer is "none" (`createdToken`, `outsideWork`,
+/// `blocking`, `bodySpec`: the extension below): a new kind answers each, or does not compile;
+/// the facts after `perform` have defaults for the kinds that state none (`OperationFacts.swift`). A kind that makes a task conforms to `TaskOperation`,
 /// one that makes none to `TasklessOperation` (which answers the task questions with "none").
 protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     /// The kind, hence the generation order.
@@ -297,6 +298,15 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     var smallerForms: [ProgramOperation] { get }
     /// The combinator inputs the step takes (the shrinker prefers fewer).
     var inputCount: Int { get }
+}
+
+/// The common answers: no token made, no work outside the controlled thread, never blocks its
+/// driver, no body.
+extension OperationPayload {
+    var createdToken: Int? { nil }
+    var outsideWork: OutsideWork { .none }
+    var blocking: Blocking { .never }
+    var bodySpec: BodySpec? { nil }
 }
 
 /// An operation that makes task `task`: the model's expectation for it and what it waits for.

@@ -13,11 +13,6 @@ extension ProgramOperation {
         public var steps: Int
         public var executor: ExecutorRef
 
-        public init(steps: Int, executor: ExecutorRef) {
-            self.steps = steps
-            self.executor = executor
-        }
-
         static let kind = OperationKind.asyncLoop
         public var description: String { "async loop of \(steps) steps on \(executor)" }
         var operation: ProgramOperation { .asyncLoop(self) }
@@ -45,12 +40,10 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { executor == .inline ? .none : .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let on: [EntryPoint]
@@ -61,7 +54,6 @@ extension ProgramOperation {
             }
             return [.succeeded, .whenCompleteOn, .makeSourceOfType, .sourceTask, .trySucceed, .waitTimeout] + on
         }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend

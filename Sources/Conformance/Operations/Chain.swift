@@ -110,7 +110,6 @@ extension ProgramOperation {
             if let hostTask = host?.antecedent { tasks.append(.task(hostTask)) }
             return tasks + (token.map { [.token($0)] } ?? [])
         }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
@@ -121,7 +120,6 @@ extension ProgramOperation {
         /// A form naming no executor hands the body to the backend's own default executor.
         var outsideWork: OutsideWork { namesNoExecutor ? .completes(task: task, within: .seconds(1)) : .none }
         var namesNoExecutor: Bool { form == .token || (form == .executor && !kind.takesToken) }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             kind.entryPoints(form) + executor.entryPoints + tokenEntryPoints(token)

@@ -11,12 +11,6 @@ extension ProgramOperation {
         public var inputs: Int
         public var failing: [Int]
 
-        public init(kind: CombinatorKind, inputs: Int, failing: [Int]) {
-            self.kind = kind
-            self.inputs = inputs
-            self.failing = failing
-        }
-
         static let kind = OperationKind.combineProbed
         public var description: String {
             "\(kind.rawValue)(\(inputs) probed sources)" + (failing.isEmpty ? "" : " failing \(failing)")
@@ -43,15 +37,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, kind.entryPoint, .trySucceed, .tryFail, .waitTimeout] }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             ProbedCombination(probed: self, step: step, execution: execution).run()

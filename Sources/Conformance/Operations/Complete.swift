@@ -95,14 +95,11 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.source(source)] + (host?.antecedent.map { [.task($0)] } ?? []) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(source: ids.task(source), outcome: outcome, throwing: throwing, named: named, void: void, host: host?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let call: EntryPoint
@@ -118,7 +115,6 @@ extension ProgramOperation {
             }
             return [call] + (host?.entryPoints ?? [])
         }
-        var bodySpec: BodySpec? { nil }
         var setter: SourceSetter? { SourceSetter(source: source, throwing: throwing, outcome: outcome, void: void) }
 
         /// The source is taken by the driver (a release waits for it), the setter called where

@@ -9,8 +9,6 @@ extension ProgramOperation {
     public struct LongChain: TasklessOperation {
         public var links: Int
 
-        public init(links: Int) { self.links = links }
-
         static let kind = OperationKind.longChain
         public var description: String { "chain of \(links) maps on inline" }
         var operation: ProgramOperation { .longChain(self) }
@@ -28,15 +26,11 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, .inlineExecutor, .map, .trySucceed, .waitTimeout] }
-        var bodySpec: BodySpec? { nil }
 
         /// The maps run inside the completing call on this thread: a loop keeps every link at
         /// about the same stack depth, a recursion goes deeper with each link. Logs how much

@@ -7,8 +7,6 @@ extension ProgramOperation {
     public struct NestedWait: TasklessOperation {
         public var depth: Int
 
-        public init(depth: Int) { self.depth = depth }
-
         static let kind = OperationKind.nestedWait
         public var description: String { "run(on: default) { wait() } nested \(depth) deep" }
         var operation: ProgramOperation { .nestedWait(self) }
@@ -26,16 +24,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         /// The blocked bodies need the backend's own threads, even in a controlled run.
         var outsideWork: OutsideWork { .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.defaultExecutor, .run, .wait, .waitTimeout, .isCompleted] }
-        var bodySpec: BodySpec? { nil }
 
         /// The time C6.4 gives the whole nest: 1 s, plus the timing slack.
         static func limit(slack: Duration) -> Duration { .seconds(1) + slack }

@@ -80,7 +80,6 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(antecedent)] + (host?.antecedent.map { [.task($0)] } ?? []) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), antecedent: ids.task(antecedent), executor: executor, convenience: convenience, pinned: pinned,
@@ -88,8 +87,6 @@ extension ProgramOperation {
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             (convenience ? [.whenComplete] : [pinned ? .whenCompleteActor : .whenCompleteOn] + executor.entryPoints)

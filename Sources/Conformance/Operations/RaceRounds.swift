@@ -48,11 +48,6 @@ extension ProgramOperation {
         public var pair: Pair
         public var rounds: Int
 
-        public init(pair: Pair, rounds: Int) {
-            self.pair = pair
-            self.rounds = rounds
-        }
-
         static let kind = OperationKind.raceRounds
         public var description: String { "race \(pair.rawValue) ×\(rounds)" }
         var operation: ProgramOperation { .raceRounds(self) }
@@ -74,13 +69,11 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         /// The partner is a thread of the harness's own, outside any controlled run.
         var outsideWork: OutsideWork { .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             switch pair {
@@ -92,7 +85,6 @@ extension ProgramOperation {
             case .serialJobs: return [.makeSerialExecutor, .execute]
             }
         }
-        var bodySpec: BodySpec? { nil }
 
         /// A round that went wrong: the rule, and what was expected and seen.
         public struct Loss: Sendable, Hashable {
