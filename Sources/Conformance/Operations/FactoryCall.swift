@@ -297,6 +297,8 @@ extension ProgramOperation {
             }
         }
         var bodySpec: BodySpec? { equivalent.bodySpec }
+        /// A factory's `delay` is a delay: its timer is judged (C5.4) and diagnosed as one.
+        var timedCompletion: TimedCompletion? { equivalent.timedCompletion }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend
