@@ -1,9 +1,10 @@
 /// One operation of a program: a case per kind, each carrying its payload, a struct of its own
 /// in `Operations/` that holds everything the harness knows of that kind (its text, the ids it
 /// makes and takes, how it is generated, renumbered, scheduled, run, modelled and diagnosed in
-/// a hang). The switches below are the only ones over every kind: adding a kind is a file in
+/// a hang, and the facts the checks ask of it). The switches below are the only ones over every
+/// kind, and nothing outside `Operations/` asks a step's kind: adding a kind is a file in
 /// `Operations/` plus a case here, in `OperationKind` and in these two switches, and the
-/// compiler asks for every property (`OperationPayload`).
+/// compiler asks for every property without a default (`OperationPayload`).
 public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     case makeSource(MakeSource)
     case complete(Complete)
