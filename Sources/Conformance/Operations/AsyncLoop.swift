@@ -102,25 +102,22 @@ extension ProgramOperation.AsyncLoop {
     /// C2.7's decision) and completed with its length.
     func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
         guard case .asyncLoopRan(_, let growth, let result) = event else { return nil }
-        var judgement = ProbeJudgement(exercised: [.c2_7])
-        if let growth, growth > Self.recursionDepth {
-            judgement.findings.append(
+        return .stackProbe(
+            growth: growth, depth: Self.recursionDepth, result: result, expected: steps,
+            recursed: { kib in
                 Finding(
                     .c2_7,
                     "step \(step): an async loop of \(steps) steps on \(executor) recursed: each registration on a "
                         + "completed task ran in place, inside the inline continuation that made it",
                     expected: "a loop: a registration made while inline work runs is queued behind it",
-                    observed: "the last step \(growth / 1024) KiB deeper than the first"))
-        } else if result != .success(steps) {
-            // Each step is one continuation on a completed task: one that never ran was lost (C2.1).
-            judgement.exercised.append(.c2_1)
-            judgement.findings.append(
+                    observed: "the last step \(kib) KiB deeper than the first")
+            },
+            wrong: { observed in
+                // Each step is one continuation on a completed task: one that never ran was lost (C2.1).
                 Finding(
                     .c2_1,
                     "step \(step): an async loop of \(steps) steps on \(executor) did not complete with \(steps): "
-                        + "a step's continuation never ran", expected: "success(\(steps))",
-                    observed: result.map { "\($0)" } ?? "not completed in time"))
-        }
-        return judgement
+                        + "a step's continuation never ran", expected: "success(\(steps))", observed: observed)
+            })
     }
 }

@@ -71,19 +71,18 @@ extension ProgramOperation.LongChain {
     /// The chain ran as a loop (every link at about the same depth) and completed with `links`.
     func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
         guard case .longChainRan(_, let growth, let result) = event else { return nil }
-        var judgement = ProbeJudgement(exercised: [.c2_7])
-        if let growth, growth > Self.recursionDepth {
-            judgement.findings.append(
+        return .stackProbe(
+            growth: growth, depth: Self.recursionDepth, result: result, expected: links,
+            recursed: { kib in
                 Finding(
                     .c2_7, "step \(step): a chain of \(links) maps on the inline executor recursed",
-                    expected: "a loop: every link at about the same stack depth",
-                    observed: "the last link \(growth / 1024) KiB deeper than the first"))
-        } else if result != .success(links) {
-            judgement.findings.append(
+                    expected: "a loop: every link at about the same stack depth", observed: "the last link \(kib) KiB deeper than the first"
+                )
+            },
+            wrong: { observed in
                 Finding(
                     .c2_7, "step \(step): a chain of \(links) maps on the inline executor did not complete with \(links)",
-                    expected: "success(\(links))", observed: result.map { "\($0)" } ?? "not completed in time"))
-        }
-        return judgement
+                    expected: "success(\(links))", observed: observed)
+            })
     }
 }

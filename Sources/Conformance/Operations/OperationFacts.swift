@@ -139,3 +139,22 @@ struct ProbeJudgement {
     var exercised: [Rule]
     var findings: [Finding] = []
 }
+
+extension ProbeJudgement {
+    /// A probe of stack growth (C2.7): a recursion deeper than `depth` bytes from the first call
+    /// to the last is `recursed` (given the growth in KiB); else a result other than
+    /// `success(expected)` is `wrong` (given what was observed), whose rule is exercised too.
+    static func stackProbe(
+        growth: Int?, depth: Int, result: Outcome?, expected: Int, recursed: (Int) -> Finding, wrong: (String) -> Finding
+    ) -> ProbeJudgement {
+        var judgement = ProbeJudgement(exercised: [.c2_7])
+        if let growth, growth > depth {
+            judgement.findings.append(recursed(growth / 1024))
+        } else if result != .success(expected) {
+            let finding = wrong(result.map { "\($0)" } ?? "not completed in time")
+            if finding.rule != .c2_7 { judgement.exercised.append(finding.rule) }
+            judgement.findings.append(finding)
+        }
+        return judgement
+    }
+}
