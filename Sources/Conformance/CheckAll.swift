@@ -125,5 +125,5 @@ extension RuleSuiteReport {
 
 extension RuleFailure {
     /// This failure as an issue, at the failing expectation inside the suite.
-    public var issue: ConformanceIssue { ConformanceIssue(rule: rule, message: description, location: location) }
+    public var issue: ConformanceIssue { ConformanceIssue(rule: rule.rawValue, message: description, location: location) }
 }

@@ -42,12 +42,12 @@ public enum Conformance {
             return early
         }
         configuration.output(startLine(backend.name, configuration: configuration))
-        var run = CheckRun(backend: backend.name, makeBackend: makeBackend, configuration: configuration, callSite: callSite)
+        var session = CheckSession(backend: backend.name, makeBackend: makeBackend, configuration: configuration, callSite: callSite)
         if configuration.resourceLinks > 0, configuration.replaying == nil, configuration.replayProgram == nil {
-            run.checkResources(backend)
+            session.checkResources(backend)
         }
-        run.runPrograms()
-        var report = run.report()
+        session.runPrograms()
+        var report = session.report()
         report.targetContractVersion = backend.targetContractVersion
         configuration.output(report.description)
         return report

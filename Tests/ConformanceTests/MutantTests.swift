@@ -309,7 +309,7 @@ struct MutantTests {
         let correct = await RuleSuite.run(check, on: ReferenceBackend())
         #expect(correct.isEmpty, "the correct reference backend: \(correct.map(\.description))")
         let mutant = await RuleSuite.run(check, on: ReferenceBackend(mutation))
-        #expect(mutant.contains { $0.rule == rule }, "\(mutation) should fail \(rule)'s check \"\(check.name)\"")
+        #expect(mutant.contains { $0.rule.rawValue == rule }, "\(mutation) should fail \(rule)'s check \"\(check.name)\"")
         print("class mutant \(mutation): killed by \(rule) \"\(check.name)\": \(mutant.first?.description.prefix(200) ?? "")")
     }
 

@@ -150,7 +150,7 @@ import Testing
         }
         let slow = LoopBackend(latency: .zero, timedWaitOversleeps: .milliseconds(300))
         let failures = await RuleSuite.run(check, on: slow, timingSlack: .milliseconds(100))
-        #expect(failures.map(\.rule) == ["C6.2"], "\(failures)")
+        #expect(failures.map(\.rule) == [.c6_2], "\(failures)")
         #expect(failures.first?.message.contains("slept through its wake-up") == true, "\(failures)")
         #expect(await RuleSuite.run(check, on: LoopBackend(latency: .zero), timingSlack: .milliseconds(100)).isEmpty)
     }

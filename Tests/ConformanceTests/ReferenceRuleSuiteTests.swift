@@ -47,7 +47,7 @@ extension RuleReportTests {
 
     @Test("every rule-suite failure of the quick mutants says expected, observed and the call")
     func mutantFailuresSayExpectedObservedAndTheCall() async {
-        var rules = Set<String>()
+        var rules = Set<Rule>()
         for mutation in Self.quickMutants {
             let report = await RuleSuite.run(ReferenceBackend(mutation), checks: RuleSuite.checks.filter { $0.chapter <= 8 })
             #expect(!report.failures.isEmpty, "\(mutation) breaks a rule the suite checks")
@@ -57,7 +57,7 @@ extension RuleReportTests {
             rules.formUnion(report.failures.map(\.rule))
         }
         #expect(
-            Set(rules.map { String($0.prefix(2)) }).isSuperset(of: ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]),
+            Set(rules.map { String($0.rawValue.prefix(2)) }).isSuperset(of: ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]),
             "chapters with failures: \(rules.sorted())")
     }
 }

@@ -96,7 +96,7 @@ import Testing
         let checks = [hanging] + RuleSuite.checks(chapter: 3)
         let report = await RuleSuite.run(ReferenceBackend(), checks: checks, configuration: configuration)
         #expect(
-            report.failures.map(\.rule) == ["C6.1"] && report.failures.first?.message.contains("a wait that never returns") == true,
+            report.failures.map(\.rule) == [.c6_1] && report.failures.first?.message.contains("a wait that never returns") == true,
             "\(report.failures)")
         #expect(report.checks.count == checks.count, "the suite went on after the hung check")
         let printed = lines.withLock { $0 }

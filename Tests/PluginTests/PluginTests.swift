@@ -46,7 +46,7 @@ final class PluginXCTests: XCTestCase {
         configuration.resourceLinks = 0
         let report = Conformance.checkAll(PluginBackend(), configuration: configuration, rules: RuleSuite.checks(chapter: 3))
         XCTAssertConforms(report)
-        XCTAssertEqual(report.ruleSuite?.rules, ["C3.1", "C3.2", "C3.3"])
+        XCTAssertEqual(report.ruleSuite?.rules, [.c3_1, .c3_2, .c3_3])
     }
 }
 #endif

@@ -25,8 +25,8 @@ struct RuleSuiteTests {
     /// depth; C9.8's main thread, C9MainExecutorTests).
     @Test("Every rule has checks in the rule suite")
     func everyRuleChecked() {
-        let covered = Set(RuleSuite.rules).union(["C2.7", "C9.8"])
-        let missing = Rule.allCases.map(\.rawValue).filter { !covered.contains($0) }
+        let covered = Set(RuleSuite.rules).union([.c2_7, .c9_8])
+        let missing = Rule.allCases.filter { !covered.contains($0) }
         #expect(missing.isEmpty, "rules without a check: \(missing)")
         #expect(RuleSuite.checks.allSatisfy { $0.description.hasPrefix($0.rule.rawValue + " ") })
     }
@@ -45,7 +45,7 @@ struct RuleSuiteTests {
         let callLine = #line - 1
         let failure = try #require(failures.first)
         #expect(failures.count == 1)
-        #expect(failure.rule == "C1.1" && failure.message == "a task made with 2 has 2" && failure.backend == backend.name)
+        #expect(failure.rule == .c1_1 && failure.message == "a task made with 2 has 2" && failure.backend == backend.name)
         #expect(failure.call == "backend.succeeded(1).completion" && failure.expected == "success(2)" && failure.observed == "success(1)")
         #expect(failure.description.contains("\n  call: backend.succeeded(1).completion\n  expected: success(2)\n  observed: success(1)\n"))
         #expect(failure.location.fileID == #fileID && failure.location.line == expectationLine)
@@ -55,7 +55,7 @@ struct RuleSuiteTests {
         let hanging = RuleCheck(.c6_1, "a wait that never returns") { _ in release.wait() }
         let hung = await RuleSuite.run(hanging, on: backend, timeLimit: .milliseconds(200))
         release.signal()
-        #expect(hung.map(\.rule) == ["C6.1"])
+        #expect(hung.map(\.rule) == [.c6_1])
         #expect(hung.first?.message.contains("a wait that never returns") == true, "the check is named")
         #expect(hung.first?.observed?.contains("still running after 0.2 seconds") == true)
     }

@@ -111,7 +111,7 @@ extension Checkers {
     /// of the body that produced it (its inner task's, for a body returning a task).
     func earliestCompletion(_ t: Int) -> UInt64? {
         guard let (step, operation) = oracle.creator[t] else { return nil }
-        if operation is ProgramOperation.MakeSource {
+        if case .source = operation.dependence {
             let winners = (observations.setters[t] ?? []).filter(\.won)
             return winners.compactMap { observations.stepStart[$0.step]?.seq }.min()
         }
@@ -164,7 +164,7 @@ extension Checkers {
     /// the harness's own start.
     func startExecutor(of t: Int, fallback: ExecutorRef) -> ExecutorRef {
         guard let step = observations.starts[t]?.first(where: \.ok)?.step, step >= 0, step < program.steps.count,
-            case .start(let start) = program.steps[step].operation
+            let start = program.steps[step].operation.payload.startedPrepared
         else { return fallback }
         return start.executor
     }
@@ -236,7 +236,7 @@ extension Checkers {
     /// continuations, the harness's observer first, behind that work (C2.7).
     mutating func checkHostedCompletions() {
         for (index, step) in program.steps.enumerated() {
-            guard case .complete(let setter) = step.operation, setter.host?.executor == .inline,
+            guard let setter = step.operation.payload.setter, step.operation.payload.host?.executor == .inline,
                 observations.setters[setter.source]?.contains(where: { $0.step == index && $0.won }) == true,
                 let span = observations.callSpan(index, hosted: true), let observed = observations.completedBy(setter.source)
             else { continue }
@@ -290,14 +290,14 @@ extension Checkers {
         var delayed: Set<Int> = []
         var handlersOfToken: [Int: [Int]] = [:]
         for (index, step) in program.steps.enumerated() {
-            if case .cancel(let cancel) = step.operation {
+            if let cancel = step.operation.payload.cancellation {
                 if cancel.afterMicroseconds == nil {
                     cancelSteps[cancel.token, default: []].append(index)
                 } else {
                     delayed.insert(cancel.token)
                 }
             }
-            if case .registerHandler(let register) = step.operation {
+            if let register = step.operation.payload.registeredHandler {
                 handlersOfToken[register.token, default: []].append(register.handler)
             }
         }

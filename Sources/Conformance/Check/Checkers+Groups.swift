@@ -20,7 +20,7 @@ extension Checkers {
     /// An `idle()` task completes only after every task joined before it was asked for (C9.11).
     private mutating func checkGroupIdles() {
         for (index, step) in program.steps.enumerated() {
-            guard case .groupIdle(let idle) = step.operation, let start = observations.stepStart[index]?.seq,
+            guard let idle = step.operation.payload.idledGroup, let start = observations.stepStart[index]?.seq,
                 let done = observations.completedBy(idle.task)
             else { continue }
             exercised.insert(.c9_11)
@@ -92,10 +92,7 @@ extension Checkers {
                     "group(t\(wait.group)).wait returned idle while t\(pending), joined before the wait, was pending (step \(step))",
                     expected: "returns once t\(pending) completed", observed: "returned at event #\(wait.seq)")
             }
-            let allJoins = program.steps.indices.filter { index in
-                if case .joinGroup(let join) = program.steps[index].operation { return join.group == wait.group }
-                return false
-            }
+            let allJoins = program.steps.indices.filter { program.steps[$0].operation.payload.joinedGroup?.group == wait.group }
             let allBefore = allJoins.allSatisfy { (observations.stepEnd[$0] ?? .max) < start }
             if !wait.idle, allBefore, joined.allSatisfy({ (observations.completedBy($0) ?? .max) < start }) {
                 fail(

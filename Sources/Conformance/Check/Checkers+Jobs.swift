@@ -4,8 +4,7 @@ extension Checkers {
     /// task's source (C8.3, `checkOutcomes`), since a bare job holds no task.
     mutating func checkJobsRunOnce() {
         for (index, step) in program.steps.enumerated() {
-            guard case .submit(let submit) = step.operation else { continue }
-            let executor = submit.executor
+            guard let executor = step.operation.payload.submittedJob else { continue }
             exercised.insert(.c7_3)
             judged.judge(index)
             let runs = observations.jobRuns[index, default: 0]

@@ -25,18 +25,12 @@ extension Checkers {
     /// The steps that may complete source task `t`: its setters (a hosted one from its step's
     /// start on) and its release.
     private func completing(_ t: Int) -> [(step: Int, start: UInt64?, end: UInt64?)] {
-        steps(on: t) { operation in
-            switch operation {
-            case .complete(let setter): return setter.source == t
-            case .releaseSource(let release): return release.source == t
-            default: return false
-            }
-        }
+        steps(on: t) { $0.payload.setter?.source == t || $0.payload.releasedSource == t }
     }
 
     /// `tryStart()` steps on source task `t`, with what they returned.
     private func sourceStarts(_ t: Int) -> [(step: Int, start: UInt64?, end: UInt64?, ok: Bool?)] {
-        steps(on: t) { if case .tryStart(let start) = $0 { return start.task == t } else { return false } }.map { step in
+        steps(on: t) { $0.payload.startedSource == t }.map { step in
             (step.step, step.start, step.end, observations.sourceStarts[t]?.first { $0.step == step.step }?.ok)
         }
     }
@@ -99,7 +93,7 @@ extension Checkers {
         let startedFirst = sourceStarts(t).contains { ($0.end ?? .max) < start && $0.ok == true }
         let anyStart = sourceStarts(t).contains { ($0.start ?? .max) < end }
         let completers = completing(t).contains { ($0.start ?? .max) < end }
-        if operation is ProgramOperation.MakeSource, !completers {
+        if case .source = operation.dependence, !completers {
             // Nothing could complete it yet: pending, or running once a tryStart won (C1.5).
             if startedFirst { return "running" }
             if !anyStart { return "pending" }
@@ -114,21 +108,20 @@ extension Checkers {
         guard let step = oracle.creator[t]?.step, case .startedBy = program.steps[step].operation.payload.bodySpec?.placement else {
             return nil
         }
-        let started = steps(on: t) { if case .start(let start) = $0 { return start.task == t } else { return false } }
+        let started = steps(on: t) { $0.payload.startedPrepared?.task == t }
             .contains { ($0.start ?? .max) < end }
         let token = program.steps[step].operation.payload.bodySpec?.token
         let lineage = token.map { oracle.tokenLineage($0) } ?? []
         let cancels =
-            program.steps.indices.filter { index in
-                if case .cancel(let cancel) = program.steps[index].operation { return lineage.contains(cancel.token) }
-                return false
-            } + oracle.preparedCancels(t)
+            cancelSteps(lineage) + oracle.preparedCancels(t)
         return (started, cancels.contains { (observations.stepStart[$0]?.seq ?? .max) < end || isTimer($0) })
     }
 
-    private func isTimer(_ step: Int) -> Bool {
-        if case .cancel(let cancel) = program.steps[step].operation { return cancel.afterMicroseconds != nil }
-        return false
+    private func isTimer(_ step: Int) -> Bool { program.steps[step].operation.payload.cancellation?.afterMicroseconds != nil }
+
+    /// The `cancel()` and `cancel(after:)` steps on a token of `lineage`.
+    private func cancelSteps(_ lineage: [Int]) -> [Int] {
+        program.steps.indices.filter { program.steps[$0].operation.payload.cancellation.map { lineage.contains($0.token) } ?? false }
     }
 
     /// A prepared task's `isStarted` and token, read back (C9.3).
@@ -142,7 +135,7 @@ extension Checkers {
             // A start step's (the harness's own start, logged under the prepare step, comes after the drivers).
             let startedBefore =
                 observations.starts[read.task]?.contains { entry in
-                    guard entry.ok, case .start = program.steps[entry.step].operation else { return false }
+                    guard entry.ok, program.steps[entry.step].operation.payload.startedPrepared != nil else { return false }
                     return observations.stepEnd[entry.step].map { $0 < start } ?? false
                 } ?? false
             if startedBefore, !read.isStarted {
@@ -169,10 +162,7 @@ extension Checkers {
             judged.judge(read.step)
             let lineage = oracle.tokenLineage(read.token)
             judged.judge(tokens: lineage)
-            let cancels = program.steps.indices.filter { index in
-                if case .cancel(let cancel) = program.steps[index].operation { return lineage.contains(cancel.token) }
-                return false
-            }
+            let cancels = cancelSteps(lineage)
             let returned = cancels.contains { !isTimer($0) && (observations.stepEnd[$0].map { $0 < start } ?? false) }
             let none = !cancels.contains { isTimer($0) || (observations.stepStart[$0]?.seq ?? .max) < end }
             for (what, requested) in [("the source's", read.sourceRequested), ("its token's", read.tokenRequested)] {

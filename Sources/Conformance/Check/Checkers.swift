@@ -48,18 +48,10 @@ struct Checkers {
     /// (C5.4): the observer runs after the completion, so seeing it earlier is conclusive.
     private mutating func checkTiming() {
         for (index, step) in program.steps.enumerated() {
-            let t: Int, microseconds: Int, timed: Outcome
-            if case .delay(let delay) = step.operation {
-                (t, microseconds, timed) = (delay.task, delay.microseconds, .success(0))
-            } else if case .timeout(let timeout) = step.operation {
-                (t, microseconds, timed) = (
-                    timeout.task, timeout.microseconds, .failure(.timedOut(microseconds: Int64(timeout.microseconds)))
-                )
-                // The same timedOut may come from the antecedent itself, passed through.
-                if observations.outcome(timeout.antecedent) == timed { continue }
-            } else {
-                continue
-            }
+            guard let timer = step.operation.payload.timedCompletion else { continue }
+            let (t, microseconds, timed) = (timer.task, timer.microseconds, timer.timedOutcome)
+            // The same timedOut may come from the antecedent itself, passed through.
+            if let antecedent = timer.antecedent, observations.outcome(antecedent) == timed { continue }
             guard let seen = observations.completions[t]?.first, seen.outcome == timed,
                 let start = observations.stepStart[index]?.uptime
             else { continue }
@@ -110,11 +102,9 @@ struct Checkers {
     /// cannot make itself: the faulty operation is the timeout, not the task (attribution).
     private func timeoutBlamed(_ t: Int) -> Rule? {
         guard case .failure(.timedOut)? = observations.outcome(t) else { return nil }
-        let timed = program.steps.contains {
-            if case .timeout(let timeout) = $0.operation { return timeout.antecedent == t } else { return false }
-        }
+        let timed = program.steps.contains { $0.operation.payload.timedCompletion?.antecedent == t }
         if !timed { return nil }
-        if oracle.creator[t]?.operation is ProgramOperation.Timeout { return nil }
+        if oracle.creator[t]?.operation.timedCompletion?.antecedent != nil { return nil }
         return .c5_4
     }
 
@@ -147,8 +137,7 @@ struct Checkers {
                 // holding it (a body's job, a continuation) was dropped unrun, by the backend or by
                 // an executor (C7.3); C8.3 made that a failure instead of a hang.
                 // A timed task's job is its timer's: a timer that never fires is C5.4's fault.
-                let timed =
-                    oracle.creator[t].map { $0.operation is ProgramOperation.Delay || $0.operation is ProgramOperation.Timeout } ?? false
+                let timed = oracle.creator[t]?.operation.timedCompletion != nil
                 fail(
                     timed ? .c5_4 : .c2_1,
                     "t\(t) failed abandoned: its "
@@ -178,11 +167,7 @@ struct Checkers {
         for t in 0..<program.taskCount where t < snapshot.count {
             switch phaseOne[t] {
             case .outcomes(let allowed, let rule):
-                guard
-                    program.steps.contains(where: {
-                        if case .makeSource(let make) = $0.operation { return make.held != nil } else { return false }
-                    })
-                else { continue }
+                guard program.steps.contains(where: { $0.operation.payload.heldSource != nil }) else { continue }
                 exercised.insert(rule)
                 judge(creatorOf: t)
                 if !snapshot[t] {
@@ -223,7 +208,7 @@ struct Checkers {
                     expected: "exactly one winner", observed: "winners at steps \(winners.map(\.step))", task: source)
             }
             for setter in setters {
-                guard case .complete(let complete) = program.steps[setter.step].operation, complete.throwing else { continue }
+                guard program.steps[setter.step].operation.payload.setter?.throwing == true else { continue }
                 exercised.insert(.c1_3)
                 if let threw = setter.threw, threw != .alreadyCompleted {
                     fail(
@@ -243,8 +228,8 @@ struct Checkers {
     private mutating func checkWaits() {
         for wait in observations.waits {
             guard let outcome = observations.outcome(wait.task) else { continue }
-            var timed = false, get = false
-            if case .wait(let call) = program.steps[wait.step].operation { (timed, get) = (call.timeoutMicroseconds != nil, call.get) }
+            let form = program.steps[wait.step].operation.payload.waitForm
+            let (timed, get) = (form?.timeoutMicroseconds != nil, form?.get ?? false)
             let rule: Rule = timed ? .c6_2 : .c6_1
             exercised.insert(rule)
             judged.judge(wait.step)
@@ -277,12 +262,7 @@ struct Checkers {
         if blockingWaiters.values.contains(where: { $0.count > 1 }) { exercised.insert(.c6_3) }
         for awaited in observations.awaits {
             guard let outcome = observations.outcome(awaited.task) else { continue }
-            let cancelled: Bool
-            if case .await(let call) = program.steps[awaited.step].operation {
-                cancelled = call.cancelled
-            } else {
-                cancelled = program.steps[awaited.step].operation.kind == .awaitThenCancel
-            }
+            let cancelled = program.steps[awaited.step].operation.payload.awaitCancels
             let expected = Self.awaitedForm(outcome)
             exercised.insert(cancelled ? .c4_7 : .c6_5)
             judged.judge(awaited.step)

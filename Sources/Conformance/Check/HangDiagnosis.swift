@@ -76,10 +76,11 @@ struct HangDiagnosis {
         var tokenCreator: [Int: Int] = [:]
         var setters: [Int: [Int]] = [:]
         for (index, step) in program.steps.enumerated() {
-            if case .releaseSource(let release) = step.operation, ended.contains(index) { released.insert(release.source) }
-            if let t = step.operation.createdTask { creator[t] = index }
-            if let k = step.operation.createdToken { tokenCreator[k] = index }
-            if case .complete(let setter) = step.operation { setters[setter.source, default: []].append(index) }
+            let payload = step.operation.payload
+            if let source = payload.releasedSource, ended.contains(index) { released.insert(source) }
+            if let t = payload.createdTask { creator[t] = index }
+            if let k = payload.createdToken { tokenCreator[k] = index }
+            if let setter = payload.setter { setters[setter.source, default: []].append(index) }
         }
         self.released = released
         self.creator = creator
@@ -102,9 +103,7 @@ struct HangDiagnosis {
             return open.isEmpty ? [.stuck(t)] : Set(open.map(Blocker.step))
         case .start:
             // A prepared task no step starts waits for the harness's start, like a held source.
-            let startStep = program.steps.indices.first {
-                if case .start(let start) = program.steps[$0].operation { return start.task == t } else { return false }
-            }
+            let startStep = program.steps.indices.first { program.steps[$0].operation.payload.startedPrepared?.task == t }
             if let startStep, !ended.contains(startStep) { return [.step(startStep)] }
             return startStep == nil && !hang.heldCompleted ? [.held(t)] : [.stuck(t)]
         case .tasks(let inputs):
@@ -128,10 +127,7 @@ struct HangDiagnosis {
         var lost: [(Rule, String)] = []
         var queued: [(Rule, String)] = []
         for (index, step) in program.steps.enumerated() where ended.contains(index) {
-            switch step.operation {
-            case .chain(let made as any HostedCall), .observe(let made as any HostedCall), .complete(let made as any HostedCall):
-                guard let host = made.host, !hosted.contains(index) else { continue }
-                if let t = host.antecedent, !isDone(t) { continue }
+            if let host = step.operation.payload.host, !hosted.contains(index), host.antecedent.map(isDone) ?? true {
                 let what =
                     "the \(host.antecedent == nil ? "job" : "continuation") of step \(index) (\(step.operation)) never ran "
                     + (host.antecedent.map { "although t\($0) completed" } ?? "although it was handed to \(host.executor)")
@@ -141,14 +137,10 @@ struct HangDiagnosis {
                 } else {
                     queued.append((.c2_1, what))
                 }
-            case .burst(let burst) where burstRuns[index, default: 0] < burst.count:
+            }
+            if let count = step.operation.payload.burstJobs, burstRuns[index, default: 0] < count {
                 queued.append(
-                    (
-                        .c7_3,
-                        "\(burst.count - burstRuns[index, default: 0]) of the \(burst.count) jobs of step \(index) (\(step.operation)) never ran"
-                    ))
-            default:
-                continue
+                    (.c7_3, "\(count - burstRuns[index, default: 0]) of the \(count) jobs of step \(index) (\(step.operation)) never ran"))
             }
         }
         return (lost, queued)
@@ -233,8 +225,8 @@ struct HangDiagnosis {
         case .untilGroupIdle(let g):
             // What the group waits for: its joined tasks, as a wait() on each would.
             let joined = program.steps.compactMap { step -> Int? in
-                if case .joinGroup(let join) = step.operation, join.group == g { return join.task }
-                return nil
+                guard let join = step.operation.payload.joinedGroup, join.group == g else { return nil }
+                return join.task
             }
             guard let pending = joined.first(where: { hang.actual[$0] != true }) else {
                 found.stuck.append(driver)
@@ -302,20 +294,9 @@ struct HangDiagnosis {
     func overdueTimer() -> Finding? {
         let tokens = Oracle(program: program, observations: Observations([]))
         for (index, step) in program.steps.enumerated() {
-            let t: Int, us: Int
-            if case .delay(let delay) = step.operation, tokens.tokenState(delay.token) == .never {
-                (t, us) = (delay.task, delay.microseconds)
-            } else if case .timeout(let timeout) = step.operation {
-                (t, us) = (timeout.task, timeout.microseconds)
-            } else if case .retry(let retry) = step.operation, let backoff = retry.backoffMicroseconds, retry.failures > 0,
-                retry.attempts > 1, tokens.tokenState(retry.token) == .never
-            {
-                // A retry that failed at least once waits for its backoff's timer before the next
-                // attempt: still pending, its timer never fired.
-                (t, us) = (retry.task, backoff)
-            } else {
-                continue
-            }
+            // A delay whose token is cancelled may complete without its timer.
+            guard let timer = step.operation.payload.awaitedTimer, tokens.tokenState(timer.token) == .never else { continue }
+            let (t, us) = (timer.task, timer.microseconds)
             // Not seen completing, and not completed (a lost observer is another bug); a dropped
             // delay whose timer never fires may already be freed.
             guard hang.made.contains(t), t < hang.observed.count, !hang.observed[t], hang.actual[t] != true else { continue }

@@ -39,9 +39,10 @@ struct Oracle {
         var released: Set<Int> = []
         for (index, step) in program.steps.enumerated() {
             if let made = step.operation.payload as? any TaskOperation { creator[made.task] = (index, made) }
-            if case .releaseSource(let release) = step.operation { released.insert(release.source) }
-            if case .makeToken(let make) = step.operation { parents[make.token] = make.linkedTo }
-            if case .cancel(let cancel) = step.operation {
+            let payload = step.operation.payload
+            if let source = payload.releasedSource { released.insert(source) }
+            if let k = payload.createdToken { parents[k] = payload.tokenParents }
+            if let cancel = payload.cancellation {
                 if cancel.afterMicroseconds == nil { cancelled.insert(cancel.token) } else { delayed.insert(cancel.token) }
             }
         }
@@ -70,9 +71,7 @@ struct Oracle {
 
     /// The steps that call prepared task `t`'s `cancel()`.
     func preparedCancels(_ t: Int) -> [Int] {
-        program.steps.indices.filter {
-            if case .cancelPrepared(let cancel) = program.steps[$0].operation { return cancel.task == t } else { return false }
-        }
+        program.steps.indices.filter { program.steps[$0].operation.payload.cancelledPrepared == t }
     }
 
     /// The tokens `k` is cancelled through: itself and its ancestors (a linked source may have
@@ -118,7 +117,7 @@ struct Oracle {
         /// For a step made inside `host`: pending while the host's task is (the host has not
         /// run, so the step's task does not exist), unknown while it is unknown; `nil` once the
         /// host runs (or for no host, or a job), when the step's own model applies.
-        func hostGate(_ host: Host?) -> Expectation? {
+        func hostGate(_ host: CallHost?) -> Expectation? {
             guard let t = host?.antecedent else { return nil }
             let before = input(t)
             if oracle.resolved(before, task: t) != nil { return nil }
@@ -193,7 +192,7 @@ struct Oracle {
 
     /// The outcome of the setter at `step`.
     func setterOutcome(step: Int) -> Outcome? {
-        guard step < program.steps.count, case .complete(let setter) = program.steps[step].operation else { return nil }
+        guard step < program.steps.count, let setter = program.steps[step].operation.payload.setter else { return nil }
         return Self.outcome(setter.outcome, value: ProgramValues.value(step: step), void: setter.void)
     }
 

@@ -67,8 +67,8 @@ struct TimingChecks {
         var registrations: [(step: Int, handler: Int, token: Int)] = []
         var disposals: [Int: [Int]] = [:]
         for (index, step) in program.steps.enumerated() {
-            if case .registerHandler(let register) = step.operation { registrations.append((index, register.handler, register.token)) }
-            if case .disposeHandler(let dispose) = step.operation { disposals[dispose.handler, default: []].append(index) }
+            if let register = step.operation.payload.registeredHandler { registrations.append((index, register.handler, register.token)) }
+            if let handler = step.operation.payload.disposedHandler { disposals[handler, default: []].append(index) }
         }
         for registration in registrations {
             let h = registration.handler
@@ -175,17 +175,15 @@ struct TimingChecks {
 
     private func cancelSteps(_ lineage: [Int]) -> [Int] {
         program.steps.indices.filter {
-            if case .cancel(let cancel) = program.steps[$0].operation {
-                return cancel.afterMicroseconds == nil && lineage.contains(cancel.token)
-            }
-            return false
+            guard let cancel = program.steps[$0].operation.payload.cancellation else { return false }
+            return cancel.afterMicroseconds == nil && lineage.contains(cancel.token)
         }
     }
 
     private func hasTimer(_ lineage: [Int]) -> Bool {
         program.steps.contains {
-            if case .cancel(let cancel) = $0.operation { return cancel.afterMicroseconds != nil && lineage.contains(cancel.token) }
-            return false
+            guard let cancel = $0.operation.payload.cancellation else { return false }
+            return cancel.afterMicroseconds != nil && lineage.contains(cancel.token)
         }
     }
 
@@ -193,20 +191,16 @@ struct TimingChecks {
 
     private mutating func checkTimers() {
         for (index, step) in program.steps.enumerated() {
-            let rule: Rule, us: Int
-            if case .schedule(let schedule) = step.operation {
-                (rule, us) = (.c5_4, schedule.microseconds)
-            } else if case .cancel(let cancel) = step.operation, let delay = cancel.afterMicroseconds {
+            guard let timer = step.operation.payload.probedTimer else { continue }
+            let (rule, us) = (timer.rule, timer.microseconds)
+            if let token = timer.token {
                 // Only a token nothing else cancels tells when its own timer fired.
-                let lineage = oracle.tokenLineage(cancel.token)
+                let lineage = oracle.tokenLineage(token)
                 let others = program.steps.indices.contains { other in
-                    guard other != index, case .cancel(let another) = program.steps[other].operation else { return false }
+                    guard other != index, let another = program.steps[other].operation.payload.cancellation else { return false }
                     return lineage.contains(another.token)
                 }
                 if others { continue }
-                (rule, us) = (.c4_6, delay)
-            } else {
-                continue
             }
             guard let start = stepStartUp[index], let end = stepEndUp[index] else { continue }
             exercised.insert(rule)
@@ -249,8 +243,8 @@ struct TimingChecks {
     private mutating func checkTimedTasks() {
         for (index, step) in program.steps.enumerated() {
             guard let start = stepStartUp[index], let end = stepEndUp[index] else { continue }
-            if case .delay(let delay) = step.operation {
-                let (t, us, token) = (delay.task, delay.microseconds, delay.token)
+            switch step.operation.payload.timedCompletion {
+            case .elapses(let t, let us, let token)?:
                 guard let seen = observations.completions[t]?.first else { continue }
                 // Conclusive only for a cancel() done before the call, or one made after the call
                 // returned (its handler registered) and done before the timer could be due.
@@ -271,8 +265,7 @@ struct TimingChecks {
                     exercised.insert(.c5_4)
                     checkWindow(.c5_4, at: seen.uptime, start: start, end: end, us: us, what: "\(step.operation) succeeded")
                 }
-            } else if case .timeout(let timeout) = step.operation {
-                let (t, antecedent, us) = (timeout.task, timeout.antecedent, timeout.microseconds)
+            case .racesAntecedent(let t, let antecedent, let us)?:
                 guard let seen = observations.completions[t]?.first else { continue }
                 exercised.insert(.c5_4)
                 judged.judge(index)
@@ -284,6 +277,8 @@ struct TimingChecks {
                         expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms",
                         observed: "\((seen.uptime - end) / 1_000_000) ms")
                 }
+            case nil:
+                continue
             }
         }
     }
@@ -293,7 +288,7 @@ struct TimingChecks {
     /// an exponential backoff whose growth is off by one starts one too early (issue 28).
     private mutating func checkRetryWaits() {
         for (index, step) in program.steps.enumerated() {
-            guard case .retry(let retry) = step.operation, retry.backoffMicroseconds != nil,
+            guard let retry = step.operation.retry, retry.backoffMicroseconds != nil,
                 let attempts = retryAttemptsUp[retry.task]
             else { continue }
             exercised.insert(.c9_4)
@@ -326,7 +321,7 @@ struct TimingChecks {
         }
         for wait in observations.waits where wait.result == nil {
             // Never nil before the timeout: the return is logged after it, the call began after the step's start.
-            if case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds,
+            if let us = program.steps[wait.step].operation.payload.waitForm?.timeoutMicroseconds,
                 let start = stepStartUp[wait.step],
                 let returned = waitedUp[wait.step], returned < start + UInt64(us) * 1_000
             {
@@ -335,7 +330,7 @@ struct TimingChecks {
                     "step \(wait.step) (\(program.steps[wait.step].operation)) returned nil \((returned - start) / 1_000)us after the call",
                     expected: "nil only after \(us)us", observed: "\((returned - start) / 1_000)us")
             }
-            guard case .wait(let call) = program.steps[wait.step].operation, let us = call.timeoutMicroseconds,
+            guard let us = program.steps[wait.step].operation.payload.waitForm?.timeoutMicroseconds,
                 let start = stepStartUp[wait.step], let done = observations.completions[wait.task]?.first?.uptime
             else { continue }
             exercised.insert(.c6_2)
@@ -359,7 +354,7 @@ struct TimingChecks {
     /// that late, so only seated runs are judged.
     private mutating func checkLateTimedWaits() {
         for wait in observations.waits where wait.result != nil {
-            guard case .wait(let call) = program.steps[wait.step].operation, call.timeoutMicroseconds != nil,
+            guard program.steps[wait.step].operation.payload.waitForm?.timeoutMicroseconds != nil,
                 let start = stepStartUp[wait.step], let returned = returnedUp[wait.step],
                 let done = observations.completions[wait.task]?.first?.uptime
             else { continue }

@@ -198,7 +198,7 @@ struct ProgramBuilder {
     /// or a job, on any executor, the inline one often (C2.7's shapes). `nesting`: the task the
     /// hosted call registers on; now and then the host is a continuation of that very task, so
     /// that the call registers on a task while it delivers (nested registration: C2.4, C2.7).
-    mutating func host(nesting task: Int? = nil) -> Host {
+    mutating func host(nesting task: Int? = nil) -> CallHost {
         let executor = rng.chance(40) ? ExecutorRef.inline : self.executor()
         if let task, rng.chance(30) { return .continuation(of: task, on: executor) }
         if rng.chance(75), let task = rng.pick(liveTasks) { return .continuation(of: task, on: executor) }

@@ -270,7 +270,7 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
 /// to an executor with `execute` (a body). Registering and completing from inside continuations
 /// and bodies are the call shapes C2.4 and C2.7 are about: on the inline executor, a
 /// registration made while inline work runs is queued behind it (C2.7's decision).
-public enum Host: Sendable, Hashable, CustomStringConvertible {
+public enum CallHost: Sendable, Hashable, CustomStringConvertible {
     case continuation(of: Int, on: ExecutorRef)
     case job(on: ExecutorRef)
 
@@ -290,7 +290,7 @@ public enum Host: Sendable, Hashable, CustomStringConvertible {
     /// The task whose completion runs it, if any.
     var antecedent: Int? { if case .continuation(let t, _) = self { return t } else { return nil } }
 
-    func renumbered(_ ids: Renumbering) -> Host {
+    func renumbered(_ ids: Renumbering) -> CallHost {
         switch self {
         case .continuation(let t, let executor): return .continuation(of: ids.task(t), on: executor)
         case .job: return self
@@ -307,7 +307,7 @@ public enum Host: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// `host.description + ": "`, or nothing for a call made by the driver itself.
-func hostPrefix(_ host: Host?) -> String { host.map { "\($0): " } ?? "" }
+func hostPrefix(_ host: CallHost?) -> String { host.map { "\($0): " } ?? "" }
 
 /// The combinators (C5).
 public enum CombinatorKind: String, Sendable, Hashable, CaseIterable {

@@ -1,9 +1,10 @@
 /// One operation of a program: a case per kind, each carrying its payload, a struct of its own
 /// in `Operations/` that holds everything the harness knows of that kind (its text, the ids it
 /// makes and takes, how it is generated, renumbered, scheduled, run, modelled and diagnosed in
-/// a hang). The switches below are the only ones over every kind: adding a kind is a file in
+/// a hang, and the facts the checks ask of it). The switches below are the only ones over every
+/// kind, and nothing outside `Operations/` asks a step's kind: adding a kind is a file in
 /// `Operations/` plus a case here, in `OperationKind` and in these two switches, and the
-/// compiler asks for every property (`OperationPayload`).
+/// compiler asks for every property without a default (`OperationPayload`).
 public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     case makeSource(MakeSource)
     case complete(Complete)
@@ -176,9 +177,13 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// Everything the harness knows of one kind of operation. No requirement has a default: a new
-/// kind answers each, or does not compile. A kind that makes a task conforms to `TaskOperation`,
-/// one that makes none to `TasklessOperation` (which answers the task questions with "none").
+/// Everything the harness knows of one kind of operation. The requirements up to `perform`
+/// have no default, but for four whose common answer is "none" (`createdToken`, `outsideWork`,
+/// `blocking`, `bodySpec`: the extension below): a new kind answers each, or does not compile;
+/// the facts after `perform` have defaults for the kinds that state none
+/// (`OperationPayload+Facts.swift`; the facts' types are in `Vocabulary/OperationFacts.swift`).
+/// A kind that makes a task conforms to `TaskOperation`, one that makes none to
+/// `TasklessOperation` (which answers the task questions with "none").
 protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     /// The kind, hence the generation order.
     static var kind: OperationKind { get }
@@ -243,6 +248,68 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
 
     /// Does the step on the calling thread (its driver) and logs what happens; judges nothing.
     func perform(in execution: ProgramExecution, step: Int)
+
+    // MARK: Facts (defaults in `OperationPayload+Facts.swift`: most kinds state none)
+
+    /// Where the step's call is made from (a continuation or a job; nil: its driver).
+    var host: CallHost? { get }
+    /// The setter the step calls on a source, if any.
+    var setter: SourceSetter? { get }
+    /// The source whose last reference the step releases (C8.3), if any.
+    var releasedSource: Int? { get }
+    /// A source the step makes and the harness completes after the drivers, if any.
+    var heldSource: HeldSource? { get }
+    /// The step with the source it makes held, when no task of `set` is that source's (the
+    /// repair of a program whose setters were removed); nil: nothing to hold.
+    func holdingSource(unlessSetIn set: Set<Int>) -> ProgramOperation?
+    /// The sources the token the step makes (`createdToken`) is linked to.
+    var tokenParents: [Int] { get }
+    /// The cancellation the step requests, if any.
+    var cancellation: TokenCancel? { get }
+    /// The cancellation handler the step registers, if any.
+    var registeredHandler: HandlerRegistration? { get }
+    /// The handler the step disposes, if any.
+    var disposedHandler: Int? { get }
+    /// The timer the step arms and the harness logs as it fires, if any (`TimingChecks`).
+    var probedTimer: ProbedTimer? { get }
+    /// How a timer completes the task the step makes, if one does (C5.4).
+    var timedCompletion: TimedCompletion? { get }
+    /// The timer the task the step makes waits for (the hang diagnosis: still pending long after
+    /// it was due, the timer never fired); the timed completion's by default.
+    var awaitedTimer: AwaitedTimer? { get }
+    /// The driver's `wait()` or `wait(timeout:)` the step makes, if any.
+    var waitForm: WaitForm? { get }
+    /// The step's await is cancelled while it waits (C4.7).
+    var awaitCancels: Bool { get }
+    /// The task the step joins to a work group, if any.
+    var joinedGroup: GroupMember? { get }
+    /// The `idle()` task the step asks a work group for, if any.
+    var idledGroup: GroupMember? { get }
+    /// The start of a prepared task the step makes, if any.
+    var startedPrepared: PreparedStart? { get }
+    /// The prepared task whose own `cancel()` the step calls, if any.
+    var cancelledPrepared: Int? { get }
+    /// The task made from a source that the step's `tryStart()` starts, if any (C1.5).
+    var startedSource: Int? { get }
+    /// The executor the step hands a bare job to (logged as `jobRan`), if any.
+    var submittedJob: ExecutorRef? { get }
+    /// How many jobs the step hands over at once, each logged as `burstJobRan`, if it does.
+    var burstJobs: Int? { get }
+    /// A probe step's check of what it logged (`event`, one of its own): nil for another event.
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement?
+    /// Smaller forms of the step, for the shrinker (a combinator with an input fewer).
+    var smallerForms: [ProgramOperation] { get }
+    /// The combinator inputs the step takes (the shrinker prefers fewer).
+    var inputCount: Int { get }
+}
+
+/// The common answers: no token made, no work outside the controlled thread, never blocks its
+/// driver, no body.
+extension OperationPayload {
+    var createdToken: Int? { nil }
+    var outsideWork: OutsideWork { .none }
+    var blocking: Blocking { .never }
+    var bodySpec: BodySpec? { nil }
 }
 
 /// An operation that makes task `task`: the model's expectation for it and what it waits for.
@@ -261,59 +328,6 @@ protocol TaskOperation: OperationPayload {
     var madeFromSource: Bool { get }
 }
 
-/// The body a step makes (`run`, a continuation, a prepared task, an async body): where it
-/// must run, what may cancel it, and, for a continuation, its antecedent and kind. The checkers
-/// of bodies read it (C2.1 to C2.5, C3.3, C4.3, C4.4, C7.2, C7.3, C9.7), not the kinds.
-struct BodySpec {
-    enum Placement {
-        /// On this executor.
-        case on(ExecutorRef)
-        /// On the executor of the start that won (a prepared task); `fallback` for the harness's start.
-        case startedBy(fallback: ExecutorRef)
-        /// In a Swift task (`runAsync`): no executor of the program.
-        case swiftTask
-    }
-
-    let task: Int
-    let placement: Placement
-    /// The program token the body observes (its lineage's cancels cancel it).
-    let token: Int?
-    /// A continuation's antecedent and kind: which outcomes run it, and what input it sees.
-    let continuation: (antecedent: Int, kind: ContinuationKind)?
-    /// Where it is registered from, for a continuation.
-    let host: Host?
-    /// The body is its task's own (`task` is `running` while it runs, C1.5); `false` for an
-    /// observer, whose task is the harness's echo.
-    let runsTask: Bool
-    /// Registered on the actor pinned to its serial executor: it must run there, isolated (C9.10).
-    let pinned: Bool
-
-    init(
-        task: Int, executor placement: Placement, token: Int?, continuation: (antecedent: Int, kind: ContinuationKind)? = nil,
-        host: Host? = nil, runsTask: Bool = true, pinned: Bool = false
-    ) {
-        self.task = task
-        self.placement = placement
-        self.token = token
-        self.continuation = continuation
-        self.host = host
-        self.runsTask = runsTask
-        self.pinned = pinned
-    }
-
-    /// The executor the body runs on, if it is one of the program's.
-    var executor: ExecutorRef? { if case .on(let ref) = placement { return ref } else { return nil } }
-}
-
-/// An operation whose call may be made from inside a `Host` (a continuation or a job).
-protocol HostedCall {
-    var host: Host? { get }
-}
-
-extension ProgramOperation.Chain: HostedCall {}
-extension ProgramOperation.Observe: HostedCall {}
-extension ProgramOperation.Complete: HostedCall {}
-
 /// An operation that makes no task.
 protocol TasklessOperation: OperationPayload {}
 
@@ -323,80 +337,4 @@ extension TaskOperation {
 
 extension TasklessOperation {
     var createdTask: Int? { nil }
-}
-
-/// How a step takes an id.
-enum Use: Hashable {
-    /// Task `t` (counts as a use before its drop).
-    case task(Int)
-    /// Cancellation source `k`.
-    case token(Int)
-    /// The completion source of task `t` (counts as a setter before its release, C8.3).
-    case source(Int)
-    /// The prepared task `t` (C9.3).
-    case prepared(Int)
-    /// Task `t`, once every earlier step that uses it has taken it (a drop).
-    case lastUse(Int)
-    /// The source of task `t`, once every earlier setter has taken it (a release, C8.3).
-    case lastSetter(Int)
-
-    /// The task id it names, if not a token.
-    var task: Int? {
-        switch self {
-        case .task(let t), .source(let t), .prepared(let t), .lastUse(let t), .lastSetter(let t): return t
-        case .token: return nil
-        }
-    }
-}
-
-/// How a step may block its driver.
-enum Blocking: Hashable {
-    /// It only calls the backend, which must return.
-    case never
-    /// A blocking `wait()` on task `t`: only generated once every source it depends on has a
-    /// completing step earlier, and run by controlled mode only once `t` completed.
-    case untilCompleted(Int)
-    /// `wait(timeout:)` on task `t`: it must return by its deadline.
-    case untilTimeout(Int)
-    /// A drop, waiting for the earlier steps that use its task.
-    case untilEarlierUses
-    /// `wait()` on the `WorkGroup` of task `t` (`MakeGroup`): only generated while every task joined
-    /// so far completes without the harness, and run by controlled mode only once none is pending.
-    case untilGroupIdle(Int)
-}
-
-/// Work a step makes outside the controlled thread, and how long a controlled run waits for it.
-enum OutsideWork: Hashable {
-    /// None.
-    case none
-    /// A timer or a Swift task that completes task `task` within `within` of the step's start
-    /// (plus the timing slack).
-    case completes(task: Int, within: Duration)
-    /// A Swift task awaiting task `task`: in flight until it returned, within a second and the
-    /// slack, while the task is completed or the await `cancelled` (an await of a pending task
-    /// waits for the task, not for outside work).
-    case awaits(task: Int, cancelled: Bool)
-    /// A timer of the harness's list (`HandlersAndTimers`): in flight until it fired, or its
-    /// slack after it was due.
-    case timer
-    /// Threads of the backend's own that the step itself waits for: done when it returns.
-    case duringStep
-}
-
-/// What a task waits for before it can complete.
-enum Dependence: Hashable {
-    /// Nothing of the program: its body, timer or value completes it.
-    case nothing
-    /// Its source's setters (`held`: the harness completes it after the drivers).
-    case source(held: Bool)
-    /// A start (a prepared task, C9.3); none by a step: the harness's after the drivers.
-    case start
-    /// The outcomes of these tasks (a continuation's antecedent and inner task, a combinator's inputs).
-    case tasks([Int])
-}
-
-/// Task and token ids mapped, for the shrinker.
-struct Renumbering {
-    let task: (Int) -> Int
-    let token: (Int) -> Int
 }

@@ -198,7 +198,7 @@ struct TextScanner {
 
     /// `in t<n>.whenComplete(on: <executor>): ` or `in <executor>.execute: `, as `hostPrefix` prints
     /// a host; nil, consuming nothing, for a call the driver makes.
-    mutating func hostPrefix() -> Host? {
+    mutating func hostPrefix() -> CallHost? {
         let saved = rest
         if take("in t"), let t = number(), take(".whenComplete(on: "), let executor = executor(), take("): ") {
             return .continuation(of: t, on: executor)

@@ -13,11 +13,6 @@ extension ProgramOperation {
         public var steps: Int
         public var executor: ExecutorRef
 
-        public init(steps: Int, executor: ExecutorRef) {
-            self.steps = steps
-            self.executor = executor
-        }
-
         static let kind = OperationKind.asyncLoop
         public var description: String { "async loop of \(steps) steps on \(executor)" }
         var operation: ProgramOperation { .asyncLoop(self) }
@@ -45,12 +40,10 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { executor == .inline ? .none : .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let on: [EntryPoint]
@@ -61,7 +54,6 @@ extension ProgramOperation {
             }
             return [.succeeded, .whenCompleteOn, .makeSourceOfType, .sourceTask, .trySucceed, .waitTimeout] + on
         }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend
@@ -97,4 +89,35 @@ extension ProgramOperation {
     }
 
     public static func asyncLoop(steps: Int, executor: ExecutorRef) -> Self { .asyncLoop(AsyncLoop(steps: steps, executor: executor)) }
+}
+
+extension ProgramOperation.AsyncLoop {
+    /// A recursion deeper than this from the first step to the last is one: fewer than a long
+    /// chain's (100-150 steps, so that a recursion cannot overflow a driver's stack), since every
+    /// step of a loop runs at the first one's depth.
+    static let recursionDepth = 16 * 1024
+
+    /// The async loop ran as a loop (its last step at about its first one's depth: each
+    /// registration made inside the previous step's inline continuation was queued behind it,
+    /// C2.7's decision) and completed with its length.
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .asyncLoopRan(_, let growth, let result) = event else { return nil }
+        return .stackProbe(
+            growth: growth, depth: Self.recursionDepth, result: result, expected: steps,
+            recursed: { kib in
+                Finding(
+                    .c2_7,
+                    "step \(step): an async loop of \(steps) steps on \(executor) recursed: each registration on a "
+                        + "completed task ran in place, inside the inline continuation that made it",
+                    expected: "a loop: a registration made while inline work runs is queued behind it",
+                    observed: "the last step \(kib) KiB deeper than the first")
+            },
+            wrong: { observed in
+                // Each step is one continuation on a completed task: one that never ran was lost (C2.1).
+                Finding(
+                    .c2_1,
+                    "step \(step): an async loop of \(steps) steps on \(executor) did not complete with \(steps): "
+                        + "a step's continuation never ran", expected: "success(\(steps))", observed: observed)
+            })
+    }
 }

@@ -8,11 +8,6 @@ extension ProgramOperation {
         public var task: Int
         public var cancelled: Bool
 
-        public init(task: Int, cancelled: Bool) {
-            self.task = task
-            self.cancelled = cancelled
-        }
-
         static let kind = OperationKind.await
         public var description: String { "await t\(task).value" + (cancelled ? " (cancelled)" : "") }
         var operation: ProgramOperation { .await(self) }
@@ -30,15 +25,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), cancelled: cancelled) }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .awaits(task: task, cancelled: cancelled) }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.value] }
-        var bodySpec: BodySpec? { nil }
+        var awaitCancels: Bool { cancelled }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }

@@ -5,8 +5,6 @@ extension ProgramOperation {
     public struct AwaitThenCancel: TasklessOperation {
         public var task: Int
 
-        public init(task: Int) { self.task = task }
-
         static let kind = OperationKind.awaitThenCancel
         public var description: String { "await t\(task).value, then cancelled" }
         var operation: ProgramOperation { .awaitThenCancel(self) }
@@ -24,15 +22,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .awaits(task: task, cancelled: true) }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.value] }
-        var bodySpec: BodySpec? { nil }
+        var awaitCancels: Bool { true }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }

@@ -8,11 +8,6 @@ extension ProgramOperation {
         public var serial: Int
         public var count: Int
 
-        public init(serial: Int, count: Int) {
-            self.serial = serial
-            self.count = count
-        }
-
         static let kind = OperationKind.burst
         public var description: String { "serial\(serial).execute { job } ×\(count)" }
         var operation: ProgramOperation { .burst(self) }
@@ -30,15 +25,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.execute] + ExecutorRef.serial(serial).entryPoints }
-        var bodySpec: BodySpec? { nil }
+        var burstJobs: Int? { count }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard serial < execution.executors.serial.count else { return }

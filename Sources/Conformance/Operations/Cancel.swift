@@ -7,11 +7,6 @@ extension ProgramOperation {
         /// `cancel(after:)`'s delay; `nil`: `cancel()`.
         public var afterMicroseconds: Int?
 
-        public init(token: Int, afterMicroseconds: Int?) {
-            self.token = token
-            self.afterMicroseconds = afterMicroseconds
-        }
-
         static let kind = OperationKind.cancel
         public var description: String {
             afterMicroseconds.map { "k\(token).cancel(after: \($0)us)" } ?? "k\(token).cancel()"
@@ -42,16 +37,16 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.token(token)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(token: ids.token(token), afterMicroseconds: afterMicroseconds) }
 
         /// `cancel()` waits for handlers another thread runs (C4.1).
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { afterMicroseconds == nil ? .none : .timer }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [afterMicroseconds == nil ? .cancel : .cancelAfter] }
-        var bodySpec: BodySpec? { nil }
+        var cancellation: TokenCancel? { TokenCancel(token: token, afterMicroseconds: afterMicroseconds) }
+        /// `cancel(after:)`'s timer, seen through a handler of the harness (C4.6).
+        var probedTimer: ProbedTimer? { afterMicroseconds.map { ProbedTimer(rule: .c4_6, microseconds: $0, token: token) } }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }

@@ -12,13 +12,13 @@ extension ProgramOperation {
         public var body: BodyAction
         public var form: CallForm
         /// Where the continuation is registered from (nil: the driver).
-        public var host: Host?
+        public var host: CallHost?
 
         /// The form is made consistent with the arguments: `finally` takes no token, the
         /// executor form none either, the token form needs one and runs on the default executor.
         public init(
             task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-            form: CallForm = .requirement, host: Host? = nil
+            form: CallForm = .requirement, host: CallHost? = nil
         ) {
             self.task = task
             self.kind = kind
@@ -110,7 +110,6 @@ extension ProgramOperation {
             if let hostTask = host?.antecedent { tasks.append(.task(hostTask)) }
             return tasks + (token.map { [.token($0)] } ?? [])
         }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
@@ -121,7 +120,6 @@ extension ProgramOperation {
         /// A form naming no executor hands the body to the backend's own default executor.
         var outsideWork: OutsideWork { namesNoExecutor ? .completes(task: task, within: .seconds(1)) : .none }
         var namesNoExecutor: Bool { form == .token || (form == .executor && !kind.takesToken) }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             kind.entryPoints(form) + executor.entryPoints + tokenEntryPoints(token)
@@ -218,7 +216,7 @@ extension ProgramOperation {
 
     public static func chain(
         task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-        form: CallForm = .requirement, host: Host? = nil
+        form: CallForm = .requirement, host: CallHost? = nil
     ) -> Self {
         .chain(
             Chain(

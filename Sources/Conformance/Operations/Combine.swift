@@ -78,12 +78,9 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { inputs.map(Use.task) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), kind: kind, inputs: inputs.map(ids.task), form: form) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             switch form {
@@ -92,7 +89,15 @@ extension ProgramOperation {
             case .pack: return [.whenAllPack]
             }
         }
-        var bodySpec: BodySpec? { nil }
+        /// The combinator with each input dropped in turn.
+        var smallerForms: [ProgramOperation] {
+            inputs.indices.map { drop in
+                var fewer = self
+                fewer.inputs.remove(at: drop)
+                return .combine(fewer)
+            }
+        }
+        var inputCount: Int { inputs.count }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let tasks = inputs.compactMap { execution.slots.task($0)?.intTask }

@@ -11,12 +11,6 @@ extension ProgramOperation {
         public var inputs: Int
         public var failing: [Int]
 
-        public init(kind: CombinatorKind, inputs: Int, failing: [Int]) {
-            self.kind = kind
-            self.inputs = inputs
-            self.failing = failing
-        }
-
         static let kind = OperationKind.combineProbed
         public var description: String {
             "\(kind.rawValue)(\(inputs) probed sources)" + (failing.isEmpty ? "" : " failing \(failing)")
@@ -43,15 +37,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, kind.entryPoint, .trySucceed, .tryFail, .waitTimeout] }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             ProbedCombination(probed: self, step: step, execution: execution).run()
@@ -167,6 +158,37 @@ private struct ProbedCombination {
             }
         }
         if let task = combined as? any AsyncTask<ProbeValue> { return execution.boundedWait(task, limit: limit, step: step).map(probe) }
+        return nil
+    }
+}
+
+extension ProgramOperation.CombineProbed {
+    /// Its outcome is the contract's for its inputs completed last to first (a `nil` before the
+    /// timeout is C6.2's, reported by `TimingChecks`: `boundedWait`); once complete, it keeps no
+    /// input and no value it does not return (C5.5).
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        if case .probedCombined(_, let result) = event {
+            let expected = expectedOutcome
+            guard result != expected else { return ProbeJudgement(exercised: [outcomeRule]) }
+            return ProbeJudgement(
+                exercised: [outcomeRule],
+                findings: [
+                    Finding(
+                        outcomeRule,
+                        "step \(step) (\(kind.rawValue) of \(inputs) inputs completed last to first) completed with the wrong outcome",
+                        expected: expected.description, observed: result?.description ?? "not completed in time")
+                ])
+        }
+        if case .probedRetained(_, let alive) = event {
+            guard !alive.isEmpty else { return ProbeJudgement(exercised: [.c5_5]) }
+            return ProbeJudgement(
+                exercised: [.c5_5],
+                findings: [
+                    Finding(
+                        .c5_5, "step \(step): the completed \(kind.rawValue) keeps \(alive.count) of its inputs or their values alive",
+                        expected: "released once it completed", observed: alive.prefix(5).joined(separator: ", "))
+                ])
+        }
         return nil
     }
 }

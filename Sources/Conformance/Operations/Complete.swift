@@ -14,9 +14,9 @@ extension ProgramOperation {
         /// The source is a `Void` one (`MakeSource.void`).
         public var void: Bool
         /// Where the setter is called from (nil: the driver).
-        public var host: Host?
+        public var host: CallHost?
 
-        public init(source: Int, outcome: SetterOutcome, throwing: Bool, named: Bool = false, void: Bool = false, host: Host? = nil) {
+        public init(source: Int, outcome: SetterOutcome, throwing: Bool, named: Bool = false, void: Bool = false, host: CallHost? = nil) {
             self.source = source
             self.outcome = outcome
             self.throwing = throwing
@@ -95,14 +95,11 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.source(source)] + (host?.antecedent.map { [.task($0)] } ?? []) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(source: ids.task(source), outcome: outcome, throwing: throwing, named: named, void: void, host: host?.renumbered(ids))
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let call: EntryPoint
@@ -118,7 +115,7 @@ extension ProgramOperation {
             }
             return [call] + (host?.entryPoints ?? [])
         }
-        var bodySpec: BodySpec? { nil }
+        var setter: SourceSetter? { SourceSetter(source: source, throwing: throwing, outcome: outcome, void: void) }
 
         /// The source is taken by the driver (a release waits for it), the setter called where
         /// the host says.

@@ -6,12 +6,6 @@ extension ProgramOperation {
         public var microseconds: Int
         public var token: Int?
 
-        public init(task: Int, microseconds: Int, token: Int?) {
-            self.task = task
-            self.microseconds = microseconds
-            self.token = token
-        }
-
         static let kind = OperationKind.delay
         public var description: String { "t\(task) = delay(\(microseconds)us\(tokenArgument(token)))" }
         var operation: ProgramOperation { .delay(self) }
@@ -31,15 +25,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { token.map { [.token($0)] } ?? [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), microseconds: microseconds, token: token.map(ids.token)) }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .completes(task: task, within: .microseconds(microseconds)) }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { token == nil ? [.delayNoToken] : [.delay] + tokenEntryPoints(token) }
-        var bodySpec: BodySpec? { nil }
+        var timedCompletion: TimedCompletion? { .elapses(task: task, microseconds: microseconds, token: token) }
 
         /// With no token, the convenience `delay(_:)`.
         func perform(in execution: ProgramExecution, step: Int) {

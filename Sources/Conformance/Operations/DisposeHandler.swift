@@ -3,8 +3,6 @@ extension ProgramOperation {
     public struct DisposeHandler: TasklessOperation {
         public var handler: Int
 
-        public init(handler: Int) { self.handler = handler }
-
         static let kind = OperationKind.disposeHandler
         public var description: String { "h\(handler).dispose()" }
         var operation: ProgramOperation { .disposeHandler(self) }
@@ -23,15 +21,12 @@ extension ProgramOperation {
 
         /// Handler ids are not renumbered; a disposal of a registration that is gone does nothing.
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [] }
-        var bodySpec: BodySpec? { nil }
+        var disposedHandler: Int? { handler }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.extras.registration(handler)?.dispose()

@@ -3,8 +3,6 @@ extension ProgramOperation {
     public struct Drop: TasklessOperation {
         public var task: Int
 
-        public init(task: Int) { self.task = task }
-
         static let kind = OperationKind.drop
         public var description: String { "drop t\(task)" }
         var operation: ProgramOperation { .drop(self) }
@@ -25,15 +23,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.lastUse(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
         var blocking: Blocking { .untilEarlierUses }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [] }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.drop(task)

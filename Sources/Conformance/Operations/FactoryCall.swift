@@ -243,7 +243,6 @@ extension ProgramOperation {
             guard let token, !uses.contains(.token(token)) else { return uses }
             return uses + [.token(token)]
         }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             var copy = self
             copy.task = ids.task(task)
@@ -262,7 +261,6 @@ extension ProgramOperation {
 
         var neverWaits: Bool { equivalent.neverWaits }
         var outsideWork: OutsideWork { equivalent.outsideWork }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let made: [EntryPoint]
@@ -299,6 +297,8 @@ extension ProgramOperation {
             }
         }
         var bodySpec: BodySpec? { equivalent.bodySpec }
+        /// A factory's `delay` is a delay: its timer is judged (C5.4) and diagnosed as one.
+        var timedCompletion: TimedCompletion? { equivalent.timedCompletion }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend

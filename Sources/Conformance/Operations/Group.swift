@@ -26,15 +26,11 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.groupInit, .groupIdle] }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let group = WorkGroup(backend: execution.backend)
@@ -88,15 +84,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(group), .task(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(group: ids.task(group), task: ids.task(task)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.groupJoin, .groupPendingCount] }
-        var bodySpec: BodySpec? { nil }
+        var joinedGroup: GroupMember? { GroupMember(group: group, task: task) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard execution.slots.task(group) != nil, let workGroup = execution.slots.group(group), let slot = execution.slots.task(task)
@@ -137,15 +130,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(group)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), group: ids.task(group)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.groupIdle] }
-        var bodySpec: BodySpec? { nil }
+        var idledGroup: GroupMember? { GroupMember(group: group, task: task) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard execution.slots.task(group) != nil, let workGroup = execution.slots.group(group) else { return }
@@ -214,15 +204,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(group)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(group: ids.task(group), timeoutMicroseconds: timeoutMicroseconds) }
 
         var neverWaits: Bool { false }
-        var outsideWork: OutsideWork { .none }
         var blocking: Blocking { timeoutMicroseconds == nil ? .untilGroupIdle(group) : .untilTimeout(group) }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [timeoutMicroseconds == nil ? .groupWait : .groupWaitTimeout] }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard execution.slots.task(group) != nil, let workGroup = execution.slots.group(group) else { return }

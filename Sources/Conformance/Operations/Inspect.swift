@@ -40,12 +40,9 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(task)] + (prepared ? [.prepared(task)] : []) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), prepared: prepared) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] {
             [
@@ -54,7 +51,6 @@ extension ProgramOperation {
             ]
                 + (prepared ? [.preparedIsStarted, .preparedToken, .tokenIsCancellationRequested, .preparedBackend] : [])
         }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let slot = execution.slots.task(task) else { return }
@@ -86,8 +82,6 @@ extension ProgramOperation {
     public struct InspectToken: TasklessOperation {
         public var token: Int
 
-        public init(token: Int) { self.token = token }
-
         static let kind = OperationKind.inspectToken
         public var description: String { "inspect k\(token)" }
         var operation: ProgramOperation { .inspectToken(self) }
@@ -103,17 +97,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.token(token)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(token: ids.token(token)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] {
             [.sourceIsCancellationRequested, .tokenIsCancellationRequested, .tokenCanBeCancelled, .tokenNone] + tokenEntryPoints(token)
         }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }

@@ -9,8 +9,6 @@ extension ProgramOperation {
     public struct LongChain: TasklessOperation {
         public var links: Int
 
-        public init(links: Int) { self.links = links }
-
         static let kind = OperationKind.longChain
         public var description: String { "chain of \(links) maps on inline" }
         var operation: ProgramOperation { .longChain(self) }
@@ -28,15 +26,11 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.makeSourceOfType, .sourceTask, .inlineExecutor, .map, .trySucceed, .waitTimeout] }
-        var bodySpec: BodySpec? { nil }
 
         /// The maps run inside the completing call on this thread: a loop keeps every link at
         /// about the same stack depth, a recursion goes deeper with each link. Logs how much
@@ -68,4 +62,27 @@ extension ProgramOperation {
     }
 
     public static func longChain(links: Int) -> Self { .longChain(LongChain(links: links)) }
+}
+
+extension ProgramOperation.LongChain {
+    /// A recursion deeper than this from the first link to the last is one (a loop stays flat).
+    static let recursionDepth = 64 * 1024
+
+    /// The chain ran as a loop (every link at about the same depth) and completed with `links`.
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .longChainRan(_, let growth, let result) = event else { return nil }
+        return .stackProbe(
+            growth: growth, depth: Self.recursionDepth, result: result, expected: links,
+            recursed: { kib in
+                Finding(
+                    .c2_7, "step \(step): a chain of \(links) maps on the inline executor recursed",
+                    expected: "a loop: every link at about the same stack depth", observed: "the last link \(kib) KiB deeper than the first"
+                )
+            },
+            wrong: { observed in
+                Finding(
+                    .c2_7, "step \(step): a chain of \(links) maps on the inline executor did not complete with \(links)",
+                    expected: "success(\(links))", observed: observed)
+            })
+    }
 }

@@ -63,12 +63,9 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), outcome: outcome, form: form) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             switch (form, outcome) {
@@ -80,7 +77,6 @@ extension ProgramOperation {
             case (.namedAs, .cancel): return [.cancelledAs]
             }
         }
-        var bodySpec: BodySpec? { nil }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.payloads.write(step)

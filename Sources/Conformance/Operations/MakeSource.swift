@@ -77,12 +77,9 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), held: held, form: form, void: void) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             switch form {
@@ -92,7 +89,14 @@ extension ProgramOperation {
             case .makeTask: return [.makeTask]
             }
         }
-        var bodySpec: BodySpec? { nil }
+        var heldSource: HeldSource? { held.map { HeldSource(task: task, outcome: $0) } }
+        /// Held with `.success` when no setter of `set` is left for it.
+        func holdingSource(unlessSetIn set: Set<Int>) -> ProgramOperation? {
+            guard held == nil, !set.contains(task) else { return nil }
+            var copy = self
+            copy.held = .success
+            return .makeSource(copy)
+        }
 
         /// For a source that records its origin (`SourceOriginRecording`), logs where it must say it
         /// was made if released pending: this call's file and line in debug builds, none for the

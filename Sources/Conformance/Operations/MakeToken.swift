@@ -7,11 +7,6 @@ extension ProgramOperation {
         public var token: Int
         public var linkedTo: [Int]
 
-        public init(token: Int, linkedTo: [Int]) {
-            self.token = token
-            self.linkedTo = linkedTo
-        }
-
         static let kind = OperationKind.makeToken
         public var description: String {
             "k\(token) = makeCancellationSource(\(linkedTo.isEmpty ? "" : "linkedTo: " + linkedTo.map { "k\($0)" }.joined(separator: ", ")))"
@@ -46,13 +41,11 @@ extension ProgramOperation {
         func renumbered(_ ids: Renumbering) -> Self { Self(token: ids.token(token), linkedTo: linkedTo.map(ids.token)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             linkedTo.isEmpty ? [.makeCancellationSource] : [.makeCancellationSourceLinked] + linkedTo.flatMap(tokenEntryPoints)
         }
-        var bodySpec: BodySpec? { nil }
+        var tokenParents: [Int] { linkedTo }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let source: any CancellationSource

@@ -7,8 +7,6 @@ extension ProgramOperation {
     public struct NestedWait: TasklessOperation {
         public var depth: Int
 
-        public init(depth: Int) { self.depth = depth }
-
         static let kind = OperationKind.nestedWait
         public var description: String { "run(on: default) { wait() } nested \(depth) deep" }
         var operation: ProgramOperation { .nestedWait(self) }
@@ -26,16 +24,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         /// The blocked bodies need the backend's own threads, even in a controlled run.
         var outsideWork: OutsideWork { .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.defaultExecutor, .run, .wait, .waitTimeout, .isCompleted] }
-        var bodySpec: BodySpec? { nil }
 
         /// The time C6.4 gives the whole nest: 1 s, plus the timing slack.
         static func limit(slack: Duration) -> Duration { .seconds(1) + slack }
@@ -72,4 +67,32 @@ extension ProgramOperation {
     }
 
     public static func nestedWait(depth: Int) -> Self { .nestedWait(NestedWait(depth: depth)) }
+}
+
+extension ProgramOperation.NestedWait {
+    /// The nest completed with `depth` within 1 s plus the slack (C6.4); a level done whose waiter
+    /// never returned, a lost wake-up (C6.3). A `nil` before the timeout is C6.2's, reported by
+    /// `TimingChecks` (the wait is `ProgramExecution.boundedWait`, which waits on to the deadline).
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .nestedWaitReturned(_, let elapsed, let result, let lost) = event else { return nil }
+        let limit = Self.limit(slack: slack)
+        let ms = elapsed.nanoseconds / 1_000_000
+        var finding: Finding?
+        if result == nil, let lost {
+            // Not a starved pool: a body's wait() on a completed task never returned.
+            finding = Finding(
+                .c6_3,
+                "step \(step): level \(depth - lost + 1) of \(depth) bodies nested in wait() completed, but the wait() on it never returned",
+                expected: "wait() returns at completion", observed: "still blocked after \(ms) ms")
+        } else if result == nil {
+            finding = Finding(
+                .c6_4, "step \(step): \(depth) bodies nested in wait() on the default executor did not complete in \(limit)",
+                expected: "done within 1 s (plus slack)", observed: "still blocked after \(ms) ms")
+        } else if result != .success(depth) {
+            finding = Finding(
+                .c6_4, "step \(step): \(depth) bodies nested in wait() returned another result",
+                expected: "success(\(depth))", observed: "\(result?.description ?? "nil")")
+        }
+        return ProbeJudgement(exercised: [finding?.rule ?? .c6_4], findings: finding.map { [$0] } ?? [])
+    }
 }

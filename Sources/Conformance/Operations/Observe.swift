@@ -15,9 +15,11 @@ extension ProgramOperation {
         public var convenience: Bool
         /// `whenComplete(on: actor)`: the actor pinned to `executor`, an isolated body (C9.10).
         public var pinned: Bool
-        public var host: Host?
+        public var host: CallHost?
 
-        public init(task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, pinned: Bool = false, host: Host? = nil) {
+        public init(
+            task: Int, antecedent: Int, executor: ExecutorRef, convenience: Bool = false, pinned: Bool = false, host: CallHost? = nil
+        ) {
             self.task = task
             self.antecedent = antecedent
             self.executor = convenience ? .default : executor
@@ -78,7 +80,6 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(antecedent)] + (host?.antecedent.map { [.task($0)] } ?? []) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), antecedent: ids.task(antecedent), executor: executor, convenience: convenience, pinned: pinned,
@@ -86,8 +87,6 @@ extension ProgramOperation {
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             (convenience ? [.whenComplete] : [pinned ? .whenCompleteActor : .whenCompleteOn] + executor.entryPoints)
@@ -152,7 +151,7 @@ extension ProgramOperation {
         }
     }
 
-    public static func observe(task: Int, antecedent: Int, executor: ExecutorRef, pinned: Bool = false, host: Host? = nil) -> Self {
+    public static func observe(task: Int, antecedent: Int, executor: ExecutorRef, pinned: Bool = false, host: CallHost? = nil) -> Self {
         .observe(Observe(task: task, antecedent: antecedent, executor: executor, pinned: pinned, host: host))
     }
 }

@@ -74,7 +74,6 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { (returns?.task.map { [.task($0)] } ?? []) + (token.map { [.token($0)] } ?? []) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), token: token.map(ids.token), body: body, executor: executor, noToken: noToken,
@@ -82,8 +81,6 @@ extension ProgramOperation {
         }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let call: EntryPoint = returns == nil ? (noToken ? .prepareNoToken : .prepare) : (noToken ? .prepareTaskNoToken : .prepareTask)

@@ -48,11 +48,6 @@ extension ProgramOperation {
         public var pair: Pair
         public var rounds: Int
 
-        public init(pair: Pair, rounds: Int) {
-            self.pair = pair
-            self.rounds = rounds
-        }
-
         static let kind = OperationKind.raceRounds
         public var description: String { "race \(pair.rawValue) ×\(rounds)" }
         var operation: ProgramOperation { .raceRounds(self) }
@@ -74,13 +69,11 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         /// The partner is a thread of the harness's own, outside any controlled run.
         var outsideWork: OutsideWork { .duringStep }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             switch pair {
@@ -92,7 +85,6 @@ extension ProgramOperation {
             case .serialJobs: return [.makeSerialExecutor, .execute]
             }
         }
-        var bodySpec: BodySpec? { nil }
 
         /// A round that went wrong: the rule, and what was expected and seen.
         public struct Loss: Sendable, Hashable {
@@ -121,4 +113,20 @@ extension ProgramOperation {
     }
 
     public static func raceRounds(_ pair: RaceRounds.Pair, rounds: Int) -> Self { .raceRounds(RaceRounds(pair: pair, rounds: rounds)) }
+}
+
+extension ProgramOperation.RaceRounds {
+    /// Every round of two calls started at once went as the contract says whichever came first
+    /// (C6.1, C6.2, C4.2, C9.3, C1.5, C7.2, C7.3: the pair's rule).
+    func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
+        guard case .raceRoundsRan(_, let rounds, let loss) = event else { return nil }
+        guard let loss else { return ProbeJudgement(exercised: pair.rules) }
+        return ProbeJudgement(
+            exercised: pair.rules,
+            findings: [
+                Finding(
+                    loss.rule, "step \(step) (\(self)), round \(loss.round + 1) of \(rounds): \(loss.what)",
+                    expected: loss.expected, observed: loss.observed)
+            ])
+    }
 }

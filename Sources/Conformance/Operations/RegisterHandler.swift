@@ -36,15 +36,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.token(token)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(handler: handler, token: ids.token(token), viaToken: viaToken) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { viaToken ? [.tokenRegister] + tokenEntryPoints(token) : [.register] }
-        var bodySpec: BodySpec? { nil }
+        var registeredHandler: HandlerRegistration? { HandlerRegistration(handler: handler, token: token) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let source = execution.slots.token(token) else { return }

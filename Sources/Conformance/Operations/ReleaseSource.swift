@@ -5,8 +5,6 @@ extension ProgramOperation {
     public struct ReleaseSource: TasklessOperation {
         public var source: Int
 
-        public init(source: Int) { self.source = source }
-
         static let kind = OperationKind.releaseSource
         public var description: String { "release t\(source)'s source" }
         var operation: ProgramOperation { .releaseSource(self) }
@@ -33,15 +31,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.lastSetter(source)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(source: ids.task(source)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [] }
-        var bodySpec: BodySpec? { nil }
+        var releasedSource: Int? { source }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.releaseSource(source)

@@ -138,7 +138,6 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { token.map { [.token($0)] } ?? [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), attempts: attempts, failures: failures, body: body, executor: executor, token: token.map(ids.token),
@@ -152,7 +151,6 @@ extension ProgramOperation {
             // Every wait, one per attempt at most (a fixed backoff: `attempts` times its delay).
             return .completes(task: task, within: (1...max(1, attempts)).reduce(.zero) { $0 + backoff.delay(beforeRetry: $1) })
         }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let call: EntryPoint = taskForm ? (noToken ? .retryTaskNoToken : .retryTask) : (noToken ? .retryNoToken : .retry)
@@ -161,7 +159,11 @@ extension ProgramOperation {
                 cancelsOnRetry ? [token == nil ? .makeCancellationSource : .makeCancellationSourceLinked, .token, .cancel] : []
             return [call] + attempt + own + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
         }
-        var bodySpec: BodySpec? { nil }
+        /// A retry that failed at least once waits for its backoff's timer before the next attempt.
+        var awaitedTimer: AwaitedTimer? {
+            guard let backoffMicroseconds, failures > 0, attempts > 1 else { return nil }
+            return AwaitedTimer(task: task, microseconds: backoffMicroseconds, token: token)
+        }
 
         /// Each attempt logs its start and end; it throws `E` while it is one of the first
         /// `failures`, then does `body` (`checkpoint()` on the token the attempt gets).

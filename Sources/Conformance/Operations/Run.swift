@@ -76,7 +76,6 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { ((returns ?? keeps)?.task.map { [.task($0)] } ?? []) + (token.map { [.token($0)] } ?? []) }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), executor: executor, token: token.map(ids.token), body: body, form: form, noToken: noToken,
@@ -86,7 +85,6 @@ extension ProgramOperation {
         var neverWaits: Bool { true }
         /// `run(token:)` hands the body to the backend's own default executor.
         var outsideWork: OutsideWork { form == .token ? .completes(task: task, within: .seconds(1)) : .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let call: EntryPoint

@@ -73,12 +73,10 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { token.map { [.token($0)] } ?? [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), token: token.map(ids.token), body: body, form: form) }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .completes(task: task, within: .seconds(1)) }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] {
             let call: [EntryPoint]

@@ -3,8 +3,6 @@ extension ProgramOperation {
     public struct Schedule: TasklessOperation {
         public var microseconds: Int
 
-        public init(microseconds: Int) { self.microseconds = microseconds }
-
         static let kind = OperationKind.schedule
         public var description: String { "schedule(after: \(microseconds)us)" }
         var operation: ProgramOperation { .schedule(self) }
@@ -22,15 +20,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .timer }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.schedule] }
-        var bodySpec: BodySpec? { nil }
+        var probedTimer: ProbedTimer? { ProbedTimer(rule: .c5_4, microseconds: microseconds, token: nil) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let (log, extras) = (execution.log, execution.extras)

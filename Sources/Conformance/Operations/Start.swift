@@ -42,15 +42,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.prepared(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), executor: executor, throwing: throwing) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [throwing ? .preparedStart : .preparedTryStart] + executor.entryPoints }
-        var bodySpec: BodySpec? { nil }
+        var startedPrepared: PreparedStart? { PreparedStart(task: task, executor: executor) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let prepared = execution.slots.prepared(task) else { return }

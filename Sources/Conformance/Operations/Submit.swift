@@ -4,8 +4,6 @@ extension ProgramOperation {
     public struct Submit: TasklessOperation {
         public var executor: ExecutorRef
 
-        public init(executor: ExecutorRef) { self.executor = executor }
-
         static let kind = OperationKind.submit
         public var description: String { "\(executor).execute { job }" }
         var operation: ProgramOperation { .submit(self) }
@@ -23,15 +21,12 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.execute] + executor.entryPoints }
-        var bodySpec: BodySpec? { nil }
+        var submittedJob: ExecutorRef? { executor }
 
         func perform(in execution: ProgramExecution, step: Int) {
             let log = execution.log

@@ -6,12 +6,6 @@ extension ProgramOperation {
         public var antecedent: Int
         public var microseconds: Int
 
-        public init(task: Int, antecedent: Int, microseconds: Int) {
-            self.task = task
-            self.antecedent = antecedent
-            self.microseconds = microseconds
-        }
-
         static let kind = OperationKind.timeout
         public var description: String { "t\(task) = t\(antecedent).timeout(after: \(microseconds)us)" }
         var operation: ProgramOperation { .timeout(self) }
@@ -34,17 +28,15 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(antecedent)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self {
             Self(task: ids.task(task), antecedent: ids.task(antecedent), microseconds: microseconds)
         }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .completes(task: task, within: .microseconds(microseconds)) }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.timeout] }
-        var bodySpec: BodySpec? { nil }
+        var timedCompletion: TimedCompletion? { .racesAntecedent(task: task, antecedent: antecedent, microseconds: microseconds) }
 
         func perform(in execution: ProgramExecution, step: Int) {
             guard let antecedentTask = execution.slots.task(antecedent)?.intTask else { return }

@@ -6,8 +6,6 @@ extension ProgramOperation {
     public struct TryStart: TasklessOperation {
         public var task: Int
 
-        public init(task: Int) { self.task = task }
-
         static let kind = OperationKind.tryStart
         public var description: String { "t\(task).tryStart()" }
         var operation: ProgramOperation { .tryStart(self) }
@@ -29,15 +27,12 @@ extension ProgramOperation {
         /// The task, not the source: a start is not a setter (a source with no setter but a
         /// start must still become held when shrinking), and a release does not wait for it.
         var uses: [Use] { [.task(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
 
         var neverWaits: Bool { true }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [.tryStart] }
-        var bodySpec: BodySpec? { nil }
+        var startedSource: Int? { task }
 
         /// Nothing if the source was released meanwhile.
         func perform(in execution: ProgramExecution, step: Int) {
@@ -54,8 +49,6 @@ extension ProgramOperation {
     /// once and the body never runs; after, the body sees it through its token (C9.3, C4.3).
     public struct CancelPrepared: TasklessOperation {
         public var task: Int
-
-        public init(task: Int) { self.task = task }
 
         static let kind = OperationKind.cancelPrepared
         public var description: String { "t\(task).cancel() (prepared)" }
@@ -77,16 +70,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.prepared(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task)) }
 
         /// `cancel()` waits for handlers another thread runs (C4.1).
         var neverWaits: Bool { false }
-        var outsideWork: OutsideWork { .none }
-        var blocking: Blocking { .never }
         var registersOrCompletes: Bool { true }
         var entryPoints: [EntryPoint] { [.preparedCancel] }
-        var bodySpec: BodySpec? { nil }
+        var cancelledPrepared: Int? { task }
 
         func perform(in execution: ProgramExecution, step: Int) {
             execution.slots.prepared(task)?.cancel()

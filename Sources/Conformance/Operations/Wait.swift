@@ -51,15 +51,13 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { [.task(task)] }
-        var createdToken: Int? { nil }
         func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), timeoutMicroseconds: timeoutMicroseconds, get: get) }
 
         var neverWaits: Bool { false }
-        var outsideWork: OutsideWork { .none }
         var blocking: Blocking { timeoutMicroseconds == nil ? .untilCompleted(task) : .untilTimeout(task) }
         var registersOrCompletes: Bool { false }
         var entryPoints: [EntryPoint] { [get ? .get : timeoutMicroseconds == nil ? .wait : .waitTimeout, .status] }
-        var bodySpec: BodySpec? { nil }
+        var waitForm: WaitForm? { WaitForm(timeoutMicroseconds: timeoutMicroseconds, get: get) }
 
         /// Logs the result, and `status` after a result (C1.5).
         func perform(in execution: ProgramExecution, step: Int) {

@@ -165,7 +165,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// to a newer contract"), rather than bugs in what it was written for.
     public var rulesNewerThanTarget: [Rule] {
         let target = targetContractVersion ?? .v1_0
-        let suite = ruleSuite?.failures.compactMap { Rule(rawValue: $0.rule) } ?? []
+        let suite = ruleSuite?.failures.map(\.rule) ?? []
         return Set(failures.map(\.rule) + suite).filter { $0.lastChangedIn > target }.sorted()
     }
 

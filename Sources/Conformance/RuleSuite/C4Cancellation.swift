@@ -214,13 +214,13 @@ extension RuleSuite {
                     runs.increment()
                     fired.trySucceed()
                 }
-                let start = ContinuousClock.now
+                let start = Uptime.now
                 source.cancel(after: first)
                 source.cancel(after: second)
                 let earlier = max(.zero, min(first, second))
                 let call = "source.cancel(after: \(first)); source.cancel(after: \(second))"
                 let outcome = fired.task.wait(timeout: earlier + c.timingSlack)
-                let elapsed = ContinuousClock.now - start
+                let elapsed = Uptime.now - start
                 c.expect(
                     outcome != nil, "the earlier deadline cancels: a later call does not replace it", call: call,
                     expected: "cancelled within \(earlier) and the timing slack (\(c.timingSlack))",

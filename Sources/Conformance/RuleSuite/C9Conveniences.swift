@@ -460,7 +460,7 @@ extension RuleSuite.C9Retry {
             observed: "\(wrong.count) wrong, first: \(wrong.prefix(3).joined(separator: "; "))")
         let backend = c.backend
         let backoff = Backoff.exponential(initial: .milliseconds(4), multiplier: 3, maximum: .seconds(1))
-        let starts = Recorder<ContinuousClock.Instant>()
+        let starts = Recorder<Uptime>()
         let retried = backend.retry(attempts: 4, backoff: backoff) { _ -> Int in
             starts.append(.now)
             throw TestError(code: starts.all.count)

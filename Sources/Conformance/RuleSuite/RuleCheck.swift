@@ -52,7 +52,7 @@ public struct RuleCheck: Sendable, CustomStringConvertible {
 /// caller's test).
 public struct RuleFailure: Sendable, CustomStringConvertible {
     public let backend: String
-    public let rule: String
+    public let rule: Rule
     public let check: String
     public let message: String
     public let location: CallSite
@@ -107,7 +107,7 @@ public final class RuleContext: Sendable {
     ) {
         record(
             RuleFailure(
-                backend: backend.name, rule: check.rule.rawValue, check: check.name, message: message,
+                backend: backend.name, rule: check.rule, check: check.name, message: message,
                 location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite))
     }
 

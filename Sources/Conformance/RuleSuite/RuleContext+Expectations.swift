@@ -21,7 +21,7 @@ extension RuleContext {
     ) {
         record(
             RuleFailure(
-                backend: backend.name, rule: check.rule.rawValue, check: check.name, message: message,
+                backend: backend.name, rule: check.rule, check: check.name, message: message,
                 location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column), callSite: callSite,
                 call: call, expected: expected, observed: observed))
     }
@@ -289,7 +289,7 @@ extension RuleContext {
         guard seen.outcome != nil, (completedBefore && elapsed > timingSlack) || elapsed >= patience else { return seen }
         record(
             RuleFailure(
-                backend: backend.name, rule: Rule.c6_2.rawValue, check: check.name,
+                backend: backend.name, rule: .c6_2, check: check.name,
                 message: "wait(timeout: \(patience)) slept through its wake-up: it returned "
                     + (completedBefore ? "an already completed task's outcome" : "the outcome") + " after \(elapsed)"
                     + (elapsed >= patience ? ", at its deadline" : "") + " (seen by the \(check.rule) check, whose own expectation it met)",

@@ -19,10 +19,7 @@ public enum RuleSuite {
         + C9Executor.checks + C9ActorExecutor.checks + C9Isolation.checks + C9WorkGroup.checks
 
     /// The rule ids the checks cover, in the contract's order.
-    public static var rules: [String] {
-        var seen = Set<String>()
-        return checks.map(\.rule.rawValue).filter { seen.insert($0).inserted }
-    }
+    public static var rules: [Rule] { RuleSuiteReport.rules(of: checks) }
 
     /// The checks of chapter `chapter` (C`chapter`.x).
     public static func checks(chapter: Int) -> [RuleCheck] {
@@ -111,7 +108,7 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, timingSlack: Duration = TimingSlack.standard,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        RuleSuiteRun(
+        RuleSuiteSession(
             backend: backend, checks: checks, timingSlack: timingSlack,
             callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         ).run()
@@ -124,7 +121,7 @@ public enum RuleSuite {
     ) async -> RuleSuiteReport {
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         return await Conformance.onOwnThread {
-            RuleSuiteRun(backend: backend, checks: checks, timingSlack: timingSlack, callSite: callSite).run()
+            RuleSuiteSession(backend: backend, checks: checks, timingSlack: timingSlack, callSite: callSite).run()
         }
     }
 
@@ -136,7 +133,7 @@ public enum RuleSuite {
         _ backend: any TaskBackend, checks: [RuleCheck] = RuleSuite.checks, configuration: ConformanceConfiguration,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> RuleSuiteReport {
-        RuleSuiteRun(
+        RuleSuiteSession(
             backend: backend, checks: checks, configuration: configuration,
             callSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         ).run()
@@ -149,7 +146,7 @@ public enum RuleSuite {
     ) async -> RuleSuiteReport {
         let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         return await Conformance.onOwnThread {
-            RuleSuiteRun(backend: backend, checks: checks, configuration: configuration, callSite: callSite).run()
+            RuleSuiteSession(backend: backend, checks: checks, configuration: configuration, callSite: callSite).run()
         }
     }
 

@@ -24,16 +24,16 @@ public struct RuleSuiteReport: Sendable, CustomStringConvertible {
     public var passed: Bool { failures.isEmpty && notRun.isEmpty }
 
     /// The rule ids whose checks ran, in the contract's order.
-    public var rules: [String] { Self.rules(of: checks) }
+    public var rules: [Rule] { Self.rules(of: checks) }
 
     /// The rules with failures, in the contract's order.
-    public var brokenRules: [String] { Self.rules(of: failures.map(\.rule)) }
+    public var brokenRules: [Rule] { Self.rules(of: failures.map(\.rule)) }
 
     /// The error of a suite cut short by the time limit, if it was.
     public var notRunError: String? {
         guard !notRun.isEmpty else { return nil }
         return "the time limit ran out before \(notRun.count) rule checks started: "
-            + Self.rules(of: notRun).joined(separator: " ") + " (CONFORMANCE_TIME_LIMIT)"
+            + Self.ids(Self.rules(of: notRun)) + " (CONFORMANCE_TIME_LIMIT)"
     }
 
     public var description: String {
@@ -41,9 +41,9 @@ public struct RuleSuiteReport: Sendable, CustomStringConvertible {
             "rule suite [\(backend)]: \(checks.count) checks of \(rules.count) rules in \(duration), "
             + (failures.isEmpty
                 ? (notRun.isEmpty ? "passed" : "no failures")
-                : "\(Self.count(failures.count, "failure")) (\(brokenRules.joined(separator: " ")))")
+                : "\(Self.count(failures.count, "failure")) (\(Self.ids(brokenRules)))")
         if !knownIssues.isEmpty {
-            head += "; \(Self.count(knownIssues.count, "known issue")) (\(Self.rules(of: knownIssues.map(\.rule)).joined(separator: " ")))"
+            head += "; \(Self.count(knownIssues.count, "known issue")) (\(Self.ids(Self.rules(of: knownIssues.map(\.rule)))))"
         }
         return
             ([head] + (notRunError.map { ["  error: \($0)"] } ?? [])
@@ -62,10 +62,13 @@ public struct RuleSuiteReport: Sendable, CustomStringConvertible {
     }
 
     /// Rule ids without repeats, in first-seen order (the checks are in the contract's).
-    static func rules(of checks: [RuleCheck]) -> [String] { rules(of: checks.map(\.rule.rawValue)) }
+    static func rules(of checks: [RuleCheck]) -> [Rule] { rules(of: checks.map(\.rule)) }
 
-    static func rules(of ids: [String]) -> [String] {
-        var seen = Set<String>()
-        return ids.filter { seen.insert($0).inserted }
+    static func rules(of rules: [Rule]) -> [Rule] {
+        var seen = Set<Rule>()
+        return rules.filter { seen.insert($0).inserted }
     }
+
+    /// Rule ids as report lines print them: "C1.2 C4.6".
+    static func ids(_ rules: [Rule]) -> String { rules.map(\.rawValue).joined(separator: " ") }
 }

@@ -69,7 +69,7 @@ public enum EventKind: Sendable {
     /// Once it completed and every other reference was dropped: the inputs and values not
     /// returned that it still kept after the slack (C5.5).
     case probedRetained(step: Int, alive: [String])
-    /// A hosted step's call (`Host`) started and ended, inside its continuation or job.
+    /// A hosted step's call (`CallHost`) started and ended, inside its continuation or job.
     case hostStart(step: Int)
     case hostEnd(step: Int)
     /// An `inspect` step read `status`, `completion`, `isCompleted` and `backend.name`, in that

@@ -241,21 +241,16 @@ final class ProgramExecution: Sendable {
         ThreadInfo.driverMarker = program.drivers + 1
         defer { ThreadInfo.driverMarker = outer }
         // Prepared tasks no step started: the harness starts them, on the default executor (C9.3).
-        let startSteps = Set(
-            program.steps.compactMap { step -> Int? in
-                if case .start(let start) = step.operation { return start.task } else { return nil }
-            })
+        let startSteps = Set(program.steps.compactMap { $0.operation.payload.startedPrepared?.task })
         for (t, prepared) in slots.allPrepared().sorted(by: { $0.key < $1.key }) where !startSteps.contains(t) {
             let made = creatingStep(of: t)
             log.append(.started(step: made, task: t, ok: prepared.tryStart()))
         }
         for (index, step) in program.steps.enumerated() {
-            guard case .makeSource(let make) = step.operation, let held = make.held,
-                let source = slots.source(ifPresent: make.task)
-            else { continue }
-            let t = make.task
+            guard let held = step.operation.payload.heldSource, let source = slots.source(ifPresent: held.task) else { continue }
+            let t = held.task
             payloads.write(index)
-            if !source.tryComplete(held, value: ProgramValues.heldValue(step: index)) {
+            if !source.tryComplete(held.outcome, value: ProgramValues.heldValue(step: index)) {
                 log.append(
                     .setterTrouble(
                         task: t, detail: "the harness's trySucceed/tryFail/tryCancel on a held source, its only setter, returned false"))
@@ -285,7 +280,7 @@ final class ProgramExecution: Sendable {
     /// Runs `work` where `host` says: at once on the calling thread (no host), inside a
     /// continuation registered on the host's task, or inside a job handed to its executor. The
     /// host's task is taken now, by the driver; the run is not quiescent until the work ended.
-    func hosted(_ host: Host?, step: Int, _ work: @escaping @Sendable () -> Void) {
+    func hosted(_ host: CallHost?, step: Int, _ work: @escaping @Sendable () -> Void) {
         guard let host else { return work() }
         let log = self.log
         let body: @Sendable () -> Void = {

@@ -57,11 +57,9 @@ enum ProgramRepair {
                 }
             })
         return steps.map { step in
-            guard case .makeSource(let make) = step.operation, make.held == nil, !set.contains(make.task) else { return step }
+            guard let held = step.operation.payload.holdingSource(unlessSetIn: set) else { return step }
             var changed = step
-            var heldSource = make
-            heldSource.held = .success
-            changed.operation = .makeSource(heldSource)
+            changed.operation = held
             return changed
         }
     }
@@ -76,7 +74,7 @@ enum ProgramRepair {
         // Every task joined to each group, before or after its waits: a join racing with a wait counts.
         var joinedTo: [Int: [Int]] = [:]
         for step in steps {
-            if case .joinGroup(let join) = step.operation { joinedTo[join.group, default: []].append(join.task) }
+            if let join = step.operation.payload.joinedGroup { joinedTo[join.group, default: []].append(join.task) }
         }
         var result: [Step] = []
         for step in steps {
@@ -96,7 +94,7 @@ enum ProgramRepair {
             for use in step.operation.uses {
                 switch use {
                 case .source(let s), .lastSetter(let s): setEarlier.insert(s)
-                case .prepared(let t): if case .start = step.operation { held[t] = false }
+                case .prepared(let t): if step.operation.payload.startedPrepared != nil { held[t] = false }
                 case .task, .token, .lastUse: break
                 }
             }

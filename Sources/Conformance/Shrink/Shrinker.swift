@@ -193,12 +193,9 @@ struct Shrinker {
             }
         }
         for (index, step) in program.steps.enumerated() {
-            guard case .combine(let combine) = step.operation, !combine.inputs.isEmpty else { continue }
-            for drop in combine.inputs.indices {
+            for smaller in step.operation.payload.smallerForms {
                 var copy = program
-                var fewer = combine
-                fewer.inputs.remove(at: drop)
-                copy.steps[index].operation = .combine(fewer)
+                copy.steps[index].operation = smaller
                 result.append(copy)
             }
         }
@@ -213,10 +210,5 @@ struct Shrinker {
 
 extension Program {
     var pauseCount: Int { steps.filter { $0.pause != .none }.count }
-    var inputCount: Int {
-        steps.reduce(0) { total, step in
-            if case .combine(let combine) = step.operation { return total + combine.inputs.count }
-            return total
-        }
-    }
+    var inputCount: Int { steps.reduce(0) { $0 + $1.operation.payload.inputCount } }
 }

@@ -81,7 +81,7 @@ final class DriverThreads: @unchecked Sendable {
         started = Array(repeating: false, count: drivers)
         pointsInStep = Array(repeating: 0, count: drivers)
         parkable = Array(repeating: false, count: drivers)
-        ControlledRuns.shared.begin()
+        ProcessScheduleController.shared.begin()
     }
 
     /// Gives driver `driver` the baton: to run step `step`, or, with `nil`, to go on with the step
@@ -113,7 +113,7 @@ final class DriverThreads: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         guard !wasReleased else { return }
-        ControlledRuns.shared.end()
+        ProcessScheduleController.shared.end()
     }
 
     private func main(_ driver: Int) {

@@ -5,7 +5,7 @@ import TaskAPI
 /// time limit (one still running then is a failure naming it, and the suite goes on), a progress
 /// line per chapter and one for a check still running after `slowCheck` on `output`, failures of
 /// known issues set apart, and no check started once `deadline` passed.
-struct RuleSuiteRun {
+struct RuleSuiteSession {
     let backend: any TaskBackend
     let checks: [RuleCheck]
     var timingSlack: Duration
@@ -51,7 +51,7 @@ struct RuleSuiteRun {
                 }
                 part.checks.append(check)
                 for failure in runOne(check) {
-                    if Rule(rawValue: failure.rule).map({ knownIssues[$0] != nil }) == true {
+                    if knownIssues[failure.rule] != nil {
                         part.knownIssues.append(failure)
                     } else {
                         part.failures.append(failure)
@@ -99,9 +99,9 @@ extension RuleSuiteReport {
     func chapterLine(_ chapter: Int, in duration: Duration) -> String {
         var text =
             "C\(chapter) \(Self.chapterTitles[chapter] ?? "rules"): \(Self.count(checks.count, "check")) in \(Self.short(duration)), "
-            + (failures.isEmpty ? "passed" : "\(Self.count(failures.count, "failure")) (\(brokenRules.joined(separator: " ")))")
+            + (failures.isEmpty ? "passed" : "\(Self.count(failures.count, "failure")) (\(Self.ids(brokenRules)))")
         if !knownIssues.isEmpty {
-            text += ", \(Self.count(knownIssues.count, "known issue")) (\(Self.rules(of: knownIssues.map(\.rule)).joined(separator: " ")))"
+            text += ", \(Self.count(knownIssues.count, "known issue")) (\(Self.ids(Self.rules(of: knownIssues.map(\.rule)))))"
         }
         if !notRun.isEmpty { text += ", \(notRun.count) not run (the time limit ran out)" }
         return text

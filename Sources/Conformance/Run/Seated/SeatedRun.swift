@@ -39,10 +39,10 @@ extension ProgramRunner {
             drivers: program.drivers,
             strategy: StrategyState(strategy: strategy, seed: program.seed, expectedPoints: Self.expectedPoints(program)),
             arrivalLimit: timingSlack, clock: clock, stepReady: { execution.inputsReady($0) })
-        ControlledRuns.shared.begin(table)
+        ProcessScheduleController.shared.begin(table)
         var run = SeatedRun(execution: execution, table: table, runner: self, strategy: strategy)
         let record = run.run()
-        ControlledRuns.shared.end(table)
+        ProcessScheduleController.shared.end(table)
         return record
     }
 

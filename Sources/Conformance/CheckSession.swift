@@ -6,7 +6,7 @@ import TaskAPI
 /// A failure does not stop the run: each program that breaks a rule no earlier program broke is
 /// reported and shrunk, up to `maxFailingPrograms`; one that breaks only rules already reported
 /// is counted (`repeatedFailures`). Nothing starts after the configuration's deadline.
-struct CheckRun {
+struct CheckSession {
     let backend: String
     let makeBackend: @Sendable () -> any TaskBackend
     let configuration: ConformanceConfiguration

@@ -23,7 +23,7 @@ enum Interposition {
     /// Hands `jobs` (one default job, or a batch of one serial executor's oldest) over to the
     /// backend's executors and waits until each ran and was released. `nil`: done; otherwise what
     /// did not come back by `deadline`.
-    static func handOver(_ jobs: [Scheduler.Job], scheduler: Scheduler, deadline: Uptime) -> String? {
+    static func handOver(_ jobs: [Scheduler.QueuedJob], scheduler: Scheduler, deadline: Uptime) -> String? {
         var handoffs: [InterposedJob] = []
         let batch = jobs.count > 1
         for (index, job) in jobs.enumerated() {
@@ -48,7 +48,7 @@ enum Interposition {
         return nil
     }
 
-    private static func submit(_ job: Scheduler.Job, handoff: InterposedJob, scheduler: Scheduler) {
+    private static func submit(_ job: Scheduler.QueuedJob, handoff: InterposedJob, scheduler: Scheduler) {
         let ticket = InterposedJobTicket(handoff: handoff, scheduler: scheduler, body: job.body)
         job.target.execute { ticket.run() }
     }

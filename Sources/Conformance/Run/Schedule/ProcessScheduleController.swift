@@ -7,8 +7,8 @@ import TaskAPI
 /// Each seat answers for its own thread; what happens on threads that are no seat (a release, a
 /// signal, a thread back from a native wait) goes to every run of the seated engine
 /// (`SeatedRun`), which ignores what is not its own.
-final class ControlledRuns: ScheduleController {
-    static let shared = ControlledRuns()
+final class ProcessScheduleController: ScheduleController {
+    static let shared = ProcessScheduleController()
 
     private struct State {
         var users = 0

@@ -11,7 +11,7 @@ import TaskAPI
 /// from a thread not under control (a backend's timer, a Swift task) is still queued, and makes
 /// the run "not reproducible".
 final class Scheduler: Sendable {
-    struct Job: Sendable {
+    struct QueuedJob: Sendable {
         let id: Int
         /// `nil`: the default executor; `n`: serial executor `n`.
         let serial: Int?
@@ -21,7 +21,7 @@ final class Scheduler: Sendable {
     }
 
     private struct State {
-        var jobs: [Job] = []
+        var jobs: [QueuedJob] = []
         var nextID = 0
         var foreign: [String] = []
         var ownerThread = 0
@@ -56,7 +56,7 @@ final class Scheduler: Sendable {
                     "a job for \(serial.map { "serial\($0)" } ?? "default") was handed over on thread\(thread), "
                         + "not under the controlled run's control")
             }
-            state.jobs.append(Job(id: state.nextID, serial: serial, target: target, body: body))
+            state.jobs.append(QueuedJob(id: state.nextID, serial: serial, target: target, body: body))
             state.nextID += 1
         }
         condition.lock()
@@ -65,7 +65,7 @@ final class Scheduler: Sendable {
     }
 
     /// The jobs that may go now: every default job, the oldest job of each serial executor.
-    func enabledJobs() -> [Job] {
+    func enabledJobs() -> [QueuedJob] {
         state.withLock { state in
             var seenSerial: Set<Int> = []
             return state.jobs.filter { job in
@@ -76,7 +76,7 @@ final class Scheduler: Sendable {
     }
 
     /// Removes and returns job `id`.
-    func take(_ id: Int) -> Job? {
+    func take(_ id: Int) -> QueuedJob? {
         state.withLock { state in
             guard let index = state.jobs.firstIndex(where: { $0.id == id }) else { return nil }
             return state.jobs.remove(at: index)
@@ -89,9 +89,9 @@ final class Scheduler: Sendable {
     }
 
     /// Removes and returns the `count` oldest jobs of serial executor `serial`.
-    func takeOldest(serial: Int, count: Int) -> [Job] {
+    func takeOldest(serial: Int, count: Int) -> [QueuedJob] {
         state.withLock { state in
-            var taken: [Job] = []
+            var taken: [QueuedJob] = []
             state.jobs.removeAll { job in
                 guard job.serial == serial, taken.count < count else { return false }
                 taken.append(job)
