@@ -167,12 +167,41 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
         guard T.self == U.self, U.self == V.self else {
             return super.map(on: executor, token: token, transform)
         }
-        // T, U and V are one type (checked just above), so these casts change no representation.
+        // Safe: U and V are one type (checked just above), so a closure from U to V is one from U
+        // to U, and an `any AsyncTask<U>` one of V, with the same representation: no bits change.
+        let node = sameTypeNode(on: executor, token: token, unsafeBitCast(transform, to: (@Sendable (U) throws -> U).self))
+        let task: any AsyncTask<U> = node
+        assert(task is any AsyncTask<V>, "map: a MapTask<\(T.self), \(U.self)> is not an AsyncTask<\(V.self)>")
+        return unsafeBitCast(task as any AsyncTask<U>, to: (any AsyncTask<V>).self)  // `as`: not opened (SE-0352)
+    }
+
+    /// The conveniences' same-type `map` (TaskAPI's `mapKeepingType`): this class is
+    /// `MapTask<U, U>` when `T` is `U`, so its node is returned as `Self`, whose conformance the
+    /// caller holds.
+    override func mapKeepingType(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (U) throws -> U
+    ) -> Self? {
+        guard T.self == U.self else { return nil }
+        return sameTypeNode(on: executor, token: token, transform)
+    }
+
+    /// A node of this very class for `transform`, registered: only for `T` equal to `U`.
+    @inline(__always)
+    private func sameTypeNode(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (U) throws -> U
+    ) -> Self {
+        assert(T.self == U.self, "map: a same-type node of MapTask<\(T.self), \(U.self)>, whose types differ")
+        // Safe: the callers checked that T is U, so a closure from U to U is one from T to U with
+        // the same representation.
         let same = unsafeBitCast(transform, to: (@Sendable (T) throws -> U).self)
         let node = type(of: self).init(owner: owner, executor: executor, transform: same)
         if token.canBeCancelled { node.guardStart(with: token) }
         registerFresh(node, inPlace: node.runsInPlace)
-        return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
+        return node
     }
 
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {

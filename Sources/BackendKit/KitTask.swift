@@ -190,6 +190,16 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         return node
     }
 
+    /// A task of this very class only `MapTask<T, T>` can make (its override); any other kit
+    /// task answers `nil`, and the `map` conveniences call `map(on:token:_:)` instead.
+    public func mapKeepingType(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (T) throws -> T
+    ) -> Self? {
+        nil
+    }
+
     public final func wait() -> Completion<T> {
         typed(waitOutcome())
     }

@@ -84,6 +84,18 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U>
 
+    /// `map` for a transform that keeps the type (`Success` to `Success`), answering with the
+    /// derived task as `Self` when the backend makes it of this very type, else `nil` (the
+    /// default). The `map` conveniences ask it first: they hold `Self`'s conformance, so the
+    /// task it returns becomes an `any AsyncTask` with no runtime lookup of a conformance (about
+    /// 100 instructions of a link). A task it returns has `map(on:token:_:)`'s semantics
+    /// (C3.3, C4.3); a `nil` makes nothing, and the caller calls `map(on:token:_:)` instead.
+    func mapKeepingType(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> Success
+    ) -> Self?
+
     /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).
     @discardableResult
     func flatMap<U: Sendable>(
