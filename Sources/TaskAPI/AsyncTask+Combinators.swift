@@ -18,10 +18,10 @@ extension AsyncTask {
 
     /// No task of `Self`'s type: the `map` conveniences call `map(on:token:_:)` instead.
     @_disfavoredOverload
-    public func mapKeepingType(
+    public func mapKeepingType<U: Sendable>(
         on executor: any Executor,
         token: CancellationToken,
-        _ transform: @escaping @Sendable (Success) throws -> Success
+        _ transform: @escaping @Sendable (Success) throws -> U
     ) -> Self? {
         nil
     }
@@ -133,17 +133,14 @@ extension AsyncTask {
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> (any AsyncTask<U>)? {
-        guard U.self == Success.self else { return nil }
-        // Safe: `U` and `Success` are one type (checked just above), so a closure from `Success`
-        // to `U` is a closure from `Success` to `Success` with the same representation, and an
-        // `any AsyncTask<Success>` is an `any AsyncTask<U>` (one reference and one witness
-        // table either way). The casts change no bits and no type a reader of them sees.
-        let keeping = unsafeBitCast(transform, to: (@Sendable (Success) throws -> Success).self)
-        guard let node = mapKeepingType(on: executor, token: token, keeping) else { return nil }
+        guard U.self == Success.self, let node = mapKeepingType(on: executor, token: token, transform) else { return nil }
         let task: any AsyncTask<Success> = node
         assert(task is any AsyncTask<U>, "map: a same-type task of \(Success.self) is not an AsyncTask<\(U.self)>")
-        // `as`: passed bare, the existential would be opened (SE-0352) and its one-word task cast
-        // to a two-word existential, a size mismatch that traps.
+        // Safe: `U` and `Success` are one type (checked just above), so an `any AsyncTask<Success>`
+        // is an `any AsyncTask<U>`, with the same representation (one reference and one witness
+        // table): the cast changes no bits, and no type a reader of it sees. `as`: passed bare,
+        // the existential would be opened (SE-0352) and its one-word task cast to a two-word
+        // existential, a size mismatch that traps.
         return unsafeBitCast(task as any AsyncTask<Success>, to: (any AsyncTask<U>).self)
     }
 
