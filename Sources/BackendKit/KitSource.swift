@@ -83,8 +83,7 @@ final class SourceTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         // since its captures may hold a chain of their own (C8.2). The source's deinit completes
         // the task first (C8.3), so no path is known to get here; the guard costs one test.
         guard let inlineBody else { return }
-        var orphans = Continuations<KitContinuation>()
-        orphans.append(WhenComplete(body: inlineBody))
+        var orphans = KitContinuations.one(WhenComplete(body: inlineBody))
         self.inlineBody = nil
         ThreadRuntime.current.release(&orphans)
     }

@@ -167,12 +167,41 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
         guard T.self == U.self, U.self == V.self else {
             return super.map(on: executor, token: token, transform)
         }
-        // T, U and V are one type (checked just above), so these casts change no representation.
+        let node = sameTypeNode(on: executor, token: token, transform)
+        let task: any AsyncTask<U> = node
+        assert(task is any AsyncTask<V>, "map: a MapTask<\(T.self), \(U.self)> is not an AsyncTask<\(V.self)>")
+        // Safe: U and V are one type (checked just above), so an `any AsyncTask<U>` is an
+        // `any AsyncTask<V>` with the same representation: no bits change.
+        return unsafeBitCast(task as any AsyncTask<U>, to: (any AsyncTask<V>).self)  // `as`: not opened (SE-0352)
+    }
+
+    /// The conveniences' same-type `map` (TaskAPI's `mapKeepingType`): this class is
+    /// `MapTask<U, U>` when `T` is `U`, and the node's transform goes from `U` to `U` when `V`
+    /// is `U`, so the node is returned as `Self`, whose conformance the caller holds.
+    override func mapKeepingType<V: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (U) throws -> V
+    ) -> Self? {
+        guard T.self == U.self, U.self == V.self else { return nil }
+        return sameTypeNode(on: executor, token: token, transform)
+    }
+
+    /// A node of this very class for `transform`, registered: only for `T`, `U` and `V` one type.
+    @inline(__always)
+    private func sameTypeNode<V: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (U) throws -> V
+    ) -> Self {
+        assert(T.self == U.self && U.self == V.self, "map: a same-type node of MapTask<\(T.self), \(U.self)> to \(V.self)")
+        // Safe: the callers checked that T, U and V are one type, so a closure from U to V is one
+        // from T to U with the same representation.
         let same = unsafeBitCast(transform, to: (@Sendable (T) throws -> U).self)
         let node = type(of: self).init(owner: owner, executor: executor, transform: same)
         if token.canBeCancelled { node.guardStart(with: token) }
         registerFresh(node, inPlace: node.runsInPlace)
-        return unsafeBitCast(node as any AsyncTask<U>, to: (any AsyncTask<V>).self)
+        return node
     }
 
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {

@@ -27,6 +27,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     }
 
     /// A pending task (C1.1).
+    @inline(__always)
     public override init(owner: any KitBackend) {
         super.init(owner: owner)
     }
@@ -188,6 +189,16 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         if token.canBeCancelled { node.guardStart(with: token) }
         registerFresh(node, inPlace: node.runsInPlace)
         return node
+    }
+
+    /// A task of this very class only `MapTask<T, T>` can make (its override); any other kit
+    /// task answers `nil`, and the `map` conveniences call `map(on:token:_:)` instead.
+    public func mapKeepingType<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (T) throws -> U
+    ) -> Self? {
+        nil
     }
 
     public final func wait() -> Completion<T> {

@@ -24,13 +24,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     // (`KitContinuation`) and stores where it runs; any other task stores no executor.
     //
     // Stored in this order, the state three bytes and `edge` one, so that they and the four-byte
-    // lock share the last word: a `KitTask<Int>` takes 72 bytes (a malloc chunk of 80; a
-    // source's, with its inline body, 88, a chunk of 96), a `map` node 104 (a chunk of 112: its
-    // executor and its token's guard share one field, `Placement`).
+    // lock share the last word: a `KitTask<Int>` takes 64 bytes (a malloc chunk of 80; a
+    // source's, with its inline body, 80, a chunk of 96), a `map` node 96 (a chunk of 112: its
+    // executor and its token's guard share one field, `Placement`; the continuations are one
+    // word, `KitContinuations`).
     let owner: any KitBackend
     // @exclusivity(unchecked) here and below: every access is under `lock`, or in init or deinit;
     // none overlaps another.
-    @exclusivity(unchecked) private var continuations = Continuations<KitContinuation>()
+    @exclusivity(unchecked) private var continuations = KitContinuations.empty
     /// The value of a success (`KitTask<T>`'s) or the error of a failure; raw words, see
     /// `KitTask<T>`.
     @exclusivity(unchecked) final var slot: (UInt, UInt) = (0, 0)
@@ -72,7 +73,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
         if continuations.isEmpty { return }
         assert(!state.isCompleted, "kit task: freed holding continuations after completing, \(state)")
-        var orphans = Continuations<KitContinuation>()
+        var orphans = KitContinuations.empty
         swap(&orphans, &continuations)
         ThreadRuntime.current.release(&orphans)
     }
@@ -232,7 +233,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     final func complete(_ outcome: KitCompletion, storing store: () -> Void) -> Bool {
         SchedulePoint.reach("kit task: complete")  // Points (no lock held): see `locked`.
-        var batch = Continuations<KitContinuation>()
+        var batch = KitContinuations.empty
         let action = locked { () -> KitState.Action in
             let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
             if action == .refuse { return action }
@@ -292,8 +293,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
                 deliverInPlace(outcome, on: runtime) { node.runFresh($0, from: self) }
                 return
             }
-            var batch = Continuations<KitContinuation>()
-            batch.append(node)
+            let batch = KitContinuations.one(node)
             #if PlantedBugs
             // The planted bug: handed over in place, inside the inline work this thread runs,
             // not queued behind it.
@@ -389,10 +389,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// delivery phase: from then on a registration opens one of its own. Under the lock, during a
     /// delivery phase.
     @inline(__always)
-    private func nextDelivery() -> Continuations<KitContinuation>? {
+    private func nextDelivery() -> KitContinuations? {
         guard state.on(.endRound(stored: !continuations.isEmpty)) != .proceed else { return nil }
         // Moved out, not copied: no retain and release of each stored continuation.
-        var taken = Continuations<KitContinuation>()
+        var taken = KitContinuations.empty
         swap(&taken, &continuations)
         return taken
     }
@@ -400,7 +400,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs the inline body if the completion found one (`inline`); then hands over `first`, a
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
     /// which ends the delivery phase. Runs only from the thread's trampoline.
-    final func handOver(_ inline: Bool, _ first: consuming Continuations<KitContinuation>, _ outcome: KitCompletion) {
+    final func handOver(_ inline: Bool, _ first: consuming KitContinuations, _ outcome: KitCompletion) {
         #if PlantedBugs
         if inline, !first.isEmpty, plantedBugs.isOn(KitPlantedBug.inlineBodyHandedLast) {
             return handOverInlineBodyLast(first, outcome)
@@ -409,17 +409,20 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         if inline { runInline(outcome) }
         var batch = first
         while true {
-            // Each continuation is moved out of the batch for its hand-off: no retain of it.
-            if let continuation = batch.takeFirst() {
+            // A single continuation is moved out of the batch for its hand-off: no retain of it.
+            switch consume batch {
+            case .empty:
+                break
+            case .one(let continuation):
                 continuation.handOff(outcome, from: self)
+            case .many(let list):
+                list[0].handOff(outcome, from: self)
                 #if PlantedBugs
-                if !batch.tail.isEmpty, plantedBugs.isOn(KitPlantedBug.nestedRegistrationOvertakes) {
+                if plantedBugs.isOn(KitPlantedBug.nestedRegistrationOvertakes) {
                     handOverRegisteredMeanwhile(outcome)
                 }
                 #endif
-                if !batch.tail.isEmpty {
-                    for continuation in batch.tail { continuation.handOff(outcome, from: self) }
-                }
+                for continuation in list.dropFirst() { continuation.handOff(outcome, from: self) }
             }
             guard let next = locked({ nextDelivery() }) else { return }
             batch = next
@@ -429,8 +432,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     #if PlantedBugs
     /// The planted bug `inlineBodyHandedLast`: the kept inline body handed over after the first
     /// batch, then the delivery goes on as `handOver` does.
-    private final func handOverInlineBodyLast(_ first: consuming Continuations<KitContinuation>, _ outcome: KitCompletion) {
-        for continuation in first { continuation.handOff(outcome, from: self) }
+    private final func handOverInlineBodyLast(_ first: consuming KitContinuations, _ outcome: KitCompletion) {
+        for continuation in first.all { continuation.handOff(outcome, from: self) }
         runInline(outcome)
         guard let next = locked({ nextDelivery() }) else { return }
         handOver(false, next, outcome)
@@ -439,9 +442,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// The planted bug `nestedRegistrationOvertakes`: the continuations registered during this
     /// delivery so far, handed over at once, before the rest of the batch being delivered.
     private final func handOverRegisteredMeanwhile(_ outcome: KitCompletion) {
-        var early = Continuations<KitContinuation>()
+        var early = KitContinuations.empty
         locked { swap(&early, &continuations) }
-        for continuation in early { continuation.handOff(outcome, from: self) }
+        for continuation in early.all { continuation.handOff(outcome, from: self) }
     }
 
     /// The planted bug the task's backend carries: a requirement of `KitBackend`, read through

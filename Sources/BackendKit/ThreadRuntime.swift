@@ -20,7 +20,7 @@ public final class ThreadRuntime {
     /// run (a retain and a release of each reference, three per hand-over).
     enum Work: ~Copyable {
         /// `Bool`: the task's inline body runs first (see `TaskCore.handOver`).
-        case handOver(TaskCore, KitCompletion, Bool, Continuations<KitContinuation>)
+        case handOver(TaskCore, KitCompletion, Bool, KitContinuations)
         case job(@Sendable () -> Void)
         /// A slot whose work was taken (not `Optional<Work>`: its generic value witnesses cost
         /// a hundred instructions per slot).
@@ -187,9 +187,9 @@ public final class ThreadRuntime {
     /// task pending, with whatever was registered on it. `StackDepthTests`' "chain dropped by an
     /// executor" frees a million links that way on a 512 KiB stack; a `TaskCore.deinit` that let
     /// its continuations go directly overflows there (and passes every other check).
-    func release(_ jobs: inout Continuations<KitContinuation>) {
-        graveyard.append(contentsOf: jobs)
-        jobs = Continuations()
+    func release(_ jobs: inout KitContinuations) {
+        graveyard.append(contentsOf: jobs.all)
+        jobs = .empty
         if releasing { return }
         releasing = true
         while let job = graveyard.popLast() {

@@ -16,6 +16,16 @@ extension AsyncTask {
         }
     }
 
+    /// No task of `Self`'s type: the `map` conveniences call `map(on:token:_:)` instead.
+    @_disfavoredOverload
+    public func mapKeepingType<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> U
+    ) -> Self? {
+        nil
+    }
+
     @_disfavoredOverload
     @discardableResult
     public func flatMap<U: Sendable>(
@@ -97,7 +107,9 @@ extension AsyncTask {
         on executor: (any Executor)? = nil,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: executor ?? backend.defaultExecutor, token: .none, transform)
+        let executor = executor ?? backend.defaultExecutor
+        if let task = mapSameType(on: executor, token: .none, transform) { return task }
+        return map(on: executor, token: .none, transform)
     }
 
     /// `map` on the default executor, under `token` (C4.3).
@@ -107,7 +119,29 @@ extension AsyncTask {
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: backend.defaultExecutor, token: token, transform)
+        let executor = backend.defaultExecutor
+        if let task = mapSameType(on: executor, token: token, transform) { return task }
+        return map(on: executor, token: token, transform)
+    }
+
+    /// `mapKeepingType(on:token:_:)`'s answer as an `any AsyncTask<U>`, for a transform whose
+    /// `U` is `Success`; `nil` for any other `U`, or when the backend makes no task of `Self`'s
+    /// type. Built from `Self`'s conformance, which this generic code is handed.
+    @inlinable @inline(__always)
+    func mapSameType<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> U
+    ) -> (any AsyncTask<U>)? {
+        guard U.self == Success.self, let node = mapKeepingType(on: executor, token: token, transform) else { return nil }
+        let task: any AsyncTask<Success> = node
+        assert(task is any AsyncTask<U>, "map: a same-type task of \(Success.self) is not an AsyncTask<\(U.self)>")
+        // Safe: `U` and `Success` are one type (checked just above), so an `any AsyncTask<Success>`
+        // is an `any AsyncTask<U>`, with the same representation (one reference and one witness
+        // table): the cast changes no bits, and no type a reader of it sees. `as`: passed bare,
+        // the existential would be opened (SE-0352) and its one-word task cast to a two-word
+        // existential, a size mismatch that traps.
+        return unsafeBitCast(task as any AsyncTask<Success>, to: (any AsyncTask<U>).self)
     }
 
     /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).

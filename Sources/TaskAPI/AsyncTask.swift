@@ -84,6 +84,21 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U>
 
+    /// `map` for a transform that keeps the type (`U` is `Success`), answering with the derived
+    /// task as `Self` when the backend makes it of this very type, else `nil` (the default, and
+    /// the answer for any `U` other than `Success`). The `map` conveniences ask it first, only
+    /// once they have checked that `U` is `Success`: they hold `Self`'s conformance, so the task
+    /// it returns becomes an `any AsyncTask` with no runtime lookup of a conformance (about 100
+    /// instructions of a link). Generic in `U` so that the transform is passed on as it came,
+    /// with no conversion (a converted closure is a new value: a retain and a release). A task
+    /// it returns has `map(on:token:_:)`'s semantics (C3.3, C4.3); a `nil` makes nothing, and
+    /// the caller calls `map(on:token:_:)` instead.
+    func mapKeepingType<U: Sendable>(
+        on executor: any Executor,
+        token: CancellationToken,
+        _ transform: @escaping @Sendable (Success) throws -> U
+    ) -> Self?
+
     /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).
     @discardableResult
     func flatMap<U: Sendable>(

@@ -48,27 +48,29 @@ enum InstructionCounts {
             for backend in backends { jobs.append((backend, .backend, entry.baseline, entry.name)) }
         }
         Progress.note("instructions: \(jobs.count) figures, callgrind at \(small) and \(large) links, \(width) at a time")
+        let slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
         let counts = runConcurrently(
             jobs.map { job in
-                { @Sendable () -> Double? in
-                    perLink(
-                        case: job.caseName, subject: job.subject, valgrind: valgrind, binary: stripped,
-                        directory: directory.path)
+                { @Sendable () -> (count: Double?, note: String?) in
+                    let probe = Probe(
+                        case: job.caseName, subject: job.subject, valgrind: valgrind, binary: stripped, directory: directory.path)
+                    if let slowdown, slowdown.backend == job.subject { return probe.slowed(by: slowdown.fraction) }
+                    return (probe.perLink()?.rounded(), nil)
                 }
             }, width: width)
-        return zip(jobs, counts).map { job, count in
+        return zip(jobs, counts).map { job, counted in
             var m = Measurement(
                 scenario: scenario, caseName: "\(scenario).chain-\(job.caseName)@\(sizeLabel(small))-\(sizeLabel(large))",
                 subject: job.subject, kind: job.kind, unit: "instr/link", better: .lower,
-                values: [count ?? .nan], baseline: job.baseline,
-                note: count == nil ? "callgrind failed" : nil)
+                values: [counted.count ?? .nan], baseline: job.baseline,
+                note: counted.count == nil ? "callgrind failed" : counted.note)
             // Inline chains run on one thread and count the same every time, up to the rounding
             // of the difference; on a pool, how long idle workers spin depends on scheduling:
             // one binary counted 2,481 to 2,673 (actors) and 2,511 to 2,838 (threads) per link
             // in two runs at load 14, and 2,557 to 2,661 (gcd) in six runs. `bench gate` gates
             // only figures whose tolerance is within its limit.
             m.tolerance = job.caseName.hasSuffix("inline") ? 0.005 : 0.10
-            Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(count))")
+            Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(counted.count))")
             return m
         }
     }
@@ -80,38 +82,66 @@ enum InstructionCounts {
             kind: .baseline, unit: "instr/link", better: .lower, values: [.nan], note: why)
     }
 
-    /// Instructions per link: (count at `large` - count at `small`) / (`large` - `small`).
-    static func perLink(
-        case name: String, subject: String, valgrind: String, binary: String,
-        directory: String
-    ) -> Double? {
-        guard let low = total(name, subject, small, valgrind, binary, directory),
-            let high = total(name, subject, large, valgrind, binary, directory)
-        else { return nil }
-        return ((Double(high) - Double(low)) / Double(large - small)).rounded()
-    }
+    /// One chain case of one subject, counted by callgrind.
+    struct Probe: Sendable {
+        let `case`: String
+        let subject: String
+        let valgrind: String
+        let binary: String
+        let directory: String
 
-    /// Instructions callgrind counted for one probe run (every thread together).
-    private static func total(
-        _ name: String, _ subject: String, _ links: Int, _ valgrind: String,
-        _ binary: String, _ directory: String
-    ) -> Int? {
-        let output = "\(directory)/callgrind-\(name)-\(subject)-\(links).out"
-        var environment = ProcessInfo.processInfo.environment
-        // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
-        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
-        let arguments = [
-            "--tool=callgrind", "--callgrind-out-file=\(output)", binary,
-            ChainProbe.command, name, subject, String(links)
-        ]
-        guard let exit = Children.run(valgrind, arguments, environment: environment), exit.status == 0,
-            let text = try? String(contentsOfFile: output, encoding: .utf8)
-        else { return nil }
-        // The profile ends with "summary: N" (older versions: "totals: N"), N the instructions.
-        for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
-            if let count = line.split(separator: " ").last.flatMap({ Int($0) }) { return count }
+        /// Instructions per link: (count at `large` - count at `small`) / (`large` - `small`),
+        /// unrounded; `environment` changes the probe's (a `nil` value removes a variable).
+        func perLink(_ environment: [String: String?] = [:]) -> Double? {
+            guard let low = total(small, environment), let high = total(large, environment) else { return nil }
+            return (Double(high) - Double(low)) / Double(large - small)
         }
-        return nil
+
+        /// The count of a link slowed by `fraction` of its own count (`BENCH_SLOWDOWN` under
+        /// `--instructions`), calibrated by instructions: the link's own count B (the slowdown
+        /// off), the slowed body's at 0 and at K₁ iterations of its work (a line: a fixed
+        /// cost plus a cost per iteration), then the count at the iterations that add
+        /// `fraction` × B, which is the figure. The note says what was added, as counted.
+        func slowed(by fraction: Double) -> (count: Double?, note: String?) {
+            let iterations = Slowdown.iterationsVariable
+            guard let own = perLink([Slowdown.variable: nil, iterations: nil]),
+                let atZero = perLink([iterations: "0"])
+            else { return (nil, nil) }
+            let probeIterations = max(16, Int(fraction * own / 10))
+            guard let atProbe = perLink([iterations: String(probeIterations)]) else { return (nil, nil) }
+            let perIteration = (atProbe - atZero) / Double(probeIterations)
+            let fixed = atZero - own
+            guard perIteration > 0 else { return (nil, "slowdown calibration failed: no cost per iteration") }
+            let needed = max(0, Int(((fraction * own - fixed) / perIteration).rounded()))
+            guard let count = perLink([iterations: String(needed)]) else { return (nil, nil) }
+            let added = (count - own) / own * 100
+            let note = String(
+                format: "slowed down on purpose (%@): +%.1f%% of its own %.0f instructions (%d iterations of %.1f, %.0f fixed)",
+                Slowdown.variable, added, own, needed, perIteration, fixed)
+            return (count.rounded(), note)
+        }
+
+        /// Instructions callgrind counted for one probe run (every thread together).
+        private func total(_ links: Int, _ changes: [String: String?]) -> Int? {
+            let tag = changes.isEmpty ? "" : "-" + changes.keys.sorted().map { "\($0)=\((changes[$0] ?? nil) ?? "")" }.joined()
+            let output = "\(directory)/callgrind-\(self.case)-\(subject)-\(links)\(tag).out"
+            var environment = ProcessInfo.processInfo.environment
+            // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
+            environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
+            for (name, value) in changes { environment[name] = value }
+            let arguments = [
+                "--tool=callgrind", "--callgrind-out-file=\(output)", binary,
+                ChainProbe.command, self.case, subject, String(links)
+            ]
+            guard let exit = Children.run(valgrind, arguments, environment: environment), exit.status == 0,
+                let text = try? String(contentsOfFile: output, encoding: .utf8)
+            else { return nil }
+            // The profile ends with "summary: N" (older versions: "totals: N"), N the instructions.
+            for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
+                if let count = line.split(separator: " ").last.flatMap({ Int($0) }) { return count }
+            }
+            return nil
+        }
     }
 }
 
@@ -139,11 +169,13 @@ enum ChainProbe {
             }
             // BENCH_SLOWDOWN reaches the counted chains too, as a fixed amount of work per link.
             let slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
-            let body: ChainScenario.Body? = slowdown?.backend == subject ? Slowdown.countedLink(slowdown?.fraction ?? 0) : nil
+            let link: ChainScenario.Link =
+                slowdown?.backend == subject
+                ? Slowdown.countedLink(iterations: Slowdown.countedIterations(slowdown?.fraction ?? 0)) : .plain
             switch name {
-            case "completed-inline": ok = ChainScenario.completedChain(backend, backend.inlineExecutor, n, body: body).ok
-            case "completed-default": ok = ChainScenario.completedChain(backend, backend.defaultExecutor, n, body: body).ok
-            default: ok = ChainScenario.pendingChain(backend, backend.inlineExecutor, n, body: body).ok
+            case "completed-inline": ok = ChainScenario.completedChain(backend, backend.inlineExecutor, n, link: link).ok
+            case "completed-default": ok = ChainScenario.completedChain(backend, backend.defaultExecutor, n, link: link).ok
+            default: ok = ChainScenario.pendingChain(backend, backend.inlineExecutor, n, link: link).ok
             }
         }
         print(ok ? "ok" : "wrong")

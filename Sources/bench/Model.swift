@@ -90,6 +90,9 @@ struct Report: Codable, Sendable {
     /// The scaling scenario's curves, each judged linear or superlinear (absent in reports from
     /// before it, and without the scenario).
     var scaling: [ScalingFinding]? = nil
+    /// Each timed backend figure's ratio to its baseline, round by round, judged stable or not
+    /// (absent in reports from before it, and where no figure pairs up).
+    var ratioStability: [RatioStability]? = nil
 }
 
 extension Measurement {

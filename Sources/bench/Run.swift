@@ -56,6 +56,7 @@ func runBenchmark(_ options: Options) -> Int32 {
         aims: evaluateAims(results, backends: options.backends)
     )
     report.judgeScaling()
+    report.judgeRatioStability()
     let text = render(report, as: options.format)
     if let path = options.output {
         do {

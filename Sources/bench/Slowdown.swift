@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A deliberate slowdown, to check that `bench compare` sees one: with `BENCH_SLOWDOWN=gcd:20`
@@ -22,30 +23,67 @@ struct Slowdown: Sendable, Equatable {
 }
 
 extension Slowdown {
-    /// Instructions of a link's own cost that a slowdown's fraction refers to under
-    /// `--instructions`, where time means nothing: about a link of today's backends.
-    static let nominalInstructionsPerLink = 5_000.0
+    /// The iterations of `countedLink`'s work per link, set by `--instructions` in each probe
+    /// it runs for a slowed subject: the parent calibrates them by counting (see
+    /// `InstructionCounts.Probe.slowed`), so that the link grows by the fraction asked of its
+    /// own count. Not for users.
+    static let iterationsVariable = "BENCH_SLOWDOWN_ITERATIONS"
 
-    /// A link body for the instruction counts: adds one after a fixed amount of work, about
-    /// `fraction` of `nominalInstructionsPerLink` instructions (an opaque call of about ten per
-    /// iteration, which the optimizer cannot fold away). Deterministic, so `compare` of two
-    /// `--instructions` runs sees it exactly, every time.
-    static func countedLink(_ fraction: Double) -> ChainScenario.Body {
-        let iterations = Int(fraction * nominalInstructionsPerLink / 10)
-        return { value in
-            var accumulator = value
-            for index in 0..<iterations { accumulator = opaqueStep(accumulator, index) }
-            // An atomic store the optimizer must keep, and with it the loop that feeds it.
-            slowdownSink.store(accumulator, ordering: .relaxed)
-            return value &+ 1
+    /// Instructions of a link's own cost that a slowdown's fraction refers to when a probe runs
+    /// with no calibrated iterations (by hand, not through `--instructions`).
+    static let nominalInstructionsPerLink = 1_500.0
+
+    /// The iterations a probe's slowed link runs: the calibrated ones from the environment, else
+    /// an estimate from `fraction` of `nominalInstructionsPerLink` at about ten per iteration.
+    static func countedIterations(_ fraction: Double) -> Int {
+        if let text = ProcessInfo.processInfo.environment[iterationsVariable], let iterations = Int(text), iterations >= 0 {
+            return iterations
         }
+        return Int(fraction * nominalInstructionsPerLink / 10)
+    }
+
+    /// The link for the instruction counts: adds one after `iterations` steps of work (an
+    /// opaque call each, which the optimizer cannot fold away). Deterministic, so `compare` of
+    /// two `--instructions` runs sees it exactly, every time.
+    static func countedLink(iterations: Int) -> ChainScenario.Link {
+        .slowed(SlowedLink.Work(iterations: iterations))
     }
 }
 
-/// Where `countedLink`'s work ends up.
-private let slowdownSink = Atomic<Int>(0)
+/// The work of a slowed chain link, read by a closure literal that captures nothing (see
+/// `ChainScenario.extend`): installed before a chain is built, one chain at a time.
+enum SlowedLink {
+    /// Busy time (the timed chains) and steps of work (the instruction counts) per link.
+    struct Work: Sendable, Equatable {
+        var spinNanos: UInt64 = 0
+        var iterations = 0
+    }
 
-/// One step of `countedLink`'s work, kept out of line so that the loop cannot be folded.
+    private static let spinNanos = Atomic<UInt64>(0)
+    private static let iterations = Atomic<Int>(0)
+    /// Where the steps' work ends up: an atomic store the optimizer must keep, and with it the
+    /// loop that feeds it.
+    private static let sink = Atomic<Int>(0)
+
+    /// Makes `link`'s work the work of every slowed link from now on.
+    static func install(_ link: ChainScenario.Link) {
+        guard case .slowed(let work) = link else { return }
+        spinNanos.store(work.spinNanos, ordering: .relaxed)
+        iterations.store(work.iterations, ordering: .relaxed)
+    }
+
+    /// A slowed link: the installed work, then `value + 1`.
+    static func step(_ value: Int) -> Int {
+        let nanos = spinNanos.load(ordering: .relaxed)
+        if nanos > 0 { spin(nanos: nanos) }
+        var accumulator = value
+        for index in 0..<iterations.load(ordering: .relaxed) { accumulator = opaqueStep(accumulator, index) }
+        sink.store(accumulator, ordering: .relaxed)
+        return value &+ 1
+    }
+}
+
+/// One step of `SlowedLink`'s work, kept out of line so that the loop cannot be folded.
 @inline(never)
 func opaqueStep(_ accumulator: Int, _ index: Int) -> Int {
     accumulator &* 31 &+ index

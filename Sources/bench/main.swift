@@ -37,6 +37,7 @@ do {
             // The aims are those of this binary: a saved run is judged against today's aims.
             report.aims = evaluateAims(report.results, backends: report.backends)
             report.judgeScaling()
+            report.judgeRatioStability()
             print(render(report, as: format), terminator: "")
             status = svg.map { writeChart(report, to: $0) } ?? 0
         } else {

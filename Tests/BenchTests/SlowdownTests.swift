@@ -19,8 +19,13 @@ import Testing
         let start = monotonicNanos()
         spin(nanos: 200_000)
         #expect(monotonicNanos() - start >= 200_000)
-        #expect(ChainScenario.link(0) == nil && ChainScenario.link(extra)?(41) == 42)
-        #expect(Slowdown.countedLink(0.2)(41) == 42)
+        #expect(ChainScenario.link(0) == .plain)
+        #expect(ChainScenario.link(extra) == .slowed(SlowedLink.Work(spinNanos: extra)))
+        #expect(Slowdown.countedLink(iterations: 100) == .slowed(SlowedLink.Work(iterations: 100)))
+        SlowedLink.install(Slowdown.countedLink(iterations: 100))
+        #expect(SlowedLink.step(41) == 42)
+        let counted = ChainScenario.pendingChain(backend, backend.inlineExecutor, links, link: Slowdown.countedLink(iterations: 10))
+        #expect(counted.ok, "a chain of counted slowed links gave a wrong value")
     }
 
     @Test func parses() {

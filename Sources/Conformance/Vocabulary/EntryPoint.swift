@@ -42,6 +42,7 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     case continueWithTaskMain = "AsyncTask.continueWithTask(on:token:_:) [main]"
     case map = "AsyncTask.map(on:token:_:)"
     case mapOn = "AsyncTask.map(on:_:)"
+    case mapKeepingType = "AsyncTask.mapKeepingType(on:token:_:)"
     case mapToken = "AsyncTask.map(token:_:)"
     case mapActor = "AsyncTask.map(on:token:_:) [actor]"
     case mapMain = "AsyncTask.map(on:token:_:) [main]"
@@ -295,6 +296,9 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
                 + "answers (ConformanceReport.rulesNewerThanTarget)"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
+        case .mapKeepingType:
+            return "for backends: a same-type shortcut that `map(on:_:)` and `map(token:_:)` ask first (programs call those with "
+                + "same-type transforms); a task it returns is judged as theirs, a nil falls back to `map(on:token:_:)`"
         default:
             return nil
         }

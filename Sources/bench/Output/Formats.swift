@@ -72,6 +72,11 @@ func renderTable(_ report: Report) -> String {
         out += "(SUPERLINEAR: more than \(formatNumber(ScalingFinding.limit))x beyond the spread)\n"
         out += scalingLines(scaling).map { $0 + "\n" }.joined()
     }
+    if let stability = report.ratioStability {
+        out += "\n== ratio stability: each round's ratio to its baseline (stable: the rounds within "
+        out += "\(formatNumber(RatioStability.limit))x of each other)\n"
+        out += stability.map { $0.line + "\n" }.joined()
+    }
     if !report.aims.isEmpty {
         out += "\n== aims\n"
         for aim in report.aims {
@@ -96,6 +101,13 @@ func renderMarkdown(_ report: Report) -> String {
         out += "\n| scaling curve | subject | verdict | per-unit cost, cheapest to largest size |\n|---|---|---|---|\n"
         for f in scaling {
             out += "| `\(f.series)` | \(f.subject) | \(f.superlinear ? "**superlinear**" : "linear") | \(f.detail) |\n"
+        }
+    }
+    if let stability = report.ratioStability {
+        out += "\n| ratio | subject / baseline | each round | spread | stable |\n|---|---|---|---:|---|\n"
+        for r in stability {
+            out += "| `\(r.variant)` | \(r.subject) / \(r.baseline) | \(r.rounds.map { formatNumber($0) }.joined(separator: " ")) "
+            out += "| \(formatNumber(r.spread))x | \(r.stable ? "yes" : "**no**") |\n"
         }
     }
     if !report.aims.isEmpty {

@@ -119,46 +119,48 @@ enum ChainScenario {
         }
     }
 
-    /// A link's body other than the plain one: a slowed link.
-    typealias Body = @Sendable (Int) -> Int
-
-    /// The body of every link when a slowdown is injected: adds one after `extraNanos` of busy
-    /// work; `nil` for none, which makes the chains use the plain link (`extend`).
-    static func link(_ extraNanos: UInt64) -> Body? {
-        guard extraNanos > 0 else { return nil }
-        return { value in
-            spin(nanos: extraNanos)
-            return value &+ 1
-        }
+    /// What every link of a chain runs: the plain link, or a slowed one (`BENCH_SLOWDOWN`).
+    enum Link: Sendable, Equatable {
+        case plain
+        case slowed(SlowedLink.Work)
     }
 
-    /// `task.map(on: executor, body)`, or with no `body` the plain link as a user writes it:
-    /// `task.map(on: executor) { $0 &+ 1 }`. Why a literal: `map` takes its transform at a
-    /// generic abstraction, so a closure passed as a value (a variable, a parameter) is wrapped
-    /// in a reabstraction thunk whose context is allocated at every call, one malloc and about
-    /// 500 instructions per link that the library does not cost; a closure literal is emitted at
-    /// that abstraction directly. The plain closure baseline pays neither.
+    /// The link of a chain slowed by `extraNanos` of busy work per link; the plain link for 0.
+    static func link(_ extraNanos: UInt64) -> Link {
+        extraNanos > 0 ? .slowed(SlowedLink.Work(spinNanos: extraNanos)) : .plain
+    }
+
+    /// `task.map(on: executor) { ... }` as a user writes it: a closure literal that captures
+    /// nothing. Why: `map` takes its transform at a generic abstraction, so a closure passed as
+    /// a value (a variable, a parameter) is wrapped in a reabstraction thunk whose context is
+    /// allocated at every call, and a literal that captures a value allocates a context for it:
+    /// one malloc and 500-750 instructions per link that the library does not cost (a slowdown
+    /// of 20 % measured +45 % that way). A slowed link reads its work from `SlowedLink`, set
+    /// before the chain is built.
     @inline(__always)
-    static func extend(_ task: any AsyncTask<Int>, on executor: any Executor, _ body: Body?) -> any AsyncTask<Int> {
-        guard let body else { return task.map(on: executor) { $0 &+ 1 } }
-        return task.map(on: executor, body)
+    static func extend(_ task: any AsyncTask<Int>, on executor: any Executor, _ link: Link) -> any AsyncTask<Int> {
+        switch link {
+        case .plain: return task.map(on: executor) { $0 &+ 1 }
+        case .slowed: return task.map(on: executor) { SlowedLink.step($0) }
+        }
     }
 
     /// Builds and runs `n` maps on an already-completed task, and waits for the last.
     static func completedChain(
         _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
-        completedChain(backend, executor, n, body: link(extraNanos))
+        completedChain(backend, executor, n, link: link(extraNanos))
     }
 
-    /// `completedChain` with `body` as every link (the plain link if `nil`).
+    /// `completedChain` with `link` as every link.
     static func completedChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, body: Body?
+        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
+        SlowedLink.install(link)
         var result: Int?
         let seconds = timed {
             var task: any AsyncTask<Int> = backend.succeeded(0)
-            for _ in 0..<n { task = extend(task, on: executor, body) }
+            for _ in 0..<n { task = extend(task, on: executor, link) }
             result = task.wait().value
         }
         return (seconds, result == n)
@@ -168,18 +170,19 @@ enum ChainScenario {
     static func pendingChain(
         _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
-        pendingChain(backend, executor, n, body: link(extraNanos))
+        pendingChain(backend, executor, n, link: link(extraNanos))
     }
 
-    /// `pendingChain` with `body` as every link (the plain link if `nil`).
+    /// `pendingChain` with `link` as every link.
     static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, body: Body?
+        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
+        SlowedLink.install(link)
         var result: Int?
         let seconds = timed {
             let source = backend.makeSource(of: Int.self)
             var task: any AsyncTask<Int> = source.task
-            for _ in 0..<n { task = extend(task, on: executor, body) }
+            for _ in 0..<n { task = extend(task, on: executor, link) }
             source.trySucceed(0)
             result = task.wait().value
         }

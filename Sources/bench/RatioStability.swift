@@ -1,0 +1,55 @@
+/// How steady a backend's ratio to its baseline is over one run's repetitions: the ratio of each
+/// round (the backend's repetition i over its baseline's repetition i, which the rounds measure
+/// back to back: baseline, gcd, threads, actors, baseline, ...), and their spread. A ratio whose
+/// rounds agree within `limit` is **stable**; one that does not is a figure to read with its
+/// range, not its median (docs/BENCHMARKS.md, "Ratio stability").
+struct RatioStability: Codable, Sendable, Equatable {
+    /// The case without its size (`fanout.whenAll`), the backend and its baseline.
+    var variant: String
+    var subject: String
+    var baseline: String
+    /// The cost ratio of each round, in round order (above 1: costlier than the baseline).
+    var rounds: [Double]
+    /// The largest round's ratio over the smallest: 1 when every round agrees.
+    var spread: Double
+    var stable: Bool
+
+    /// Rounds may differ by up to this factor (10 % each side of their middle) and be stable.
+    static let limit = 1.2
+
+    /// The stability of every backend figure whose repetitions and its baseline's pair up
+    /// (the timed cases); none for single measurements (probes, instruction counts).
+    static func judge(_ results: [Measurement]) -> [RatioStability] {
+        var baselines: [String: Measurement] = [:]
+        for m in results where !m.isBackend { baselines[m.variant + "|" + m.subject] = m }
+        return results.compactMap { m in
+            guard m.isBackend, let name = m.baseline, let b = baselines[m.variant + "|" + name],
+                let values = m.values, let baseValues = b.values, values.count == baseValues.count, values.count >= 2
+            else { return nil }
+            let rounds = zip(values, baseValues).compactMap { value, base -> Double? in
+                guard value > 0, base > 0, value.isFinite, base.isFinite else { return nil }
+                return m.lowerIsBetter ? value / base : base / value
+            }
+            guard rounds.count == values.count, let low = rounds.min(), let high = rounds.max() else { return nil }
+            let spread = high / low
+            return RatioStability(
+                variant: String(m.variant), subject: m.subject, baseline: name, rounds: rounds, spread: spread,
+                stable: spread <= limit)
+        }
+    }
+
+    /// One line of the text report.
+    var line: String {
+        let verdict = stable ? "stable  " : "UNSTABLE"
+        let values = rounds.map { formatNumber($0) }.joined(separator: " ")
+        return "\(verdict)  \(variant) \(subject)/\(baseline): rounds \(values) (spread \(formatNumber(spread))x)"
+    }
+}
+
+extension Report {
+    /// Fills in `ratioStability` from the results.
+    mutating func judgeRatioStability() {
+        let judged = RatioStability.judge(results)
+        ratioStability = judged.isEmpty ? nil : judged
+    }
+}

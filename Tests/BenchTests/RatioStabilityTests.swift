@@ -1,0 +1,44 @@
+import Testing
+
+@testable import bench
+
+/// Each round's ratio pairs a backend's repetition with its baseline's repetition of the same
+/// round, so a load that moves both leaves the ratio alone, and a ratio whose rounds disagree by
+/// more than the limit is reported unstable.
+@Suite struct RatioStabilityTests {
+    @Test func aLoadThatMovesBothLeavesTheRatioStable() throws {
+        // The machine's load triples the third round of both subjects: each round's ratio is 2.
+        let results = [
+            Fixture.figure("fanout.whenAll@100k", "dispatch", [100, 100, 300, 100, 100], unit: "tasks/s", better: .higher),
+            Fixture.figure(
+                "fanout.whenAll@100k", "gcd", [50, 50, 150, 50, 50], baseline: "dispatch", unit: "tasks/s", better: .higher)
+        ]
+        let judged = try #require(RatioStability.judge(results).first)
+        #expect(judged.rounds == [2, 2, 2, 2, 2])
+        #expect(judged.spread == 1)
+        #expect(judged.stable)
+        #expect(judged.line.hasPrefix("stable"))
+    }
+
+    @Test func roundsThatDisagreeAreUnstable() throws {
+        let results = [
+            Fixture.figure("hop.default@30k", "dispatch", [10, 10, 10, 10, 10], unit: "us"),
+            Fixture.figure("hop.default@30k", "gcd", [12, 15, 11, 20, 12], baseline: "dispatch", unit: "us")
+        ]
+        let judged = try #require(RatioStability.judge(results).first)
+        #expect(judged.rounds == [1.2, 1.5, 1.1, 2, 1.2])
+        #expect(abs(judged.spread - 2 / 1.1) < 1e-9)
+        #expect(!judged.stable)
+        #expect(judged.line.hasPrefix("UNSTABLE"))
+    }
+
+    @Test func singleMeasurementsAndUnpairedFiguresAreLeftOut() {
+        let results = [
+            Fixture.figure("stack.deepest-inline@512KiB", "closure", [1000]),
+            Fixture.figure("stack.deepest-inline@512KiB", "gcd", [900], baseline: "closure"),
+            Fixture.figure("chain.pending-inline@1M", "closure", [20, 21, 19]),
+            Fixture.figure("chain.pending-inline@1M", "gcd", [100, 110], baseline: "closure")
+        ]
+        #expect(RatioStability.judge(results).isEmpty)
+    }
+}
