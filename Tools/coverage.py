@@ -231,9 +231,10 @@ def classify(text, function):
     if PLANTED.search(text):
         return "planted-bug branch"
     lines = text.split("\n")
-    # A short region (a `case` and its `impossible(...)`) or the first and context lines of a
-    # longer one: a function body with a trap deep inside is not a trap.
-    if TRAP.search(text if len(lines) <= 3 else lines[0] + "\n" + lines[-1]):
+    # `text` ends with the line before the region. A region of up to 4 lines (a `case` and its
+    # `impossible(...)`, a `guard ... else { assertionFailure(...); return }`) is searched whole,
+    # a longer one on its first line and that context only: a body with a trap inside is no trap.
+    if TRAP.search(text if len(lines) <= 5 else lines[0] + "\n" + lines[-1]):
         return "trap on impossible state"
     first = text.strip().split("\n")[0].strip()
     if re.search(r"\)\s*(->\s*[^{]+)?\{\s*\}$", first):

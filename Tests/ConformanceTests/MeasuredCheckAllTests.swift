@@ -65,11 +65,20 @@ struct MeasuredCheckAllTests {
         .c9_6: referenceGap, .c9_9: referenceGap, .c9_10: referenceGap
     ]
 
+    /// Constructors `makeBackend` does not use: `ActorsBackend()`, on the pool every such
+    /// backend shares (the measure's `checkAll` gives each program a pool of its own, as
+    /// `BackendConformanceTests` does).
+    static let otherConstructors: [(name: String, make: @Sendable () throws -> any TaskBackend)] = [
+        ("actors() (the shared pool)", { ActorsBackend() })
+    ]
+
     /// The rule suite on the measured backend built with each of its limit configurations
-    /// (`BackendConformanceTests.limitConfigurations` whose name starts with the backend's).
+    /// (`BackendConformanceTests.limitConfigurations` whose name starts with the backend's) and
+    /// its `otherConstructors`.
     @Test func atTheLimits() async throws {
         let name = try #require(Self.backendName)
-        for (configuration, make) in BackendConformanceTests.limitConfigurations where configuration.hasPrefix(name + "(") {
+        let configurations = BackendConformanceTests.limitConfigurations + Self.otherConstructors
+        for (configuration, make) in configurations where configuration.hasPrefix(name + "(") {
             let report = await RuleSuite.run(try make())
             for failure in report.failures { Issue.record("[\(configuration)] \(failure)") }
             #expect(!report.checks.isEmpty, "[\(configuration)] no rule check ran")
