@@ -64,6 +64,9 @@ TRAP = re.compile(r"\b(preconditionFailure|fatalError|precondition|assertionFail
 # `whenAll` (a missing or mistyped value throws instead of trapping): only a backend that breaks
 # C5.1 reaches it, as only a planted bug reaches a planted branch.
 BROKEN_BACKEND_ONLY = [("Sources/TaskAPI/TaskBackend+WhenAll.swift", re.compile(r"unboxNext"))]
+# Read by hand: lines that only a planted bug's flag makes run, whose flag is a constant `false`
+# without the `PlantedBugs` trait (the serial executor's drain that ends before its last job).
+PLANTED_LINES = [("Sources/BackendThreads/ThreadsExecutors.swift", re.compile(r"\bendsBeforeLast\b|\bif last\b"))]
 # Read by hand: what only a trap's message reads (a state's description), per file and function.
 TRAP_MESSAGES = [
     ("Sources/BackendKit/KitState.swift", re.compile(r"^(KitState\.description|KitState\.Event\.description)\.getter")),
@@ -75,8 +78,8 @@ PLANTED = re.compile(r"\bisOn\(")
 CONFIGURATION = re.compile(r"init\((workers|maxBlockedThreads|drainers|width|limit|name)|\.limit\.getter|maxBlockedThreads\.getter")
 CONFIGURATION_TEXT = re.compile(r"reportLimit|limitReached|BackendDiagnostics|BackendConfigurationError")
 # Serving the main executor on the process's main thread (C9.8): a test process's main thread is
-# the test runner's (Swift's async main parks it in Dispatch on Linux), so no run in it can; the
-# child processes of RuleTests' C9MainExecutorTests do, as unit tests.
+# the test runner's, so no run in it can; the child processes of RuleTests' C9MainExecutorTests
+# do, as unit tests.
 MAIN_THREAD = re.compile(r"runMainLoop|drainMainLoop|ThreadsMainLoop\.(run\(until:\)|drain\(\)|runJob|isCurrent)|MainActorExecutor\.(serve|drain)")
 # `pthread_create` failing: unreachable without fault injection.
 THREAD_START_FAILURE = re.compile(r"if !spawned \{|if result != 0 \{")
@@ -319,6 +322,8 @@ def classified(data, reference=None):
                 reason = "trap on impossible state"
             if any(rel == path and pattern.search(function_name) for path, pattern in TRAP_MESSAGES):
                 reason = "trap on impossible state"
+            if any(rel == path and pattern.search(source[start - 1]) for path, pattern in PLANTED_LINES):
+                reason = "planted-bug branch"
             if any(rel == path and pattern.search(function_name) for path, pattern in BROKEN_BACKEND_ONLY):
                 reason = "a broken backend's answer"
             base = re.sub(r"\(.*", "", function_name).split(".")[-1]
