@@ -2,6 +2,7 @@ import BackendActors
 import BackendGCD
 import BackendThreads
 import Conformance
+import Dispatch
 import TaskAPI
 import Testing
 
@@ -64,6 +65,22 @@ struct BackendConformanceTests {
         let report = await RuleSuite.run(try make())
         for failure in report.failures { Issue.record("[\(name)] \(failure)") }
         #expect(!report.checks.isEmpty)
+    }
+
+    /// BackendGCD's `DispatchQueueExecutor`, a serial and a concurrent queue, judged as any
+    /// executor (C7.1, C7.3, C9.7) by the suite's check for a backend's own executors.
+    static let dispatchQueueExecutorCheck = RuleSuite.executorCheck(named: "DispatchQueueExecutor") {
+        DispatchQueueExecutor(DispatchQueue(label: "DispatchQueueExecutor check"))
+    }
+    static let concurrentDispatchQueueExecutorCheck = RuleSuite.executorCheck(named: "DispatchQueueExecutor (concurrent)") {
+        DispatchQueueExecutor(DispatchQueue(label: "DispatchQueueExecutor check", attributes: .concurrent))
+    }
+
+    @Test func ownExecutors() async {
+        let checks = [Self.dispatchQueueExecutorCheck, Self.concurrentDispatchQueueExecutorCheck]
+        let report = await RuleSuite.run(GCDBackend(), checks: checks)
+        for failure in report.failures { Issue.record("\(failure)") }
+        #expect(report.checks.count == checks.count)
     }
 
     @Test func gcd() async {

@@ -12,14 +12,17 @@ import Testing
 /// names the backend: `gcd`, `threads`, `actors`, or `reference` (this target's `ReferenceBackend`,
 /// which keeps the defaults the package's backends replace: TaskAPI's `TaskStateMachine`, the
 /// default `value`, `runAsync` and combinators, so that a measure of those defaults has a
-/// backend that runs them). Without it the suite is disabled, so the
+/// backend that runs them; `plugin` is PluginTests' `MeasuredPluginCheckAllTests`). Without it the suite is disabled, so the
 /// default `swift test` does not run the rule suite and the programs a second time
-/// (`RuleTests` and `BackendConformanceTests` already do).
+/// (`RuleTests` and `BackendConformanceTests` already do). The rule suite also runs on the
+/// backend under its constructor's parameters at their limits (`atTheLimits`, the same
+/// configurations as `BackendConformanceTests.atTheLimits`), so a measure covers the code of the
+/// configurations a user may choose, not only the default one.
 @Suite(
     .serialized,
     .enabled(
-        if: ProcessInfo.processInfo.environment["CONFORMANCE_MEASURE"] != nil,
-        "set CONFORMANCE_MEASURE to gcd, threads, actors or reference"))
+        if: ProcessInfo.processInfo.environment["CONFORMANCE_MEASURE"].map { $0 != "plugin" } ?? false,
+        "set CONFORMANCE_MEASURE to gcd, threads, actors or reference (plugin: MeasuredPluginCheckAllTests)"))
 struct MeasuredCheckAllTests {
     static var backendName: String? { ProcessInfo.processInfo.environment["CONFORMANCE_MEASURE"] }
 
@@ -39,8 +42,46 @@ struct MeasuredCheckAllTests {
     @Test func checkAll() async throws {
         let name = try #require(Self.backendName)
         let makeBackend = try #require(Self.makeBackend(named: name), "CONFORMANCE_MEASURE=\(name): not gcd, threads, actors or reference")
-        let report = await Conformance.checkAll(makeBackend: makeBackend, configuration: .forCurrentTest())
+        var configuration = ConformanceConfiguration.forCurrentTest()
+        if name == "reference" { configuration.knownIssues = Self.referenceGaps }
+        let report = await Conformance.checkAll(
+            makeBackend: makeBackend, configuration: configuration, rules: RuleSuite.checks + Self.ownExecutorChecks(of: name))
         report.recordIssues()
         #expect(report.programsRun > 0 || report.skippedForReplay != nil, "[\(name)] no program ran")
+    }
+
+    /// The checks of the executors a backend ships beside the contract's three (BackendGCD's
+    /// `DispatchQueueExecutor`), as `BackendConformanceTests.ownExecutors` runs them.
+    static func ownExecutorChecks(of name: String) -> [RuleCheck] {
+        name == "gcd"
+            ? [BackendConformanceTests.dispatchQueueExecutorCheck, BackendConformanceTests.concurrentDispatchQueueExecutorCheck] : []
+    }
+
+    /// The rules the reference backend does not implement (it is the programs' model, not a
+    /// product): its rule suite's failures of them are known issues, so a measure that runs it
+    /// passes when everything else does.
+    static let referenceGap = "not implemented by the reference backend, the programs' model (not a product)"
+    static let referenceGaps: [Rule: String] = [
+        .c9_6: referenceGap, .c9_9: referenceGap, .c9_10: referenceGap
+    ]
+
+    /// Constructors `makeBackend` does not use: `ActorsBackend()`, on the pool every such
+    /// backend shares (the measure's `checkAll` gives each program a pool of its own, as
+    /// `BackendConformanceTests` does).
+    static let otherConstructors: [(name: String, make: @Sendable () throws -> any TaskBackend)] = [
+        ("actors() (the shared pool)", { ActorsBackend() })
+    ]
+
+    /// The rule suite on the measured backend built with each of its limit configurations
+    /// (`BackendConformanceTests.limitConfigurations` whose name starts with the backend's) and
+    /// its `otherConstructors`.
+    @Test func atTheLimits() async throws {
+        let name = try #require(Self.backendName)
+        let configurations = BackendConformanceTests.limitConfigurations + Self.otherConstructors
+        for (configuration, make) in configurations where configuration.hasPrefix(name + "(") {
+            let report = await RuleSuite.run(try make())
+            for failure in report.failures { Issue.record("[\(configuration)] \(failure)") }
+            #expect(!report.checks.isEmpty, "[\(configuration)] no rule check ran")
+        }
     }
 }

@@ -40,8 +40,10 @@ final class PluginBackend: TaskBackend {
 
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         let timer = OneShotTimer(job)
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        // Clamped before the multiplication: any delay is valid input (C5.4), and the nanoseconds
+        // of one past 2^32 s would overflow.
+        let (seconds, attoseconds) = min(max(delay, .zero), .seconds(Int64(1) << 32)).components
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(nanoseconds, Int64(Int32.max) * 1_000)))) {
             timer.fire()
         }

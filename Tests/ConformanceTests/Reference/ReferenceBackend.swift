@@ -200,8 +200,10 @@ final class ReferenceBackend: TaskBackend {
 
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         let timer = ReferenceTimer(job, keepsJobAfterDispose: mutation == .timerKeepsJobAfterDispose)
-        let (seconds, attoseconds) = delay.components
-        var nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        // Clamped before the multiplication: any delay is valid input (C5.4), and the nanoseconds
+        // of one past 2^32 s would overflow `Int`.
+        let (seconds, attoseconds) = min(max(delay, .zero), .seconds(Int64(1) << 32)).components
+        var nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         if mutation == .timersEarly { nanos /= 1_000 }
         if mutation == .timerNeverFires { return timer }
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { timer.fire() }
