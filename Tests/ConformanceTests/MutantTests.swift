@@ -145,7 +145,18 @@ struct MutantTests {
         // Freed or not: a disposed timer's job (and what it captures).
         .timerKeepsJobAfterDispose: ("C8.2", "every other object the contract makes is freed"),
         // Cancel against start: a start once cancel() began running the token's handlers.
-        .startSkipsRequestedCheck: ("C4.3", "once cancel() began running the token's handlers")
+        .startSkipsRequestedCheck: ("C4.3", "once cancel() began running the token's handlers"),
+        // Exact counts: idle() completed by the last count-out, its status changed only later.
+        .voidCompletionInDeliveryLate: ("C9.11", "pendingCount is exact"),
+        // Configurations at their limits: a bound one short, seen only at the limit (`atTheLimit`).
+        .nestedBoundOffByOne: ("C6.4", "waits nested 16 deep")
+    ]
+
+    /// How a class mutant's check builds the backend, when not with its defaults: the
+    /// configuration class's mutant is built at the limit (the correct backend too), where its
+    /// check sees it; at the default bound the same check passes it.
+    static let atTheLimit: [Mutation: @Sendable (Mutation) -> ReferenceBackend] = [
+        .nestedBoundOffByOne: { ReferenceBackend($0, maxNestedThreads: 16) }
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
@@ -306,10 +317,15 @@ struct MutantTests {
     func classMutantIsKilledByItsCheck(_ mutation: Mutation) async throws {
         let (rule, name) = try #require(Self.classMutants[mutation])
         let check = try #require(RuleSuite.checks.first { $0.rule.rawValue == rule && $0.name.contains(name) })
-        let correct = await RuleSuite.run(check, on: ReferenceBackend())
+        let make = Self.atTheLimit[mutation] ?? { ReferenceBackend($0) }
+        let correct = await RuleSuite.run(check, on: make(.none))
         #expect(correct.isEmpty, "the correct reference backend: \(correct.map(\.description))")
-        let mutant = await RuleSuite.run(check, on: ReferenceBackend(mutation))
+        let mutant = await RuleSuite.run(check, on: make(mutation))
         #expect(mutant.contains { $0.rule == rule }, "\(mutation) should fail \(rule)'s check \"\(check.name)\"")
+        if Self.atTheLimit[mutation] != nil {
+            let byDefault = await RuleSuite.run(check, on: ReferenceBackend(mutation))
+            #expect(byDefault.isEmpty, "\(mutation) at its default configuration: \(byDefault.map(\.description))")
+        }
         print("class mutant \(mutation): killed by \(rule) \"\(check.name)\": \(mutant.first?.description.prefix(200) ?? "")")
     }
 
