@@ -154,7 +154,7 @@ struct MutantTests {
 
     /// How a class mutant's check builds the backend, when not with its defaults: the
     /// configuration class's mutant is built at the limit (the correct backend too), where its
-    /// check sees it; at the default bound the same check passes it.
+    /// check sees it; at the default bound (511 of 512) the check's 16 nested waits never reach it.
     static let atTheLimit: [Mutation: @Sendable (Mutation) -> ReferenceBackend] = [
         .nestedBoundOffByOne: { ReferenceBackend($0, maxNestedThreads: 16) }
     ]
@@ -322,10 +322,6 @@ struct MutantTests {
         #expect(correct.isEmpty, "the correct reference backend: \(correct.map(\.description))")
         let mutant = await RuleSuite.run(check, on: make(mutation))
         #expect(mutant.contains { $0.rule == rule }, "\(mutation) should fail \(rule)'s check \"\(check.name)\"")
-        if Self.atTheLimit[mutation] != nil {
-            let byDefault = await RuleSuite.run(check, on: ReferenceBackend(mutation))
-            #expect(byDefault.isEmpty, "\(mutation) at its default configuration: \(byDefault.map(\.description))")
-        }
         print("class mutant \(mutation): killed by \(rule) \"\(check.name)\": \(mutant.first?.description.prefix(200) ?? "")")
     }
 
