@@ -48,6 +48,27 @@ struct MeasuredCheckAllTests {
             makeBackend: makeBackend, configuration: configuration, rules: RuleSuite.checks + Self.ownExecutorChecks(of: name))
         report.recordIssues()
         #expect(report.programsRun > 0 || report.skippedForReplay != nil, "[\(name)] no program ran")
+        // The configurations class: the backend built at its limits (bounds 1 and 16, the threads
+        // backend with one worker), as BackendConformanceTests and BlockingLimitTests build it.
+        for limit in [1, 16] {
+            guard let (width, make) = try Self.atTheLimit(named: name, maxBlockedThreads: limit) else { continue }
+            let bound = RuleSuite.blockedThreadsBound(width: width, maxBlockedThreads: limit)
+            let failures = await RuleSuite.run(bound, on: make)
+            print("[\(name) at maxBlockedThreads \(limit)] \(bound): \(failures.isEmpty ? "passed" : "\(failures.count) failures")")
+            for failure in failures { Issue.record("[\(name) at its limits] \(failure)") }
+        }
+    }
+
+    /// The backend `name` names built with `maxBlockedThreads` (the threads backend with one
+    /// worker), and its width: the threads it runs bodies on when none is blocked. `nil` for the
+    /// reference backend, which has no such parameter.
+    static func atTheLimit(named name: String, maxBlockedThreads limit: Int) throws -> (Int, any TaskBackend)? {
+        switch name {
+        case "gcd": return (ThreadsBackend.processorCount, try GCDBackend(maxBlockedThreads: limit))
+        case "threads": return (1, try ThreadsBackend(workers: 1, maxBlockedThreads: limit))
+        case "actors": return (max(2, ThreadsBackend.processorCount), try ActorsBackend(maxBlockedThreads: limit))
+        default: return nil
+        }
     }
 
     /// The checks of the executors a backend ships beside the contract's three (BackendGCD's

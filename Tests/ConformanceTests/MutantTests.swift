@@ -116,7 +116,9 @@ struct MutantTests {
         // Its jobs run out of the order handed over: a burst (C7.2, or the interposition's C7.2),
         // or continuations of one task on it (C2.4).
         .serialRingReordersOnGrowth: [.c7_2, .c2_4],
-        .serialIsCurrentFalse: [.c9_7],
+        // isCurrent false on its own serial executor: C9.7, or a continuation isolated to an actor
+        // on that executor that finds itself off it (C9.10; base seed 18444394215615893667).
+        .serialIsCurrentFalse: [.c9_7, .c9_10],
         .tryStartOnCompleted: [.c1_5],
         .finallyTaskSkipsInner: [.c3_3],
         // Races with no schedule point and nothing widening them, found by race rounds in stress
@@ -145,7 +147,18 @@ struct MutantTests {
         // Freed or not: a disposed timer's job (and what it captures).
         .timerKeepsJobAfterDispose: ("C8.2", "every other object the contract makes is freed"),
         // Cancel against start: a start once cancel() began running the token's handlers.
-        .startSkipsRequestedCheck: ("C4.3", "once cancel() began running the token's handlers")
+        .startSkipsRequestedCheck: ("C4.3", "once cancel() began running the token's handlers"),
+        // Exact counts: idle() completed by the last count-out, its status changed only later.
+        .voidCompletionInDeliveryLate: ("C9.11", "pendingCount is exact"),
+        // Configurations at their limits: a bound one short, seen only at the limit (`atTheLimit`).
+        .nestedBoundOffByOne: ("C6.4", "waits nested 16 deep")
+    ]
+
+    /// How a class mutant's check builds the backend, when not with its defaults: the
+    /// configuration class's mutant is built at the limit (the correct backend too), where its
+    /// check sees it; at the default bound (511 of 512) the check's 16 nested waits never reach it.
+    static let atTheLimit: [Mutation: @Sendable (Mutation) -> ReferenceBackend] = [
+        .nestedBoundOffByOne: { ReferenceBackend($0, maxNestedThreads: 16) }
     ]
 
     static func configuration(atLeastTheDefaultBudget: Bool = false) -> ConformanceConfiguration {
@@ -306,9 +319,10 @@ struct MutantTests {
     func classMutantIsKilledByItsCheck(_ mutation: Mutation) async throws {
         let (rule, name) = try #require(Self.classMutants[mutation])
         let check = try #require(RuleSuite.checks.first { $0.rule.rawValue == rule && $0.name.contains(name) })
-        let correct = await RuleSuite.run(check, on: ReferenceBackend())
+        let make = Self.atTheLimit[mutation] ?? { ReferenceBackend($0) }
+        let correct = await RuleSuite.run(check, on: make(.none))
         #expect(correct.isEmpty, "the correct reference backend: \(correct.map(\.description))")
-        let mutant = await RuleSuite.run(check, on: ReferenceBackend(mutation))
+        let mutant = await RuleSuite.run(check, on: make(mutation))
         #expect(mutant.contains { $0.rule.rawValue == rule }, "\(mutation) should fail \(rule)'s check \"\(check.name)\"")
         print("class mutant \(mutation): killed by \(rule) \"\(check.name)\": \(mutant.first?.description.prefix(200) ?? "")")
     }

@@ -68,6 +68,10 @@ extension RuleSuite {
             weak var pendingChain: (any AsyncTask<Int>)?
             weak var completedChain: (any AsyncTask<Int>)?
             weak var cancellation: (any CancellationSource)?
+            weak var value: Probe?
+            weak var largeValue: Probe?
+            weak var error: ProbeError?
+            weak var thrown: ProbeError?
             do {
                 let source = backend.makeSource(of: Int.self)
                 pendingTask = source.task
@@ -78,6 +82,19 @@ extension RuleSuite {
                 let tokenSource = backend.makeCancellationSource()
                 cancellation = tokenSource
                 _ = source.task.map(token: tokenSource.token) { $0 }
+                // A task's outcome is its own: freed with it (a success's value, a failure's error).
+                let kept = Probe()
+                value = kept
+                _ = backend.succeeded(kept)
+                let inLarge = Probe()
+                largeValue = inLarge
+                _ = backend.succeeded((inLarge, 1, 2, 3))  // four words: a backend may store it apart
+                let failure = ProbeError()
+                error = failure
+                backend.makeSource(of: Int.self).tryFail(failure)
+                let fromBody = ProbeError()
+                thrown = fromBody
+                _ = backend.run(token: .none) { _ -> Int in throw fromBody }.settle()
             }
             let leaks: [(String, String, () -> Bool)] = [
                 (
@@ -98,6 +115,22 @@ extension RuleSuite {
                     "a cancellation source is freed, with a continuation on its token",
                     "backend.makeCancellationSource(), its token used by a map",
                     { cancellation == nil }
+                ),
+                (
+                    "a completed task's outcome is freed with the task: its value", "backend.succeeded(object), dropped",
+                    { value == nil }
+                ),
+                (
+                    "a completed task's outcome is freed with the task: a value of four words",
+                    "backend.succeeded((object, 1, 2, 3)), dropped", { largeValue == nil }
+                ),
+                (
+                    "a completed task's outcome is freed with the task: its error",
+                    "backend.makeSource(of: Int.self).tryFail(error object), dropped", { error == nil }
+                ),
+                (
+                    "a completed task's outcome is freed with the task: the error its body threw",
+                    "backend.run { throw error object }, completed, dropped", { thrown == nil }
                 )
             ]
             for (message, call, freed) in leaks {
@@ -217,3 +250,6 @@ extension RuleSuite {
         }
     }
 }
+
+/// An error that is an object, so that a check can watch it being freed (C8.2).
+final class ProbeError: Error {}

@@ -165,6 +165,16 @@ enum Mutation: String, CaseIterable, Sendable {
     /// token again, so a body whose job comes after `cancel()` began running the token's
     /// handlers (the gate's handler not reached yet) still runs (C4.3).
     case startSkipsRequestedCheck
+    /// Exact counts: a `Void` source completed inside a delivery this thread runs (a work
+    /// group's `idle()`, completed by its count-out continuation) changes its status only when
+    /// that delivery's queued work reaches it, so `idle()` is still pending when a later
+    /// continuation of the last joined task runs (C9.11: it has succeeded by then, not later).
+    case voidCompletionInDeliveryLate
+    /// Backend configurations at their limits: the bound on jobs run on threads of their own
+    /// (`ReferenceBackend(maxNestedThreads:)`, the reference's stand-in for C6.4's
+    /// `maxBlockedThreads`) is one short, so 16 nested waits at a bound of 16 stall; at the
+    /// default bound (512) nothing shows it (C6.4).
+    case nestedBoundOffByOne
 }
 
 /// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
@@ -176,9 +186,12 @@ final class ReferenceBackend: TaskBackend {
     /// Only for `.combinatorKeepsInputs`.
     let keptInputs = Locked<[any Sendable]>([])
 
-    init(_ mutation: Mutation = .none) {
+    /// `maxNestedThreads`: how many jobs submitted from inside default jobs may run on threads
+    /// of their own at once (the stand-in for C6.4's `maxBlockedThreads`, default 512).
+    init(_ mutation: Mutation = .none, maxNestedThreads: Int = 512) {
         self.mutation = mutation
-        let queue = ReferenceQueueExecutor(queue: .global(), nestedOnOwnThread: true)
+        let slots = mutation == .nestedBoundOffByOne ? maxNestedThreads - 1 : maxNestedThreads
+        let queue = ReferenceQueueExecutor(queue: .global(), nestedOnOwnThread: true, nestedSlots: slots)
         defaultExecutor = mutation.defaultFault.map { FaultyDefaultExecutor(base: queue, fault: $0) } ?? queue
         name = mutation == .none ? "reference" : "mutant-\(mutation.rawValue)"
     }
@@ -329,6 +342,15 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     /// a registration from another thread meanwhile is stored behind the earlier continuations
     /// instead of overtaking them (C2.4).
     func tryComplete(_ completion: Completion<T>) -> Bool {
+        if owner.mutation == .voidCompletionInDeliveryLate, T.self == Void.self, ReferenceTrampoline.current.isDraining {
+            guard state.withLock({ $0.machine.completion == nil }) else { return false }
+            ReferenceTrampoline.current.submit { _ = self.completeNow(completion) }
+            return true
+        }
+        return completeNow(completion)
+    }
+
+    private func completeNow(_ completion: Completion<T>) -> Bool {
         // Schedule points (TaskAPI's SchedulePoint.swift), never with the lock held: before each
         // critical section of completing and registering, and between winning and the hand-off.
         SchedulePoint.reach()
@@ -544,13 +566,17 @@ final class ReferenceQueueExecutor: Executor {
     /// so, when the pool is blocked, a thread) of its own, so that bodies blocked in nested
     /// `wait()`s never starve the global queue's few threads (C6.4).
     let nestedOnOwnThread: Bool
+    /// At most this many nested jobs at once; beyond it one waits for a slot (up to 2 s, then it
+    /// runs anyway, so that a test process is never left with threads blocked for good).
+    private let nestedSlots: DispatchSemaphore
     /// Marks a serial queue as this executor's, for `isCurrent`.
     private let key = DispatchSpecificKey<ObjectIdentifier>()
 
     /// `answersIsCurrent` false: `.serialIsCurrentFalse`, whose serial queues are not marked.
-    init(queue: DispatchQueue, nestedOnOwnThread: Bool = false, answersIsCurrent: Bool = true) {
+    init(queue: DispatchQueue, nestedOnOwnThread: Bool = false, answersIsCurrent: Bool = true, nestedSlots: Int = 512) {
         self.queue = queue
         self.nestedOnOwnThread = nestedOnOwnThread
+        self.nestedSlots = DispatchSemaphore(value: nestedSlots)
         if !nestedOnOwnThread, answersIsCurrent { queue.setSpecific(key: key, value: ObjectIdentifier(self)) }
     }
 
@@ -562,8 +588,12 @@ final class ReferenceQueueExecutor: Executor {
 
     func execute(_ job: @escaping @Sendable () -> Void) {
         guard nestedOnOwnThread else { return queue.async(execute: job) }
-        let target = pthread_getspecific(insideDefaultJobKey) != nil ? DispatchQueue(label: "reference.nested") : queue
+        let nested = pthread_getspecific(insideDefaultJobKey) != nil
+        let target = nested ? DispatchQueue(label: "reference.nested") : queue
+        let slots = nestedSlots
         target.async {
+            let slot = nested && slots.wait(timeout: .now() + 2) == .success
+            defer { if slot { slots.signal() } }
             let outer = pthread_getspecific(insideDefaultJobKey)
             pthread_setspecific(insideDefaultJobKey, UnsafeRawPointer(bitPattern: 1))
             defer { pthread_setspecific(insideDefaultJobKey, outer) }
@@ -595,6 +625,8 @@ final class ReferenceInlineExecutor: Executor {
 final class ReferenceTrampoline {
     private var queue: [() -> Void] = []
     private var draining = false
+    /// Whether this thread is running the trampoline's work now.
+    var isDraining: Bool { draining }
 
     func submit(_ job: @escaping () -> Void) {
         if draining { queue.append(job); return }
