@@ -23,7 +23,10 @@ import subprocess
 import sys
 
 MAX_RERUNS = 8
-ISSUE = re.compile(r"^✘ Test .* recorded an issue (?:with .* )?at ([A-Za-z0-9_+]+)\.swift:\d+")
+# Searched anywhere in a line, not only at its start: tests run side by side, and a test's output
+# may be cut by another's mark (a program listing ending in "~spin(✘ Test gcd() recorded...").
+ISSUE = re.compile(r"✘ Test .*? recorded an issue (?:with .*? )?at ([A-Za-z0-9_+]+)\.swift:\d+")
+SUITE_FAILED = re.compile(r'✘ Suite (?:"([^"]+)"|(\S+)) failed after')
 XCTEST_FAILURE = re.compile(r"^Test Case '.*' failed|error: -\[")
 
 
@@ -38,19 +41,33 @@ def run(arguments):
 
 
 TYPE = re.compile(r"^\s*(?:@Suite[^\n]*?\s)?(?:final\s+)?(?:struct|class|enum)\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+DISPLAY_NAME = re.compile(r'@Suite\("([^"]+)"')
 RAN = re.compile(r"Test run with (\d+) tests?")
 
 
 def failing_suites(lines):
     """The files of the Swift Testing tests that recorded an issue (a file holds its suites)."""
-    return sorted({match.group(1) for line in lines if (match := ISSUE.match(line))})
+    return sorted({match.group(1) for line in lines if (match := ISSUE.search(line))})
+
+
+def failed_suite_names(lines):
+    """The names of the suites Swift Testing reported failed ("✘ Suite NAME failed after ...", or
+    its display name in quotes)."""
+    return sorted({match.group(1) or match.group(2) for line in lines if (match := SUITE_FAILED.search(line))})
+
+
+def suite_types(file_name):
+    """The types declared in Tests/**/FILE.swift (the suites of that file), and the display
+    names its @Suite attributes give."""
+    paths = glob.glob(os.path.join("Tests", "**", file_name + ".swift"), recursive=True)
+    texts = [open(path, encoding="utf-8").read() for path in paths]
+    return sorted({name for text in texts for name in TYPE.findall(text) + DISPLAY_NAME.findall(text)})
 
 
 def suite_filter(file_name):
     """A --filter naming every type declared in Tests/**/FILE.swift (the suites of that file);
     None when no such file is found."""
-    paths = glob.glob(os.path.join("Tests", "**", file_name + ".swift"), recursive=True)
-    types = sorted({name for path in paths for name in TYPE.findall(open(path, encoding="utf-8").read())})
+    types = [name for name in suite_types(file_name) if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)]
     return "|".join(r"\.%s/" % name for name in types) if types else None
 
 
@@ -65,6 +82,13 @@ def main():
         return status
     if not suites:
         print("swift-test-rerun: the run failed without a failing Swift Testing test (build error or crash?); no rerun", flush=True)
+        return status
+    # Every suite reported failed must be among those rerun: a failure whose issue line was not
+    # recognised must not pass unseen.
+    covered = {name for suite in suites for name in suite_types(suite)}
+    unseen = [name for name in failed_suite_names(lines) if name not in covered]
+    if unseen:
+        print("swift-test-rerun: suites failed whose failing test was not recognised: %s; no rerun" % ", ".join(unseen), flush=True)
         return status
     if len(suites) > MAX_RERUNS:
         print("swift-test-rerun: %d suites failed (%s), more than %d; no rerun" % (len(suites), ", ".join(suites), MAX_RERUNS), flush=True)
