@@ -14,7 +14,7 @@ public enum RuleSuite {
     /// Every check, in the contract's order.
     public static let checks: [RuleCheck] =
         C1Outcome.checks + C2Continuations.checks + C2Trampoline.checks + C3Errors.checks + C4Cancellation.checks
-        + C5Combinators.checks + C5Timers.checks + C6Waiting.checks + C6BlockingBound.checks + C7Executors.checks + C8Resources.checks
+        + C5Combinators.checks + C5Timers.checks + C6Waiting.checks + C7Executors.checks + C8Resources.checks
         + C9CallForm.checks + C9Factory.checks + C9PreparedTask.checks + C9Retry.checks + C9Run.checks
         + C9Executor.checks + C9ActorExecutor.checks + C9Isolation.checks + C9MainForms.checks + C9WorkGroup.checks
 
