@@ -45,7 +45,8 @@ struct MeasuredCheckAllTests {
         var configuration = ConformanceConfiguration.forCurrentTest()
         if name == "reference" { configuration.knownIssues = Self.referenceGaps }
         let report = await Conformance.checkAll(
-            makeBackend: makeBackend, configuration: configuration, rules: RuleSuite.checks + [RuleSuite.beyondTheDefaultBound] + Self.ownExecutorChecks(of: name))
+            makeBackend: makeBackend, configuration: configuration,
+            rules: RuleSuite.checks + [RuleSuite.beyondTheDefaultBound] + Self.ownExecutorChecks(of: name))
         report.recordIssues()
         #expect(report.programsRun > 0 || report.skippedForReplay != nil, "[\(name)] no program ran")
         // The configurations class: the backend built at its limits (bounds 1 and 16, the threads
