@@ -83,7 +83,9 @@ struct MutantTests {
         // tasks still alive after every reference was dropped (C8.2).
         .combinatorKeepsInputs: [.c5_5, .c8_2],
         .timersEarly: [.c5_4, .c4_6],
-        .timerNeverFires: [.c5_4, .c4_6],
+        // A timer that never fires: a delay or timeout pending past its deadline (C5.4, C4.6), or a
+        // retry with a backoff whose next attempt never starts (C9.4; base seed 12354401949272974730).
+        .timerNeverFires: [.c5_4, .c4_6, .c9_4],
         .waitTimeoutNilEarly: [.c6_2],
         .awaitIgnoresCancellation: [.c4_7],
         .timeoutWrongError: [.c5_4],
