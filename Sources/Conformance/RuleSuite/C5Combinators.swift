@@ -126,28 +126,6 @@ extension RuleSuite {
             c.expectOutcome(
                 cancelledDelay, .cancelled, "a delay whose token is cancelled completes cancelled at once",
                 call: "backend.delay(.seconds(30), token:), then the token cancelled")
-            delaysAmongCancelledOnes(c)
-        }
-
-        /// Many timers cancelled while a few are pending: a backend's store of timers that drops
-        /// (or compacts) its disposed ones must keep the pending ones, each firing no earlier than asked.
-        static func delaysAmongCancelledOnes(_ c: RuleContext) {
-            let backend = c.backend
-            let burst = backend.makeCancellationSource()
-            let start = Uptime.now
-            let kept = (0..<4).map { _ in backend.delay(.milliseconds(200)) }
-            let dropped = (0..<96).map { _ in backend.delay(.seconds(3_600), token: burst.token) }
-            burst.cancel()
-            let call = "4 × backend.delay(.milliseconds(200)), then 96 × backend.delay(.seconds(3_600), token:), the token cancelled"
-            c.expectEqual(
-                dropped.filter { $0.settle()?.kind != .cancelled }.count, 0, "every delay whose token is cancelled completes cancelled",
-                call: call + " (delays not cancelled)")
-            c.expectOutcome(
-                backend.whenAll(voids: kept), .success(()), "delays still pending among cancelled ones succeed", call: call)
-            let elapsed = Uptime.now - start
-            c.expect(
-                elapsed >= .milliseconds(200), "delays among cancelled ones succeed no earlier than asked", call: call,
-                expected: "after 200 ms or more", observed: "after \(elapsed)")
         }
 
         static func noReferencesKept(_ c: RuleContext) throws {
