@@ -13,8 +13,7 @@ extension RuleSuite {
             RuleCheck(.c2_4, "a continuation registered during the completing hand-over does not overtake it", lateRegistrationKeepsOrder),
             RuleCheck(.c2_4, "a hand-off deferred to a trampoline is not overtaken by a later registration", deferredHandOffKeepsOrder),
             RuleCheck(.c2_5, "a continuation runs on the executor it was registered with", runsOnItsExecutor),
-            RuleCheck(.c2_6, "a continuation returning a task is unwrapped", unwrapping),
-            RuleCheck(.c2_7, "inline hand-offs queued 100 at a time inside inline work run once each, after it", inlineBursts)
+            RuleCheck(.c2_6, "a continuation returning a task is unwrapped", unwrapping)
         ]
 
         static func manyContinuationsRunOnce(_ c: RuleContext) throws {
