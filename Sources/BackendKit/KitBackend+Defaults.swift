@@ -5,7 +5,7 @@ import TaskAPI
 /// write its own.
 extension KitBackend {
     /// The kit's inline executor (C7.2, C2.7).
-    public var inlineExecutor: any Executor { InlineExecutor.shared }
+    public var inlineExecutor: any AsyncTaskExecutor { InlineExecutor.shared }
 
     /// A `KitSource`: a released source fails its pending task with `TaskError.abandoned` (C8.3).
     /// Disfavored, as the requirement it implements: a call picks TaskAPI's

@@ -101,7 +101,7 @@ extension RuleSuite {
             let backend = c.backend
             let user = UserExecutor()
             let serial = backend.makeSerialExecutor(label: "c2.4")
-            for executor in [serial, backend.inlineExecutor, user as any Executor] {
+            for executor in [serial, backend.inlineExecutor, user as any AsyncTaskExecutor] {
                 let source = backend.makeSource(of: Int.self)
                 let order = Recorder<Int>()
                 let count = 500
@@ -152,7 +152,7 @@ extension RuleSuite {
         /// handed over after them, also on an executor that runs jobs synchronously.
         static func deferredHandOffKeepsOrder(_ c: RuleContext) throws {
             let b = c.backend
-            final class Synchronous: Executor {
+            final class Synchronous: AsyncTaskExecutor {
                 func execute(_ job: @escaping @Sendable () -> Void) { job() }
             }
             for _ in 0..<20 {

@@ -83,7 +83,7 @@ extension RuleSuite {
             C6Waiting.nestedWaits),
         RuleCheck(.c6_5, "await bridges to Swift concurrency without blocking a thread", async: C6Waiting.awaitDoesNotBlock),
         // C7Executors
-        RuleCheck(.c7_1, "every backend accepts a user-written Executor", C7Executors.userExecutor),
+        RuleCheck(.c7_1, "every backend accepts a user-written AsyncTaskExecutor", C7Executors.userExecutor),
         RuleCheck(.c7_2, "default is parallel, serial is FIFO one at a time, inline runs before returning", C7Executors.executorKinds),
         RuleCheck(.c7_3, "executors run each job exactly once", C7Executors.exactlyOnce),
         // C8Resources

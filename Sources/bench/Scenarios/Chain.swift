@@ -138,7 +138,7 @@ enum ChainScenario {
     /// of 20 % measured +45 % that way). A slowed link reads its work from `SlowedLink`, set
     /// before the chain is built.
     @inline(__always)
-    static func extend(_ task: any AsyncTask<Int>, on executor: any Executor, _ link: Link) -> any AsyncTask<Int> {
+    static func extend(_ task: any AsyncTask<Int>, on executor: any AsyncTaskExecutor, _ link: Link) -> any AsyncTask<Int> {
         switch link {
         case .plain: return task.map(on: executor) { $0 &+ 1 }
         case .slowed: return task.map(on: executor) { SlowedLink.step($0) }
@@ -147,14 +147,14 @@ enum ChainScenario {
 
     /// Builds and runs `n` maps on an already-completed task, and waits for the last.
     static func completedChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
         completedChain(backend, executor, n, link: link(extraNanos))
     }
 
     /// `completedChain` with `link` as every link.
     static func completedChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, link: Link
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
         SlowedLink.install(link)
         var result: Int?
@@ -168,14 +168,14 @@ enum ChainScenario {
 
     /// Builds `n` maps on a pending source, completes it, and waits for the last.
     static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
         pendingChain(backend, executor, n, link: link(extraNanos))
     }
 
     /// `pendingChain` with `link` as every link.
     static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, link: Link
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
         SlowedLink.install(link)
         var result: Int?

@@ -77,7 +77,7 @@ enum HopScenario {
         return stamp.nanos &- start
     }
 
-    private static func backendHop(_ backend: any TaskBackend, _ executor: any Executor) -> UInt64 {
+    private static func backendHop(_ backend: any TaskBackend, _ executor: any AsyncTaskExecutor) -> UInt64 {
         let source = backend.makeSource(of: Int.self)
         source.task.whenComplete(on: executor) { _ in
             stamp.mark()
