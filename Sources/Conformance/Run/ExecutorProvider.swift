@@ -15,7 +15,10 @@ public struct ProgramExecutors: Sendable {
     public var serial: [any AsyncTaskExecutor]
     public var counting: [CountingExecutor]
 
-    public init(defaultExecutor: any AsyncTaskExecutor, inlineExecutor: any AsyncTaskExecutor, serial: [any AsyncTaskExecutor], counting: [CountingExecutor]) {
+    public init(
+        defaultExecutor: any AsyncTaskExecutor, inlineExecutor: any AsyncTaskExecutor, serial: [any AsyncTaskExecutor],
+        counting: [CountingExecutor]
+    ) {
         self.defaultExecutor = defaultExecutor
         self.inlineExecutor = inlineExecutor
         self.serial = serial
