@@ -23,7 +23,7 @@ extension KitBackend {
     /// TaskAPI's `StandardCancellationSource`, whose `cancel(after:)` uses `schedule(after:_:)`
     /// (C4.1, C4.2, C4.6).
     public func makeCancellationSource() -> any CancellationSource {
-        let timer: StandardCancellationSource.Timer = { [self] delay, job in schedule(after: delay, job) }
+        let timer: StandardCancellationSource.DelayScheduler = { [self] delay, job in schedule(after: delay, job) }
         #if PlantedBugs
         return StandardCancellationSource(plantedBugs: plantedBugs, timer: timer)
         #else

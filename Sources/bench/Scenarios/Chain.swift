@@ -9,14 +9,14 @@ enum ChainScenario {
         run: run
     )
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         let plan = context.plan
         let n = plan.size(1_000_000, quick: 100_000)
         // A link on the default executor costs several times an inline one (a hop per link):
         // a quarter of the links keeps its five repetitions within the budget on 2 cores.
         let hopping = plan.size(250_000, quick: 25_000)
         let reps = plan.testableRepetitions
-        var results: [Measurement] = []
+        var results: [Figure] = []
         /// Each subject at `n` links, or at the size the budget allows (named by that size), in rounds.
         func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject], isolated: Bool) {
             Progress.note(
@@ -27,7 +27,7 @@ enum ChainScenario {
                 repetitions: reps, isolated: isolated ? "chain." + name : nil)
             for outcome in outcomes {
                 let size = outcome.size
-                var m = Measurement(
+                var m = Figure(
                     scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
                     subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
                     better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
