@@ -296,9 +296,6 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
                 + "answers (ConformanceReport.rulesNewerThanTarget)"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
-        case .mapKeepingType:
-            return "for backends: a same-type shortcut that `map(on:_:)` and `map(token:_:)` ask first (programs call those with "
-                + "same-type transforms); a task it returns is judged as theirs, a nil falls back to `map(on:token:_:)`"
         default:
             return nil
         }
