@@ -126,7 +126,8 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The kinds of operation, in the order the generator draws them: its weights are listed in
-/// this order, so a new kind goes last (or every recorded seed gives another program).
+/// this order, so a new kind goes last, with weight 0 and a stream of its own
+/// (`OperationPayload.ownStream`), or every recorded seed gives another program.
 public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
         timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
