@@ -52,7 +52,7 @@ public final class ActorsBackend: KitBackend {
 
     /// The default executor (C7.2): the worker pool, a Swift `TaskExecutor` (`taskExecutor`),
     /// which grows while its workers block in `wait()` (C6.4).
-    public var defaultExecutor: any Executor { poolExecutor }
+    public var defaultExecutor: any AsyncTaskExecutor { poolExecutor }
 
     /// Its pool and mailboxes synchronize through ScheduleKit's primitives (a mailbox's word is a
     /// `ScheduledAtomic`), its threads start through `NativeThread`. Its timers and `runAsync`
@@ -64,7 +64,7 @@ public final class ActorsBackend: KitBackend {
 
     /// A new serial executor: FIFO, one job at a time, on the default executor's threads. It is
     /// also a Swift `SerialExecutor`, so an actor can use it as its executor.
-    public func makeSerialExecutor(label: String) -> any Executor {
+    public func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
         #if PlantedBugs
         Mailbox(poolExecutor: poolExecutor, plantedBugs: plantedBugs)
         #else

@@ -57,7 +57,7 @@ final class ClosureMessage: MailboxMessage, @unchecked Sendable {
 /// The mailbox's isolation is "this thread is draining me": `isIsolatingCurrentContext` answers
 /// it from the kit's thread-local `ThreadRuntime.isolation`, so `assumeIsolated` works for actors
 /// whose executor this is.
-final class Mailbox: SerialExecutor, TaskAPI.Executor, @unchecked Sendable {
+final class Mailbox: SerialExecutor, TaskAPI.AsyncTaskExecutor, @unchecked Sendable {
     // @unchecked Sendable: `state` is atomic; `poolExecutor` is immutable.
     /// A schedule point at every operation under a controlled run: the mailbox's races (a push
     /// against the drain giving up ownership) are exactly what it interleaves.

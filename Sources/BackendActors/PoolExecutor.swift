@@ -14,7 +14,7 @@ import TaskAPI
 /// This object is the pool's handle: backends, mailboxes, tasks waiting to hand over to it and
 /// queued Swift jobs hold it; the threads hold only the pool. When the last handle goes, the pool
 /// stops: its workers run what is queued and exit (the shared pool lives as long as the process).
-final class PoolExecutor: TaskAPI.Executor, TaskExecutor, Sendable {
+final class PoolExecutor: TaskAPI.AsyncTaskExecutor, TaskExecutor, Sendable {
     /// The threads, the queue and the blocking accounting.
     let pool: ThreadPool
 

@@ -2,13 +2,13 @@ import Dispatch
 import ScheduleKit
 import TaskAPI
 
-/// Any `DispatchQueue` as an `Executor` (C9.7): HNTask's `HNDispatchQueueExecutor`, FATask's
+/// Any `DispatchQueue` as an `AsyncTaskExecutor` (C9.7): HNTask's `HNDispatchQueueExecutor`, FATask's
 /// `startWithDispatchQueue:`. Jobs are handed to the queue with `async`; a serial queue runs them
 /// in order, one at a time, a concurrent one in parallel. Usable with every backend.
 ///
 /// It lives here, not in TaskAPI, so that the contract imports no scheduler: the threads backend
 /// must never load Dispatch, and nothing in TaskAPI may make it.
-public final class DispatchQueueExecutor: Executor {
+public final class DispatchQueueExecutor: AsyncTaskExecutor {
     /// The queue jobs are handed to.
     public let queue: DispatchQueue
     private let key = DispatchSpecificKey<ObjectIdentifier>()

@@ -56,7 +56,7 @@ public final class GCDBackend: KitBackend {
 
     /// The default executor (C7.2): Dispatch's global queue, drained by at most one drainer per
     /// processor, with replacement workers for bodies blocked in `wait()` (C6.4).
-    public var defaultExecutor: any Executor { defaultQueue }
+    public var defaultExecutor: any AsyncTaskExecutor { defaultQueue }
 
     /// Its queues, drainers, replacement workers, serial queues and timers synchronize through
     /// ScheduleKit's primitives and hand work to Dispatch through `SchedulePoint.fork`.
@@ -64,7 +64,7 @@ public final class GCDBackend: KitBackend {
 
     /// A new serial executor (C7.2): a serial Dispatch queue named `label`. It is also a Swift
     /// `SerialExecutor`, so an actor can use it as its executor (C9.9).
-    public func makeSerialExecutor(label: String) -> any Executor {
+    public func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
         GCDSerialExecutor(label: label)
     }
 

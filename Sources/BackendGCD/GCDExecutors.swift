@@ -14,7 +14,7 @@ import TaskAPI
 /// `batch` jobs, not one per job. A body that blocks in `wait()` while running here reports it (C6.4), and the executor
 /// then starts a replacement worker on a fresh serial queue, which Dispatch backs with a new
 /// thread at once; the global queue alone adds a thread only every half second or so.
-final class GCDDefaultExecutor: Executor {
+final class GCDDefaultExecutor: AsyncTaskExecutor {
     let jobs: GCDJobQueue
     /// The drainer, made a block once: Dispatch takes blocks, and a Swift closure passed to
     /// `async` is converted into a new heap block on every call (an allocation, a copy and a
@@ -250,7 +250,7 @@ final class GCDJobQueue: BlockingPool {
 }
 
 /// A serial executor (C7.2): a serial Dispatch queue, FIFO, one job at a time.
-final class GCDSerialExecutor: Executor {
+final class GCDSerialExecutor: AsyncTaskExecutor {
     let queue: DispatchQueue
     /// Marks the queue as this executor's, for `isCurrent` (GCDExecutors+Isolation.swift).
     let key = DispatchSpecificKey<ObjectIdentifier>()

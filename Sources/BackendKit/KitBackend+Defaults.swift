@@ -5,7 +5,7 @@ import TaskAPI
 /// write its own.
 extension KitBackend {
     /// The kit's inline executor (C7.2, C2.7).
-    public var inlineExecutor: any Executor { InlineExecutor.shared }
+    public var inlineExecutor: any AsyncTaskExecutor { InlineExecutor.shared }
 
     /// A `KitSource`: a released source fails its pending task with `TaskError.abandoned` (C8.3).
     /// Disfavored, as the requirement it implements: a call picks TaskAPI's
@@ -23,7 +23,7 @@ extension KitBackend {
     /// TaskAPI's `StandardCancellationSource`, whose `cancel(after:)` uses `schedule(after:_:)`
     /// (C4.1, C4.2, C4.6).
     public func makeCancellationSource() -> any CancellationSource {
-        let timer: StandardCancellationSource.Timer = { [self] delay, job in schedule(after: delay, job) }
+        let timer: StandardCancellationSource.DelayScheduler = { [self] delay, job in schedule(after: delay, job) }
         #if PlantedBugs
         return StandardCancellationSource(plantedBugs: plantedBugs, timer: timer)
         #else

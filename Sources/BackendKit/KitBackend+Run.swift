@@ -16,7 +16,7 @@ extension KitBackend {
     /// allocations: the task and its job.
     @_disfavoredOverload
     public func run<T: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {

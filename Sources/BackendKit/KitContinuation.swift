@@ -25,7 +25,7 @@ public class KitContinuation: @unchecked Sendable {
 
     /// What a subclass stores as its executor: `nil` for the inline executor.
     @inline(__always)
-    static func stored(_ executor: any Executor) -> (any Executor)? {
+    static func stored(_ executor: any AsyncTaskExecutor) -> (any AsyncTaskExecutor)? {
         // A type test rather than `!== InlineExecutor.shared`: the class has one instance (its
         // initializer is private), and reading the static costs a once-check per node.
         type(of: executor) == InlineExecutor.self ? nil : executor
@@ -62,9 +62,9 @@ class WhenComplete<T: Sendable>: KitContinuation, @unchecked Sendable {
 /// `whenComplete`'s registration on any other executor.
 final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
     // @unchecked: restated; `target` is a `let` of a Sendable type.
-    private let target: any Executor
+    private let target: any AsyncTaskExecutor
 
-    init(executor: any Executor, body: @escaping @Sendable (Completion<T>) -> Void) {
+    init(executor: any AsyncTaskExecutor, body: @escaping @Sendable (Completion<T>) -> Void) {
         target = executor
         super.init(body: body)
     }
@@ -84,7 +84,7 @@ enum HandOff {
     @inline(never)
     static func enqueue(
         _ continuation: KitContinuation, _ outcome: KitCompletion, _ antecedent: TaskCore,
-        on executor: any Executor
+        on executor: any AsyncTaskExecutor
     ) {
         executor.execute { continuation.run(outcome, from: antecedent) }
     }

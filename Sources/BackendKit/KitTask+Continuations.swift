@@ -17,7 +17,7 @@ import TaskAPI
 /// transform as it is.
 extension KitTask {
     public func continueWith<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> U
     ) -> any AsyncTask<U> {
@@ -28,7 +28,7 @@ extension KitTask {
     }
 
     public func continueWithTask<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
@@ -38,7 +38,7 @@ extension KitTask {
     }
 
     public func flatMap<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
@@ -78,7 +78,7 @@ class DerivedTask<U: Sendable>: KitTask<U>, @unchecked Sendable {
     /// The initializer takes only what every node stores: with the token's work in it too, the
     /// optimizer retained and released each argument once more (4 pairs per link).
     @inline(__always)
-    init(owner: any KitBackend, executor: any Executor) {
+    init(owner: any KitBackend, executor: any AsyncTaskExecutor) {
         placement = Placement(executor)
         super.init(owner: owner)
     }
@@ -120,7 +120,7 @@ final class ContinueTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked S
     private var body: (@Sendable (Completion<T>) throws -> U)?
 
     @inline(__always)
-    init(owner: any KitBackend, executor: any Executor, body: @escaping @Sendable (Completion<T>) throws -> U) {
+    init(owner: any KitBackend, executor: any AsyncTaskExecutor, body: @escaping @Sendable (Completion<T>) throws -> U) {
         self.body = body
         super.init(owner: owner, executor: executor)
     }
@@ -151,7 +151,7 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
     private var transform: (@Sendable (T) throws -> U)?
 
     @inline(__always)
-    init(owner: any KitBackend, executor: any Executor, transform: @escaping @Sendable (T) throws -> U) {
+    init(owner: any KitBackend, executor: any AsyncTaskExecutor, transform: @escaping @Sendable (T) throws -> U) {
         self.transform = transform
         super.init(owner: owner, executor: executor)
     }
@@ -160,7 +160,7 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
     /// very class: made from `type(of: self)`, whose metadata is at hand, it skips the runtime
     /// lookup of `MapTask<U, V>` that unspecialized code otherwise pays for every link.
     override func map<V: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (U) throws -> V
     ) -> any AsyncTask<V> {
@@ -179,7 +179,7 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
     /// `MapTask<U, U>` when `T` is `U`, and the node's transform goes from `U` to `U` when `V`
     /// is `U`, so the node is returned as `Self`, whose conformance the caller holds.
     override func mapKeepingType<V: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (U) throws -> V
     ) -> Self? {
@@ -190,7 +190,7 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U>, @unchecked Sendab
     /// A node of this very class for `transform`, registered: only for `T`, `U` and `V` one type.
     @inline(__always)
     private func sameTypeNode<V: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (U) throws -> V
     ) -> Self {
@@ -231,9 +231,9 @@ class UnwrapNode<U: Sendable>: KitContinuation, @unchecked Sendable {
     // @unchecked: every property is a `let` of a Sendable type.
     final let child: KitTask<U>
     private final let startGuard: StartGuard?
-    private final let target: (any Executor)?
+    private final let target: (any AsyncTaskExecutor)?
 
-    init(executor: any Executor, child: KitTask<U>, token: CancellationToken) {
+    init(executor: any AsyncTaskExecutor, child: KitTask<U>, token: CancellationToken) {
         self.child = child
         startGuard = token.canBeCancelled ? StartGuard(for: child, token: token) : nil
         target = KitContinuation.stored(executor)
@@ -259,7 +259,7 @@ final class ContinueWithTask<T: Sendable, U: Sendable>: UnwrapNode<U>, @unchecke
     private var body: (@Sendable (Completion<T>) throws -> any AsyncTask<U>)?
 
     init(
-        executor: any Executor, child: KitTask<U>, token: CancellationToken,
+        executor: any AsyncTaskExecutor, child: KitTask<U>, token: CancellationToken,
         body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<U>
     ) {
         self.body = body
@@ -282,7 +282,7 @@ final class FlatMap<T: Sendable, U: Sendable>: UnwrapNode<U>, @unchecked Sendabl
     private var transform: (@Sendable (T) throws -> any AsyncTask<U>)?
 
     init(
-        executor: any Executor, child: KitTask<U>, token: CancellationToken,
+        executor: any AsyncTaskExecutor, child: KitTask<U>, token: CancellationToken,
         transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
     ) {
         self.transform = transform

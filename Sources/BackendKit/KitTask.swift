@@ -166,7 +166,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         }
     }
 
-    public final func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
+    public final func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
         if let executor = KitContinuation.stored(executor) {
             register(WhenCompleteOn(executor: executor, body: body))
             return
@@ -181,7 +181,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     /// In the class, not an extension, so that `MapTask` can refine it.
     public func map<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> U
     ) -> any AsyncTask<U> {
@@ -194,7 +194,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// A task of this very class only `MapTask<T, T>` can make (its override); any other kit
     /// task answers `nil`, and the `map` conveniences call `map(on:token:_:)` instead.
     public func mapKeepingType<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> U
     ) -> Self? {

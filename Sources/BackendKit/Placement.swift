@@ -9,7 +9,7 @@ enum Placement {
     /// where it is handed over (`TaskCore.registerFresh`).
     case inPlace
     /// Any other executor, under a token that can never be cancelled.
-    case on(any Executor)
+    case on(any AsyncTaskExecutor)
     /// A token that can be cancelled: the guard checks it before the body starts (C4.3), and
     /// keeps the executor (`StartGuard.target`, `nil` for the inline one).
     case guarded(StartGuard)
@@ -17,7 +17,7 @@ enum Placement {
     /// For a node registered on `executor` (nothing for the inline one, see
     /// `KitContinuation.stored`), under a token that can never be cancelled.
     @inline(__always)
-    init(_ executor: any Executor) {
+    init(_ executor: any AsyncTaskExecutor) {
         if let target = KitContinuation.stored(executor) {
             self = .on(target)
         } else {
@@ -27,7 +27,7 @@ enum Placement {
 
     /// The executor to hand the node to; `nil` for the inline executor.
     @inline(__always)
-    var target: (any Executor)? {
+    var target: (any AsyncTaskExecutor)? {
         switch self {
         case .inPlace: return nil
         case .on(let executor): return executor

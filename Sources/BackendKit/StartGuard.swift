@@ -9,10 +9,10 @@ final class StartGuard: Sendable {
     /// Where a derived task runs (`Placement.guarded` keeps it here, so that the node stores one
     /// field for both): `nil` for the inline executor, and for a task that stores its executor
     /// itself.
-    let target: (any Executor)?
+    let target: (any AsyncTaskExecutor)?
 
     /// A guard for `task`'s body under `token`, which can be cancelled; `target` as above.
-    init<T>(for task: KitTask<T>, token: CancellationToken, target: (any Executor)? = nil) {
+    init<T>(for task: KitTask<T>, token: CancellationToken, target: (any AsyncTaskExecutor)? = nil) {
         self.token = token
         self.target = target
         gate = StartGate.make(for: task, token: token)

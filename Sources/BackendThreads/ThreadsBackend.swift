@@ -76,7 +76,7 @@ public final class ThreadsBackend: KitBackend {
 
     /// The default executor (C7.2): the pool of `workerCount` threads, with replacement workers
     /// for bodies blocked in `wait()` (C6.4).
-    public var defaultExecutor: any Executor { poolExecutor }
+    public var defaultExecutor: any AsyncTaskExecutor { poolExecutor }
 
     /// Its pool, serial executors, timer thread and main loop synchronize through TaskAPI's
     /// primitives, and its threads start through `NativeThread` (a `SchedulePoint.fork`).
@@ -84,7 +84,7 @@ public final class ThreadsBackend: KitBackend {
 
     /// A new serial executor (C7.2): a FIFO queue multiplexed on the pool, one job at a time. It
     /// is also a Swift `SerialExecutor`, so an actor can use it as its executor (C9.9).
-    public func makeSerialExecutor(label: String) -> any Executor {
+    public func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
         #if PlantedBugs
         ThreadsSerialExecutor(label: label, poolExecutor: poolExecutor, plantedBugs: plantedBugs)
         #else

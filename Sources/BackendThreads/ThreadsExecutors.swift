@@ -8,7 +8,7 @@ import TaskAPI
 /// It is also the pool's handle: the backend, its serial executors and its timer thread hold it;
 /// when the last of them lets go, the pool is told to stop, and its workers exit once every
 /// queued job has run.
-final class ThreadsDefaultExecutor: Executor {
+final class ThreadsDefaultExecutor: AsyncTaskExecutor {
     /// The kit's pool of POSIX threads: its run queue, workers and C6.4 accounting.
     let pool: ThreadPool
 
@@ -31,7 +31,7 @@ final class ThreadsDefaultExecutor: Executor {
 /// `batch` jobs in order, then goes back to the end of the run queue so that a busy serial
 /// executor cannot starve the rest of the pool. Jobs may run on different workers one after
 /// another; each sees everything the previous one wrote.
-final class ThreadsSerialExecutor: Executor {
+final class ThreadsSerialExecutor: AsyncTaskExecutor {
     private struct State {
         var queue = JobRing(keptCapacity: 4_096)
         /// `true` while a drain job is queued on the pool or running.

@@ -10,7 +10,7 @@ import TaskAPI
 /// Jobs run on the main thread and on no other, so `MainActor.assumeIsolated` works inside them
 /// when the loop is run from code that has no other isolation (top-level code, a plain
 /// `main()`): the runtime takes the main thread for the main actor's.
-final class ThreadsMainLoop: Executor {
+final class ThreadsMainLoop: AsyncTaskExecutor {
     private let state = ConditionLock(JobRing(keptCapacity: 4_096), label: "threads main loop")
     /// `true` while the main thread runs one of the loop's jobs (for `isCurrent`).
     private let running = Atomic(false)

@@ -7,7 +7,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func map<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
@@ -19,7 +19,7 @@ extension AsyncTask {
     /// No task of `Self`'s type: the `map` conveniences call `map(on:token:_:)` instead.
     @_disfavoredOverload
     public func mapKeepingType<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> Self? {
@@ -29,7 +29,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func flatMap<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
@@ -41,7 +41,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func recover(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ handler: @escaping @Sendable (any Error) throws -> Success
     ) -> any AsyncTask<Success> {
@@ -54,7 +54,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func recoverTask(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {
@@ -68,7 +68,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func finally(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> Void
     ) -> any AsyncTask<Success> {
         continueWith(on: executor, token: .none) { completion in
@@ -80,7 +80,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func finallyTask(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
     ) -> any AsyncTask<Success> {
         let inline = backend.inlineExecutor
@@ -104,7 +104,7 @@ extension AsyncTask {
     @inlinable
     @discardableResult
     public func map<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
         let executor = executor ?? backend.defaultExecutor
@@ -129,7 +129,7 @@ extension AsyncTask {
     /// type. Built from `Self`'s conformance, which this generic code is handed.
     @inlinable @inline(__always)
     func mapSameType<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> (any AsyncTask<U>)? {
@@ -148,7 +148,7 @@ extension AsyncTask {
     @inlinable
     @discardableResult
     public func flatMap<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         flatMap(on: executor ?? backend.defaultExecutor, token: .none, transform)
@@ -172,7 +172,7 @@ extension AsyncTask {
     @inlinable
     @discardableResult
     public func then<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
@@ -183,7 +183,7 @@ extension AsyncTask {
     @inlinable
     @discardableResult
     public func recover(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ handler: @escaping @Sendable (any Error) throws -> Success
     ) -> any AsyncTask<Success> {
         recover(on: executor ?? backend.defaultExecutor, token: .none, handler)
@@ -203,7 +203,7 @@ extension AsyncTask {
     @inlinable
     @discardableResult
     public func recoverTask(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {
         recoverTask(on: executor ?? backend.defaultExecutor, token: .none, handler)
@@ -222,7 +222,7 @@ extension AsyncTask {
     /// JS-style `catch` (HNTask's): the same as `recover`. A handler returning a task is `recoverTask`.
     @inlinable
     public func `catch`(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> Success
     ) -> any AsyncTask<Success> {

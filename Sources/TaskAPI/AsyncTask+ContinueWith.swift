@@ -3,7 +3,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func continueWith<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<Success>) throws -> U
     ) -> any AsyncTask<U> {
@@ -18,7 +18,7 @@ extension AsyncTask {
     @_disfavoredOverload
     @discardableResult
     public func continueWithTask<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
@@ -36,7 +36,7 @@ extension AsyncTask {
 extension CompletionSource {
     /// Completes with the outcome of the task `body` returns, whatever it is (C2.6), or with what
     /// `body` throws (C3.1, C3.2). `inline` is the backend's inline executor.
-    func adoptOutcome(of body: () throws -> any AsyncTask<Success>, inline: any Executor) {
+    func adoptOutcome(of body: () throws -> any AsyncTask<Success>, inline: any AsyncTaskExecutor) {
         switch Completion(catching: body) {
         case .success(let inner):
             inner.whenComplete(on: inline) { self.tryComplete($0) }
@@ -61,7 +61,7 @@ extension AsyncTask {
     @inlinable
     @discardableResult
     public func continueWith<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ body: @escaping @Sendable (Completion<Success>) throws -> U
     ) -> any AsyncTask<U> {
         continueWith(on: executor ?? backend.defaultExecutor, token: .none, body)
@@ -82,7 +82,7 @@ extension AsyncTask {
     @inlinable
     @discardableResult
     public func continueWithTask<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         continueWithTask(on: executor ?? backend.defaultExecutor, token: .none, body)

@@ -1,8 +1,8 @@
 /// The continuations with an isolated body (C9.10): registered on the main executor, the body is
 /// `@MainActor`; registered on a `PinnedActor`, it takes the actor `isolated`. Either reads and
 /// writes its isolated state directly, without `assumeIsolated`. Each forwards to the requirement
-/// with the executor as a plain `Executor`, the body wrapped to enter its isolation, which holds
-/// in the executor's jobs (C9.8, C9.9). Neither `MainExecutor` nor an actor is an `Executor`, so
+/// with the executor as a plain `AsyncTaskExecutor`, the body wrapped to enter its isolation, which holds
+/// in the executor's jobs (C9.8, C9.9). Neither `MainExecutor` nor an actor is an `AsyncTaskExecutor`, so
 /// each call has one candidate (C9.1).
 extension AsyncTask {
     /// `continueWith(on:token:_:)` on the main executor, with a `@MainActor` body (C9.10).
@@ -129,7 +129,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, Completion<Success>) throws -> U
     ) -> any AsyncTask<U> {
-        continueWith(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        continueWith(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `continueWithTask(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -140,7 +140,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, Completion<Success>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        continueWithTask(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        continueWithTask(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `map(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -151,7 +151,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, Success) throws -> U
     ) -> any AsyncTask<U> {
-        map(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        map(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `flatMap(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -162,7 +162,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
-        flatMap(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        flatMap(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `then(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated`
@@ -174,7 +174,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, Success) throws -> U
     ) -> any AsyncTask<U> {
-        thenStep(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        thenStep(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `recover(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -185,7 +185,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, any Error) throws -> Success
     ) -> any AsyncTask<Success> {
-        recover(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        recover(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `recoverTask(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -196,7 +196,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {
-        recoverTask(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        recoverTask(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `recover(on:token:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -206,7 +206,7 @@ extension AsyncTask {
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (isolated A, any Error) throws -> Success
     ) -> any AsyncTask<Success> {
-        recover(on: actor.executor as any Executor, token: token, actor.isolating(body))
+        recover(on: actor.executor as any AsyncTaskExecutor, token: token, actor.isolating(body))
     }
 
     /// `finally(on:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -216,7 +216,7 @@ extension AsyncTask {
         on actor: A,
         _ body: @escaping @Sendable (isolated A, Completion<Success>) throws -> Void
     ) -> any AsyncTask<Success> {
-        finally(on: actor.executor as any Executor, actor.isolating(body))
+        finally(on: actor.executor as any AsyncTaskExecutor, actor.isolating(body))
     }
 
     /// `finallyTask(on:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
@@ -226,12 +226,12 @@ extension AsyncTask {
         on actor: A,
         _ body: @escaping @Sendable (isolated A, Completion<Success>) throws -> any AsyncTask<Void>
     ) -> any AsyncTask<Success> {
-        finallyTask(on: actor.executor as any Executor, actor.isolating(body))
+        finallyTask(on: actor.executor as any AsyncTaskExecutor, actor.isolating(body))
     }
 
     /// `whenComplete(on:_:)` on `actor`'s executor, with a body that takes the actor `isolated` (C9.10).
     @inlinable
     public func whenComplete<A: PinnedActor>(on actor: A, _ body: @escaping @Sendable (isolated A, Completion<Success>) -> Void) {
-        whenComplete(on: actor.executor as any Executor) { outcome in actor.assumeIsolated { body($0, outcome) } }
+        whenComplete(on: actor.executor as any AsyncTaskExecutor) { outcome in actor.assumeIsolated { body($0, outcome) } }
     }
 }

@@ -12,7 +12,7 @@ extension AsyncTask {
     /// specialization decides the path at compile time.
     @inlinable
     func thenStep<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U> {
@@ -30,7 +30,7 @@ extension AsyncTask {
     /// Calls `body` on `executor` once this task has completed, with its outcome without its
     /// value: what a caller holding the task as `any AsyncTask`, its value's type unknown, can
     /// wait for.
-    func whenSettled(on executor: any Executor, _ body: @escaping @Sendable (Completion<Void>) -> Void) {
+    func whenSettled(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<Void>) -> Void) {
         whenComplete(on: executor) { outcome in
             switch outcome {
             case .success: body(.success(()))

@@ -13,7 +13,7 @@
 extension AsyncTask {
     @available(*, unavailable, message: "the body returns a task: use flatMap, which unwraps it (C2.6)")
     public func map<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
@@ -22,7 +22,7 @@ extension AsyncTask {
 
     @available(*, unavailable, message: "the body returns a task: use flatMap, which takes its value (then waits for it, C2.6)")
     public func then<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
@@ -31,7 +31,7 @@ extension AsyncTask {
 
     @available(*, unavailable, message: "the body returns a task: use continueWithTask, which unwraps it (C2.6)")
     public func continueWith<U: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
@@ -40,7 +40,7 @@ extension AsyncTask {
 
     @available(*, unavailable, message: "the handler returns a task: use recoverTask, which unwraps it (C2.6)")
     public func recover(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {
@@ -49,7 +49,7 @@ extension AsyncTask {
 
     @available(*, unavailable, message: "the handler returns a task: use recoverTask, which unwraps it (C2.6)")
     public func `catch`(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success> {

@@ -29,7 +29,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// It never runs inside this call, nor inside the call that completes the task, unless
     /// `executor` is the backend's inline executor (C2.3). Bodies registered on one task are
     /// handed to their executors in registration order (C2.4).
-    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<Success>) -> Void)
+    func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<Success>) -> Void)
 
     /// Blocks the calling thread until the task completes, and returns its outcome (C6.1).
     /// Usable as a statement, for its effect (C9.1). Unavailable from async code, as SwiftNIO's
@@ -59,7 +59,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// completes cancelled at once (C4.3).
     @discardableResult
     func continueWith<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<Success>) throws -> U
     ) -> any AsyncTask<U>
@@ -68,7 +68,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// that inner task's outcome (C2.6).
     @discardableResult
     func continueWithTask<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U>
@@ -79,7 +79,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// Transforms a success; failures and cancellation pass through unchanged (C3.3).
     @discardableResult
     func map<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> any AsyncTask<U>
@@ -94,7 +94,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// it returns has `map(on:token:_:)`'s semantics (C3.3, C4.3); a `nil` makes nothing, and
     /// the caller calls `map(on:token:_:)` instead.
     func mapKeepingType<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> U
     ) -> Self?
@@ -102,7 +102,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// Chains a task-returning step; the result takes the inner task's outcome (C2.6, C3.3).
     @discardableResult
     func flatMap<U: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ transform: @escaping @Sendable (Success) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U>
@@ -110,7 +110,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// Turns a failure into a value or another error; success and cancellation pass through (C3.3).
     @discardableResult
     func recover(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ handler: @escaping @Sendable (any Error) throws -> Success
     ) -> any AsyncTask<Success>
@@ -118,7 +118,7 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// Turns a failure into another task's outcome; success and cancellation pass through (C3.3).
     @discardableResult
     func recoverTask(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ handler: @escaping @Sendable (any Error) throws -> any AsyncTask<Success>
     ) -> any AsyncTask<Success>
@@ -126,14 +126,14 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     /// Runs `body` on every outcome, then passes the outcome on unless `body` throws (C3.3).
     @discardableResult
     func finally(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> Void
     ) -> any AsyncTask<Success>
 
     /// Like `finally`, waiting for the task `body` returns before passing the outcome on (C3.3).
     @discardableResult
     func finallyTask(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         _ body: @escaping @Sendable (Completion<Success>) throws -> any AsyncTask<Void>
     ) -> any AsyncTask<Success>
 

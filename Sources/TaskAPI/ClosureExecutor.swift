@@ -3,7 +3,7 @@
 /// `execute` calls `submit` with the job on the calling thread; `submit` must run the job exactly
 /// once, now or later (C7.3). `isCurrent` calls the `isCurrent` closure if one was given, and
 /// otherwise answers `false`. Safe to use from any thread if the closures are.
-public final class ClosureExecutor: Executor {
+public final class ClosureExecutor: AsyncTaskExecutor {
     private let submit: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let current: (@Sendable () -> Bool)?
 

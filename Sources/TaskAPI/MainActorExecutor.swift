@@ -9,7 +9,7 @@ internal import ScheduleKit
 /// app's run loop, `dispatchMain()`, `RunLoop.main.run()`, or an `async` `main` that is waiting;
 /// or while the main thread runs them itself, in `backend.runMainLoop(until:)` or
 /// `runMainLoop()` (C9.8; on the main thread the main actor's isolation holds).
-public final class MainActorExecutor: Executor {
+public final class MainActorExecutor: AsyncTaskExecutor {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
         var scheduled = false
@@ -84,8 +84,8 @@ public final class MainActorExecutor: Executor {
     }
 }
 
-/// An executor usable both as an `Executor` and as the executor of an actor (C9.9).
-public typealias ActorExecutor = Executor & SerialExecutor
+/// An executor usable both as an `AsyncTaskExecutor` and as the executor of an actor (C9.9).
+public typealias ActorExecutor = AsyncTaskExecutor & SerialExecutor
 
 extension TaskBackend {
     /// `mainExecutor` default: the main actor (C9.8). Disfavored, as every default of a

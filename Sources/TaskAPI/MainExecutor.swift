@@ -1,7 +1,7 @@
 /// A backend's main executor (C9.8): its jobs run one at a time, in submission order, isolated to
 /// the main actor. `backend.mainExecutor` is one.
 ///
-/// It is a type of its own, not an `Executor`, so that a continuation registered on it takes a
+/// It is a type of its own, not an `AsyncTaskExecutor`, so that a continuation registered on it takes a
 /// `@MainActor` body, which reads and writes main-actor state directly (C9.10), and so that no
 /// call naming it has a second candidate to weigh (C9.1):
 ///
@@ -12,18 +12,18 @@
 ///         }
 ///     }
 ///
-/// Where a plain `Executor` is wanted (a factory's executor, `prepare(on:)`, a job that needs no
+/// Where a plain `AsyncTaskExecutor` is wanted (a factory's executor, `prepare(on:)`, a job that needs no
 /// isolation), `executor` is the same queue.
 public final class MainExecutor: Sendable {
-    /// The main executor as a plain `Executor`: the same jobs, in the same order, on the main
+    /// The main executor as a plain `AsyncTaskExecutor`: the same jobs, in the same order, on the main
     /// actor; a body registered through it is not typed `@MainActor` (C9.8).
-    public let executor: any Executor
+    public let executor: any AsyncTaskExecutor
 
     /// The main executor made of `base`, for a backend's `mainExecutor`. `base` must run every job
     /// it is given on the main actor, so that `MainActor.assumeIsolated` holds inside it (C9.8):
     /// a `@MainActor` body registered on this executor is called there through
     /// `MainActor.assumeIsolated`, which stops the process if that promise is broken.
-    public init(_ base: any Executor) {
+    public init(_ base: any AsyncTaskExecutor) {
         executor = base
     }
 

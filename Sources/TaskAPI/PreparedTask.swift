@@ -38,14 +38,14 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     private let source: any CompletionSource<Success>
     private let cancellation: any CancellationSource
     private let gate: StartGate?
-    private let executor: any Executor
+    private let executor: any AsyncTaskExecutor
     private let state: Locked<State>
     #if PlantedBugs
     /// The planted bug the backend carries, taken once, when the task is prepared.
     private let plantedBugs: PlantedBugSwitch
     #endif
 
-    init(backend: any TaskBackend, executor: any Executor, token: CancellationToken, work: Work) {
+    init(backend: any TaskBackend, executor: any AsyncTaskExecutor, token: CancellationToken, work: Work) {
         self.backend = backend
         self.executor = executor
         source = backend.sourceWithoutOrigin(of: Success.self)
@@ -88,7 +88,7 @@ public final class PreparedTask<Success: Sendable>: Sendable {
     /// started before: then returns `false` and changes nothing. Returns `true` on the first call,
     /// also after `cancel()`, when the task is already cancelled and nothing runs.
     @discardableResult
-    public func tryStart(on executor: (any Executor)? = nil) -> Bool {
+    public func tryStart(on executor: (any AsyncTaskExecutor)? = nil) -> Bool {
         let claimed = claim()
         if let work = claimed.work {
             let source = self.source
@@ -147,7 +147,7 @@ public final class PreparedTask<Success: Sendable>: Sendable {
 
     /// Starts the body like `tryStart(on:)`, or throws `StartError.alreadyStarted` if it was
     /// started before (C9.3: an error value, never a trap).
-    public func start(on executor: (any Executor)? = nil) throws(StartError) {
+    public func start(on executor: (any AsyncTaskExecutor)? = nil) throws(StartError) {
         guard tryStart(on: executor) else { throw StartError.alreadyStarted }
     }
 
@@ -180,7 +180,7 @@ extension TaskBackend {
     /// cancels it like `cancel()`. The body returns the value; one returning a task is
     /// `prepareTask` (C2.6).
     public func prepare<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> PreparedTask<T> {
@@ -189,7 +189,7 @@ extension TaskBackend {
 
     /// `prepare` for a body that takes no token.
     public func prepare<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () throws -> T
     ) -> PreparedTask<T> {
@@ -199,7 +199,7 @@ extension TaskBackend {
     /// A prepared task whose body returns a task: once started, the prepared task takes that
     /// task's outcome (C9.3, C2.6).
     public func prepareTask<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
     ) -> PreparedTask<T> {
@@ -208,7 +208,7 @@ extension TaskBackend {
 
     /// `prepareTask` for a body that takes no token.
     public func prepareTask<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () throws -> any AsyncTask<T>
     ) -> PreparedTask<T> {
@@ -217,7 +217,7 @@ extension TaskBackend {
 
     @available(*, unavailable, message: "the body returns a task: use prepareTask, which unwraps it (C2.6)")
     public func prepare<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
     ) -> PreparedTask<T> {
@@ -226,7 +226,7 @@ extension TaskBackend {
 
     @available(*, unavailable, message: "the body returns a task: use prepareTask, which unwraps it (C2.6)")
     public func prepare<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () throws -> any AsyncTask<T>
     ) -> PreparedTask<T> {

@@ -31,9 +31,9 @@ import Darwin
 public final class StandardCancellationSource: CancellationSource {
     public typealias Handler = @Sendable () -> Void
     /// Runs a job once after a delay unless disposed: a backend's `schedule(after:_:)`.
-    public typealias Timer = @Sendable (Duration, @escaping @Sendable () -> Void) -> any Disposable
+    public typealias DelayScheduler = @Sendable (Duration, @escaping @Sendable () -> Void) -> any Disposable
 
-    private let timer: Timer
+    private let timer: DelayScheduler
     private let state = Locked(CancellationState<Handler>())
     /// Held by the call running the handlers for as long as they run: every other `cancel()`
     /// takes it before looking at `state`, so it returns only after they finished.
@@ -51,7 +51,7 @@ public final class StandardCancellationSource: CancellationSource {
     private let plantedBugs: PlantedBugSwitch
     #endif
 
-    public init(timer: @escaping Timer) {
+    public init(timer: @escaping DelayScheduler) {
         self.timer = timer
         #if PlantedBugs
         plantedBugs = .off
@@ -60,7 +60,7 @@ public final class StandardCancellationSource: CancellationSource {
 
     #if PlantedBugs
     /// A source carrying `plantedBugs`: a backend's, for ProductionMutantTests.
-    public init(plantedBugs: PlantedBugSwitch, timer: @escaping Timer) {
+    public init(plantedBugs: PlantedBugSwitch, timer: @escaping DelayScheduler) {
         self.timer = timer
         self.plantedBugs = plantedBugs
     }

@@ -76,12 +76,12 @@ extension Completion {
     }
 }
 
-/// Any `Executor` as a Swift `TaskExecutor`: each job of a Swift task that prefers it runs as one
+/// Any `AsyncTaskExecutor` as a Swift `TaskExecutor`: each job of a Swift task that prefers it runs as one
 /// job of the wrapped executor, on whatever thread that executor picks.
 final class JobExecutor: TaskExecutor {
-    private let base: any Executor
+    private let base: any AsyncTaskExecutor
 
-    init(_ base: any Executor) {
+    init(_ base: any AsyncTaskExecutor) {
         self.base = base
     }
 

@@ -47,7 +47,7 @@ extension TaskBackend {
     public func retry<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
         _ body: @escaping @Sendable (CancellationToken) throws -> T
@@ -61,7 +61,7 @@ extension TaskBackend {
     public func retry<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
         _ body: @escaping @Sendable () throws -> T
@@ -75,7 +75,7 @@ extension TaskBackend {
     public func retryTask<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
@@ -102,7 +102,7 @@ extension TaskBackend {
     public func retryTask<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
         _ body: @escaping @Sendable () throws -> any AsyncTask<T>
@@ -116,7 +116,7 @@ extension TaskBackend {
     public func retry<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
@@ -128,7 +128,7 @@ extension TaskBackend {
     public func retry<T: Sendable>(
         attempts: Int,
         backoff: Backoff = .none,
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         while shouldRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> Bool = { _, _ in true },
         _ body: @escaping @Sendable () throws -> any AsyncTask<T>

@@ -11,7 +11,7 @@ extension TaskBackend {
     @inlinable
     @discardableResult
     public func run<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
         run(on: executor ?? defaultExecutor, token: .none, body)
@@ -32,7 +32,7 @@ extension TaskBackend {
     @inlinable
     @discardableResult
     public func run<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         _ body: @escaping @Sendable () throws -> T
     ) -> any AsyncTask<T> {
         run(on: executor ?? defaultExecutor, token: .none) { _ in try body() }
@@ -53,7 +53,7 @@ extension TaskBackend {
     @inlinable
     @discardableResult
     public func run<T: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable () throws -> T
     ) -> any AsyncTask<T> {
@@ -66,7 +66,7 @@ extension TaskBackend {
     @inlinable
     @discardableResult
     public func runTask<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {
@@ -78,7 +78,7 @@ extension TaskBackend {
     @inlinable
     @discardableResult
     public func runTask<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {
@@ -87,7 +87,7 @@ extension TaskBackend {
 
     @available(*, unavailable, message: "the body returns a task: use runTask, which unwraps it (C9.5)")
     public func run<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {
@@ -96,7 +96,7 @@ extension TaskBackend {
 
     @available(*, unavailable, message: "the body returns a task: use runTask, which unwraps it (C9.5)")
     public func run<T: Sendable>(
-        on executor: (any Executor)? = nil,
+        on executor: (any AsyncTaskExecutor)? = nil,
         token: CancellationToken = .none,
         _ body: @escaping @Sendable () throws -> any AsyncTask<T>
     ) -> any AsyncTask<T> {

@@ -7,15 +7,15 @@ public protocol TaskBackend: Sendable {
 
     /// The default executor: parallel, used when no executor is named (C7.2).
     /// Bodies on it may block in `wait()`, nested at least 16 deep, without deadlock (C6.4).
-    var defaultExecutor: any Executor { get }
+    var defaultExecutor: any AsyncTaskExecutor { get }
 
     /// The inline executor: runs a job on the thread that hands it over, before that call
     /// returns, except that nested hand-offs are queued and run in a loop, so that chains of any
     /// length cannot overflow the stack (C2.7).
-    var inlineExecutor: any Executor { get }
+    var inlineExecutor: any AsyncTaskExecutor { get }
 
     /// A new serial executor: FIFO, one job at a time (C7.2). The stand-in for a main queue.
-    func makeSerialExecutor(label: String) -> any Executor
+    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor
 
     /// The main executor: a serial executor whose jobs run on the program's main thread, in
     /// order, with `MainActor.assumeIsolated` working inside them (C9.8). The program's main
@@ -65,7 +65,7 @@ public protocol TaskBackend: Sendable {
     /// before `body` starts, `body` never runs and the task completes cancelled (C4.3).
     @discardableResult
     func run<T: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T>
@@ -127,7 +127,7 @@ extension TaskBackend {
     @_disfavoredOverload
     @discardableResult
     public func run<T: Sendable>(
-        on executor: any Executor,
+        on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {

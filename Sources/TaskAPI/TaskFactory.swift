@@ -13,20 +13,20 @@ public struct TaskFactory: Sendable {
     /// The backend that makes the tasks.
     public var backend: any TaskBackend
     /// Where bodies and continuations run.
-    public var executor: any Executor
+    public var executor: any AsyncTaskExecutor
     /// The token every task and continuation made by this factory observes.
     public var token: CancellationToken
 
     /// A factory for `backend`, running on `executor` (default: the backend's default executor)
     /// under `token` (default: none).
-    public init(backend: any TaskBackend, executor: (any Executor)? = nil, token: CancellationToken = .none) {
+    public init(backend: any TaskBackend, executor: (any AsyncTaskExecutor)? = nil, token: CancellationToken = .none) {
         self.backend = backend
         self.executor = executor ?? backend.defaultExecutor
         self.token = token
     }
 
     /// This factory with another executor.
-    public func with(executor: any Executor) -> TaskFactory {
+    public func with(executor: any AsyncTaskExecutor) -> TaskFactory {
         var copy = self
         copy.executor = executor
         return copy

@@ -1,7 +1,7 @@
 /// The project's performance aims, checked against a run's figures.
-func evaluateAims(_ results: [Measurement], backends: [String]) -> [AimResult] {
+func evaluateAims(_ results: [Figure], backends: [String]) -> [AimResult] {
     var aims: [AimResult] = []
-    func figures(_ prefix: String, _ subject: String) -> [Measurement] {
+    func figures(_ prefix: String, _ subject: String) -> [Figure] {
         results.filter { $0.caseName.hasPrefix(prefix) && $0.subject == subject }
     }
     for backend in backends {

@@ -28,7 +28,7 @@ enum ExecutorKind: String, CaseIterable, Sendable {
     case `default`
     case serial
 
-    func make(for backend: any TaskBackend) -> any Executor {
+    func make(for backend: any TaskBackend) -> any AsyncTaskExecutor {
         switch self {
         case .inline: return backend.inlineExecutor
         case .default: return backend.defaultExecutor

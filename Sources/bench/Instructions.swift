@@ -29,7 +29,7 @@ enum InstructionCounts {
     ]
 
     /// Counts every case for the baselines and `backends`, `width` valgrind runs at a time.
-    static func measure(backends: [String], valgrind: String, width: Int) -> [Measurement] {
+    static func measure(backends: [String], valgrind: String, width: Int) -> [Figure] {
         // valgrind refuses the DWARF that Swift emits: it runs a copy without debug information.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-callgrind-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -42,7 +42,7 @@ enum InstructionCounts {
         guard runCommand("/usr/bin/env", ["objcopy", "--strip-debug", StackScenario.selfPath(), stripped]) != nil else {
             return [failed("objcopy --strip-debug failed (is binutils installed?)")]
         }
-        var jobs: [(subject: String, kind: Measurement.Kind, baseline: String?, caseName: String)] = []
+        var jobs: [(subject: String, kind: Figure.Kind, baseline: String?, caseName: String)] = []
         for entry in cases {
             jobs.append((entry.baseline, .baseline, nil, entry.name))
             for backend in backends { jobs.append((backend, .backend, entry.baseline, entry.name)) }
@@ -59,7 +59,7 @@ enum InstructionCounts {
                 }
             }, width: width)
         return zip(jobs, counts).map { job, counted in
-            var m = Measurement(
+            var m = Figure(
                 scenario: scenario, caseName: "\(scenario).chain-\(job.caseName)@\(sizeLabel(small))-\(sizeLabel(large))",
                 subject: job.subject, kind: job.kind, unit: "instr/link", better: .lower,
                 values: [counted.count ?? .nan], baseline: job.baseline,
@@ -75,9 +75,9 @@ enum InstructionCounts {
         }
     }
 
-    private static func failed(_ why: String) -> Measurement {
+    private static func failed(_ why: String) -> Figure {
         printError("bench: --instructions: \(why)")
-        return Measurement(
+        return Figure(
             scenario: scenario, caseName: "\(scenario).unavailable", subject: "closure",
             kind: .baseline, unit: "instr/link", better: .lower, values: [.nan], note: why)
     }

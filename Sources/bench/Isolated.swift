@@ -24,7 +24,7 @@ enum Isolated {
 
     /// What a child measured: the figures of its one timed run (seconds for a round-robin
     /// subject, nanosecond latency samples for a hop subject), and whether its result was right.
-    struct Result {
+    struct ChildFigures {
         var values: [Double]
         var ok: Bool
     }
@@ -51,21 +51,21 @@ enum Isolated {
 
     /// Runs one repetition of `subject` in `variant` in a child process: `warm` items to warm up,
     /// then `size` timed. `nil` values with `ok` false if the child failed.
-    static func repetition(_ variant: String, subject: String, size: Int, warm: Int) -> Result {
+    static func repetition(_ variant: String, subject: String, size: Int, warm: Int) -> ChildFigures {
         let arguments = [command, variant, subject, String(size), String(warm)]
-        guard let exit = Children.run(StackScenario.selfPath(), arguments) else { return Result(values: [], ok: false) }
+        guard let exit = Children.run(StackScenario.selfPath(), arguments) else { return ChildFigures(values: [], ok: false) }
         return parse(exit.output, exitStatus: exit.status)
     }
 
     /// A child's output: `ok` or `wrong`, then its values, separated by spaces.
-    static func parse(_ output: String, exitStatus: Int32) -> Result {
+    static func parse(_ output: String, exitStatus: Int32) -> ChildFigures {
         let words = output.split(whereSeparator: \.isWhitespace)
         guard exitStatus == 0 || exitStatus == 1, let verdict = words.first, verdict == "ok" || verdict == "wrong" else {
-            return Result(values: [], ok: false)
+            return ChildFigures(values: [], ok: false)
         }
         let values = words.dropFirst().compactMap { Double($0) }
-        guard values.count == words.count - 1, !values.isEmpty else { return Result(values: [], ok: false) }
-        return Result(values: values, ok: verdict == "ok")
+        guard values.count == words.count - 1, !values.isEmpty else { return ChildFigures(values: [], ok: false) }
+        return ChildFigures(values: values, ok: verdict == "ok")
     }
 
     /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM`. Prints `ok` or `wrong` and the
@@ -83,7 +83,7 @@ enum Isolated {
         plan.slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
         // Only the named backend: no other backend's threads start in the child.
         let context = ScenarioContext(backends: backendRegistry.filter { $0.name == subject }, plan: plan)
-        let result: Result?
+        let result: ChildFigures?
         switch maker {
         case .rounds(let make):
             let (subjects, stop) = make(context)
@@ -91,14 +91,14 @@ enum Isolated {
             result = subjects.first { $0.name == subject }.map { subject in
                 let warmed = warm > 0 ? subject.run(warm).ok : true
                 let timed = subject.run(size)
-                return Result(values: [timed.seconds], ok: warmed && timed.ok && timed.seconds.isFinite)
+                return ChildFigures(values: [timed.seconds], ok: warmed && timed.ok && timed.seconds.isFinite)
             }
         case .samples(let make):
             let (specs, stop) = make(context, warm + size)
             defer { stop() }
             result = specs.first { $0.caseName.hasPrefix(arguments[0] + "@") && $0.subject == subject }.map { spec in
                 for _ in 0..<warm { _ = spec.sample() }
-                return Result(values: (0..<size).map { _ in Double(spec.sample()) }, ok: true)
+                return ChildFigures(values: (0..<size).map { _ in Double(spec.sample()) }, ok: true)
             }
         }
         guard let result else {

@@ -1,7 +1,7 @@
 /// One figure of the report: a case of a scenario measured for one subject (a backend or a
 /// baseline), with its spread over repetitions and its ratio to the matching baseline.
 /// The JSON schema (docs/BENCHMARKS.md) is exactly this type and `Report`.
-struct Measurement: Codable, Sendable {
+struct Figure: Codable, Sendable {
     /// Scenario name: hop, chain, fanout, contention, await, stack, memory.
     var scenario: String
     /// Case name: scenario, variant and the size measured, e.g. `chain.pending-inline@1M`.
@@ -85,7 +85,7 @@ struct Report: Codable, Sendable {
     var loadAverageEnd: Double?
     /// What `--instructions` measured with (absent without it): e.g. `valgrind-3.22.0`.
     var instructionTool: String?
-    var results: [Measurement]
+    var results: [Figure]
     var aims: [AimResult]
     /// The scaling scenario's curves, each judged linear or superlinear (absent in reports from
     /// before it, and without the scenario).
@@ -95,7 +95,7 @@ struct Report: Codable, Sendable {
     var ratioStability: [RatioStability]? = nil
 }
 
-extension Measurement {
+extension Figure {
     /// A figure from per-repetition values (at least one).
     init(
         scenario: String, caseName: String, subject: String, kind: Kind, unit: String,
@@ -115,8 +115,8 @@ extension Measurement {
 }
 
 /// Fills in each backend figure's ratio to the baseline figure of the same case it names.
-func attachRatios(_ results: inout [Measurement]) {
-    var baselines: [String: Measurement] = [:]
+func attachRatios(_ results: inout [Figure]) {
+    var baselines: [String: Figure] = [:]
     for m in results where !m.isBackend { baselines[m.variant + "|" + m.subject] = m }
     for index in results.indices {
         let m = results[index]
@@ -129,7 +129,7 @@ func attachRatios(_ results: inout [Measurement]) {
 }
 
 /// Cost ratio of `m` to `b`: above 1 means `m` costs more (slower, bigger, less throughput).
-func costRatio(_ m: Measurement, to b: Measurement) -> (Double?, Double?, Double?) {
+func costRatio(_ m: Figure, to b: Figure) -> (Double?, Double?, Double?) {
     func div(_ x: Double, _ y: Double) -> Double? { y > 0 && x >= 0 && x.isFinite ? x / y : nil }
     if m.lowerIsBetter {
         return (div(m.median, b.median), div(m.min, b.max), div(m.max, b.min))

@@ -19,8 +19,8 @@ struct RatioStability: Codable, Sendable, Equatable {
 
     /// The stability of every backend figure whose repetitions and its baseline's pair up
     /// (the timed cases); none for single measurements (probes, instruction counts).
-    static func judge(_ results: [Measurement]) -> [RatioStability] {
-        var baselines: [String: Measurement] = [:]
+    static func judge(_ results: [Figure]) -> [RatioStability] {
+        var baselines: [String: Figure] = [:]
         for m in results where !m.isBackend { baselines[m.variant + "|" + m.subject] = m }
         return results.compactMap { m in
             guard m.isBackend, let name = m.baseline, let b = baselines[m.variant + "|" + name],

@@ -30,7 +30,7 @@ func runBenchmark(_ options: Options) -> Int32 {
         Progress.note("\(Slowdown.variable): \(slowdown.backend)'s chain links slowed by \(Int(slowdown.fraction * 100))%")
     }
     let context = ScenarioContext(backends: backends, plan: plan)
-    var results: [Measurement] = []
+    var results: [Figure] = []
     var scenarios = options.scenarios
     for scenario in scenarioRegistry where options.scenarios.contains(scenario.name) {
         let start = monotonicNanos()

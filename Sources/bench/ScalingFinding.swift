@@ -32,9 +32,9 @@ struct ScalingFinding: Codable, Sendable, Equatable {
 }
 
 /// The scaling curves of `results`, one per series and subject, in the order first measured.
-func scalingFindings(_ results: [Measurement]) -> [ScalingFinding] {
+func scalingFindings(_ results: [Figure]) -> [ScalingFinding] {
     var order: [String] = []
-    var curves: [String: [Measurement]] = [:]
+    var curves: [String: [Figure]] = [:]
     for m in results where m.workSize != nil && m.median.isFinite && m.median > 0 {
         let key = m.series + "|" + m.subject
         if curves[key] == nil { order.append(key) }

@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func exactFiguresCompareExactlyWithinTheirTolerance() {
-        func counts(_ gcd: Double) -> [Measurement] {
+        func counts(_ gcd: Double) -> [Figure] {
             var closure = Fixture.figure(
                 "instructions.chain-pending-inline@2k-4k", "closure", [75],
                 unit: "instr/link", scenario: "instructions")
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func depthsCutByTheTimeLimitAreUndecided() {
-        func depth(_ links: Double, note: String?) -> Measurement {
+        func depth(_ links: Double, note: String?) -> Figure {
             var m = Fixture.figure(
                 "stack.deepest-inline@512KiB", "gcd", [links], baseline: "closure", unit: "links",
                 better: .higher, scenario: "stack")

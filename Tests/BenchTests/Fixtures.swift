@@ -8,10 +8,10 @@ enum Fixture {
 
     static func figure(
         _ caseName: String, _ subject: String, _ values: [Double], baseline: String? = nil,
-        unit: String = "ns/link", better: Measurement.Direction = .lower,
+        unit: String = "ns/link", better: Figure.Direction = .lower,
         scenario: String = "chain"
-    ) -> Measurement {
-        Measurement(
+    ) -> Figure {
+        Figure(
             scenario: scenario, caseName: caseName, subject: subject,
             kind: baseline == nil ? .baseline : .backend, unit: unit, better: better, values: values,
             baseline: baseline)
@@ -21,7 +21,7 @@ enum Fixture {
     /// `gcdFactor`; per-repetition jitter is the same in both reports.
     static func chainReport(
         scale: Double = 1, gcdFactor: Double = 1, machine: MachineInfo = machine(),
-        gcdCase: String = "chain.completed-inline@1M", extra: [Measurement] = []
+        gcdCase: String = "chain.completed-inline@1M", extra: [Figure] = []
     ) -> Report {
         let jitter = [1.0, 1.03, 0.98, 1.05, 0.99]
         var results =
@@ -33,7 +33,7 @@ enum Fixture {
         return report(results, machine: machine)
     }
 
-    static func report(_ results: [Measurement], machine: MachineInfo = machine(), quick: Bool = false) -> Report {
+    static func report(_ results: [Figure], machine: MachineInfo = machine(), quick: Bool = false) -> Report {
         Report(
             schema: "bench-report/2", date: "2026-01-01T00:00:00Z", machine: machine, quick: quick,
             backends: ["gcd", "threads"], scenarios: Array(Set(results.map(\.scenario))).sorted(),

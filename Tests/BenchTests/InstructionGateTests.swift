@@ -10,7 +10,7 @@ import Testing
 
     /// A report of instruction counts: the closure baseline, and gcd's two figures.
     static func counts(pending: Double = 1_000, completed: Double = 800, closure: Double = 30) -> Report {
-        func count(_ caseName: String, _ subject: String, _ value: Double, baseline: String?) -> Measurement {
+        func count(_ caseName: String, _ subject: String, _ value: Double, baseline: String?) -> Figure {
             Fixture.figure(
                 caseName, subject, [value], baseline: baseline, unit: InstructionGate.unit, scenario: "instructions")
         }

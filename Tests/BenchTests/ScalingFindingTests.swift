@@ -8,7 +8,7 @@ import Testing
     /// One scaling point: `perUnit` per repetition at `size`.
     static func point(
         _ series: String, _ subject: String, _ size: Int, _ perUnit: [Double], baseline: String? = nil
-    ) -> Measurement {
+    ) -> Figure {
         var m = Fixture.figure(
             "scaling.\(series)/\(sizeLabel(size))", subject, perUnit, baseline: baseline, unit: "cpu-ns/link",
             scenario: "scaling")
@@ -19,7 +19,7 @@ import Testing
     /// A chain curve from 1k to 1M links: the closure baseline flat at 10, gcd at `gcd` per size.
     static func report(gcd: [Double], spread: Double = 0.02) -> Report {
         let sizes = [1_000, 10_000, 100_000, 1_000_000]
-        var results: [Measurement] = []
+        var results: [Figure] = []
         for (size, value) in zip(sizes, gcd) {
             results.append(point("chain", "closure", size, [10, 10.1, 9.9]))
             results.append(point("chain", "gcd", size, [value, value * (1 + spread), value * (1 - spread)], baseline: "closure"))

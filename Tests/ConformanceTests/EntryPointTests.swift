@@ -40,13 +40,13 @@ struct EntryPointTests {
 /// `Type.name(label:...)`, with overloads of one name told apart by the features they differ in.
 enum TaskAPISurface {
     static let types: Set<String> = [
-        "AsyncTask", "CompletionSource", "TaskBackend", "CancellationSource", "CancellationToken", "Executor",
+        "AsyncTask", "CompletionSource", "TaskBackend", "CancellationSource", "CancellationToken", "AsyncTaskExecutor",
         "TaskFactory", "PreparedTask", "WorkGroup", "MainExecutor"
     ]
 
     /// The features that tell overloads apart, in the order tags list them.
     static let features: [(tag: String, test: @Sendable (_ declaration: String, _ parameters: String) -> Bool)] = [
-        ("executor?", { declaration, _ in declaration.contains("(any Executor)?") }),
+        ("executor?", { declaration, _ in declaration.contains("(any AsyncTaskExecutor)?") }),
         ("task", { _, parameters in parameters.range(of: #"->\s*any AsyncTask"#, options: .regularExpression) != nil }),
         ("no token", { _, parameters in parameters.range(of: #"\(\)\s*(async )?throws"#, options: .regularExpression) != nil }),
         ("async", { _, parameters in parameters.contains("async") }),

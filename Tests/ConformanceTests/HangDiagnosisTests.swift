@@ -80,14 +80,14 @@ import Testing
 private final class DroppingInlineBackend: TaskBackend {
     let base = ReferenceBackend()
     let name = "dropping-inline"
-    var defaultExecutor: any Executor { base.defaultExecutor }
-    let inlineExecutor: any Executor = DroppingExecutor()
-    func makeSerialExecutor(label: String) -> any Executor { base.makeSerialExecutor(label: label) }
+    var defaultExecutor: any AsyncTaskExecutor { base.defaultExecutor }
+    let inlineExecutor: any AsyncTaskExecutor = DroppingExecutor()
+    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { base.makeSerialExecutor(label: label) }
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> { base.makeSource(of: type) }
     func makeCancellationSource() -> any CancellationSource { base.makeCancellationSource() }
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable { base.schedule(after: delay, job) }
 }
 
-private final class DroppingExecutor: Executor {
+private final class DroppingExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) {}
 }

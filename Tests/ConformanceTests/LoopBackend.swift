@@ -39,8 +39,8 @@ final class LoopBackend: TaskBackend {
     let awaitIgnoresCancellation: Bool
     let targetContractVersion: ContractVersion?
     private let kept = Locked<[AnyObject]>([])
-    let defaultExecutor: any Executor = LoopQueueExecutor(.global())
-    let inlineExecutor: any Executor = LoopInlineExecutor()
+    let defaultExecutor: any AsyncTaskExecutor = LoopQueueExecutor(.global())
+    let inlineExecutor: any AsyncTaskExecutor = LoopInlineExecutor()
 
     init(
         latency: Duration, raceTakesFirstInput: Bool = false, keepsTasks: Bool = false, recursesOnLoop: Bool = false,
@@ -57,7 +57,7 @@ final class LoopBackend: TaskBackend {
         targetContractVersion = targets
     }
 
-    func makeSerialExecutor(label: String) -> any Executor { LoopQueueExecutor(DispatchQueue(label: label)) }
+    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { LoopQueueExecutor(DispatchQueue(label: label)) }
 
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
         let task = LoopTask<T>(backend: self)
@@ -184,7 +184,7 @@ private final class LoopJobs: @unchecked Sendable {
 /// task's lock), so registration order holds (C2.4).
 final class LoopTask<T: Sendable>: AsyncTask {
     typealias Success = T
-    private typealias Continuation = (executor: any Executor, body: @Sendable (Completion<T>) -> Void)
+    private typealias Continuation = (executor: any AsyncTaskExecutor, body: @Sendable (Completion<T>) -> Void)
     private struct State {
         var completion: Completion<T>?
         var started = false
@@ -227,7 +227,7 @@ final class LoopTask<T: Sendable>: AsyncTask {
         return true
     }
 
-    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
+    func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
         let inPlace: Completion<T>? = state.withLock { state in
             guard let completion = state.completion else {
                 state.continuations.append((executor, body))
@@ -311,11 +311,11 @@ final class LoopSource<T: Sendable>: CompletionSource {
 }
 
 /// Runs a job at once when called; a task's delivery runs its inline continuations on the loop.
-final class LoopInlineExecutor: Executor {
+final class LoopInlineExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) { job() }
 }
 
-final class LoopQueueExecutor: Executor {
+final class LoopQueueExecutor: AsyncTaskExecutor {
     let queue: DispatchQueue
     init(_ queue: DispatchQueue) { self.queue = queue }
     func execute(_ job: @escaping @Sendable () -> Void) { queue.async(execute: job) }

@@ -98,7 +98,7 @@ struct MutantTests {
         .raceEmptyWrong: [.c5_3],
         .cancelAfterImmediate: [.c4_6],
         .delayIgnoresToken: [.c4_3],
-        // Executor bugs (issue #10, point 3), which controlled mode now sees: a serial executor
+        // AsyncTaskExecutor bugs (issue #10, point 3), which controlled mode now sees: a serial executor
         // out of FIFO order (C7.2, from the interposition; C2.4, continuations of one task), a
         // default job run twice or dropped (C7.3, from the interposition; C2.1, a continuation run
         // twice or a task failed abandoned).

@@ -5,7 +5,12 @@ import Testing
 
 /// A printed program reads back (issue 22, point 6): a shrunk program is no seed's, so its replay
 /// line runs its text (`CONFORMANCE_PROGRAM_FILE`), which `Program(parsing:)` reads.
-@Suite struct ProgramTextTests {
+///
+/// Serialized: the stress replay's programs block bodies of the reference backend on Dispatch's
+/// pool, where the shrunk replay's controlled runs hand their default-executor jobs, which then
+/// wait past the watchdog (CONFORMANCE.md, Known limits); since issue 29's `mapKeepingType`
+/// steps, the program of seed 3 ends with such a job, and ran into it at every run side by side.
+@Suite(.serialized) struct ProgramTextTests {
     /// Every generated program, of every kind of operation, reads back as itself.
     @Test("the text form of every generated program reads back as the same program")
     func everyProgramReadsBack() throws {

@@ -13,14 +13,14 @@ import Testing
     struct TwoBugsBackend: TaskBackend {
         let base = ReferenceBackend(.whenAllCompletionOrder)
         var name: String { "two-bugs" }
-        var defaultExecutor: any Executor { base.defaultExecutor }
-        var inlineExecutor: any Executor { base.inlineExecutor }
-        func makeSerialExecutor(label: String) -> any Executor { base.makeSerialExecutor(label: label) }
+        var defaultExecutor: any AsyncTaskExecutor { base.defaultExecutor }
+        var inlineExecutor: any AsyncTaskExecutor { base.inlineExecutor }
+        func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { base.makeSerialExecutor(label: label) }
         func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> { base.makeSource(of: type) }
         func makeCancellationSource() -> any CancellationSource { base.makeCancellationSource() }
         func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable { base.schedule(after: delay, job) }
         func run<T: Sendable>(
-            on executor: any Executor, token: CancellationToken, _ body: @escaping @Sendable (CancellationToken) throws -> T
+            on executor: any AsyncTaskExecutor, token: CancellationToken, _ body: @escaping @Sendable (CancellationToken) throws -> T
         ) -> any AsyncTask<T> {
             base.run(on: executor, token: token, body)
         }

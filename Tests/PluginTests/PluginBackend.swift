@@ -13,12 +13,12 @@ final class PluginBackend: TaskBackend {
     let name = "plugin"
     /// C6.4: a job that finds no idle worker gets a new thread, so bodies blocked in `wait()`
     /// never starve the ones they wait for; at most `maxThreads` at once, then jobs queue.
-    let defaultExecutor: any Executor = WorkerPool(maxThreads: 512, idleTimeout: .seconds(1))
-    let inlineExecutor: any Executor = InlineExecutor()
+    let defaultExecutor: any AsyncTaskExecutor = WorkerPool(maxThreads: 512, idleTimeout: .seconds(1))
+    let inlineExecutor: any AsyncTaskExecutor = InlineExecutor()
     /// Written from the guide against contract 1.3 (WRITING_A_BACKEND.md, section 8a).
     var targetContractVersion: ContractVersion? { .v1_3 }
 
-    func makeSerialExecutor(label: String) -> any Executor {
+    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
         // One thread at most: jobs run one at a time in FIFO order (C7.2); the thread leaves
         // soon after the queue runs dry, so that many short-lived executors cost no threads.
         WorkerPool(maxThreads: 1, idleTimeout: .milliseconds(20))
@@ -81,7 +81,7 @@ struct NoTimer: Disposable {
 /// are fewer than `maxThreads`, else it queues. A worker idle for `idleTimeout` ends. With
 /// `maxThreads` 1 this is a serial executor: a worker only goes idle once the queue is empty,
 /// so jobs run in submission order, one at a time.
-final class WorkerPool: Executor, SerialExecutor, @unchecked Sendable {
+final class WorkerPool: AsyncTaskExecutor, SerialExecutor, @unchecked Sendable {
     // @unchecked: every stored var is touched only with `lock` held.
     private final class Worker: @unchecked Sendable {
         let wake = DispatchSemaphore(value: 0)

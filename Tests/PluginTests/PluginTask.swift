@@ -10,7 +10,7 @@ final class PluginTask<T: Sendable>: AsyncTask {
     typealias Success = T
 
     struct Continuation {
-        let executor: any Executor
+        let executor: any AsyncTaskExecutor
         let body: @Sendable (Completion<T>) -> Void
         /// Set for a blocking wait's waker, so that a wait that timed out can take it back (C6.2).
         let waiter: ObjectIdentifier?
@@ -44,7 +44,7 @@ final class PluginTask<T: Sendable>: AsyncTask {
         return true
     }
 
-    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
+    func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
         register(Continuation(executor: executor, body: body, waiter: nil))
     }
 
@@ -120,7 +120,7 @@ final class PluginSource<T: Sendable>: CompletionSource {
 
 /// The inline executor: runs a job on the calling thread before `execute` returns, unless the
 /// thread is already running inline work; then the job waits behind it (C2.7).
-final class InlineExecutor: Executor {
+final class InlineExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) {
         Trampoline.current.run(job)
     }

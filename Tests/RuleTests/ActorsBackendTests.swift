@@ -155,7 +155,7 @@ import Darwin
 
     /// C2.5, C7.1: a user-written executor receives the job.
     @Test func userExecutorIsHonoured() throws {
-        final class Counting: Executor {
+        final class Counting: AsyncTaskExecutor {
             let count = Atomic(0)
             func execute(_ job: @escaping @Sendable () -> Void) {
                 count.add(1, ordering: .relaxed)

@@ -8,7 +8,8 @@ import Testing
 struct C9FactoryFormsTests {
     /// Every form a factory vends, each with a body that answers whether it ran on `executor`.
     /// `bodies` counts the bodies that ran.
-    static func everyForm(_ factory: TaskFactory, executor: any Executor, bodies: Counter) throws -> [String: any AsyncTask<Bool>] {
+    static func everyForm(_ factory: TaskFactory, executor: any AsyncTaskExecutor, bodies: Counter) throws -> [String: any AsyncTask<Bool>]
+    {
         let backend = factory.backend
         let value = backend.succeeded(1)
         let failed = backend.failed(UnwrapError.antecedent, as: Int.self)

@@ -133,16 +133,16 @@ enum ExternalCompile {
         var functions: [String] = []
         for (index, link) in links.enumerated() {
             functions.append(
-                "func chain\(index)(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, board: Board) {\n"
+                "func chain\(index)(_ b: any TaskBackend, ui: any AsyncTaskExecutor, t: CancellationToken, board: Board) {\n"
                     + "    let result = b.run { 1 }" + String(repeating: link, count: 12) + "\n    _ = result\n}")
         }
         functions.append(
-            "func mixedChain(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, board: Board) {\n"
+            "func mixedChain(_ b: any TaskBackend, ui: any AsyncTaskExecutor, t: CancellationToken, board: Board) {\n"
                 + "    let result = b.run { 1 }" + mixed.joined(separator: "\n        ")
                 + mixed.reversed().joined(separator: "\n        ") + "\n    _ = result\n}")
         for (index, head) in heads.enumerated() {
             functions.append(
-                "func head\(index)(_ b: any TaskBackend, ui: any Executor, t: CancellationToken, factory: TaskFactory) {\n"
+                "func head\(index)(_ b: any TaskBackend, ui: any AsyncTaskExecutor, t: CancellationToken, factory: TaskFactory) {\n"
                     + "    let result = \(head)" + String(repeating: ".map(on: ui) { $0 + 1 }", count: 10) + "\n    _ = result\n}")
         }
         return prelude + functions.joined(separator: "\n\n") + "\n" + statements
@@ -305,7 +305,7 @@ enum ExternalCompile {
         func takesTask(_ task: any AsyncTask<Int>) {}
 
         @MainActor
-        func misuse(_ b: any TaskBackend, task: any AsyncTask<Int>, ui: any Executor, t: CancellationToken, board: Board,
+        func misuse(_ b: any TaskBackend, task: any AsyncTask<Int>, ui: any AsyncTaskExecutor, t: CancellationToken, board: Board,
                     factory: TaskFactory, screen: Screen) async {
 
         """

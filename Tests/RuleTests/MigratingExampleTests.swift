@@ -193,7 +193,7 @@ func seed001OnMain(_ userList: UserList, screen: Screen) -> any AsyncTask<Void> 
 
 /// `HNTask.DefaultTaskExecutor.sharedExecutor = executor`: a factory's executor, here any
 /// executor a caller names (a serial one, `backend.mainExecutor.executor`, your own).
-func seed001DefaultExecutor(_ userList: UserList, executor: any Executor) -> any AsyncTask<Bool> {
+func seed001DefaultExecutor(_ userList: UserList, executor: any AsyncTaskExecutor) -> any AsyncTask<Bool> {
     var factory = TaskFactory(backend: userList.backend)
     factory.executor = executor  // the default executor, set
     return factory.then(userList.getUserNameAsync(1)) { name in

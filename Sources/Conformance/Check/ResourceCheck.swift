@@ -119,7 +119,7 @@ private struct ResourceChecks {
 
     /// `links` steps, each registering the next on a completed task from inside the previous
     /// one's continuation on `executor`: the loop must finish with `links`.
-    private func asyncLoop(on executor: any Executor, _ check: ResourceCheck) -> Finding? {
+    private func asyncLoop(on executor: any AsyncTaskExecutor, _ check: ResourceCheck) -> Finding? {
         let completed = backend.succeeded(0)
         let done = backend.makeSource(of: Int.self)
         let links = self.links
@@ -147,7 +147,7 @@ private struct ResourceChecks {
 
     /// A chain registered on a pending source, then set off by completing it: the last task must
     /// hold `links`.
-    private func chain(on executor: any Executor, _ check: ResourceCheck) -> Finding? {
+    private func chain(on executor: any AsyncTaskExecutor, _ check: ResourceCheck) -> Finding? {
         // Every task stays referenced until the end, then is released root first: a backend
         // that wrongly keeps continuations (C8.1) would otherwise free the chain recursively.
         var source: (any CompletionSource<Int>)? = backend.makeSource(of: Int.self)
@@ -224,6 +224,6 @@ private struct ResourceChecks {
 }
 
 /// A user's executor that runs each job at once, on the calling thread (C2.7's "any executor").
-final class SynchronousUserExecutor: Executor {
+final class SynchronousUserExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) { job() }
 }

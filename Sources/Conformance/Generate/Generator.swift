@@ -27,6 +27,7 @@ public struct ProgramGenerator: Sendable {
         let size = builder.size(max: maxSteps)
         while builder.steps.count < size { builder.addRandomStep() }
         builder.completeOpenSources()
+        builder.addOwnStreamSteps(seed: seed)
         return Program(
             seed: seed, drivers: builder.drivers, serialExecutors: builder.serials,
             countingExecutors: builder.countings, steps: builder.steps
@@ -100,6 +101,20 @@ struct ProgramBuilder {
         weights.reserveCapacity(kinds.count)
         for kind in kinds { weights.append(kind.payloadType.weight(in: self)) }
         kinds[rng.weighted(weights)].payloadType.generate(into: &self)
+    }
+
+    /// The kinds with a stream of their own (`OperationPayload.ownStream`), in kind order, each
+    /// drawn from `SplitMix64(seed: seed ^ salt)`: how many steps, then each step as its kind's
+    /// `generate` draws it. The main stream is left where it was, and the steps go after every
+    /// other, so a program keeps every line it had before the kind was added.
+    mutating func addOwnStreamSteps(seed: UInt64) {
+        let main = rng
+        for kind in OperationKind.allCases {
+            guard let stream = kind.payloadType.ownStream else { continue }
+            rng = SplitMix64(seed: seed ^ stream.salt)
+            for _ in 0..<rng.weighted(stream.steps) { kind.payloadType.generate(into: &self) }
+        }
+        rng = main
     }
 
     /// Every source not held gets a completing step, so every program can finish.
@@ -222,4 +237,12 @@ struct ProgramBuilder {
     mutating func combinatorKind() -> CombinatorKind {
         [CombinatorKind.whenAll, .whenAllSettled, .race, .any][rng.below(4)]
     }
+}
+
+/// A kind's own stream of draws (`OperationPayload.ownStream`).
+struct OwnStream {
+    /// Mixed into the program's seed: the stream's seed.
+    let salt: UInt64
+    /// How many steps of the kind a program gets: the weights of 0, 1, 2, ...
+    let steps: [Int]
 }

@@ -228,7 +228,7 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
         return inner
     }
 
-    /// Whether the kind has a protocol requirement, `(on: any Executor, token:)`, besides its
+    /// Whether the kind has a protocol requirement, `(on: any AsyncTaskExecutor, token:)`, besides its
     /// conveniences; `then` and `catch` are conveniences only, one candidate taking an optional
     /// executor and a token (C9.1).
     var hasRequirementForm: Bool {

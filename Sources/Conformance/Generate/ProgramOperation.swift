@@ -45,6 +45,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     case groupIdle(GroupIdle)
     case waitGroup(WaitGroup)
     case raceRounds(RaceRounds)
+    case mapKeepingType(MapKeepingType)
 
     /// The payload: what every stage asks of the operation.
     var payload: any OperationPayload {
@@ -88,6 +89,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
         case .groupIdle(let p): return p
         case .waitGroup(let p): return p
         case .raceRounds(let p): return p
+        case .mapKeepingType(let p): return p
         }
     }
 
@@ -124,12 +126,13 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The kinds of operation, in the order the generator draws them: its weights are listed in
-/// this order, so a new kind goes last (or every recorded seed gives another program).
+/// this order, so a new kind goes last, with weight 0 and a stream of its own
+/// (`OperationPayload.ownStream`), or every recorded seed gives another program.
 public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
         timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
         nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
-        factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds
+        factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds, mapKeepingType
 
     /// The payload type of this kind.
     var payloadType: any OperationPayload.Type {
@@ -173,6 +176,7 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
         case .groupIdle: return ProgramOperation.GroupIdle.self
         case .waitGroup: return ProgramOperation.WaitGroup.self
         case .raceRounds: return ProgramOperation.RaceRounds.self
+        case .mapKeepingType: return ProgramOperation.MapKeepingType.self
         }
     }
 }
@@ -194,6 +198,10 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     static func weight(in program: ProgramBuilder) -> Int
     /// Adds a step (or a few) of this kind; may add none when the draw finds nothing to use.
     static func generate(into program: inout ProgramBuilder)
+    /// A kind added after programs were first recorded draws from a stream of its own, after
+    /// every other step (its `weight` is 0), so that adding it changes no line of an earlier
+    /// program; nil (the default): the main stream, by `weight`.
+    static var ownStream: OwnStream? { get }
 
     // MARK: Ids
 
@@ -306,6 +314,7 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
 /// The common answers: no token made, no work outside the controlled thread, never blocks its
 /// driver, no body.
 extension OperationPayload {
+    static var ownStream: OwnStream? { nil }
     var createdToken: Int? { nil }
     var outsideWork: OutsideWork { .none }
     var blocking: Blocking { .never }

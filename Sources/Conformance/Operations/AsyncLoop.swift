@@ -57,7 +57,7 @@ extension ProgramOperation {
 
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend
-            let executor: any Executor
+            let executor: any AsyncTaskExecutor
             switch self.executor {
             case .inline: executor = backend.inlineExecutor
             case .default: executor = backend.defaultExecutor

@@ -85,8 +85,8 @@ private struct Forms {
     let execution: ProgramExecution
     let token: CancellationToken
 
-    var executor: any Executor { execution.executors[chain.executor] }
-    var optional: (any Executor)? { execution.executors[chain.executor] }
+    var executor: any AsyncTaskExecutor { execution.executors[chain.executor] }
+    var optional: (any AsyncTaskExecutor)? { execution.executors[chain.executor] }
 
     /// The call of the step's form: `requirement` (`on:token:`), `onExecutor` (`on:` an optional
     /// executor), `withToken` (`token:`, the default executor), `onActor` (`on:` the pinned actor).

@@ -92,7 +92,7 @@ extension ProgramOperation {
         func perform(in execution: ProgramExecution, step: Int) {
             let probe = execution.makeProbe("prepared body of t\(task)")
             let (t, action) = (task, body)
-            let on: (any Executor)? = execution.executors[executor]
+            let on: (any AsyncTaskExecutor)? = execution.executors[executor]
             let token = execution.token(self.token)
             @Sendable func run(_ token: CancellationToken?) throws -> Int {
                 try execution.body(task: t, step: step, input: nil, action: action, token: token, probe: probe)

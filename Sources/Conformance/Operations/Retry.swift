@@ -171,7 +171,7 @@ extension ProgramOperation {
             let attempt = Self.attempt(task: task, failures: failures, body: body, step: step, in: execution)
             let backend = execution.backend
             let backoff = self.backoff
-            let on: (any Executor)? = execution.executors[executor]
+            let on: (any AsyncTaskExecutor)? = execution.executors[executor]
             let below = whileBelow ?? Int.max
             let programToken = execution.token(token)
             // Its own source, which `while` cancels the first time it answers "retry".

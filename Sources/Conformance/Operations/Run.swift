@@ -173,7 +173,7 @@ private struct RunCall {
     func run<T: Sendable>(_ body: @escaping @Sendable (CancellationToken) throws -> T) -> any AsyncTask<T> {
         let backend = execution.backend
         let executor = execution.executors[run.executor]
-        let optional: (any Executor)? = executor
+        let optional: (any AsyncTaskExecutor)? = executor
         let captured = token
         switch (run.form, run.noToken) {
         case (.requirement, false), (.actor, false): return backend.run(on: executor, token: token) { token in try body(token) }
@@ -188,7 +188,7 @@ private struct RunCall {
     func runTask(_ body: @escaping @Sendable (CancellationToken) throws -> any AsyncTask<Int>) -> any AsyncTask<Int> {
         let backend = execution.backend
         let executor = execution.executors[run.executor]
-        let optional: (any Executor)? = executor
+        let optional: (any AsyncTaskExecutor)? = executor
         let captured = token
         switch (run.form, run.noToken) {
         case (.requirement, false), (.actor, false):

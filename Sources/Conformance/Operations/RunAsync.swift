@@ -126,12 +126,12 @@ extension ProgramOperation {
     }
 }
 
-/// An `Executor` as a Swift `TaskExecutor`: each job of a Swift task that prefers it runs as one
+/// An `AsyncTaskExecutor` as a Swift `TaskExecutor`: each job of a Swift task that prefers it runs as one
 /// job of the wrapped executor (what `runAsync(token:preferring:)` is given).
 final class HarnessTaskExecutor: TaskExecutor {
-    private let base: any Executor
+    private let base: any AsyncTaskExecutor
 
-    init(_ base: any Executor) {
+    init(_ base: any AsyncTaskExecutor) {
         self.base = base
     }
 

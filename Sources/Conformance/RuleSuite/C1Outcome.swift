@@ -4,15 +4,6 @@ import TaskAPI
 extension RuleSuite {
     /// C1 Outcome.
     enum C1Outcome {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c1_1, "a task is pending until completed once, and never changes after", completesExactlyOnce),
-            RuleCheck(.c1_2, "of racing try-setters exactly one wins, and its outcome is the task's", racingSettersHaveOneWinner),
-            RuleCheck(.c1_3, "non-try setters on a completed source throw and change nothing", settersOnCompletedSourceThrow),
-            RuleCheck(.c1_4, "already-completed tasks can be made directly", completedTasksDirectly),
-            RuleCheck(.c1_5, "status is pending, running, completed, and only moves forward", statusMovesForward),
-            RuleCheck(.c1_1, "values of every size and alignment keep their value, and go with their task", valuesOfEverySize)
-        ]
-
         static func completesExactlyOnce(_ c: RuleContext) throws {
             for outcome in [Completion<Int>.success(1), .failure(TestError(code: 2)), .cancelled] {
                 let source = c.backend.makeSource(of: Int.self)

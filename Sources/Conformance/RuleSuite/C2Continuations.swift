@@ -5,17 +5,6 @@ import TaskAPI
 extension RuleSuite {
     /// C2 Continuations.
     enum C2Continuations {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c2_1, "continuations from many threads, before and after completion, each run once", manyContinuationsRunOnce),
-            RuleCheck(.c2_2, "a continuation sees the outcome and every write made before completion", happensBefore),
-            RuleCheck(.c2_3, "neither registering nor completing runs the body in the call, except inline", notRunInsideCalls),
-            RuleCheck(.c2_4, "continuations are handed over in registration order; serial runs them in order", registrationOrder),
-            RuleCheck(.c2_4, "a continuation registered during the completing hand-over does not overtake it", lateRegistrationKeepsOrder),
-            RuleCheck(.c2_4, "a hand-off deferred to a trampoline is not overtaken by a later registration", deferredHandOffKeepsOrder),
-            RuleCheck(.c2_5, "a continuation runs on the executor it was registered with", runsOnItsExecutor),
-            RuleCheck(.c2_6, "a continuation returning a task is unwrapped", unwrapping)
-        ]
-
         static func manyContinuationsRunOnce(_ c: RuleContext) throws {
             let backend = c.backend
             let source = backend.makeSource(of: Int.self)
@@ -112,7 +101,7 @@ extension RuleSuite {
             let backend = c.backend
             let user = UserExecutor()
             let serial = backend.makeSerialExecutor(label: "c2.4")
-            for executor in [serial, backend.inlineExecutor, user as any Executor] {
+            for executor in [serial, backend.inlineExecutor, user as any AsyncTaskExecutor] {
                 let source = backend.makeSource(of: Int.self)
                 let order = Recorder<Int>()
                 let count = 500
@@ -163,7 +152,7 @@ extension RuleSuite {
         /// handed over after them, also on an executor that runs jobs synchronously.
         static func deferredHandOffKeepsOrder(_ c: RuleContext) throws {
             let b = c.backend
-            final class Synchronous: Executor {
+            final class Synchronous: AsyncTaskExecutor {
                 func execute(_ job: @escaping @Sendable () -> Void) { job() }
             }
             for _ in 0..<20 {

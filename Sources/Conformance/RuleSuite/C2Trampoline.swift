@@ -9,14 +9,6 @@ extension RuleSuite {
     /// inline work grows, wraps, moves its live part to the front and shrinks back. Twice, on one
     /// thread, so that the second round starts from the queue the first left.
     enum C2Trampoline {
-        static let checks: [RuleCheck] = [
-            RuleCheck(
-                .c2_7,
-                "inline continuations completed 100 wide and 4 deep inside inline work run after it, each once, before the outer "
-                    + "call returns",
-                wideInlineWork)
-        ]
-
         static let width = 100
         static let depth = 4
         static let rounds = 2

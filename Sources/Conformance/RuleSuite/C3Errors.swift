@@ -3,13 +3,6 @@ import TaskAPI
 extension RuleSuite {
     /// C3 Errors.
     enum C3Errors {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c3_1, "an error thrown by a body fails the task with that error", thrownErrorsFail),
-            RuleCheck(.c3_2, "a body throwing CancellationError completes the task as cancelled", cancellationErrorCancels),
-            RuleCheck(.c3_3, "map/flatMap pass failure and cancellation through; recover sees failures only", passThrough),
-            RuleCheck(.c3_3, "finally runs on every outcome and passes it on unless it throws", finallyPassesOutcome)
-        ]
-
         static func thrownErrorsFail(_ c: RuleContext) throws {
             let backend = c.backend
             let run = backend.run { _ -> Int in throw TestError(code: 1) }

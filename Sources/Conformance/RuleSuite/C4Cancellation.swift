@@ -5,29 +5,6 @@ import TaskAPI
 extension RuleSuite {
     /// C4 Cancellation.
     enum C4Cancellation {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c4_1, "cancel is idempotent, thread-safe, and stays requested", cancelIdempotent),
-            RuleCheck(
-                .c4_1, "a second cancel() returns only after the first one's handlers ran; linked sources are then cancelled",
-                secondCancelWaitsForHandlers),
-            RuleCheck(
-                .c4_1, "a parent's cancel() returns only after a linked source's handlers ran, also when another call runs them",
-                parentCancelWaitsForLinkedCancellation),
-            RuleCheck(.c4_2, "handlers run once, in order, promptly if late; disposed ones never run and are released", handlers),
-            RuleCheck(.c4_3, "a body whose token is cancelled before it starts never runs", cancelledBeforeStart),
-            RuleCheck(
-                .c4_3, "a body whose start comes once cancel() began running the token's handlers never runs",
-                startAfterHandlersBegan),
-            RuleCheck(.c4_4, "checkpoint throws CancellationError once requested", checkpoint),
-            RuleCheck(
-                .c4_5, "cancellation racing completion gives one outcome; after completion it changes nothing", cancelRacingCompletion),
-            RuleCheck(.c4_6, "cancel(after:) cancels after the delay; linked sources follow any parent", delayedAndLinked),
-            RuleCheck(
-                .c4_6, "every cancel(after:) deadline stands, over the whole range: a later call never replaces an earlier one",
-                everyDeadlineStands),
-            RuleCheck(.c4_7, "a cancelled Swift Task stops awaiting at once and leaves the task alone", async: swiftTaskCancellation)
-        ]
-
         static func cancelIdempotent(_ c: RuleContext) throws {
             let source = c.backend.makeCancellationSource()
             let token = source.token

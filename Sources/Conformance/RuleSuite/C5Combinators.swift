@@ -3,14 +3,6 @@ import TaskAPI
 extension RuleSuite {
     /// C5 Combinators.
     enum C5Combinators {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c5_1, "whenAll keeps input order, fails fast, and succeeds at once on []", whenAll),
-            RuleCheck(.c5_2, "whenAllSettled waits for all and returns every outcome in order", whenAllSettled),
-            RuleCheck(.c5_3, "race takes the first outcome; any the first success or every error; empty input fails", raceAndAny),
-            RuleCheck(.c5_4, "delay succeeds no earlier than asked; timeout fails late tasks and leaves them alone", delayAndTimeout),
-            RuleCheck(.c5_5, "a completed combinator keeps no reference to its inputs or their values", noReferencesKept)
-        ]
-
         static func whenAll(_ c: RuleContext) throws {
             let backend = c.backend
             let sources = (0..<20).map { _ in backend.makeSource(of: Int.self) }

@@ -7,14 +7,6 @@ extension RuleSuite {
     /// that compacts disposed entries, a queue of system timers) must keep every deadline it still
     /// holds.
     enum C5Timers {
-        static let checks: [RuleCheck] = [
-            RuleCheck(
-                .c5_4,
-                "among 96 delays cancelled together, delays made before them and short ones among them keep their deadlines; "
-                    + "delays past any clock stay pending",
-                manyTimers)
-        ]
-
         /// A delay longer than any clock counts in nanoseconds (2^40 s, about 35,000 years): its
         /// deadline cannot be represented, and it must neither fire nor trap.
         static let pastAnyClock: Duration = .seconds(Int64(1) << 40)

@@ -4,16 +4,6 @@ import TaskAPI
 extension RuleSuite {
     /// C6 Waiting.
     enum C6Waiting {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c6_1, "wait returns the outcome; get rethrows the failure", waitAndGet),
-            RuleCheck(.c6_2, "wait(timeout:) reports the timeout", waitTimeout),
-            RuleCheck(.c6_3, "every thread waiting on a task wakes", allWaitersWake),
-            RuleCheck(
-                .c6_4, "waits nested 16 deep in bodies on the default executor finish within 1 s (5 s under the thread sanitizer)",
-                nestedWaits),
-            RuleCheck(.c6_5, "await bridges to Swift concurrency without blocking a thread", async: awaitDoesNotBlock)
-        ]
-
         static func waitAndGet(_ c: RuleContext) throws {
             let backend = c.backend
             let source = backend.makeSource(of: Int.self)

@@ -5,12 +5,6 @@ import TaskAPI
 extension RuleSuite {
     /// C7 Executors.
     enum C7Executors {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c7_1, "every backend accepts a user-written Executor", userExecutor),
-            RuleCheck(.c7_2, "default is parallel, serial is FIFO one at a time, inline runs before returning", executorKinds),
-            RuleCheck(.c7_3, "executors run each job exactly once", exactlyOnce)
-        ]
-
         static func userExecutor(_ c: RuleContext) throws {
             let backend = c.backend
             let user = UserExecutor()

@@ -10,7 +10,7 @@ extension RuleSuite {
     ///         DispatchQueueExecutor(DispatchQueue(label: "checked"))
     ///     }]
     ///     let report = await Conformance.checkAll(makeBackend: { GCDBackend() }, rules: rules)
-    public static func executorCheck(named name: String, _ make: @escaping @Sendable () -> any Executor) -> RuleCheck {
+    public static func executorCheck(named name: String, _ make: @escaping @Sendable () -> any AsyncTaskExecutor) -> RuleCheck {
         RuleCheck(.c7_1, "\(name): bodies and continuations run on it, each job once, and it knows its own jobs") { c in
             C7OwnExecutors.check(c, name: name, executor: make())
         }
@@ -20,7 +20,7 @@ extension RuleSuite {
         /// Jobs handed to the executor directly, each counted as it runs.
         static let jobs = 200
 
-        static func check(_ c: RuleContext, name: String, executor: any Executor) {
+        static func check(_ c: RuleContext, name: String, executor: any AsyncTaskExecutor) {
             let backend = c.backend
             let run = backend.run(on: executor, token: .none) { _ in executor.isCurrent }
             let continued = backend.succeeded(1).continueWith(on: executor, token: .none) { _ in executor.isCurrent }

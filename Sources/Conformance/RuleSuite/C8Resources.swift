@@ -5,15 +5,6 @@ import TaskAPI
 extension RuleSuite {
     /// C8 Resources.
     enum C8Resources {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c8_1, "after completion nothing keeps continuation closures or captures alive", closuresReleased),
-            RuleCheck(.c8_2, "tasks and sources are freed when unreferenced, pending or completed", noRetainCycles),
-            RuleCheck(
-                .c8_2, "every other object the contract makes is freed: cancellation sources, registrations, timers, prepared tasks",
-                everyObjectFreed),
-            RuleCheck(.c8_3, "a source released while pending fails its task with TaskError.abandoned", abandonedSourceFailsItsTask)
-        ]
-
         static func closuresReleased(_ c: RuleContext) throws {
             let backend = c.backend
             let source = backend.makeSource(of: Int.self)

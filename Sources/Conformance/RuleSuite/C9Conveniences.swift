@@ -23,13 +23,6 @@ actor Screen {
 extension RuleSuite {
     /// C9.1 Call forms.
     enum C9CallForm {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c9_1, "run takes a body with no argument; run, continueWith and continueWithTask default the token", defaultedForms),
-            RuleCheck(.c9_1, "a defaulted-token form still honours a token cancelled before its body starts", defaultedFormsHonourToken),
-            RuleCheck(.c9_1, "whenAll joins tasks of different types as a tuple, in input order, failing fast", typedWhenAll),
-            RuleCheck(.c9_1, "wait and get are statements; failed and cancelled take their type from the context", statementsAndInference)
-        ]
-
         static func defaultedForms(_ c: RuleContext) throws {
             let backend = c.backend
             let user = UserExecutor()
@@ -133,11 +126,6 @@ extension RuleSuite {
 
     /// C9.2 Task factories.
     enum C9Factory {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c9_2, "a factory's executor and token apply to every task and continuation it vends", defaultsApply),
-            RuleCheck(.c9_2, "a factory is a value: setting a default changes that factory only", factoryIsAValue)
-        ]
-
         static func defaultsApply(_ c: RuleContext) throws {
             let backend = c.backend
             let user = UserExecutor()
@@ -204,14 +192,6 @@ extension RuleSuite {
 
     /// C9.3 Prepared tasks.
     enum C9PreparedTask {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c9_3, "a prepared task is pending until started once, on the executor chosen at start", startsOnce),
-            RuleCheck(.c9_3, "racing starts: exactly one wins, the body runs once", racingStarts),
-            RuleCheck(.c9_3, "cancelled before start: completes cancelled at once and the body never runs", cancelBeforeStart),
-            RuleCheck(.c9_3, "a prepared task dropped before start completes its task cancelled", droppedBeforeStart),
-            RuleCheck(.c9_3, "cancelled after start: the body sees it through its token and is not cut short", cancelAfterStart)
-        ]
-
         static func startsOnce(_ c: RuleContext) throws {
             let backend = c.backend
             let user = UserExecutor()
@@ -321,12 +301,6 @@ extension RuleSuite {
 
     /// C9.4 Retry.
     enum C9Retry {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c9_4, "retry stops at the first success, or after attempts with the last attempt's outcome", attempts),
-            RuleCheck(.c9_4, "retry waits its backoff between attempts, and a token cancelled meanwhile cancels at once", backoffAndToken),
-            RuleCheck(.c9_4, "backoff delays over the whole range of kinds and factors, and retry waits each in full", backoffRange)
-        ]
-
         static func attempts(_ c: RuleContext) throws {
             let backend = c.backend
             let tries = Counter()
@@ -481,14 +455,6 @@ extension RuleSuite.C9Retry {
 extension RuleSuite {
     /// C9.5-C9.6 Run forms.
     enum C9Run {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c9_5, "runTask with a body returning a task takes that task's outcome", unwrappedRun),
-            RuleCheck(.c9_6, "runAsync runs an async body on the backend's default executor", runAsyncValue),
-            RuleCheck(
-                .c9_6, "run picks the async body only for a closure that awaits, in async code too", async: runPicksAsyncOnlyWhenAwaiting),
-            RuleCheck(.c9_6, "runAsync bridges cancellation both ways", runAsyncCancellation)
-        ]
-
         static func unwrappedRun(_ c: RuleContext) throws {
             let backend = c.backend
             let inner = backend.makeSource(of: Int.self)
@@ -584,10 +550,6 @@ extension RuleSuite {
 
     /// C9.7 Ready-made executors.
     enum C9Executor {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c9_7, "isCurrent is true inside an executor's own jobs and false elsewhere", isCurrent)
-        ]
-
         static func isCurrent(_ c: RuleContext) throws {
             let backend = c.backend
             let serial = backend.makeSerialExecutor(label: "c9.7")
@@ -624,11 +586,6 @@ extension RuleSuite {
 
     /// C9.9 Serial executors as actor executors.
     enum C9ActorExecutor {
-        static let checks: [RuleCheck] = [
-            RuleCheck(
-                .c9_9, "an actor pinned to a serial executor runs on it, and its continuations can assumeIsolated", async: pinnedActor)
-        ]
-
         static func pinnedActor(_ c: RuleContext) async throws {
             let backend = c.backend
             let ui = try c.require(

@@ -20,16 +20,6 @@ actor Ledger: PinnedActor {
 extension RuleSuite {
     /// C9.10 Isolated continuations.
     enum C9Isolation {
-        static let checks: [RuleCheck] = [
-            RuleCheck(
-                .c9_10, "every continuation form on a pinned actor runs isolated to it, on its executor, in registration order",
-                pinnedForms),
-            RuleCheck(.c9_10, "a form on a pinned actor honours a token cancelled before its body starts", pinnedToken),
-            RuleCheck(
-                .c9_10, "off the main thread the main executor is not current, and its forms honour a cancelled token without it",
-                mainExecutorOffMain)
-        ]
-
         /// The actor pinned to a new actor executor of the backend (the check stops if it has none: C9.9's finding).
         private static func ledger(_ c: RuleContext) throws -> Ledger {
             Ledger(
@@ -152,19 +142,6 @@ extension RuleSuite {
 
     /// C9.11 Work groups.
     enum C9WorkGroup {
-        static let checks: [RuleCheck] = [
-            RuleCheck(.c9_11, "an empty group is idle at once: idle() succeeds, wait() and wait(timeout:) return", emptyGroup),
-            RuleCheck(
-                .c9_11, "idle() succeeds when the last joined task completes, whatever its outcome, tasks joined meanwhile included",
-                lastJoined),
-            RuleCheck(
-                .c9_11, "a task joined after idle() succeeded counts for the next idle(); wait(timeout:) says whether the group went idle",
-                laterJoins),
-            RuleCheck(
-                .c9_11, "pendingCount is exact, and idle() has succeeded by the time the last joined task's later continuations run",
-                exactCounts)
-        ]
-
         static func emptyGroup(_ c: RuleContext) throws {
             let group = WorkGroup(backend: c.backend)
             c.expectCompletedAtOnce(

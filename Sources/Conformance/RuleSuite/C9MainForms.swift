@@ -7,14 +7,6 @@ extension RuleSuite {
     /// a backend's main loop): a form whose token is cancelled completes cancelled at once (C4.3),
     /// a form without a token waits for its antecedent (C2.2), and no `@MainActor` body runs.
     enum C9MainForms {
-        static let checks: [RuleCheck] = [
-            RuleCheck(
-                .c9_10,
-                "every form on the main executor: with a cancelled token cancelled at once, without one pending with its antecedent, "
-                    + "no body run",
-                everyFormOffMain)
-        ]
-
         static func everyFormOffMain(_ c: RuleContext) throws {
             let backend = c.backend
             let main = backend.mainExecutor

@@ -193,14 +193,9 @@ public final class RuleContext: Sendable {
         _ expected: E, _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
-        do {
-            try body()
-            fail("expected \(expected) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
-        } catch {
-            if (error as? E) != expected {
-                fail("expected \(expected) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
-            }
-        }
+        let thrown: (any Error)?
+        do { try body(); thrown = nil } catch { thrown = error }
+        judgeThrown(thrown, expected: "\(expected)", { ($0 as? E) == expected }, fileID, filePath, line, column)
     }
 
     /// Expects `body` to throw an error of type `type`.
@@ -213,14 +208,9 @@ public final class RuleContext: Sendable {
         _ type: E.Type, _ body: () throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
-        do {
-            try body()
-            fail("expected \(type) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
-        } catch {
-            if !(error is E) {
-                fail("expected \(type) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
-            }
-        }
+        let thrown: (any Error)?
+        do { try body(); thrown = nil } catch { thrown = error }
+        judgeThrown(thrown, expected: "\(type)", { $0 is E }, fileID, filePath, line, column)
     }
 
     /// Expects `body` to throw an error equal to `expected`, from async code.
@@ -233,13 +223,21 @@ public final class RuleContext: Sendable {
         _ expected: E, _ body: () async throws -> Void,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async {
-        do {
-            try await body()
-            fail("expected \(expected) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
-        } catch {
-            if (error as? E) != expected {
-                fail("expected \(expected) to be thrown, got \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
-            }
+        let thrown: (any Error)?
+        do { try await body(); thrown = nil } catch { thrown = error }
+        judgeThrown(thrown, expected: "\(expected)", { ($0 as? E) == expected }, fileID, filePath, line, column)
+    }
+
+    /// The `expectThrows` forms' one judgement: `thrown` (nil: nothing was) must match `expected`.
+    private func judgeThrown(
+        _ thrown: (any Error)?, expected: String, _ matches: (any Error) -> Bool,
+        _ fileID: String, _ filePath: String, _ line: Int, _ column: Int
+    ) {
+        guard let thrown else {
+            return fail("expected \(expected) to be thrown, nothing was", fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+        if !matches(thrown) {
+            fail("expected \(expected) to be thrown, got \(thrown)", fileID: fileID, filePath: filePath, line: line, column: column)
         }
     }
 

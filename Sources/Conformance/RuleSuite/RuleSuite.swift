@@ -11,13 +11,6 @@ import TaskAPI
 /// `checkAll`; put it in a child process to see a stack overflow as a failure). Nor what only a
 /// backend's own API can set up: C6.4's limit on blocked threads, C9.8's main thread.
 public enum RuleSuite {
-    /// Every check, in the contract's order.
-    public static let checks: [RuleCheck] =
-        C1Outcome.checks + C2Continuations.checks + C2Trampoline.checks + C3Errors.checks + C4Cancellation.checks
-        + C5Combinators.checks + C5Timers.checks + C6Waiting.checks + C7Executors.checks + C8Resources.checks
-        + C9CallForm.checks + C9Factory.checks + C9PreparedTask.checks + C9Retry.checks + C9Run.checks
-        + C9Executor.checks + C9ActorExecutor.checks + C9Isolation.checks + C9MainForms.checks + C9WorkGroup.checks
-
     /// The rule ids the checks cover, in the contract's order.
     public static var rules: [Rule] { RuleSuiteReport.rules(of: checks) }
 

@@ -80,7 +80,7 @@ func eventually(within limit: Duration = patience, _ condition: () -> Bool) -> B
 
 /// A user-written executor (C7.1): runs jobs on its own serial queue, counts them, and lets a
 /// job tell whether it runs on this executor.
-final class UserExecutor: Executor {
+final class UserExecutor: AsyncTaskExecutor {
     private let queue: DispatchQueue
     private let key = DispatchSpecificKey<ObjectIdentifier>()
     let submitted = Counter()
@@ -122,7 +122,7 @@ func race(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 
 /// A user executor whose `execute` blocks its caller on the first job until released: holds a
 /// completing thread in the middle of handing continuations over (C2.4).
-final class GateExecutor: Executor {
+final class GateExecutor: AsyncTaskExecutor {
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     private let first = Atomic(true)
@@ -137,12 +137,12 @@ final class GateExecutor: Executor {
 }
 
 /// An executor that drops every job: the fault C8.3 turns into a failure instead of a hang.
-final class DroppingJobsExecutor: Executor {
+final class DroppingJobsExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) {}
 }
 
 /// The executor's name in a failure's call: `default`, `inline`, `serial`, or `user`.
-func executorName(_ executor: any Executor, in backend: any TaskBackend) -> String {
+func executorName(_ executor: any AsyncTaskExecutor, in backend: any TaskBackend) -> String {
     executor === backend.defaultExecutor
         ? "default"
         : executor === backend.inlineExecutor

@@ -3,12 +3,12 @@ import TaskAPI
 
 /// A user-written executor (C2.5, C7.1): counts the jobs it receives and marks the thread while
 /// it runs one, so a body can tell which executor runs it.
-public final class CountingExecutor: Executor {
+public final class CountingExecutor: AsyncTaskExecutor {
     public let id: Int
-    private let target: any Executor
+    private let target: any AsyncTaskExecutor
     private let received = Atomic(0)
 
-    public init(id: Int, target: any Executor) {
+    public init(id: Int, target: any AsyncTaskExecutor) {
         self.id = id
         self.target = target
     }

@@ -10,19 +10,22 @@ public protocol ExecutorProvider: Sendable {
 
 /// The executors of one program run.
 public struct ProgramExecutors: Sendable {
-    public var defaultExecutor: any Executor
-    public var inlineExecutor: any Executor
-    public var serial: [any Executor]
+    public var defaultExecutor: any AsyncTaskExecutor
+    public var inlineExecutor: any AsyncTaskExecutor
+    public var serial: [any AsyncTaskExecutor]
     public var counting: [CountingExecutor]
 
-    public init(defaultExecutor: any Executor, inlineExecutor: any Executor, serial: [any Executor], counting: [CountingExecutor]) {
+    public init(
+        defaultExecutor: any AsyncTaskExecutor, inlineExecutor: any AsyncTaskExecutor, serial: [any AsyncTaskExecutor],
+        counting: [CountingExecutor]
+    ) {
         self.defaultExecutor = defaultExecutor
         self.inlineExecutor = inlineExecutor
         self.serial = serial
         self.counting = counting
     }
 
-    public subscript(ref: ExecutorRef) -> any Executor {
+    public subscript(ref: ExecutorRef) -> any AsyncTaskExecutor {
         switch ref {
         case .default: return defaultExecutor
         case .inline: return inlineExecutor
@@ -39,7 +42,7 @@ public struct BackendExecutorProvider: ExecutorProvider {
     public init() {}
 
     public func makeExecutors(for program: Program, backend: any TaskBackend) -> ProgramExecutors {
-        func serial(_ index: Int) -> any Executor {
+        func serial(_ index: Int) -> any AsyncTaskExecutor {
             let label = "conformance.serial\(index)"
             guard index % 2 == 1, let actorExecutor = backend.makeActorExecutor(label: label) else {
                 return backend.makeSerialExecutor(label: label)

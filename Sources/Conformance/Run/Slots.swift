@@ -84,7 +84,7 @@ enum TaskSlot: Sendable {
     }
 
     /// `whenComplete(on:)` with a body that gets the outcome as an `Outcome`.
-    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Outcome) -> Void) {
+    func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Outcome) -> Void) {
         switch self {
         case .int(let t): t.whenComplete(on: executor) { body(Outcome($0)) }
         case .values(let t): t.whenComplete(on: executor) { body(Outcome($0)) }
@@ -119,7 +119,7 @@ enum TaskSlot: Sendable {
 
     /// Registers the harness's observer on the inline executor: it logs the outcome (C1.1), and
     /// the origin an abandoned error names (C8.3).
-    func observe(_ task: Int, log: EventLog, inline: any Executor) {
+    func observe(_ task: Int, log: EventLog, inline: any AsyncTaskExecutor) {
         @Sendable func logged<T>(_ completion: Completion<T>, _ outcome: Outcome) {
             log.append(.completed(task: task, outcome: outcome))
             if case .failure(let error) = completion, case .abandoned(let origin)? = error as? TaskError {

@@ -1,5 +1,5 @@
 /// A public entry point of TaskAPI's contract types (`AsyncTask`, `CompletionSource`,
-/// `TaskBackend`, `CancellationSource`, `CancellationToken`, `Executor`, `MainExecutor`,
+/// `TaskBackend`, `CancellationSource`, `CancellationToken`, `AsyncTaskExecutor`, `MainExecutor`,
 /// `TaskFactory`, `PreparedTask`, `WorkGroup`): every protocol requirement and every public
 /// member or extension method, by its Swift name. Overloads that share a name are told apart by
 /// a tag in brackets: `executor?` (an optional executor), `task` (a body returning a task),
@@ -183,9 +183,9 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     case tokenCheckpoint = "CancellationToken.checkpoint()"
     case tokenRegister = "CancellationToken.register(_:)"
 
-    // MARK: Executor, MainExecutor
-    case execute = "Executor.execute(_:)"
-    case isCurrent = "Executor.isCurrent"
+    // MARK: AsyncTaskExecutor, MainExecutor
+    case execute = "AsyncTaskExecutor.execute(_:)"
+    case isCurrent = "AsyncTaskExecutor.isCurrent"
     case mainInit = "MainExecutor.init(_:)"
     case mainActor = "MainExecutor.mainActor"
     case mainExecutorExecutor = "MainExecutor.executor"
@@ -296,9 +296,6 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
                 + "answers (ConformanceReport.rulesNewerThanTarget)"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
-        case .mapKeepingType:
-            return "for backends: a same-type shortcut that `map(on:_:)` and `map(token:_:)` ask first (programs call those with "
-                + "same-type transforms); a task it returns is judged as theirs, a nil falls back to `map(on:token:_:)`"
         default:
             return nil
         }

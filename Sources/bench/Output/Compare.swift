@@ -124,7 +124,7 @@ struct Comparison {
         }
     }
 
-    private mutating func compareExactly(_ o: Measurement, _ m: Measurement, label: String) {
+    private mutating func compareExactly(_ o: Figure, _ m: Figure, label: String) {
         let marker = StackScenario.timeoutMarker
         if (o.note ?? "").contains(marker) || (m.note ?? "").contains(marker) {
             undecided.append(label)
@@ -146,7 +146,7 @@ struct Comparison {
                 text: "\(label): \(formatNumber(o.median)) -> \(formatNumber(m.median)) \(m.unit) (exact)"))
     }
 
-    private mutating func compareRatios(_ o: Measurement, _ m: Measurement, label: String) {
+    private mutating func compareRatios(_ o: Figure, _ m: Figure, label: String) {
         guard let before = ratioSamples(o, in: old), let after = ratioSamples(m, in: new),
             before.count >= Comparison.minimumRepetitions, after.count >= Comparison.minimumRepetitions
         else {
@@ -158,7 +158,7 @@ struct Comparison {
         let to = Spread(after).median
         let effect = to / from
         // The same test on the figures themselves, as costs (times; 1/rate for rates).
-        let cost = { (m: Measurement) in (m.values ?? []).filter { $0.isFinite && $0 > 0 }.map { m.lowerIsBetter ? $0 : 1 / $0 } }
+        let cost = { (m: Figure) in (m.values ?? []).filter { $0.isFinite && $0 > 0 }.map { m.lowerIsBetter ? $0 : 1 / $0 } }
         let absolute = MannWhitney(cost(o), cost(m))
         let absoluteEffect = Spread(cost(m)).median / Spread(cost(o)).median
         // Both shifts must also exceed the spread seen inside either run (see `noiseOf`), and what
@@ -224,7 +224,7 @@ struct Comparison {
     }
 
     /// `innerNoiseOf` the values of `m`'s baseline in `report`; 0 if there is none.
-    func baselineNoise(_ m: Measurement, in report: Report) -> Double {
+    func baselineNoise(_ m: Figure, in report: Report) -> Double {
         guard let name = m.baseline,
             let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name })
         else { return 0 }
@@ -235,7 +235,7 @@ struct Comparison {
     /// median, not the baseline's repetition of the same round: a baseline repetition can be a
     /// millisecond, and one preemption makes it several times slower, which a paired ratio would
     /// carry over whole; the rounds (see `RoundRobin`) already keep that median contemporary.
-    func ratioSamples(_ m: Measurement, in report: Report) -> [Double]? {
+    func ratioSamples(_ m: Figure, in report: Report) -> [Double]? {
         guard let values = m.values, let name = m.baseline,
             let b = report.results.first(where: { $0.variant == m.variant && $0.subject == name }),
             b.median.isFinite, b.median > 0
@@ -245,7 +245,7 @@ struct Comparison {
     }
 
     /// Counts rather than times: a single measurement, or a figure with a stated tolerance.
-    private func isExact(_ m: Measurement) -> Bool {
+    private func isExact(_ m: Figure) -> Bool {
         m.repetitions == 1 || m.tolerance != nil
     }
 }

@@ -28,16 +28,16 @@ func formatNumber(_ x: Double?) -> String {
     return plainSignificant(x)
 }
 
-func formatRatio(_ m: Measurement) -> String {
+func formatRatio(_ m: Figure) -> String {
     guard let ratio = m.ratio else { return m.isBackend ? "n/a" : "baseline" }
     return formatNumber(ratio) + "x vs \(m.baseline ?? "?")"
 }
 
-func formatSpread(_ m: Measurement) -> String {
+func formatSpread(_ m: Figure) -> String {
     m.repetitions > 1 ? "\(formatNumber(m.min))..\(formatNumber(m.max))" : "(1 run)"
 }
 
-func formatPercentiles(_ m: Measurement) -> String {
+func formatPercentiles(_ m: Figure) -> String {
     guard let p = m.percentiles else { return "" }
     return "p50 \(formatNumber(p.p50)) p90 \(formatNumber(p.p90)) p99 \(formatNumber(p.p99)) max \(formatNumber(p.max))"
 }

@@ -60,7 +60,7 @@ struct InstructionGate {
 
     init(baseline: Report, new: Report, maxGrowth: Double = InstructionGate.defaultMaxGrowth) {
         self.maxGrowth = maxGrowth
-        func key(_ m: Measurement) -> String { m.variant + "|" + m.subject }
+        func key(_ m: Figure) -> String { m.variant + "|" + m.subject }
         let counts = { (report: Report) in report.results.filter { $0.unit == InstructionGate.unit } }
         let newByKey = Dictionary(counts(new).map { (key($0), $0) }) { first, _ in first }
         let oldKeys = Set(counts(baseline).map(key))
@@ -96,7 +96,7 @@ struct InstructionGate {
     }
 
     /// `1714 -> 1760 instr/link (+2.7%)`, or why there is no new count.
-    private func change(from old: Double, to new: Measurement?) -> String {
+    private func change(from old: Double, to new: Figure?) -> String {
         guard let new, new.median.isFinite, new.median > 0 else { return "\(formatNumber(old)) -> not measured" }
         let growth = (new.median / old - 1) * 100
         return "\(formatNumber(old)) -> \(formatNumber(new.median)) \(InstructionGate.unit) (\(String(format: "%+.1f", growth))%)"

@@ -19,9 +19,9 @@ struct SVGChart {
     let plotWidth = 420.0
     let palette = ["#1f77b4", "#e6730b", "#2ca02c", "#9467bd", "#8c564b", "#d62728", "#17becf"]
     let backends: [String]
-    let ratioRows: [(scenario: String, rows: [Measurement])]
-    let depthRows: [Measurement]
-    let verdictRows: [Measurement]
+    let ratioRows: [(scenario: String, rows: [Figure])]
+    let depthRows: [Figure]
+    let verdictRows: [Figure]
     let low: Double
     let high: Double
 
@@ -33,7 +33,7 @@ struct SVGChart {
         backends = names
         depthRows = report.results.filter { $0.variant.hasPrefix("stack.deepest-") }
         verdictRows = figures.filter { $0.note.flatMap(verdictOf) != nil }
-        var panels: [(String, [Measurement])] = []
+        var panels: [(String, [Figure])] = []
         for scenario in report.scenarios {
             let rows = figures.filter {
                 $0.scenario == scenario && SVGChart.hasRatio($0) && !$0.variant.hasPrefix("stack.deepest-")
@@ -50,7 +50,7 @@ struct SVGChart {
         high = pow(10, Swift.max(1, (log10(ratios.max() ?? 1)).rounded(.up)))
     }
 
-    static func hasRatio(_ m: Measurement) -> Bool {
+    static func hasRatio(_ m: Figure) -> Bool {
         guard let ratio = m.ratio else { return false }
         return ratio > 0 && ratio.isFinite
     }
@@ -93,14 +93,14 @@ struct SVGChart {
     }
 
     /// The label left of a row's bar.
-    func label(_ m: Measurement) -> String { "\(m.caseName)  \(m.subject)" }
+    func label(_ m: Figure) -> String { "\(m.caseName)  \(m.subject)" }
 
     /// The figure right of a row's bar: ratio, baseline, and the absolute median.
-    func value(_ m: Measurement) -> String {
+    func value(_ m: Figure) -> String {
         "\(formatNumber(m.ratio))x vs \(m.baseline ?? "?")  (\(formatNumber(m.median)) \(m.unit))"
     }
 
-    func depthText(_ m: Measurement) -> String {
+    func depthText(_ m: Figure) -> String {
         let goal = Double(StackScenario.target)
         let reached = formatNumber(m.median) + " links"
         if m.median >= goal { return reached + ": goal reached" }
@@ -109,7 +109,7 @@ struct SVGChart {
         return reached + ": overflowed deeper"
     }
 
-    func verdictText(_ m: Measurement) -> String {
+    func verdictText(_ m: Figure) -> String {
         let verdict = m.note.flatMap(verdictOf) ?? "?"
         let detail = m.note.map { $0.dropFirst(verdict.count).drop { $0 == ":" || $0 == " " } } ?? ""
         return (verdict == "back at baseline" ? "yes: " : "NO: ") + verdict + (detail.isEmpty ? "" : " (\(detail))")
@@ -131,7 +131,7 @@ struct SVGChart {
 
     /// One row: the label right-aligned at `labelRight`, then `draw`, then `figure` at `figureX`.
     func row(
-        _ m: Measurement, labelRight: Double, figure: String, at figureX: Double, bold: Bool = false,
+        _ m: Figure, labelRight: Double, figure: String, at figureX: Double, bold: Bool = false,
         fill: String = "#222", on canvas: inout Canvas, draw: (Double) -> String = { _ in "" }
     ) {
         let mid = canvas.y + rowHeight / 2

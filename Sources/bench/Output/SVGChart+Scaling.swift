@@ -8,8 +8,8 @@ extension SVGChart {
     static let scalingPlotHeight = 190.0
 
     /// The scaling figures by curve (in the order measured), each subject's points by size.
-    var scalingCurves: [(series: String, subjects: [(subject: String, points: [Measurement])])] {
-        var curves: [(series: String, subjects: [(subject: String, points: [Measurement])])] = []
+    var scalingCurves: [(series: String, subjects: [(subject: String, points: [Figure])])] {
+        var curves: [(series: String, subjects: [(subject: String, points: [Figure])])] = []
         for m in report.results where m.workSize != nil && m.median.isFinite && m.median > 0 {
             let series = String(m.series)
             if !curves.contains(where: { $0.series == series }) { curves.append((series, [])) }

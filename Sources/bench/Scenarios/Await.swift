@@ -13,7 +13,7 @@ enum AwaitScenario {
         run: run
     )
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         let n = context.plan.size(12_000, quick: 3_000)
         let reps = context.plan.testableRepetitions
         let (subjects, stop) = subjects(context)
@@ -23,7 +23,7 @@ enum AwaitScenario {
             subjects, nominal: n, floor: n / 8, warmSize: n / 8,
             repetitions: reps, isolated: "await.run-value")
         return outcomes.map { outcome in
-            var m = Measurement(
+            var m = Figure(
                 scenario: "await", caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
                 kind: outcome.subject.kind, unit: "us", better: .lower,
                 values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(outcome.size) },
@@ -39,7 +39,7 @@ enum AwaitScenario {
     static func subjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         /// One subject: `size` round trips in a detached Swift task; NaN seconds if one went wrong.
         func subject(
-            _ name: String, _ kind: Measurement.Kind, _ baseline: String?,
+            _ name: String, _ kind: Figure.Kind, _ baseline: String?,
             _ roundTrip: @escaping @Sendable () async -> Int?
         ) -> RoundRobin.Subject {
             RoundRobin.Subject(name: name, kind: kind, baseline: baseline) { size in

@@ -9,14 +9,14 @@ enum ChainScenario {
         run: run
     )
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         let plan = context.plan
         let n = plan.size(1_000_000, quick: 100_000)
         // A link on the default executor costs several times an inline one (a hop per link):
         // a quarter of the links keeps its five repetitions within the budget on 2 cores.
         let hopping = plan.size(250_000, quick: 25_000)
         let reps = plan.testableRepetitions
-        var results: [Measurement] = []
+        var results: [Figure] = []
         /// Each subject at `n` links, or at the size the budget allows (named by that size), in rounds.
         func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject], isolated: Bool) {
             Progress.note(
@@ -27,7 +27,7 @@ enum ChainScenario {
                 repetitions: reps, isolated: isolated ? "chain." + name : nil)
             for outcome in outcomes {
                 let size = outcome.size
-                var m = Measurement(
+                var m = Figure(
                     scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
                     subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
                     better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
@@ -138,7 +138,7 @@ enum ChainScenario {
     /// of 20 % measured +45 % that way). A slowed link reads its work from `SlowedLink`, set
     /// before the chain is built.
     @inline(__always)
-    static func extend(_ task: any AsyncTask<Int>, on executor: any Executor, _ link: Link) -> any AsyncTask<Int> {
+    static func extend(_ task: any AsyncTask<Int>, on executor: any AsyncTaskExecutor, _ link: Link) -> any AsyncTask<Int> {
         switch link {
         case .plain: return task.map(on: executor) { $0 &+ 1 }
         case .slowed: return task.map(on: executor) { SlowedLink.step($0) }
@@ -147,14 +147,14 @@ enum ChainScenario {
 
     /// Builds and runs `n` maps on an already-completed task, and waits for the last.
     static func completedChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
         completedChain(backend, executor, n, link: link(extraNanos))
     }
 
     /// `completedChain` with `link` as every link.
     static func completedChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, link: Link
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
         SlowedLink.install(link)
         var result: Int?
@@ -168,14 +168,14 @@ enum ChainScenario {
 
     /// Builds `n` maps on a pending source, completes it, and waits for the last.
     static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, extraNanos: UInt64 = 0
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, extraNanos: UInt64 = 0
     ) -> (seconds: Double, ok: Bool) {
         pendingChain(backend, executor, n, link: link(extraNanos))
     }
 
     /// `pendingChain` with `link` as every link.
     static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any Executor, _ n: Int, link: Link
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
         SlowedLink.install(link)
         var result: Int?

@@ -11,14 +11,14 @@ enum ContentionScenario {
         run: run
     )
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         let threads = Swift.max(2, context.plan.cores)
         let m = context.plan.size(20_000, quick: 5_000)
         let reps = context.plan.testableRepetitions
         let caseName = "contention.register-race@\(threads)x\(sizeLabel(m))"
         let ops = Double(threads * m * 2)
-        func figure(_ outcome: RoundRobin.Outcome) -> Measurement {
-            Measurement(
+        func figure(_ outcome: RoundRobin.Outcome) -> Figure {
+            Figure(
                 scenario: "contention", caseName: caseName, subject: outcome.subject.name,
                 kind: outcome.subject.kind, unit: "ops/s", better: .higher,
                 values: outcome.runs.map { ops / $0.seconds }, baseline: outcome.subject.baseline,

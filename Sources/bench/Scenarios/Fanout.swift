@@ -10,7 +10,7 @@ enum FanoutScenario {
         run: run
     )
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         let n = context.plan.size(100_000, quick: 20_000)
         let reps = context.plan.testableRepetitions
         let (subjects, stop) = subjects(context)
@@ -20,7 +20,7 @@ enum FanoutScenario {
             subjects, nominal: n, floor: n / 10, warmSize: n / 10,
             repetitions: reps, isolated: "fanout.whenAll")
         return outcomes.map { outcome in
-            var m = Measurement(
+            var m = Figure(
                 scenario: "fanout", caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
                 subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
                 better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },

@@ -10,7 +10,7 @@ enum HopScenario {
         run: run
     )
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         // 5 repetitions: what `bench compare` needs to test a figure (see `testableRepetitions`).
         let sampler = Sampler(
             plan: context.plan, repetitions: context.plan.testableRepetitions,
@@ -77,7 +77,7 @@ enum HopScenario {
         return stamp.nanos &- start
     }
 
-    private static func backendHop(_ backend: any TaskBackend, _ executor: any Executor) -> UInt64 {
+    private static func backendHop(_ backend: any TaskBackend, _ executor: any AsyncTaskExecutor) -> UInt64 {
         let source = backend.makeSource(of: Int.self)
         source.task.whenComplete(on: executor) { _ in
             stamp.mark()
@@ -133,12 +133,12 @@ struct Sampler {
     struct Spec {
         let caseName: String
         let subject: String
-        let kind: Measurement.Kind
+        let kind: Figure.Kind
         let baseline: String?
         let sample: () -> UInt64
     }
 
-    func measure(_ specs: [Spec]) -> [Measurement] {
+    func measure(_ specs: [Spec]) -> [Figure] {
         if !plan.isolates {
             for spec in specs {
                 for _ in 0..<warmup { _ = spec.sample() }
@@ -171,7 +171,7 @@ struct Sampler {
         return specs.indices.map { index in
             let spec = specs[index]
             let pooled = all[index].sorted()
-            var m = Measurement(
+            var m = Figure(
                 scenario: "hop", caseName: spec.caseName, subject: spec.subject, kind: spec.kind, unit: "us",
                 better: .lower, values: p50s[index], baseline: spec.baseline,
                 note: lost[index] > 0 ? "\(lost[index]) of \(repetitions) repetitions lost: their process failed" : nil

@@ -25,17 +25,17 @@ enum MemoryScenario {
         ("source-map-succeed", ["pthreads"], "pthreads")
     ]
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         let n = context.plan.size(10_000, quick: 2_000)
         let probeCount = 1_000
         let reps = context.plan.repetitions(3, quick: 2)
-        var results: [Measurement] = []
+        var results: [Figure] = []
         func add(
-            _ name: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?, _ unit: String,
+            _ name: String, _ subject: String, _ kind: Figure.Kind, _ baseline: String?, _ unit: String,
             _ values: [Double?], note: String? = nil
         ) {
             let known = values.compactMap { $0 }
-            var m = Measurement(
+            var m = Figure(
                 scenario: "memory", caseName: name, subject: subject, kind: kind, unit: unit, better: .lower,
                 values: known.isEmpty ? [.nan] : known, baseline: baseline,
                 note: known.isEmpty ? "could not be measured here" : note)
@@ -66,7 +66,7 @@ enum MemoryScenario {
             for subject in entry.baselines + subjects {
                 guard let run = runner(case: entry.name, subject: subject) else { continue }
                 let isBaseline = entry.baselines.contains(subject)
-                let kind: Measurement.Kind = isBaseline ? .baseline : .backend
+                let kind: Figure.Kind = isBaseline ? .baseline : .backend
                 let baseline = isBaseline ? nil : entry.baseline
                 Progress.note("memory: \(entry.name) \(subject)")
                 let bytes = (0...reps).map { _ in HeapCounters.marginalBytesPerUnit(n, run) }.dropFirst()

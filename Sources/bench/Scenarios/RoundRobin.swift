@@ -7,7 +7,7 @@ struct RoundRobin {
     /// One subject of a case: `run(n)` times `n` items and says whether the result was right.
     struct Subject {
         let name: String
-        let kind: Measurement.Kind
+        let kind: Figure.Kind
         let baseline: String?
         let run: (_ n: Int) -> (seconds: Double, ok: Bool)
     }
@@ -73,7 +73,7 @@ struct RoundRobin {
     }
 }
 
-extension Measurement {
+extension Figure {
     /// Sets the note from `notes`, led by the budget cut when the case measured `size` items
     /// instead of `nominal` (its name already says `size`; `size` is then also set).
     mutating func annotate(size: Int, nominal: Int, items: String, _ notes: [String?]) {

@@ -58,7 +58,7 @@ enum ScalingScenario {
     /// returns the processor seconds they took and whether every result was right.
     struct Subject {
         let name: String
-        let kind: Measurement.Kind
+        let kind: Figure.Kind
         let baseline: String?
         let run: (_ size: Int, _ rounds: Int) -> Outcome
     }
@@ -73,8 +73,8 @@ enum ScalingScenario {
         ("handlers", handlersSeries)
     ]
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
-        var results: [Measurement] = []
+    static func run(_ context: ScenarioContext) -> [Figure] {
+        var results: [Figure] = []
         for (_, make) in makers {
             let series = make(context)
             defer { series.stop() }
@@ -98,13 +98,13 @@ enum ScalingScenario {
     static let largeSizes = 1_000_000
 
     /// Every point of `series`, each subject warmed up first at its second size.
-    static func measure(_ series: Series, plan: Plan) -> [Measurement] {
+    static func measure(_ series: Series, plan: Plan) -> [Figure] {
         Progress.note(
             "scaling: \(series.name), \(series.subjects.map(\.name).joined(separator: ", ")), "
                 + "\(series.sizes.map(sizeLabel).joined(separator: ", ")) \(plural(series.item))")
         let warm = series.sizes.dropFirst().first ?? series.sizes[0]
         let warmedOK = series.subjects.map { $0.run(warm, 1).ok }
-        var results: [Measurement] = []
+        var results: [Figure] = []
         for size in series.sizes {
             let rounds = Swift.max(1, series.minimumItems / size)
             var runs = [[Outcome]](repeating: [], count: series.subjects.count)
@@ -120,7 +120,7 @@ enum ScalingScenario {
             for (index, subject) in series.subjects.enumerated() {
                 let units = Double(size * rounds)
                 let ok = warmedOK[index] && runs[index].allSatisfy(\.ok)
-                var m = Measurement(
+                var m = Figure(
                     scenario: scenario, caseName: "\(scenario).\(series.name)/\(sizeLabel(size))",
                     subject: subject.name, kind: subject.kind, unit: "cpu-ns/\(series.item)", better: .lower,
                     values: runs[index].map { $0.seconds * 1e9 / units }.filter(\.isFinite), baseline: subject.baseline,

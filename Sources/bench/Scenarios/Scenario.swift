@@ -10,7 +10,7 @@ struct ScenarioContext: Sendable {
 struct ScenarioEntry: Sendable {
     let name: String
     let summary: String
-    let run: @Sendable (ScenarioContext) -> [Measurement]
+    let run: @Sendable (ScenarioContext) -> [Figure]
 }
 
 /// Every scenario, in the order a run measures them.

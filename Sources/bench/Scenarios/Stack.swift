@@ -19,28 +19,28 @@ enum StackScenario {
     static let target = 1_000_000
     static let ladder = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000]
 
-    static func run(_ context: ScenarioContext) -> [Measurement] {
+    static func run(_ context: ScenarioContext) -> [Figure] {
         // --quick probes up to 100,000 links: 1,000,000 links take seconds per probe.
         let limit = context.plan.size(target, quick: 100_000)
         // A probe that has not finished by then is stopped and the chain probed at a tenth of
         // the size instead, so that slow backends cannot stretch the run past its 90 s.
         let timeout = Swift.max(30, 6 * context.plan.budget)
-        var jobs: [@Sendable () -> Measurement] = []
-        func depth(_ executor: String, _ subject: String, _ kind: Measurement.Kind, _ baseline: String?) {
+        var jobs: [@Sendable () -> Figure] = []
+        func depth(_ executor: String, _ subject: String, _ kind: Figure.Kind, _ baseline: String?) {
             jobs.append {
                 let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: limit, timeout: timeout)
                 Progress.note("stack: \(subject) \(executor): \(deepest) links")
-                return Measurement(
+                return Figure(
                     scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
                     subject: subject, kind: kind, unit: "links", better: .higher,
                     values: [Double(deepest)], baseline: baseline, note: note)
             }
         }
-        func bytes(_ subject: String, _ kind: Measurement.Kind, _ baseline: String?) {
+        func bytes(_ subject: String, _ kind: Figure.Kind, _ baseline: String?) {
             jobs.append {
                 let bytes = bytesPerLink(subject: subject)
                 Progress.note("stack: \(subject) bytes per inline link: \(bytes.map { "\($0)" } ?? "failed")")
-                return Measurement(
+                return Figure(
                     scenario: "stack", caseName: "stack.bytes-per-link-inline", subject: subject,
                     kind: kind, unit: "bytes/link", better: .lower, values: [bytes ?? .nan],
                     baseline: baseline, note: bytes == nil ? "probe failed" : nil)

@@ -14,9 +14,9 @@ public final class QueueBackend: KitBackend {
 
     public init() {}
 
-    public var defaultExecutor: any Executor { threads }
+    public var defaultExecutor: any AsyncTaskExecutor { threads }
 
-    public func makeSerialExecutor(label: String) -> any Executor {
+    public func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
         QueueExecutor(DispatchQueue(label: label))
     }
 
@@ -29,7 +29,7 @@ public final class QueueBackend: KitBackend {
 }
 
 /// The default executor: every job on a new thread, marked as this executor's (C9.7).
-final class ThreadPerJobExecutor: Executor {
+final class ThreadPerJobExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) {
         let id = ObjectIdentifier(self)
         Thread {
@@ -42,7 +42,7 @@ final class ThreadPerJobExecutor: Executor {
 }
 
 /// A serial executor: a serial Dispatch queue, marked as this executor's (C9.7).
-final class QueueExecutor: Executor {
+final class QueueExecutor: AsyncTaskExecutor {
     let queue: DispatchQueue
     private let key = DispatchSpecificKey<ObjectIdentifier>()
 

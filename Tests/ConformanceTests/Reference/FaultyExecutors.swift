@@ -12,7 +12,7 @@ import Darwin
 /// A serial executor with a fault users' executors have been seen to have (issue #14, point 6):
 /// the reference backend hands it out from `makeSerialExecutor` for the fault mutations. The
 /// harness must survive each and end in a finding with a rule and a replay line, never a hang.
-final class FaultySerialExecutor: Executor {
+final class FaultySerialExecutor: AsyncTaskExecutor {
     enum Fault: Sendable {
         /// Every job runs twice (C7.3).
         case runsTwice
@@ -86,7 +86,7 @@ extension Mutation {
 /// `.serialReordersBacklog`: a serial executor on a Dispatch queue that keeps its own backlog and,
 /// when two or more jobs wait, runs the newest first. One job at a time, each exactly once: only
 /// the order is wrong, and only with a backlog.
-final class BacklogReorderingExecutor: Executor {
+final class BacklogReorderingExecutor: AsyncTaskExecutor {
     private let queue: DispatchQueue
     private let state = Locked((jobs: [@Sendable () -> Void](), draining: false))
     private let marker = JobMarker()
@@ -123,7 +123,7 @@ final class BacklogReorderingExecutor: Executor {
 /// around its end, the faulty version copies the slots in index order instead of from the head:
 /// the jobs behind the wrap then run before the older ones. Correct with `reordersWhenGrowingWrapped`
 /// false; only a burst queued after earlier jobs moved the head shows the fault.
-final class RingSerialExecutor: Executor {
+final class RingSerialExecutor: AsyncTaskExecutor {
     private struct Ring {
         var slots: [(@Sendable () -> Void)?] = Array(repeating: nil, count: 16)
         var head = 0
@@ -183,7 +183,7 @@ final class RingSerialExecutor: Executor {
 /// A default executor with a rare fault, counted over the jobs handed to it: the state a backend
 /// keeps across programs, which only a fresh backend per program (`check(makeBackend:)`) lets a
 /// replay line reproduce.
-final class FaultyDefaultExecutor: Executor {
+final class FaultyDefaultExecutor: AsyncTaskExecutor {
     enum Fault: Sendable {
         /// Every 16th job runs twice.
         case runsEvery16thTwice

@@ -102,7 +102,7 @@ enum Mutation: String, CaseIterable, Sendable {
     case cancelAfterImmediate
     /// `delay(_:token:)` ignores its token and succeeds when the time is up (C4.3).
     case delayIgnoresToken
-    /// Executor bugs that controlled mode sees since it drives the backend's own executors
+    /// AsyncTaskExecutor bugs that controlled mode sees since it drives the backend's own executors
     /// (issue #10, point 3): a serial executor that, when two or more jobs wait, runs the newest
     /// first (C7.2, seen as C2.4 by continuations of one task).
     case serialReordersBacklog
@@ -181,8 +181,8 @@ enum Mutation: String, CaseIterable, Sendable {
 final class ReferenceBackend: TaskBackend {
     let mutation: Mutation
     let name: String
-    let defaultExecutor: any Executor
-    let inlineExecutor: any Executor = ReferenceInlineExecutor()
+    let defaultExecutor: any AsyncTaskExecutor
+    let inlineExecutor: any AsyncTaskExecutor = ReferenceInlineExecutor()
     /// Only for `.combinatorKeepsInputs`.
     let keptInputs = Locked<[any Sendable]>([])
 
@@ -196,7 +196,7 @@ final class ReferenceBackend: TaskBackend {
         name = mutation == .none ? "reference" : "mutant-\(mutation.rawValue)"
     }
 
-    func makeSerialExecutor(label: String) -> any Executor {
+    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
         if let fault = mutation.serialFault { return FaultySerialExecutor(label: label, fault: fault) }
         if mutation == .serialReordersBacklog { return BacklogReorderingExecutor(label: label) }
         if mutation == .serialRingReordersOnGrowth { return RingSerialExecutor(label: label, reordersWhenGrowingWrapped: true) }
@@ -267,7 +267,7 @@ final class ReferenceBackend: TaskBackend {
     }
 
     func run<T: Sendable>(
-        on executor: any Executor, token: CancellationToken, _ body: @escaping @Sendable (CancellationToken) throws -> T
+        on executor: any AsyncTaskExecutor, token: CancellationToken, _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
         let source = makeSource(of: T.self)
         let gate = mutation == .tokenIgnoredBeforeStart ? nil : StartGate.make(for: source, token: token)
@@ -297,7 +297,7 @@ final class ReferenceBackend: TaskBackend {
 final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     typealias Success = T
     struct Continuation: Sendable {
-        let executor: any Executor
+        let executor: any AsyncTaskExecutor
         let body: @Sendable (Completion<T>) -> Void
     }
 
@@ -400,7 +400,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         }
     }
 
-    func whenComplete(on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
+    func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
         let target =
             owner.mutation == .wrongExecutor && !(executor is ReferenceQueueExecutor || executor is ReferenceInlineExecutor)
             ? owner.defaultExecutor : executor
@@ -467,7 +467,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     }
 
     func finally(
-        on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) throws -> Void
+        on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<T>) throws -> Void
     ) -> any AsyncTask<T> {
         let losesError = owner.mutation == .finallyLosesError
         return continueWith(on: executor, token: .none) { completion in
@@ -480,7 +480,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     /// TaskAPI's `finallyTask`, but for `.finallyTaskSkipsInner`, which passes the outcome on as
     /// soon as the body returned, whatever the task it returned does.
     func finallyTask(
-        on executor: any Executor, _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<Void>
+        on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<T>) throws -> any AsyncTask<Void>
     ) -> any AsyncTask<T> {
         let inline = owner.inlineExecutor
         if owner.mutation == .finallyTaskSkipsInner {
@@ -498,7 +498,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     }
 
     func flatMap<U: Sendable>(
-        on executor: any Executor, token: CancellationToken,
+        on executor: any AsyncTaskExecutor, token: CancellationToken,
         _ transform: @escaping @Sendable (T) throws -> any AsyncTask<U>
     ) -> any AsyncTask<U> {
         guard owner.mutation == .flatMapNotWaiting else {
@@ -560,7 +560,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
 }
 
 /// A Dispatch queue as an executor: the global queue (default) or a serial one.
-final class ReferenceQueueExecutor: Executor {
+final class ReferenceQueueExecutor: AsyncTaskExecutor {
     let queue: DispatchQueue
     /// The default executor: a job submitted from inside one of its jobs gets a queue (and
     /// so, when the pool is blocked, a thread) of its own, so that bodies blocked in nested
@@ -609,7 +609,7 @@ private let insideDefaultJobKey: pthread_key_t = {
 }()
 
 /// Only for `.recursionInsteadOfTrampoline`: runs every job at once, nested.
-final class ReferenceRecursiveExecutor: Executor {
+final class ReferenceRecursiveExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) { job() }
 }
 
@@ -617,7 +617,7 @@ final class ReferenceRecursiveExecutor: Executor {
 enum ReferenceError: Error { case bodyFailed }
 
 /// Runs jobs on the calling thread, through the thread's trampoline (C2.7).
-final class ReferenceInlineExecutor: Executor {
+final class ReferenceInlineExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) { ReferenceTrampoline.current.submit(job) }
 }
 

@@ -190,12 +190,12 @@ final class InterposedJobTicket: Sendable {
 
 /// An executor of a controlled run: queues its jobs in the scheduler, which hands them over to
 /// `target`, the backend's executor.
-final class InterposedExecutor: Executor {
+final class InterposedExecutor: AsyncTaskExecutor {
     private let scheduler: Scheduler
     private let serial: Int?
-    private let target: any Executor
+    private let target: any AsyncTaskExecutor
 
-    init(scheduler: Scheduler, serial: Int?, target: any Executor) {
+    init(scheduler: Scheduler, serial: Int?, target: any AsyncTaskExecutor) {
         self.scheduler = scheduler
         self.serial = serial
         self.target = target

@@ -16,7 +16,7 @@ final class Scheduler: Sendable {
         /// `nil`: the default executor; `n`: serial executor `n`.
         let serial: Int?
         /// The backend's executor that runs it once handed over.
-        let target: any Executor
+        let target: any AsyncTaskExecutor
         let body: @Sendable () -> Void
     }
 
@@ -47,7 +47,7 @@ final class Scheduler: Sendable {
 
     var ownerThread: Int { state.withLock { $0.ownerThread } }
 
-    func enqueue(serial: Int?, target: any Executor, _ body: @escaping @Sendable () -> Void) {
+    func enqueue(serial: Int?, target: any AsyncTaskExecutor, _ body: @escaping @Sendable () -> Void) {
         let thread = ThreadInfo.number
         let controlled = ThreadInfo.underControl
         state.withLock { state in

@@ -1,9 +1,9 @@
-/// Something that runs jobs (C7.1). Users may implement it; every backend accepts any `Executor`
+/// Something that runs jobs (C7.1). Users may implement it; every backend accepts any `AsyncTaskExecutor`
 /// wherever it takes one, and runs continuations registered with it through `execute` (C2.5).
 ///
 /// An implementation must run each job it is given exactly once (C7.3). It may run the job
 /// before `execute` returns (an inline executor) or later on another thread.
-public protocol Executor: AnyObject, Sendable {
+public protocol AsyncTaskExecutor: AnyObject, Sendable {
     /// Runs `job` exactly once, now or later, on a thread of the executor's choosing.
     func execute(_ job: @escaping @Sendable () -> Void)
 
@@ -14,7 +14,7 @@ public protocol Executor: AnyObject, Sendable {
     var isCurrent: Bool { get }
 }
 
-extension Executor {
+extension AsyncTaskExecutor {
     /// `false`: this executor cannot tell whether the caller runs one of its jobs (C9.7).
     public var isCurrent: Bool { false }
 }
