@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test(
-        "C1.2, C2.1 a derived task's start and a caller's completion race: one wins, the body runs at most once",
+        "C1.2, C2.1 a derived task's start and a caller's completion race: one completion wins, the body runs at most once",
         arguments: Backends.all)
     func startRacesCompletion(_ c: BackendCase) throws {
         let backend = c.backend
@@ -129,7 +129,9 @@ import Testing
             }
             let value = try derived.get()
             if won.withLock({ $0 }) {
-                #expect(value == -1 && ran.withLock { $0 } == 0, "round \(round): the caller won, yet \(value)")
+                // The caller may win before the start (the body never runs) or while the body
+                // runs (it is not cut short; its result loses, C1.2).
+                #expect(value == -1 && ran.withLock { $0 } <= 1, "round \(round): the caller won, yet \(value)")
             } else {
                 #expect(value == round + 1 && ran.withLock { $0 } == 1, "round \(round): the body won, yet \(value)")
             }
