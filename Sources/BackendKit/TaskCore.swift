@@ -267,8 +267,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         let action = locked { () -> KitState.Action in
             let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
             if action == .refuse { return action }
-            // Not completed until now, so the slot holds no value nor error: a word in it is a
-            // kept body (see `keepsBody`).
+            // Not completed until now, so the slot holds neither a value nor an error: a word in
+            // it is a kept body (see `keepsBody`).
             if slot != (0, 0) { kept = takeKeptBody() }
             fill(outcome, storing: store)
             if case .handOver = action { swap(&batch, &continuations) }
