@@ -61,9 +61,11 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     // value witnesses touch them from then on; the tuple's own type is never read.
 
     @inline(__always)
-    private static func store(_ value: T, at words: UnsafeMutableRawPointer) {
+    private static func store(_ value: consuming T, at words: UnsafeMutableRawPointer) {
         if fitsInline {
-            words.initializeMemory(as: T.self, to: value)
+            // Not `initializeMemory(as:to:)`: unspecialized code calls it out of line, around the
+            // same value witness.
+            words.assumingMemoryBound(to: T.self).initialize(to: value)
         } else {
             let box = UnsafeMutablePointer<T>.allocate(capacity: 1)
             box.initialize(to: value)
@@ -90,7 +92,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     /// Puts `value` in the empty slot. Called once: under the core's lock by the winning
     /// completion, or in `init` before the task is shared.
     @inline(__always)
-    private final func store(_ value: T) {
+    private final func store(_ value: consuming T) {
         assertSlotEmpty()
         Self.store(value, at: &slot)
     }

@@ -25,9 +25,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     //
     // Stored in this order, the state three bytes and `edge` one, so that they and the four-byte
     // lock share the last word: a `KitTask<Int>` takes 64 bytes (a malloc chunk of 80; a
-    // source's, with its inline body, 80, a chunk of 96), a `map` node 96 (a chunk of 112: its
+    // source's, with its inline body, 80, a chunk of 96), a `map` node 80 (a chunk of 96: its
     // executor and its token's guard share one field, `Placement`; the continuations are one
-    // word, `KitContinuations`).
+    // word, `KitContinuations`; its transform waits in the slot until it starts, `DerivedTask`).
     let owner: any KitBackend
     // @exclusivity(unchecked) here and below: every access is under `lock`, or in init or deinit;
     // none overlaps another.
@@ -215,6 +215,31 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         return tryStart(taking: take)
     }
 
+    /// Moves out the body that a derived task keeps in the slot until it starts (`DerivedTask`),
+    /// leaving the slot empty: its raw words, which only the derived task reads as its body.
+    /// Under the lock (the start's or the completion's critical section), or without it for a
+    /// task no other thread can reach yet.
+    @inline(__always)
+    final func takeKeptBody() -> (UInt, UInt) {
+        let words = slot
+        slot = (0, 0)
+        return words
+    }
+
+    /// Whether the slot still keeps a derived task's body: for deinit only, when no other
+    /// reference is left. Until the task completes, the slot holds no value and no error, and a
+    /// task that keeps no body leaves it empty, so any word in it is that body (a closure's
+    /// first word is its function, never zero; `DerivedTask` asserts it).
+    @inline(__always)
+    final var keepsBody: Bool { state.ending == .none && slot != (0, 0) }
+
+    /// Lets go of a body that the completion moved out of the slot (`complete`): `words` own it.
+    /// `DerivedTask` overrides it; no other task keeps a body there. The words by value: a
+    /// caller that passed the address of a local paid a stack protector on the hot path.
+    func dropKeptBody(_ words: (UInt, UInt)) {
+        preconditionFailure("kit task: completed with a body in the slot of a task that keeps none, \(state)")
+    }
+
     /// Runs the body of a `run` task (`RunTask`), from its job; nothing for any other task.
     func runBody() {}
 
@@ -229,18 +254,27 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// none, there is nothing more to do. Otherwise the hand-over runs on the thread's
     /// trampoline: at once, or, inside other trampoline work, queued behind it (C2.7); the task
     /// stays in its delivery phase until then, so no registration made meanwhile on another
-    /// thread can overtake it. The task keeps none of them (C8.1).
+    /// thread can overtake it. The task keeps none of them (C8.1). A derived task completed
+    /// before its body started (its token, or a caller completing it as a `CompletionSource`)
+    /// still keeps that body in the slot: the same critical section moves it out before the slot
+    /// is filled, and it is let go after the lock (`dropKeptBody`), so that no deinit of its
+    /// captures runs under the lock.
     @inline(__always)
     final func complete(_ outcome: KitCompletion, storing store: () -> Void) -> Bool {
         SchedulePoint.reach("kit task: complete")  // Points (no lock held): see `locked`.
         var batch = KitContinuations.empty
+        var kept: (UInt, UInt) = (0, 0)
         let action = locked { () -> KitState.Action in
             let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
             if action == .refuse { return action }
+            // Not completed until now, so the slot holds neither a value nor an error: a word in
+            // it is a kept body (see `keepsBody`).
+            if slot != (0, 0) { kept = takeKeptBody() }
             fill(outcome, storing: store)
             if case .handOver = action { swap(&batch, &continuations) }
             return action
         }
+        if kept != (0, 0) { dropKeptBody(kept) }
         // Refused: another completion won (C1.2). Proceeding: nothing to hand over.
         guard case .handOver(let inline) = action else { return action == .proceed }
         // Between winning and handing over: a registration made meanwhile queues behind this
@@ -287,7 +321,22 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     final func registerFresh(_ node: KitContinuation, inPlace: Bool) {
         SchedulePoint.reach("kit task: register")
-        guard let outcome = storeOrOpenDelivery(node) else { return }
+        let ending = storeOrOpenDelivery(node)
+        switch ending {
+        case .none:
+            return  // stored
+        case .success:
+            // Built here, a success is seen to hold nothing to release: no outlined destroy of
+            // the outcome after the node ran (13 instructions per completed link, callgrind).
+            handOverFresh(node, inPlace: inPlace, .success(()))
+        case .failure, .cancelled:
+            handOverFresh(node, inPlace: inPlace, completedOutcome(ending))
+        }
+    }
+
+    /// `registerFresh`'s hand-over of `node`, in the delivery phase it opened, with `outcome`.
+    @inline(__always)
+    private func handOverFresh(_ node: KitContinuation, inPlace: Bool, _ outcome: KitCompletion) {
         ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
             if inPlace, !runtime.isDraining {
                 deliverInPlace(outcome, on: runtime) { node.runFresh($0, from: self) }
@@ -343,13 +392,17 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Stores `continuation` unless the task is completed and delivered; then opens a delivery
-    /// phase for it instead and returns the outcome. One critical section.
+    /// phase for it instead and returns the ending, `.none` once stored. One critical section.
+    /// The ending, not the outcome: a caller that builds a success itself destroys nothing.
     @inline(__always)
-    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitCompletion? {
-        locked { () -> KitCompletion? in
-            guard state.on(.register) == .store else { return recorded }  // a delivery opened
+    private func storeOrOpenDelivery(_ continuation: KitContinuation) -> KitState.Ending {
+        locked { () -> KitState.Ending in
+            guard state.on(.register) == .store else {  // a delivery opened
+                assert(state.ending != .none, "kit task: a delivery opened without an ending, \(state)")
+                return state.ending
+            }
             continuations.append(continuation)
-            return nil
+            return .none
         }
     }
 
@@ -499,6 +552,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         if remove(waiter) { return nil }
         // Completed between the timeout and the removal: the outcome is there after all.
         return outcome(after: "a timed-out wait found its waker taken")
+    }
+
+    /// The outcome `ending` records, for a caller whose critical section saw the task completed
+    /// with it: the slot is filled before that completion is published and never changes after,
+    /// so a failure's error is read without the lock, as a success's value is (`loadValue`).
+    @inline(never)
+    private func completedOutcome(_ ending: KitState.Ending) -> KitCompletion {
+        switch ending {
+        case .success: return .success(())
+        case .failure: return .failure(Self.loadError(from: &slot))
+        case .cancelled: return .cancelled
+        case .none: preconditionFailure("kit task: the outcome of a task not completed, \(ending)")
+        }
     }
 
     /// The outcome of a task that `what` shows completed: a waker runs, or is taken, only once
