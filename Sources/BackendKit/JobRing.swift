@@ -5,16 +5,59 @@
 /// A popped slot is cleared at once, so the ring never keeps a job's captures alive after handing
 /// the job out (C8.1). A drained ring larger than its kept capacity gives its storage back.
 public struct JobRing {
-    /// A job in a struct. A closure stored in an array, returned through a generic function
-    /// (`Locked.withLock`) or moved by a generic one (`Optional.take`) passes through the most
-    /// general abstraction: wrapped in a thunk (an allocation) on the way in, in another on the
-    /// way out. In a struct it keeps its own: pop a `Slot` and return it from a critical section
-    /// as it is.
+    /// A job in a struct: a closure handed to `execute`, or a continuation's hand-off stored as
+    /// it is (`QueueExecutor.push`). A closure stored in an array, returned through a generic
+    /// function (`Locked.withLock`) or moved by a generic one (`Optional.take`) passes through the
+    /// most general abstraction: wrapped in a thunk (an allocation) on the way in, in another on
+    /// the way out. In a struct it keeps its own: pop a `Slot` and return it from a critical
+    /// section as it is.
     public struct Slot: Sendable {
-        public var job: (@Sendable () -> Void)?
+        /// A continuation, the task it was registered on and that task's outcome: what the
+        /// closure of `HandOff` would capture, without the closure's allocation.
+        private struct HandOff: Sendable {
+            let continuation: KitContinuation
+            let outcome: KitCompletion
+            let antecedent: TaskCore
+        }
 
-        public init(_ job: (@Sendable () -> Void)? = nil) {
-            self.job = job
+        // Two optional fields rather than an enum of the two jobs: an enum with two payloads is
+        // copied and destroyed through outlined functions that retain and release each of its
+        // references, where a test of a field loads a word.
+        private var closure: (@Sendable () -> Void)?
+        private var handOff: HandOff?
+
+        /// An empty slot.
+        public init() {}
+
+        /// A slot holding `job`.
+        public init(_ job: @escaping @Sendable () -> Void) {
+            closure = job
+        }
+
+        /// A slot holding a continuation's hand-off: running it runs `continuation` with
+        /// `outcome`, from `antecedent` (`KitContinuation.run`).
+        @inline(__always)
+        init(handOff continuation: KitContinuation, _ outcome: KitCompletion, from antecedent: TaskCore) {
+            handOff = HandOff(continuation: continuation, outcome: outcome, antecedent: antecedent)
+        }
+
+        /// Whether the slot holds no job.
+        @inline(__always)
+        public var isEmpty: Bool {
+            guard case .none = handOff else { return false }
+            guard case .none = closure else { return false }
+            return true
+        }
+
+        /// Runs the job, if any, once; what it holds is released when it returns (C8.1).
+        @inline(__always)
+        public consuming func run() {
+            // Moved out of the slot, not copied: no retain and release of what it holds.
+            if let handOff = handOff.take() {
+                handOff.continuation.run(handOff.outcome, from: handOff.antecedent)
+            } else if let closure {
+                closure()
+            }
         }
     }
 
@@ -36,8 +79,21 @@ public struct JobRing {
 
     /// Appends `job` at the tail.
     public mutating func push(_ job: @escaping @Sendable () -> Void) {
+        push(Slot(job))
+    }
+
+    /// Appends the job of `slot` at the tail.
+    public mutating func push(_ slot: consuming Slot) {
+        var slot = slot
+        push(moving: &slot)
+    }
+
+    /// Appends the job of `slot` at the tail, moved out of `slot` (left empty): no retain and
+    /// release of what it holds, where a copy into the ring would retain them and the caller's
+    /// slot release them.
+    public mutating func push(moving slot: inout Slot) {
         if queued == slots.count { grow() }
-        slots[(head + queued) & (slots.count - 1)].job = job
+        swap(&slots[(head + queued) & (slots.count - 1)], &slot)
         queued += 1
     }
 

@@ -80,12 +80,18 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
 /// any other executor gets the job through its `execute`: one that runs the job synchronously
 /// adds one level, no more, since whatever the job completes is queued on the trampoline.
 enum HandOff {
-    /// The hand-off to an executor, out of line: the inline path stays small.
+    /// The hand-off to an executor, out of line: the inline path stays small. A kit executor
+    /// (`QueueExecutor`) queues the continuation as it is; any other gets a closure.
     @inline(never)
     static func enqueue(
         _ continuation: KitContinuation, _ outcome: KitCompletion, _ antecedent: TaskCore,
         on executor: any Executor
     ) {
-        executor.execute { continuation.run(outcome, from: antecedent) }
+        // A class cast of the reference (a walk up its class chain), not a protocol cast.
+        if let queued = executor as? QueueExecutor {
+            queued.push(JobRing.Slot(handOff: continuation, outcome, from: antecedent))
+        } else {
+            executor.execute { continuation.run(outcome, from: antecedent) }
+        }
     }
 }
