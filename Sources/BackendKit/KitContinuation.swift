@@ -87,9 +87,11 @@ enum HandOff {
         _ continuation: KitContinuation, _ outcome: KitCompletion, _ antecedent: TaskCore,
         on executor: any Executor
     ) {
-        // A class cast of the reference (a walk up its class chain), not a protocol cast.
-        if let queued = executor as? QueueExecutor {
-            queued.push(JobRing.Slot(handOff: continuation, outcome, from: antecedent))
+        // A class test of the reference (a walk up its class chain), not a protocol cast; then
+        // a downcast with no check, which, unlike `as?`, retains and releases nothing.
+        if executor is QueueExecutor {
+            unsafeDowncast(executor, to: QueueExecutor.self).push(
+                JobRing.Slot(handOff: continuation, outcome, from: antecedent))
         } else {
             executor.execute { continuation.run(outcome, from: antecedent) }
         }
