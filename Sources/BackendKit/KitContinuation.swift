@@ -34,6 +34,8 @@ public class KitContinuation: @unchecked Sendable {
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
     /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
     /// continuation was made for, whose slot holds the value when `outcome` is a success.
+    /// Usable from inlinable code: a queued hand-off runs it (`JobRing.Slot.run`).
+    @usableFromInline
     func run(_ outcome: KitCompletion, from antecedent: TaskCore) {}
 
     /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
