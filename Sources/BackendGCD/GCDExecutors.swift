@@ -192,14 +192,18 @@ final class GCDJobQueue: BlockingPool {
         var ran = 0
         while ran < budget {
             let stream = ran >= 2
-            var slot = take(endIfEmpty: !stream)
-            if slot.isEmpty {
+            // Each slot in a `let` of its own, run as its last use: a `var` reassigned after
+            // polling was copied to run it (a retain and a release of its job's context).
+            let first = take(endIfEmpty: !stream)
+            if !first.isEmpty {
+                first.run()
+            } else {
                 guard stream else { return false }
                 _ = pollers.poll()
-                slot = take(endIfEmpty: true)
+                let polled = take(endIfEmpty: true)
+                guard !polled.isEmpty else { return false }
+                polled.run()
             }
-            guard !slot.isEmpty else { return false }
-            slot.run()
             ran += 1
         }
         return true

@@ -49,9 +49,7 @@ public struct JobRing {
         /// Whether the slot holds no job.
         @inlinable
         public var isEmpty: Bool {
-            guard case .none = handOff else { return false }
-            guard case .none = closure else { return false }
-            return true
+            handOff == nil && closure == nil
         }
 
         /// Runs the job, if any, once; what it holds is released when it returns (C8.1).
@@ -59,10 +57,13 @@ public struct JobRing {
         public consuming func run() {
             // Moved out of the slot, not copied: no retain and release of what it holds.
             if let handOff = handOff.take() {
-                handOff.continuation.run(handOff.outcome, from: handOff.antecedent)
-            } else if let closure {
-                closure()
+                return handOff.continuation.run(handOff.outcome, from: handOff.antecedent)
             }
+            // Moved out by `swap` and consumed: bound with `if let` from the slot, the closure was
+            // copied, a retain and a release of its context per job (callgrind, fan-out).
+            var job: (@Sendable () -> Void)?
+            swap(&job, &closure)
+            if let job = consume job { job() }
         }
     }
 
@@ -120,8 +121,10 @@ public struct JobRing {
     /// Doubles the capacity, the queued jobs moved to the front in order.
     private mutating func grow() {
         var fresh = [Slot](repeating: Slot(), count: Swift.max(16, slots.count * 2))
+        let mask = slots.count - 1
         for index in 0..<queued {
-            fresh[index] = slots[(head + index) & (slots.count - 1)]
+            // Moved, not copied: no retain of each job here and release with the old storage.
+            swap(&fresh[index], &slots[(head + index) & mask])
         }
         slots = fresh
         head = 0
