@@ -6,10 +6,10 @@ import TaskAPI
 ///
 /// A continuation handed to a queue executor (`HandOff`) is queued as it is, with the task it
 /// was registered on and that task's outcome (`JobRing.Slot`). `execute` would take a closure
-/// capturing the three: an allocation, its initialization and its release per hop, about a
-/// quarter of what a link on the default executor cost beyond raw Dispatch's own job
-/// (docs/BENCHMARKS.md). The kit recognizes such an executor by a class cast, a walk up the
-/// class chain; a protocol cast would cost a lookup in the runtime's conformance cache.
+/// capturing the three: an allocation, its initialization, and the retains and releases of its
+/// captures per hop (docs/BENCHMARKS.md has the counts). The kit recognizes such an executor by a
+/// class test, a walk up the class chain; a protocol cast would cost a lookup in the runtime's
+/// conformance cache.
 open class QueueExecutor: Executor, @unchecked Sendable {
     // @unchecked: not final (each backend subclasses it); its one property is a `let` of a
     // Sendable type.
