@@ -14,8 +14,8 @@ import TaskAPI
 /// This object is the pool's handle: backends, mailboxes, tasks waiting to hand over to it and
 /// queued Swift jobs hold it; the threads hold only the pool. When the last handle goes, the pool
 /// stops: its workers run what is queued and exit (the shared pool lives as long as the process).
-final class PoolExecutor: QueueExecutor, TaskExecutor, @unchecked Sendable {
-    // @unchecked: restated from `QueueExecutor`; every property is a `let` of a Sendable type.
+final class PoolExecutor: KitQueueExecutor, TaskExecutor, @unchecked Sendable {
+    // @unchecked: restated from `KitQueueExecutor`; every property is a `let` of a Sendable type.
     /// The threads, the queue and the blocking accounting.
     let pool: ThreadPool
 

@@ -14,8 +14,8 @@ import TaskAPI
 /// `batch` jobs, not one per job. A body that blocks in `wait()` while running here reports it (C6.4), and the executor
 /// then starts a replacement worker on a fresh serial queue, which Dispatch backs with a new
 /// thread at once; the global queue alone adds a thread only every half second or so.
-final class GCDDefaultExecutor: QueueExecutor, @unchecked Sendable {
-    // @unchecked: restated from `QueueExecutor`; every property is a `let` of a Sendable type.
+final class GCDDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
+    // @unchecked: restated from `KitQueueExecutor`; every property is a `let` of a Sendable type.
     let jobs: GCDJobQueue
     /// The drainer, made a block once: Dispatch takes blocks, and a Swift closure passed to
     /// `async` is converted into a new heap block on every call (an allocation, a copy and a

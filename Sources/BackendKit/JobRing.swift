@@ -8,7 +8,7 @@ import TaskAPI
 /// the job out (C8.1). A drained ring larger than its kept capacity gives its storage back.
 public struct JobRing {
     /// A job in a struct: a closure handed to `execute`, or a continuation's hand-off stored as
-    /// it is (`QueueExecutor.push`). A closure stored in an array, returned through a generic
+    /// it is (`KitQueueExecutor.push`). A closure stored in an array, returned through a generic
     /// function (`Locked.withLock`) or moved by a generic one (`Optional.take`) passes through the
     /// most general abstraction: wrapped in a thunk (an allocation) on the way in, in another on
     /// the way out. In a struct it keeps its own: pop a `Slot` and return it from a critical

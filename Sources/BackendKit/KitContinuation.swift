@@ -83,7 +83,7 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
 /// adds one level, no more, since whatever the job completes is queued on the trampoline.
 enum HandOff {
     /// The hand-off to an executor, out of line: the inline path stays small. A kit executor
-    /// (`QueueExecutor`) queues the continuation as it is; any other gets a closure.
+    /// (`KitQueueExecutor`) queues the continuation as it is; any other gets a closure.
     @inline(never)
     static func enqueue(
         _ continuation: KitContinuation, _ outcome: KitCompletion, _ antecedent: TaskCore,
@@ -91,8 +91,8 @@ enum HandOff {
     ) {
         // A class test of the reference (a walk up its class chain), not a protocol cast; then
         // a downcast with no check, which, unlike `as?`, retains and releases nothing.
-        if executor is QueueExecutor {
-            unsafeDowncast(executor, to: QueueExecutor.self).push(
+        if executor is KitQueueExecutor {
+            unsafeDowncast(executor, to: KitQueueExecutor.self).push(
                 JobRing.Slot(handOff: continuation, outcome, from: antecedent))
         } else {
             executor.execute { continuation.run(outcome, from: antecedent) }

@@ -8,8 +8,8 @@ import TaskAPI
 /// It is also the pool's handle: the backend, its serial executors and its timer thread hold it;
 /// when the last of them lets go, the pool is told to stop, and its workers exit once every
 /// queued job has run.
-final class ThreadsDefaultExecutor: QueueExecutor, @unchecked Sendable {
-    // @unchecked: restated from `QueueExecutor`; every property is a `let` of a Sendable type.
+final class ThreadsDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
+    // @unchecked: restated from `KitQueueExecutor`; every property is a `let` of a Sendable type.
     /// The kit's pool of POSIX threads: its run queue, workers and C6.4 accounting.
     let pool: ThreadPool
 

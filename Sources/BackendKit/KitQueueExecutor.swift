@@ -10,7 +10,7 @@ import TaskAPI
 /// captures per hop (docs/BENCHMARKS.md has the counts). The kit recognizes such an executor by a
 /// class test, a walk up the class chain; a protocol cast would cost a lookup in the runtime's
 /// conformance cache.
-open class QueueExecutor: Executor, @unchecked Sendable {
+open class KitQueueExecutor: Executor, @unchecked Sendable {
     // @unchecked: not final (each backend subclasses it); its one property is a `let` of a
     // Sendable type.
 
@@ -26,7 +26,7 @@ open class QueueExecutor: Executor, @unchecked Sendable {
     /// Queues `job`: it must run exactly once (C7.3), on a thread that records `runner` as its
     /// pool while it runs. Every subclass overrides it; this class has no queue of its own.
     open func push(_ job: consuming JobRing.Slot) {
-        preconditionFailure("QueueExecutor: \(type(of: self)) pushed a job without overriding push(_:)")
+        preconditionFailure("KitQueueExecutor: \(type(of: self)) pushed a job without overriding push(_:)")
     }
 
     /// Runs `job` exactly once (C7.3), through `push`.
