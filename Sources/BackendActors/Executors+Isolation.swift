@@ -1,11 +1,6 @@
 import BackendKit
 import TaskAPI
 
-extension PoolExecutor {
-    /// `true` on one of the pool's threads (C9.7).
-    var isCurrent: Bool { ThreadRuntime.current.pool === pool }
-}
-
 extension Mailbox {
     /// `true` while the calling thread drains this mailbox: inside a job of this serial executor,
     /// or of an actor whose executor it is (C9.7).

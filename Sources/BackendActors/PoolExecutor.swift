@@ -14,7 +14,8 @@ import TaskAPI
 /// This object is the pool's handle: backends, mailboxes, tasks waiting to hand over to it and
 /// queued Swift jobs hold it; the threads hold only the pool. When the last handle goes, the pool
 /// stops: its workers run what is queued and exit (the shared pool lives as long as the process).
-final class PoolExecutor: TaskAPI.AsyncTaskExecutor, TaskExecutor, Sendable {
+final class PoolExecutor: KitQueueExecutor, TaskExecutor, @unchecked Sendable {
+    // @unchecked: restated from `KitQueueExecutor`; every property is a `let` of a Sendable type.
     /// The threads, the queue and the blocking accounting.
     let pool: ThreadPool
 
@@ -23,6 +24,7 @@ final class PoolExecutor: TaskAPI.AsyncTaskExecutor, TaskExecutor, Sendable {
 
     init(width: Int = max(2, NativeThread.processorCount), limit: Int) {
         pool = ThreadPool(name: "actors", workers: width, maxBlockedThreads: limit)
+        super.init(runner: pool)
     }
 
     deinit {
@@ -32,7 +34,7 @@ final class PoolExecutor: TaskAPI.AsyncTaskExecutor, TaskExecutor, Sendable {
     /// The most threads started at once beyond the core count for blocked workers.
     var limit: Int { pool.limit }
 
-    func execute(_ job: @escaping @Sendable () -> Void) {
+    override func push(_ job: consuming JobRing.Slot) {
         pool.push(job)
     }
 

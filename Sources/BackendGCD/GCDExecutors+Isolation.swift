@@ -3,11 +3,6 @@ import Dispatch
 import ScheduleKit
 import TaskAPI
 
-extension GCDDefaultExecutor {
-    /// `true` on a worker running one of this executor's jobs (C9.7).
-    var isCurrent: Bool { ThreadRuntime.current.pool === jobs }
-}
-
 /// A serial executor is also a Swift `SerialExecutor` (C9.9): an actor whose `unownedExecutor`
 /// it is runs on its queue, and `assumeIsolated` works inside its jobs.
 extension GCDSerialExecutor: SerialExecutor {

@@ -14,7 +14,8 @@ import TaskAPI
 /// `batch` jobs, not one per job. A body that blocks in `wait()` while running here reports it (C6.4), and the executor
 /// then starts a replacement worker on a fresh serial queue, which Dispatch backs with a new
 /// thread at once; the global queue alone adds a thread only every half second or so.
-final class GCDDefaultExecutor: AsyncTaskExecutor {
+final class GCDDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
+    // @unchecked: restated from `KitQueueExecutor`; every property is a `let` of a Sendable type.
     let jobs: GCDJobQueue
     /// The drainer, made a block once: Dispatch takes blocks, and a Swift closure passed to
     /// `async` is converted into a new heap block on every call (an allocation, a copy and a
@@ -32,6 +33,7 @@ final class GCDDefaultExecutor: AsyncTaskExecutor {
         let global = self.global
         self.jobs = jobs
         drain = { Self.drain(jobs, on: global) }
+        super.init(runner: jobs)
     }
 
     /// One drainer's turn on a Dispatch thread.
@@ -43,7 +45,7 @@ final class GCDDefaultExecutor: AsyncTaskExecutor {
         global.async { SchedulePoint.adopt(ticket) { drain(jobs, on: global) } }
     }
 
-    func execute(_ job: @escaping @Sendable () -> Void) {
+    override func push(_ job: consuming JobRing.Slot) {
         let (replace, drainer) = jobs.push(job)
         if replace { jobs.startReplacement() }
         guard drainer else { return }
@@ -71,10 +73,6 @@ final class GCDJobQueue: BlockingPool {
         var limitReported = false
 
         var isEmpty: Bool { jobs.isEmpty }
-
-        mutating func push(_ job: @escaping @Sendable () -> Void) {
-            jobs.push(job)
-        }
 
         mutating func pop() -> JobRing.Slot {
             jobs.pop()
@@ -140,7 +138,7 @@ final class GCDJobQueue: BlockingPool {
         #endif
         return state.withLock { state -> JobRing.Slot in
             let slot = pop(&state)
-            if slot.job == nil, endIfEmpty { state.drainers -= 1 }
+            if slot.isEmpty, endIfEmpty { state.drainers -= 1 }
             return slot
         }
     }
@@ -150,16 +148,17 @@ final class GCDJobQueue: BlockingPool {
     /// sections, the pop and the drainer's end.
     private func takeEndingApart() -> JobRing.Slot {
         let slot = state.withLock { pop(&$0) }
-        if slot.job == nil { state.withLock { $0.drainers -= 1 } }
+        if slot.isEmpty { state.withLock { $0.drainers -= 1 } }
         return slot
     }
     #endif
 
     /// Queues `job`: `replace` if the caller must start a replacement worker, `drainer` if it
     /// must submit a drainer (fewer than the most are running; the count includes it now).
-    func push(_ job: @escaping @Sendable () -> Void) -> (replace: Bool, drainer: Bool) {
+    func push(_ job: consuming JobRing.Slot) -> (replace: Bool, drainer: Bool) {
+        var job = job
         let (replace, report, drainer) = state.withLock { state in
-            state.push(job)
+            state.jobs.push(moving: &job)
             pollers.mirror(state.jobs.count)
             let drainer = state.drainers < maxDrainers
             if drainer { state.drainers += 1 }
@@ -193,14 +192,18 @@ final class GCDJobQueue: BlockingPool {
         var ran = 0
         while ran < budget {
             let stream = ran >= 2
-            var slot = take(endIfEmpty: !stream)
-            if slot.job == nil {
+            // Each slot in a `let` of its own, run as its last use: a `var` reassigned after
+            // polling was copied to run it (a retain and a release of its job's context).
+            let first = take(endIfEmpty: !stream)
+            if !first.isEmpty {
+                first.run()
+            } else {
                 guard stream else { return false }
                 _ = pollers.poll()
-                slot = take(endIfEmpty: true)
+                let polled = take(endIfEmpty: true)
+                guard !polled.isEmpty else { return false }
+                polled.run()
             }
-            guard let job = slot.job else { return false }
-            job()
             ran += 1
         }
         return true
@@ -228,23 +231,25 @@ final class GCDJobQueue: BlockingPool {
     }
 
     private func runReplacement() {
-        while let job = state.withLock({ state -> JobRing.Slot in
-            if state.replacements <= state.blocked {
-                let slot = pop(&state)
-                if slot.job != nil { return slot }
+        while true {
+            let job = state.withLock { state -> JobRing.Slot in
+                if state.replacements <= state.blocked {
+                    let slot = pop(&state)
+                    if !slot.isEmpty { return slot }
+                }
+                state.replacements -= 1
+                return JobRing.Slot()
             }
-            state.replacements -= 1
-            return JobRing.Slot()
-        }).job {
+            guard !job.isEmpty else { return }
             run(job)
         }
     }
 
-    private func run(_ job: @Sendable () -> Void) {
+    private func run(_ job: consuming JobRing.Slot) {
         let runtime = ThreadRuntime.current
         let outer = runtime.pool
         runtime.pool = self
-        job()
+        job.run()
         runtime.pool = outer
     }
 }

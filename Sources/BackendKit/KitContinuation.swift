@@ -34,6 +34,8 @@ public class KitContinuation: @unchecked Sendable {
     /// Runs once, with the antecedent's outcome, on the executor the continuation was registered
     /// with. `antecedent` is the task it was registered on: a `KitTask<T>` of the `T` the
     /// continuation was made for, whose slot holds the value when `outcome` is a success.
+    /// Usable from inlinable code: a queued hand-off runs it (`JobRing.Slot.run`).
+    @usableFromInline
     func run(_ outcome: KitCompletion, from antecedent: TaskCore) {}
 
     /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
@@ -80,12 +82,20 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
 /// any other executor gets the job through its `execute`: one that runs the job synchronously
 /// adds one level, no more, since whatever the job completes is queued on the trampoline.
 enum HandOff {
-    /// The hand-off to an executor, out of line: the inline path stays small.
+    /// The hand-off to an executor, out of line: the inline path stays small. A kit executor
+    /// (`KitQueueExecutor`) queues the continuation as it is; any other gets a closure.
     @inline(never)
     static func enqueue(
         _ continuation: KitContinuation, _ outcome: KitCompletion, _ antecedent: TaskCore,
         on executor: any AsyncTaskExecutor
     ) {
-        executor.execute { continuation.run(outcome, from: antecedent) }
+        // A class test of the reference (a walk up its class chain), not a protocol cast; then
+        // a downcast with no check, which, unlike `as?`, retains and releases nothing.
+        if executor is KitQueueExecutor {
+            unsafeDowncast(executor, to: KitQueueExecutor.self).push(
+                JobRing.Slot(handOff: continuation, outcome, from: antecedent))
+        } else {
+            executor.execute { continuation.run(outcome, from: antecedent) }
+        }
     }
 }

@@ -4,7 +4,7 @@ import TaskAPI
 /// value): `.success(())` means the value is in the `KitTask<T>`'s slot (stored before the
 /// completion is published), failure and cancellation are complete as they are. Non-generic, so the core's state never boxes a value or looks up
 /// generic metadata.
-typealias KitCompletion = Completion<Void>
+@usableFromInline typealias KitCompletion = Completion<Void>
 
 /// Where a kit task is, in three bytes (they share a word with the sanitizer edge and the lock),
 /// and the one place that changes it: `on(_:)` lists every legal (phase, event) pair with what it

@@ -53,7 +53,7 @@ public final class ThreadPool: BlockingPool {
     }
 
     private enum Take {
-        case job(@Sendable () -> Void)
+        case job(JobRing.Slot)
         case exit
         case empty
     }
@@ -86,11 +86,17 @@ public final class ThreadPool: BlockingPool {
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
     public func push(_ job: @escaping @Sendable () -> Void) {
+        push(JobRing.Slot(job))
+    }
+
+    /// Queues the job of `slot` at the tail of the run queue; some worker runs it, exactly once
+    /// (C7.3).
+    public func push(_ slot: consuming JobRing.Slot) {
         #if PlantedBugs
-        if plantedBugs.isOn(KitPlantedBug.poolSignalsBeforePush) { return wakeThenPush(job) }
+        if plantedBugs.isOn(KitPlantedBug.poolSignalsBeforePush) { return wakeThenPush(slot) }
         #endif
         state.lock()
-        state.guarded.queue.push(job)
+        state.guarded.queue.push(slot)
         let count = state.guarded.queue.count
         pollers.mirror(count)
         let spinning = pollers.count
@@ -106,12 +112,12 @@ public final class ThreadPool: BlockingPool {
     #if PlantedBugs
     /// The planted bug `poolSignalsBeforePush`: a parked worker is woken, then the job queued, in
     /// two critical sections.
-    private func wakeThenPush(_ job: @escaping @Sendable () -> Void) {
+    private func wakeThenPush(_ slot: consuming JobRing.Slot) {
         state.withLock { state in
             if state.parked > 0 { self.state.signal() }
         }
         state.lock()
-        state.guarded.queue.push(job)
+        state.guarded.queue.push(slot)
         pollers.mirror(state.guarded.queue.count)
         let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: pollers.count)
         state.unlock()
@@ -168,18 +174,19 @@ public final class ThreadPool: BlockingPool {
     private func runWorker() {
         ThreadRuntime.current.pool = self
         while let job = nextJob() {
-            job()
+            job.run()
         }
         ThreadRuntime.current.pool = nil
     }
 
     /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.
-    private func nextJob() -> (@Sendable () -> Void)? {
+    private func nextJob() -> JobRing.Slot? {
         while true {
             state.lock()
             let first = take()
             state.unlock()
-            switch first {
+            // Consumed: the job moves out of the answer, no retain and release of what it holds.
+            switch consume first {
             case .job(let job): return job
             case .exit: return nil
             case .empty: break
@@ -219,9 +226,10 @@ public final class ThreadPool: BlockingPool {
             state.guarded.live -= 1
             return .exit
         }
-        if let job = state.guarded.queue.pop().job {
+        let slot = state.guarded.queue.pop()
+        if !slot.isEmpty {
             pollers.mirror(state.guarded.queue.count)
-            return .job(job)
+            return .job(slot)
         }
         if state.guarded.stopping {
             state.guarded.live -= 1

@@ -1,11 +1,6 @@
 import BackendKit
 import TaskAPI
 
-extension ThreadsDefaultExecutor {
-    /// `true` on a worker of this executor's pool (C9.7).
-    var isCurrent: Bool { ThreadRuntime.current.pool === pool }
-}
-
 /// A serial executor is also a Swift `SerialExecutor` (C9.9): an actor whose `unownedExecutor`
 /// it is runs its jobs one at a time on the pool, and `assumeIsolated` works inside them, since
 /// `isIsolatingCurrentContext` answers from the thread's recorded isolation

@@ -8,19 +8,21 @@ import TaskAPI
 /// It is also the pool's handle: the backend, its serial executors and its timer thread hold it;
 /// when the last of them lets go, the pool is told to stop, and its workers exit once every
 /// queued job has run.
-final class ThreadsDefaultExecutor: AsyncTaskExecutor {
+final class ThreadsDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
+    // @unchecked: restated from `KitQueueExecutor`; every property is a `let` of a Sendable type.
     /// The kit's pool of POSIX threads: its run queue, workers and C6.4 accounting.
     let pool: ThreadPool
 
     init(workers: Int, maxBlockedThreads: Int) {
         pool = ThreadPool(name: "threads", workers: workers, maxBlockedThreads: maxBlockedThreads)
+        super.init(runner: pool)
     }
 
     deinit {
         pool.stop()
     }
 
-    func execute(_ job: @escaping @Sendable () -> Void) {
+    override func push(_ job: consuming JobRing.Slot) {
         pool.push(job)
     }
 }
@@ -79,13 +81,13 @@ final class ThreadsSerialExecutor: AsyncTaskExecutor {
         for _ in 0..<Self.batch {
             let (next, last) = state.withLock { state -> (JobRing.Slot, Bool) in
                 let slot = state.queue.pop()
-                if slot.job == nil { state.scheduled = false }
-                let last = endsBeforeLast && slot.job != nil && state.queue.isEmpty
+                if slot.isEmpty { state.scheduled = false }
+                let last = endsBeforeLast && !slot.isEmpty && state.queue.isEmpty
                 if last { state.scheduled = false }
                 return (slot, last)
             }
-            guard let job = next.job else { return }
-            job()
+            guard !next.isEmpty else { return }
+            next.run()
             if last { return }
         }
         poolExecutor.execute { self.drain() }

@@ -34,9 +34,9 @@ final class ThreadsMainLoop: AsyncTaskExecutor {
         while !done() {
             state.lock()
             while state.guarded.isEmpty { state.wait() }
-            let job = state.guarded.pop().job
+            let job = state.guarded.pop()
             state.unlock()
-            if let job { runJob(job) }
+            runJob(job)
         }
         return true
     }
@@ -47,15 +47,16 @@ final class ThreadsMainLoop: AsyncTaskExecutor {
         guard MainThread.isCurrent, !isCurrent else { return nil }
         let count = state.withLock { $0.count }
         for _ in 0..<count {
-            guard let job = state.withLock({ $0.pop() }).job else { break }
+            let job = state.withLock { $0.pop() }
+            guard !job.isEmpty else { break }
             runJob(job)
         }
         return count
     }
 
-    private func runJob(_ job: () -> Void) {
+    private func runJob(_ job: consuming JobRing.Slot) {
         running.store(true, ordering: .relaxed)
-        job()
+        job.run()
         running.store(false, ordering: .relaxed)
     }
 }

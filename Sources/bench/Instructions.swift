@@ -21,6 +21,13 @@ enum InstructionCounts {
         runCommand(valgrind, ["--version"])?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "valgrind"
     }
 
+    /// Counts per figure on the default executor, whose median is the figure: how long a pool's
+    /// idle threads poll and when the allocator consolidates its free chunks depend on how
+    /// callgrind interleaves the threads, and one binary's gcd link counted 2,086 to 2,301 in
+    /// three counts, 2,002 to 2,170 in four of the next (docs/BENCHMARKS.md, "Ratio stability").
+    /// The inline chains, on one thread, count the same every time: one count each.
+    static let poolRepetitions = 3
+
     /// The chain cases and the baseline of each: the closure loop inline, raw Dispatch on the pool.
     static let cases: [(name: String, baseline: String)] = [
         ("completed-inline", "closure"),
@@ -51,26 +58,31 @@ enum InstructionCounts {
         let slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
         let counts = runConcurrently(
             jobs.map { job in
-                { @Sendable () -> (count: Double?, note: String?) in
+                { @Sendable () -> (counts: [Double]?, note: String?) in
                     let probe = Probe(
                         case: job.caseName, subject: job.subject, valgrind: valgrind, binary: stripped, directory: directory.path)
-                    if let slowdown, slowdown.backend == job.subject { return probe.slowed(by: slowdown.fraction) }
-                    return (probe.perLink()?.rounded(), nil)
+                    if let slowdown, slowdown.backend == job.subject {
+                        let slowed = probe.slowed(by: slowdown.fraction)
+                        return (slowed.count.map { [$0] }, slowed.note)
+                    }
+                    let repetitions = job.caseName.hasSuffix("inline") ? 1 : poolRepetitions
+                    let counts = (0..<repetitions).compactMap { _ in probe.perLink()?.rounded() }
+                    return (counts.count == repetitions ? counts : nil, nil)
                 }
             }, width: width)
         return zip(jobs, counts).map { job, counted in
             var m = Figure(
                 scenario: scenario, caseName: "\(scenario).chain-\(job.caseName)@\(sizeLabel(small))-\(sizeLabel(large))",
                 subject: job.subject, kind: job.kind, unit: "instr/link", better: .lower,
-                values: [counted.count ?? .nan], baseline: job.baseline,
-                note: counted.count == nil ? "callgrind failed" : counted.note)
+                values: counted.counts ?? [.nan], baseline: job.baseline,
+                note: counted.counts == nil ? "callgrind failed" : counted.note)
             // Inline chains run on one thread and count the same every time, up to the rounding
             // of the difference; on a pool, how long idle workers spin depends on scheduling:
             // one binary counted 2,481 to 2,673 (actors) and 2,511 to 2,838 (threads) per link
             // in two runs at load 14, and 2,557 to 2,661 (gcd) in six runs. `bench gate` gates
             // only figures whose tolerance is within its limit.
             m.tolerance = job.caseName.hasSuffix("inline") ? 0.005 : 0.10
-            Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(counted.count))")
+            Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(m.median))")
             return m
         }
     }

@@ -17,8 +17,9 @@ struct RatioStability: Codable, Sendable, Equatable {
     /// Rounds may differ by up to this factor (10 % each side of their middle) and be stable.
     static let limit = 1.2
 
-    /// The stability of every backend figure whose repetitions and its baseline's pair up
-    /// (the timed cases); none for single measurements (probes, instruction counts).
+    /// The stability of every backend figure whose repetitions and its baseline's pair up (the
+    /// timed cases, and the default-executor instruction counts, three of each); none for single
+    /// measurements (probes, the inline instruction counts).
     static func judge(_ results: [Figure]) -> [RatioStability] {
         var baselines: [String: Figure] = [:]
         for m in results where !m.isBackend { baselines[m.variant + "|" + m.subject] = m }
