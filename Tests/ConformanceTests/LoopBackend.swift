@@ -39,7 +39,11 @@ final class LoopBackend: TaskBackend {
     let awaitIgnoresCancellation: Bool
     let targetContractVersion: ContractVersion?
     private let kept = Locked<[AnyObject]>([])
-    let defaultExecutor: any Executor = LoopQueueExecutor(.global())
+    /// Each job on a serial queue of its own: generated programs block bodies in nested waits
+    /// here (no C6.4 replacement threads), and on the global queue they would hold its few
+    /// threads, which libdispatch on Linux grows by about one a second, stalling every other
+    /// suite's jobs and timers on it (docs/CONFORMANCE.md, "Known limits").
+    let defaultExecutor: any Executor = LoopDefaultExecutor()
     let inlineExecutor: any Executor = LoopInlineExecutor()
 
     init(
@@ -66,11 +70,13 @@ final class LoopBackend: TaskBackend {
     }
 
     func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { delay, job in DispatchQueue.global().scheduled(after: delay, job) }
+        StandardCancellationSource { delay, job in DispatchQueue(label: "loop-backend.timer").scheduled(after: delay, job) }
     }
 
+    /// On a serial queue of its own, which Dispatch backs with a thread at once, not on the
+    /// global queue, whose threads blocked bodies of this or another suite may hold (C5.4).
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        DispatchQueue.global().scheduled(after: delay, job)
+        DispatchQueue(label: "loop-backend.timer").scheduled(after: delay, job)
     }
 
     func race<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
@@ -313,6 +319,13 @@ final class LoopSource<T: Sendable>: CompletionSource {
 /// Runs a job at once when called; a task's delivery runs its inline continuations on the loop.
 final class LoopInlineExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) { job() }
+}
+
+/// Runs each job on a serial Dispatch queue of its own: Dispatch backs serial queues from its
+/// overcommit pool, which starts a thread at once when none is idle, so a job never waits for a
+/// blocked one to return (the global queue's pool, a few threads per processor, would make it).
+final class LoopDefaultExecutor: Executor {
+    func execute(_ job: @escaping @Sendable () -> Void) { DispatchQueue(label: "loop-backend.default").async(execute: job) }
 }
 
 final class LoopQueueExecutor: Executor {
