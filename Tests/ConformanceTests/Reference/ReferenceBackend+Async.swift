@@ -21,13 +21,15 @@ extension ReferenceBackend {
     }
 }
 
-/// The reference's default queue as a Swift `TaskExecutor`: `runAsync` bodies run on the
+/// The reference's default executor as a Swift `TaskExecutor`: `runAsync` bodies run on the
 /// backend's threads, not on Swift's cooperative pool, which blocking tests may hold (C9.6).
+/// Each job on a serial queue of its own, as the default executor's, not on the global queue,
+/// whose threads other suites' blocked bodies may hold.
 final class ReferenceTaskExecutor: TaskExecutor {
     static let shared = ReferenceTaskExecutor()
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        DispatchQueue(label: "reference.async").async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
