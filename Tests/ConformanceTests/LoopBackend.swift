@@ -10,7 +10,7 @@ import Glibc
 /// A small outside backend that delivers as a SwiftNIO adapter does (issue 22): every task hands
 /// its continuations over from an event loop, later, as a job of that loop, while `wait()` wakes
 /// as soon as the task completes. The loop is a thread of its own that takes `latency` to get to
-/// each job, as a busy event loop does. Everything else is plain: Dispatch queues, TaskAPI's
+/// each job, as a busy event loop does. Everything else is plain: Dispatch queues and threads, TaskAPI's
 /// cancellation source and combinators.
 ///
 /// It is not a conforming backend (its inline executor runs a completed task's continuation
@@ -39,10 +39,10 @@ final class LoopBackend: TaskBackend {
     let awaitIgnoresCancellation: Bool
     let targetContractVersion: ContractVersion?
     private let kept = Locked<[AnyObject]>([])
-    /// Each job on a serial queue of its own: generated programs block bodies in nested waits
-    /// here (no C6.4 replacement threads), and on the global queue they would hold its few
-    /// threads, which libdispatch on Linux grows by about one a second, stalling every other
-    /// suite's jobs and timers on it (docs/CONFORMANCE.md, "Known limits").
+    /// On threads of the test backends' own (`OwnThreads`): generated programs block bodies in
+    /// nested waits here (no C6.4 replacement threads), and on the global queue they would hold
+    /// its few threads, which libdispatch on Linux grows by about one a second, stalling every
+    /// other suite's jobs and timers on it (docs/CONFORMANCE.md, "Known limits").
     let defaultExecutor: any Executor = LoopDefaultExecutor()
     let inlineExecutor: any Executor = LoopInlineExecutor()
 
@@ -70,13 +70,13 @@ final class LoopBackend: TaskBackend {
     }
 
     func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { delay, job in DispatchQueue(label: "loop-backend.timer").scheduled(after: delay, job) }
+        StandardCancellationSource { delay, job in OwnThreads.timers.scheduled(after: delay, job) }
     }
 
-    /// On a serial queue of its own, which Dispatch backs with a thread at once, not on the
-    /// global queue, whose threads blocked bodies of this or another suite may hold (C5.4).
+    /// Fired on a thread of `OwnThreads`, not on the global queue, whose threads blocked bodies
+    /// of this or another suite may hold (C5.4).
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        DispatchQueue(label: "loop-backend.timer").scheduled(after: delay, job)
+        OwnThreads.timers.scheduled(after: delay, job)
     }
 
     func race<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
@@ -321,11 +321,10 @@ final class LoopInlineExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) { job() }
 }
 
-/// Runs each job on a serial Dispatch queue of its own: Dispatch backs serial queues from its
-/// overcommit pool, which starts a thread at once when none is idle, so a job never waits for a
-/// blocked one to return (the global queue's pool, a few threads per processor, would make it).
+/// Runs each job on a thread of `OwnThreads`: an idle one or a new one, so a job never waits for
+/// a blocked one to return (the global queue's pool, a few threads per processor, would make it).
 final class LoopDefaultExecutor: Executor {
-    func execute(_ job: @escaping @Sendable () -> Void) { DispatchQueue(label: "loop-backend.default").async(execute: job) }
+    func execute(_ job: @escaping @Sendable () -> Void) { OwnThreads.shared.execute(job) }
 }
 
 final class LoopQueueExecutor: Executor {
@@ -340,7 +339,9 @@ extension DispatchQueue {
     /// would keep its block until its deadline (issue 28's freed-or-not check found that here).
     func scheduled(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         let timer = LoopTimer(job)
-        asyncAfter(deadline: .now() + .nanoseconds(Int(min(max(0, delay.inSeconds), 1e6) * 1e9))) { timer.fire() }
+        asyncAfter(deadline: .now() + .nanoseconds(Int(min(max(0, delay.inSeconds), 1e6) * 1e9))) {
+            OwnThreads.shared.execute { timer.fire() }
+        }
         return timer
     }
 }

@@ -177,8 +177,8 @@ enum Mutation: String, CaseIterable, Sendable {
     case nestedBoundOffByOne
 }
 
-/// A small, correct backend on Dispatch serial queues (no C6.4 replacement threads), with one
-/// optional bug.
+/// A small, correct backend on Dispatch serial queues and threads of its own (no C6.4
+/// replacement threads), with one optional bug.
 final class ReferenceBackend: TaskBackend {
     let mutation: Mutation
     let name: String
@@ -220,9 +220,9 @@ final class ReferenceBackend: TaskBackend {
         var nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         if mutation == .timersEarly { nanos /= 1_000 }
         if mutation == .timerNeverFires { return timer }
-        // On a serial queue of its own, which Dispatch backs with a thread at once: on the global
-        // queue, a timer waits for a thread while other suites' bodies block its few (C5.4).
-        DispatchQueue(label: "reference.timer").asyncAfter(deadline: .now() + .nanoseconds(nanos)) { timer.fire() }
+        // Fired on a thread of the backend's own: on the global queue, a timer waits for a thread
+        // while other suites' bodies block its few (C5.4).
+        OwnThreads.timers.asyncAfter(deadline: .now() + .nanoseconds(nanos)) { OwnThreads.shared.execute { timer.fire() } }
         return timer
     }
 
@@ -563,13 +563,11 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
 }
 
 /// A Dispatch queue as an executor: a serial one, or (`queue` nil) the default executor, which
-/// runs each job on a serial queue of its own.
+/// runs its jobs on threads of the test backends' own (`OwnThreads`), not on Dispatch's global
+/// queue, whose few threads the checks' blocked bodies (nested waits, hung mutants) would hold
+/// from every other suite of the test process (docs/CONFORMANCE.md, "Known limits").
 final class ReferenceQueueExecutor: Executor {
-    /// The serial queue; nil for the default executor. Not Dispatch's global queue: its pool
-    /// has a few threads per processor and, on Linux, grows by about one a second while they are
-    /// blocked, and the checks block bodies here (nested waits, hung mutants) beside other
-    /// suites whose jobs and timers share that pool (docs/CONFORMANCE.md, "Known limits"). A
-    /// serial queue comes from Dispatch's overcommit pool, which starts a thread at once.
+    /// The serial queue; nil for the default executor.
     let queue: DispatchQueue?
     /// The default executor: a job submitted from inside one of its jobs runs on a thread of its
     /// own only while a nested slot is free (the stand-in for C6.4's bound on blocked threads).
@@ -603,9 +601,8 @@ final class ReferenceQueueExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) {
         if let queue { return queue.async(execute: job) }
         let nested = pthread_getspecific(insideDefaultJobKey) != nil
-        let target = DispatchQueue(label: nested ? "reference.nested" : "reference.default")
         let slots = nestedSlots
-        target.async {
+        OwnThreads.shared.execute {
             let slot = nested && slots.wait(timeout: .now() + 2) == .success
             defer { if slot { slots.signal() } }
             let outer = pthread_getspecific(insideDefaultJobKey)
