@@ -70,13 +70,13 @@ final class LoopBackend: TaskBackend {
     }
 
     func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { delay, job in OwnThreads.timers.scheduled(after: delay, job) }
+        StandardCancellationSource { delay, job in OwnTimers.shared.scheduled(after: delay, job) }
     }
 
-    /// Fired on a thread of `OwnThreads`, not on the global queue, whose threads blocked bodies
-    /// of this or another suite may hold (C5.4).
+    /// On `OwnTimers`, not on the global queue, whose threads blocked bodies of this or another
+    /// suite may hold (C5.4).
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        OwnThreads.timers.scheduled(after: delay, job)
+        OwnTimers.shared.scheduled(after: delay, job)
     }
 
     func race<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
@@ -333,15 +333,13 @@ final class LoopQueueExecutor: Executor {
     func execute(_ job: @escaping @Sendable () -> Void) { queue.async(execute: job) }
 }
 
-extension DispatchQueue {
+extension OwnTimers {
     /// `job` after `delay` unless disposed first; disposing releases it (C8.2, the backend's
     /// `schedule(after:_:)`), as NIO's `Scheduled.cancel()` does. A cancelled `DispatchWorkItem`
     /// would keep its block until its deadline (issue 28's freed-or-not check found that here).
     func scheduled(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         let timer = LoopTimer(job)
-        asyncAfter(deadline: .now() + .nanoseconds(Int(min(max(0, delay.inSeconds), 1e6) * 1e9))) {
-            OwnThreads.shared.execute { timer.fire() }
-        }
+        after(delay) { timer.fire() }
         return timer
     }
 }

@@ -1,8 +1,7 @@
-import Dispatch
 import Foundation
 
 /// Threads of the test backends' own (the reference backend's default jobs and timers,
-/// `LoopBackend`'s): a job goes to an idle thread, or to a new one when none is idle; a thread
+/// `LoopBackend`'s; timers wait on `OwnTimers`): a job goes to an idle thread, or to a new one when none is idle; a thread
 /// idle for a second ends. No bound: a body blocked in a nested wait, or never returning (a hung
 /// mutant), holds only its own thread.
 ///
@@ -13,9 +12,6 @@ import Foundation
 final class OwnThreads: @unchecked Sendable {
     // @unchecked Sendable: every stored var is touched only with `condition` held.
     static let shared = OwnThreads()
-    /// The serial queue the test backends' timers wait on: their handlers only hand the timer's
-    /// job to `shared`, so they never hold a Dispatch thread.
-    static let timers = DispatchQueue(label: "OwnThreads.timers")
 
     private let condition = NSCondition()
     /// Jobs not taken yet, oldest from `head` on.

@@ -220,9 +220,9 @@ final class ReferenceBackend: TaskBackend {
         var nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         if mutation == .timersEarly { nanos /= 1_000 }
         if mutation == .timerNeverFires { return timer }
-        // Fired on a thread of the backend's own: on the global queue, a timer waits for a thread
-        // while other suites' bodies block its few (C5.4).
-        OwnThreads.timers.asyncAfter(deadline: .now() + .nanoseconds(nanos)) { OwnThreads.shared.execute { timer.fire() } }
+        // Waited for and fired on threads of the test backends' own: on the global queue, a timer
+        // waits for a thread while other suites' bodies block its few (C5.4).
+        OwnTimers.shared.after(.nanoseconds(nanos)) { timer.fire() }
         return timer
     }
 
