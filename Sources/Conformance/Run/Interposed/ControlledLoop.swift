@@ -40,6 +40,11 @@ extension ProgramRunner {
         thread.start()
         var record = RunRecord(program: program, mode: .controlled(strategy))
         guard waitForLoop(finished, execution: execution), let result = outcome.withLock({ $0 }) else {
+            // Given up: the loop's thread may never come back to release the drivers, and until
+            // they are released the run stays installed as the process's schedule controller, so
+            // every ScheduleKit primitive of every other test leaves its fast path for good. A
+            // second release, by the loop's thread if it returns, does nothing.
+            drivers.release()
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
             record.ending = .hung(
                 execution.hang(
