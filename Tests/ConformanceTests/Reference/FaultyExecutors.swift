@@ -23,7 +23,8 @@ final class FaultySerialExecutor: Executor {
         /// The first job blocks its thread outside `wait()` for longer than the watchdog's limit,
         /// on a semaphore the backend cannot see.
         case blocksOutsideWait
-        /// Every 50th job goes to a thread of its own at once: it may run beside the others (C7.2).
+        /// Every 50th job goes to the parallel default queue at once: it may run beside the
+        /// others (C7.2).
         case oneInFiftyParallel
     }
 
@@ -58,7 +59,7 @@ final class FaultySerialExecutor: Executor {
         case .reentrant:
             job()
         case .oneInFiftyParallel:
-            if n % 50 == 0 { OwnThreads.shared.execute(job) } else { queue.async(execute: job) }
+            if n % 50 == 0 { DispatchQueue.global().async(execute: job) } else { queue.async(execute: job) }
         case .blocksOutsideWait:
             queue.async {
                 if n == 1 { _ = DispatchSemaphore(value: 0).wait(timeout: .now() + Self.blockTime) }

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Threads of the test backends' own (the reference backend's default jobs and timers,
-/// `LoopBackend`'s; timers wait on `OwnTimers`): a job goes to an idle thread, or to a new one when none is idle; a thread
-/// idle for a second ends. No bound: a body blocked in a nested wait, or never returning (a hung
-/// mutant), holds only its own thread.
+/// Threads of the test backends' own (`LoopBackend`'s jobs, and the jobs of the reference's and
+/// `LoopBackend`'s timers, which wait on `OwnTimers`): a job goes to an idle thread, or to a new
+/// one when none is idle; a thread idle for a second ends. No bound: a body blocked in a nested
+/// wait, or never returning, holds only its own thread.
 ///
 /// Not Dispatch's pools, which every suite of the test process shares: the global queue's has a
 /// few threads per processor, and on Linux grows by about one a second while they are blocked;

@@ -21,15 +21,13 @@ extension ReferenceBackend {
     }
 }
 
-/// The reference's default executor as a Swift `TaskExecutor`: `runAsync` bodies run on the
+/// The reference's default queue as a Swift `TaskExecutor`: `runAsync` bodies run on the
 /// backend's threads, not on Swift's cooperative pool, which blocking tests may hold (C9.6).
-/// Its jobs run on the default executor's threads (`OwnThreads`), not on Dispatch's global
-/// queue, whose threads other suites' blocked bodies may hold.
 final class ReferenceTaskExecutor: TaskExecutor {
     static let shared = ReferenceTaskExecutor()
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        OwnThreads.shared.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

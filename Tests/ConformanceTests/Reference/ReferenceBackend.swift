@@ -177,8 +177,7 @@ enum Mutation: String, CaseIterable, Sendable {
     case nestedBoundOffByOne
 }
 
-/// A small, correct backend on Dispatch serial queues and threads of its own (no C6.4
-/// replacement threads), with one optional bug.
+/// A small, correct backend on Dispatch (no C6.4 replacement threads), with one optional bug.
 final class ReferenceBackend: TaskBackend {
     let mutation: Mutation
     let name: String
@@ -192,7 +191,7 @@ final class ReferenceBackend: TaskBackend {
     init(_ mutation: Mutation = .none, maxNestedThreads: Int = 512) {
         self.mutation = mutation
         let slots = mutation == .nestedBoundOffByOne ? maxNestedThreads - 1 : maxNestedThreads
-        let queue = ReferenceQueueExecutor(nestedSlots: slots)
+        let queue = ReferenceQueueExecutor(queue: .global(), nestedOnOwnThread: true, nestedSlots: slots)
         defaultExecutor = mutation.defaultFault.map { FaultyDefaultExecutor(base: queue, fault: $0) } ?? queue
         name = mutation == .none ? "reference" : "mutant-\(mutation.rawValue)"
     }
@@ -201,7 +200,7 @@ final class ReferenceBackend: TaskBackend {
         if let fault = mutation.serialFault { return FaultySerialExecutor(label: label, fault: fault) }
         if mutation == .serialReordersBacklog { return BacklogReorderingExecutor(label: label) }
         if mutation == .serialRingReordersOnGrowth { return RingSerialExecutor(label: label, reordersWhenGrowingWrapped: true) }
-        return ReferenceQueueExecutor(serial: DispatchQueue(label: label), answersIsCurrent: mutation != .serialIsCurrentFalse)
+        return ReferenceQueueExecutor(queue: DispatchQueue(label: label), answersIsCurrent: mutation != .serialIsCurrentFalse)
     }
 
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
@@ -220,8 +219,8 @@ final class ReferenceBackend: TaskBackend {
         var nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         if mutation == .timersEarly { nanos /= 1_000 }
         if mutation == .timerNeverFires { return timer }
-        // Waited for and fired on threads of the test backends' own: on the global queue, a timer
-        // waits for a thread while other suites' bodies block its few (C5.4).
+        // Waited for and fired on threads of the test backends' own (`OwnTimers`): on the global
+        // queue, a timer waits for a thread while other suites' bodies block its few (C5.4).
         OwnTimers.shared.after(.nanoseconds(nanos)) { timer.fire() }
         return timer
     }
@@ -562,34 +561,25 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
     }
 }
 
-/// A Dispatch queue as an executor: a serial one, or (`queue` nil) the default executor, which
-/// runs its jobs on threads of the test backends' own (`OwnThreads`), not on Dispatch's global
-/// queue, whose few threads the checks' blocked bodies (nested waits, hung mutants) would hold
-/// from every other suite of the test process (docs/CONFORMANCE.md, "Known limits").
+/// A Dispatch queue as an executor: the global queue (default) or a serial one.
 final class ReferenceQueueExecutor: Executor {
-    /// The serial queue; nil for the default executor.
-    let queue: DispatchQueue?
-    /// The default executor: a job submitted from inside one of its jobs runs on a thread of its
-    /// own only while a nested slot is free (the stand-in for C6.4's bound on blocked threads).
-    var nestedOnOwnThread: Bool { queue == nil }
+    let queue: DispatchQueue
+    /// The default executor: a job submitted from inside one of its jobs gets a queue (and
+    /// so, when the pool is blocked, a thread) of its own, so that bodies blocked in nested
+    /// `wait()`s never starve the global queue's few threads (C6.4).
+    let nestedOnOwnThread: Bool
     /// At most this many nested jobs at once; beyond it one waits for a slot (up to 2 s, then it
     /// runs anyway, so that a test process is never left with threads blocked for good).
     private let nestedSlots: DispatchSemaphore
     /// Marks a serial queue as this executor's, for `isCurrent`.
     private let key = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// The default executor, with at most `nestedSlots` nested jobs at once.
-    init(nestedSlots: Int) {
-        queue = nil
-        self.nestedSlots = DispatchSemaphore(value: nestedSlots)
-    }
-
-    /// A serial executor on `queue`; `answersIsCurrent` false: `.serialIsCurrentFalse`, whose
-    /// serial queues are not marked.
-    init(serial queue: DispatchQueue, answersIsCurrent: Bool = true) {
+    /// `answersIsCurrent` false: `.serialIsCurrentFalse`, whose serial queues are not marked.
+    init(queue: DispatchQueue, nestedOnOwnThread: Bool = false, answersIsCurrent: Bool = true, nestedSlots: Int = 512) {
         self.queue = queue
-        nestedSlots = DispatchSemaphore(value: 0)
-        if answersIsCurrent { queue.setSpecific(key: key, value: ObjectIdentifier(self)) }
+        self.nestedOnOwnThread = nestedOnOwnThread
+        self.nestedSlots = DispatchSemaphore(value: nestedSlots)
+        if !nestedOnOwnThread, answersIsCurrent { queue.setSpecific(key: key, value: ObjectIdentifier(self)) }
     }
 
     /// Inside one of its jobs (C9.7): the default executor marks the threads running its jobs,
@@ -599,10 +589,11 @@ final class ReferenceQueueExecutor: Executor {
     }
 
     func execute(_ job: @escaping @Sendable () -> Void) {
-        if let queue { return queue.async(execute: job) }
+        guard nestedOnOwnThread else { return queue.async(execute: job) }
         let nested = pthread_getspecific(insideDefaultJobKey) != nil
+        let target = nested ? DispatchQueue(label: "reference.nested") : queue
         let slots = nestedSlots
-        OwnThreads.shared.execute {
+        target.async {
             let slot = nested && slots.wait(timeout: .now() + 2) == .success
             defer { if slot { slots.signal() } }
             let outer = pthread_getspecific(insideDefaultJobKey)
