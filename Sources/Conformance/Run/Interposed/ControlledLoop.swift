@@ -40,16 +40,17 @@ extension ProgramRunner {
         thread.start()
         var record = RunRecord(program: program, mode: .controlled(strategy))
         guard waitForLoop(finished, execution: execution), let result = outcome.withLock({ $0 }) else {
-            // Given up: the loop's thread may never come back to release the drivers, and until
-            // they are released the run stays installed as the process's schedule controller, so
-            // every ScheduleKit primitive of every other test leaves its fast path for good. A
-            // second release, by the loop's thread if it returns, does nothing.
-            drivers.release()
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
             record.ending = .hung(
                 execution.hang(
                     .timedOut(phase: "the controlled run (its one thread is blocked)"),
                     stuckSteps: stuck, heldCompleted: false, limit: hangLimit))
+            // Given up, and described as it stands: the loop's thread may never come back to
+            // release the drivers, and until they are released the run stays installed as the
+            // process's schedule controller, so every ScheduleKit primitive of every other test
+            // leaves its fast path for good. A second release, by the loop's thread if it returns,
+            // does nothing.
+            drivers.release()
             return record
         }
         record.notReproducible = scheduler.foreignActivity + (result.divergence.map { [$0] } ?? [])
