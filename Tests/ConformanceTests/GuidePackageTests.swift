@@ -57,19 +57,28 @@ import Testing
 
     /// Runs `swift arguments` in `directory` on a thread of its own, so that the minutes it may
     /// take hold no thread of Swift's cooperative pool, which the other tests need; the exit
-    /// status and the output (both streams).
-    static func swift(_ arguments: [String], in directory: URL, environment: [String: String]) async throws -> (Int32, String) {
+    /// status and the output (both streams). `lowPriority`: at the lowest CPU priority
+    /// (`nice -n 19`), for a build: it compiles the package's modules for a minute or more while
+    /// every other suite runs in this process on the same two cores, and at full priority it took
+    /// their CPU in the very seconds their time-judging checks (the 5 s watchdog, the 2 s timing
+    /// slack) failed together (docs/CONFORMANCE.md, "Known limits").
+    static func swift(
+        _ arguments: [String], in directory: URL, environment: [String: String], lowPriority: Bool = false
+    ) async throws -> (Int32, String) {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try runSwift(arguments, in: directory, environment: environment) })
+                continuation.resume(
+                    with: Result { try runSwift(arguments, in: directory, environment: environment, lowPriority: lowPriority) })
             }.start()
         }
     }
 
-    private static func runSwift(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> (Int32, String) {
+    private static func runSwift(
+        _ arguments: [String], in directory: URL, environment: [String: String], lowPriority: Bool
+    ) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift"] + arguments
+        process.arguments = (lowPriority ? ["nice", "-n", "19"] : []) + ["swift"] + arguments
         process.currentDirectoryURL = directory
         process.environment = environment
         let output = Pipe()
@@ -99,7 +108,8 @@ import Testing
         environment["CONFORMANCE_PROGRAMS"] = "40"
         environment["CONFORMANCE_TIME_BUDGET"] = "20"
         environment["CONFORMANCE_STACK_LINKS"] = "20000"
-        let (built, buildOutput) = try await Self.swift(["build", "--build-tests"], in: package, environment: environment)
+        let (built, buildOutput) = try await Self.swift(
+            ["build", "--build-tests"], in: package, environment: environment, lowPriority: true)
         try #require(built == 0, "the guide's package does not build:\n\(buildOutput.suffix(6000))")
         #expect(!buildOutput.contains("warning:"), "the guide's package builds with warnings:\n\(buildOutput.suffix(6000))")
         let (tested, testOutput) = try await Self.swift(["test", "--skip-build"], in: package, environment: environment)

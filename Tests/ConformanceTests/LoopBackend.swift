@@ -10,7 +10,7 @@ import Glibc
 /// A small outside backend that delivers as a SwiftNIO adapter does (issue 22): every task hands
 /// its continuations over from an event loop, later, as a job of that loop, while `wait()` wakes
 /// as soon as the task completes. The loop is a thread of its own that takes `latency` to get to
-/// each job, as a busy event loop does. Everything else is plain: Dispatch queues, TaskAPI's
+/// each job, as a busy event loop does. Everything else is plain: Dispatch queues and threads, TaskAPI's
 /// cancellation source and combinators.
 ///
 /// It is not a conforming backend (its inline executor runs a completed task's continuation
@@ -39,7 +39,11 @@ final class LoopBackend: TaskBackend {
     let awaitIgnoresCancellation: Bool
     let targetContractVersion: ContractVersion?
     private let kept = Locked<[AnyObject]>([])
-    let defaultExecutor: any AsyncTaskExecutor = LoopQueueExecutor(.global())
+    /// On threads of the test backends' own (`OwnThreads`): generated programs block bodies in
+    /// nested waits here (no C6.4 replacement threads), and on the global queue they would hold
+    /// its few threads, which libdispatch on Linux grows by about one a second, stalling every
+    /// other suite's jobs and timers on it (docs/CONFORMANCE.md, "Known limits").
+    let defaultExecutor: any AsyncTaskExecutor = LoopDefaultExecutor()
     let inlineExecutor: any AsyncTaskExecutor = LoopInlineExecutor()
 
     init(
@@ -66,11 +70,13 @@ final class LoopBackend: TaskBackend {
     }
 
     func makeCancellationSource() -> any CancellationSource {
-        StandardCancellationSource { delay, job in DispatchQueue.global().scheduled(after: delay, job) }
+        StandardCancellationSource { delay, job in OwnTimers.shared.scheduled(after: delay, job) }
     }
 
+    /// On `OwnTimers`, not on the global queue, whose threads blocked bodies of this or another
+    /// suite may hold (C5.4).
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-        DispatchQueue.global().scheduled(after: delay, job)
+        OwnTimers.shared.scheduled(after: delay, job)
     }
 
     func race<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<T> {
@@ -315,19 +321,25 @@ final class LoopInlineExecutor: AsyncTaskExecutor {
     func execute(_ job: @escaping @Sendable () -> Void) { job() }
 }
 
+/// Runs each job on a thread of `OwnThreads`: an idle one or a new one, so a job never waits for
+/// a blocked one to return (the global queue's pool, a few threads per processor, would make it).
+final class LoopDefaultExecutor: AsyncTaskExecutor {
+    func execute(_ job: @escaping @Sendable () -> Void) { OwnThreads.shared.execute(job) }
+}
+
 final class LoopQueueExecutor: AsyncTaskExecutor {
     let queue: DispatchQueue
     init(_ queue: DispatchQueue) { self.queue = queue }
     func execute(_ job: @escaping @Sendable () -> Void) { queue.async(execute: job) }
 }
 
-extension DispatchQueue {
+extension OwnTimers {
     /// `job` after `delay` unless disposed first; disposing releases it (C8.2, the backend's
     /// `schedule(after:_:)`), as NIO's `Scheduled.cancel()` does. A cancelled `DispatchWorkItem`
     /// would keep its block until its deadline (issue 28's freed-or-not check found that here).
     func scheduled(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
         let timer = LoopTimer(job)
-        asyncAfter(deadline: .now() + .nanoseconds(Int(min(max(0, delay.inSeconds), 1e6) * 1e9))) { timer.fire() }
+        after(delay) { timer.fire() }
         return timer
     }
 }

@@ -24,7 +24,8 @@ import Testing
         #expect(manifest.contains(#".product(name: "TaskAPI", package: "TaskContract")"#))
         let package = try GuidePackageTests.writePackage("MyApp", of: "readme", files: files)
         let environment = ProcessInfo.processInfo.environment
-        let (built, buildOutput) = try await GuidePackageTests.swift(["build"], in: package, environment: environment)
+        let (built, buildOutput) = try await GuidePackageTests.swift(
+            ["build"], in: package, environment: environment, lowPriority: true)
         try #require(built == 0, "the README's package does not build:\n\(buildOutput.suffix(6000))")
         #expect(!buildOutput.contains("warning:"), "the README's package builds with warnings:\n\(buildOutput.suffix(6000))")
         let (ran, output) = try await GuidePackageTests.swift(["run", "--skip-build", "MyApp"], in: package, environment: environment)

@@ -8,7 +8,8 @@ import TaskAPI
 /// `StartGate` through the default `run`, the default combinators, `timeout`, `value` and
 /// `runAsync`) and brings its own threads: an elastic worker pool as the default executor, a
 /// one-thread pool per serial executor, a per-thread trampoline as the inline executor, and
-/// Dispatch timers. `PluginTests` checks it with `Conformance.checkAll`, the one call.
+/// Dispatch timers, each on a serial queue of its own. `PluginTests` checks it with
+/// `Conformance.checkAll`, the one call.
 final class PluginBackend: TaskBackend {
     let name = "plugin"
     /// C6.4: a job that finds no idle worker gets a new thread, so bodies blocked in `wait()`
@@ -44,7 +45,11 @@ final class PluginBackend: TaskBackend {
         // of one past 2^32 s would overflow.
         let (seconds, attoseconds) = min(max(delay, .zero), .seconds(Int64(1) << 32)).components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(nanoseconds, Int64(Int32.max) * 1_000)))) {
+        // On a serial queue of its own, which Dispatch backs with a thread at once, not on the
+        // global queue: its few threads may be held by bodies other suites block (Linux's
+        // libdispatch adds one about every second), and the delay would fire seconds late (C5.4).
+        let queue = DispatchQueue(label: "plugin.timer")
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(nanoseconds, Int64(Int32.max) * 1_000)))) {
             timer.fire()
         }
         return timer

@@ -219,7 +219,9 @@ final class ReferenceBackend: TaskBackend {
         var nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         if mutation == .timersEarly { nanos /= 1_000 }
         if mutation == .timerNeverFires { return timer }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { timer.fire() }
+        // Waited for and fired on threads of the test backends' own (`OwnTimers`): on the global
+        // queue, a timer waits for a thread while other suites' bodies block its few (C5.4).
+        OwnTimers.shared.after(.nanoseconds(nanos)) { timer.fire() }
         return timer
     }
 

@@ -45,6 +45,12 @@ extension ProgramRunner {
                 execution.hang(
                     .timedOut(phase: "the controlled run (its one thread is blocked)"),
                     stuckSteps: stuck, heldCompleted: false, limit: hangLimit))
+            // Given up, and described as it stands: the loop's thread may never come back to
+            // release the drivers, and until they are released the run stays installed as the
+            // process's schedule controller, so every ScheduleKit primitive of every other test
+            // leaves its fast path for good. A second release, by the loop's thread if it returns,
+            // does nothing.
+            drivers.release()
             return record
         }
         record.notReproducible = scheduler.foreignActivity + (result.divergence.map { [$0] } ?? [])
