@@ -106,8 +106,11 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     private(set) var violations: [Finding] = []
     /// Seats blocked on a lock, read without the lock by releases outside the run.
     private let lockBlockedCount = Atomic<Int>(0)
-    /// The step's inputs exist (drivers' readiness), asked under the lock.
-    private let stepReady: @Sendable (Int) -> Bool
+    /// The step's inputs exist (drivers' readiness), asked under the lock. Dropped by
+    /// `releaseAll()`: it captures the run's execution, and with it the backend, while threads
+    /// the backend handed work to keep their seat (and this table) as long as they live: a pool's
+    /// idle worker would keep its own backend, and so its pool, alive for good.
+    private var stepReady: (@Sendable (Int) -> Bool)?
     /// How long a picked hand-off may take to arrive before the run is given up as not
     /// reproducible (stretched for a timer by its real deadline).
     private let arrivalLimit: Duration
@@ -465,7 +468,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     private func isCandidate(_ seat: Seat) -> Bool {
         switch seat.status {
         case .runnable: return true
-        case .idle: return seat.step.map { $0 < 0 || stepReady($0) } ?? false
+        case .idle: return seat.step.map { $0 < 0 || stepReady?($0) == true } ?? false
         case .ticket: return seat.woken == nil && isDue(seat)
         case .lockBlocked, .waiting, .done: return false
         }
@@ -677,6 +680,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         locked {
             released = true
             releasedFlag.store(true, ordering: .relaxed)
+            stepReady = nil
             for seat in seats.values { seat.wake.signal() }
             monitor.broadcast()
         }
