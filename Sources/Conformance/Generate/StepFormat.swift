@@ -106,14 +106,18 @@ struct StepFormat<Op>: ExpressibleByStringInterpolation, Sendable {
     }
 }
 
-/// An operation whose text is one `StepFormat`: it reads back by it, from a payload of its
-/// fields' default values (`init()`), and prints by it (`description` is `Self.format.text(of: self)`).
+/// An operation whose text is one `StepFormat`: it prints by it, and reads back by it from a
+/// payload of its fields' default values (`init()`).
 protocol FormattedOperation: OperationPayload {
     static var format: StepFormat<Self> { get }
     init()
 }
 
 extension FormattedOperation {
+    public var description: String {
+        Self.format.text(of: self)
+    }
+
     static func parse(_ text: Substring) -> Self? {
         format.read(text, into: Self())
     }

@@ -15,7 +15,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.asyncLoop
         static let format: StepFormat<Self> = "async loop of \(\.steps) steps on \(\.executor)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .asyncLoop(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }

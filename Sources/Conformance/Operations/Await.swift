@@ -10,7 +10,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.await
         static let format: StepFormat<Self> = "await t\(\.task).value\(\.cancelled, " (cancelled)")"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .await(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 4 }

@@ -7,7 +7,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.awaitThenCancel
         static let format: StepFormat<Self> = "await t\(\.task).value, then cancelled"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .awaitThenCancel(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 1 }

@@ -10,7 +10,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.burst
         static let format: StepFormat<Self> = "serial\(\.serial).execute { job } ×\(\.count)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .burst(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.serials > 0 ? 1 : 0 }

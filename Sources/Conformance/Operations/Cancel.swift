@@ -9,7 +9,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.cancel
         static let format: StepFormat<Self> = "k\(\.token).cancel(\(\.afterMicroseconds, prefix: "after: ", suffix: "us"))"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .cancel(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 5 }

@@ -8,7 +8,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.delay
         static let format: StepFormat<Self> = "t\(\.task) = delay(\(\.microseconds)us\(token: \.token))"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .delay(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 2 : 0 }

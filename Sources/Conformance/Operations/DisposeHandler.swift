@@ -5,7 +5,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.disposeHandler
         static let format: StepFormat<Self> = "h\(\.handler).dispose()"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .disposeHandler(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.handlers == 0 ? 0 : 2 }

@@ -5,7 +5,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.drop
         static let format: StepFormat<Self> = "drop t\(\.task)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .drop(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 2 }

@@ -12,7 +12,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.makeGroup
         static let format: StepFormat<Self> = "t\(\.task) = WorkGroup().idle()"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .makeGroup(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.count < 2 ? 2 : 0 }
@@ -58,7 +57,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.joinGroup
         static let format: StepFormat<Self> = "group(t\(\.group)).join(t\(\.task))"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .joinGroup(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 6 }
@@ -108,7 +106,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.groupIdle
         static let format: StepFormat<Self> = "t\(\.task) = group(t\(\.group)).idle()"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .groupIdle(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 3 }
@@ -168,7 +165,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.waitGroup
         static let format: StepFormat<Self> = "group(t\(\.group)).wait(\(\.timeoutMicroseconds, prefix: "timeout: ", suffix: "us"))"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .waitGroup(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 2 }

@@ -21,7 +21,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.inspect
         static let format: StepFormat<Self> = "inspect t\(\.task)\(\.prepared, " (prepared)")"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .inspect(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 5 }
@@ -81,7 +80,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.inspectToken
         static let format: StepFormat<Self> = "inspect k\(\.token)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .inspectToken(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 2 }

@@ -11,7 +11,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.longChain
         static let format: StepFormat<Self> = "chain of \(\.links) maps on inline"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .longChain(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }

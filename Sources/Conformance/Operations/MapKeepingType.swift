@@ -18,7 +18,6 @@ extension ProgramOperation {
         static let kind = OperationKind.mapKeepingType
         static let format: StepFormat<Self> =
             "t\(\.task) = t\(\.antecedent).mapKeepingType(on: \(\.executor)\(token: \.token)) { \(\.body) }"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .mapKeepingType(self) }
 
         /// Never by the main stream: `ownStream` draws it.

@@ -9,7 +9,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.nestedWait
         static let format: StepFormat<Self> = "run(on: default) { wait() } nested \(\.depth) deep"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .nestedWait(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }

@@ -50,7 +50,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.raceRounds
         static let format: StepFormat<Self> = "race \(\.pair) ×\(\.rounds)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .raceRounds(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }

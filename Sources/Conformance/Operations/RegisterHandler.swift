@@ -17,7 +17,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.registerHandler
         static let format: StepFormat<Self> = "h\(\.handler) = k\(\.token)\(\.viaToken, ".token").register { }"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .registerHandler(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 4 }

@@ -7,7 +7,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.releaseSource
         static let format: StepFormat<Self> = "release t\(\.source)\'s source"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .releaseSource(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 3 : 0 }

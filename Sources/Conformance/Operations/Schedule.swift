@@ -5,7 +5,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.schedule
         static let format: StepFormat<Self> = "schedule(after: \(\.microseconds)us)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .schedule(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }

@@ -6,7 +6,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.submit
         static let format: StepFormat<Self> = "\(\.executor).execute { job }"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .submit(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 2 }

@@ -8,7 +8,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.timeout
         static let format: StepFormat<Self> = "t\(\.task) = t\(\.antecedent).timeout(after: \(\.microseconds)us)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .timeout(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty || !program.usesOutsideWork ? 0 : 3 }

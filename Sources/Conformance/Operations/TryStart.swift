@@ -8,7 +8,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.tryStart
         static let format: StepFormat<Self> = "t\(\.task).tryStart()"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .tryStart(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 2 : 0 }
@@ -47,7 +46,6 @@ extension ProgramOperation {
 
         static let kind = OperationKind.cancelPrepared
         static let format: StepFormat<Self> = "t\(\.task).cancel() (prepared)"
-        public var description: String { Self.format.text(of: self) }
         var operation: ProgramOperation { .cancelPrepared(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty && program.started.isEmpty ? 0 : 2 }
