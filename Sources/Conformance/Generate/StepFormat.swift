@@ -10,28 +10,52 @@ struct StepFormat<Op>: ExpressibleByStringInterpolation, Sendable {
         let read: @Sendable (inout TextScanner, inout Op) -> Bool
     }
 
-    private let pieces: [Piece]
+    /// One sequence of pieces, or one of two formats chosen by a flag.
+    private indirect enum Form: Sendable {
+        case pieces([Piece])
+        case either(WritableKeyPath<Op, Bool> & Sendable, set: StepFormat, unset: StepFormat)
+    }
+
+    private let form: Form
 
     init(stringLiteral literal: String) {
-        pieces = [Self.literal(literal)]
+        form = .pieces([Self.literal(literal)])
     }
 
     init(stringInterpolation: Interpolation) {
-        pieces = stringInterpolation.pieces
+        form = .pieces(stringInterpolation.pieces)
+    }
+
+    /// `set`'s text when the payload's `flag` is set, `unset`'s when not; a text reads by `set`
+    /// with the flag set, else by `unset` with it clear.
+    init(_ flag: WritableKeyPath<Op, Bool> & Sendable, _ set: StepFormat, else unset: StepFormat) {
+        form = .either(flag, set: set, unset: unset)
     }
 
     /// The payload's text.
     func text(of payload: Op) -> String {
-        pieces.map { $0.print(payload) }.joined()
+        switch form {
+        case .pieces(let pieces): return pieces.map { $0.print(payload) }.joined()
+        case .either(let flag, let set, let unset): return payload[keyPath: flag] ? set.text(of: payload) : unset.text(of: payload)
+        }
     }
 
     /// The payload the whole of `text` reads as, from `blank` with each field read (nil: the text
     /// is not this format's).
     func read(_ text: Substring, into blank: Op) -> Op? {
-        TextScanner.scanned(text) { scanner in
-            var payload = blank
-            for piece in pieces where !piece.read(&scanner, &payload) { return nil }
-            return payload
+        switch form {
+        case .pieces(let pieces):
+            return TextScanner.scanned(text) { scanner in
+                var payload = blank
+                for piece in pieces where !piece.read(&scanner, &payload) { return nil }
+                return payload
+            }
+        case .either(let flag, let set, let unset):
+            var flagged = blank
+            flagged[keyPath: flag] = true
+            var cleared = blank
+            cleared[keyPath: flag] = false
+            return set.read(text, into: flagged) ?? unset.read(text, into: cleared)
         }
     }
 
@@ -92,6 +116,15 @@ struct StepFormat<Op>: ExpressibleByStringInterpolation, Sendable {
                         guard let value = scanner.number(), scanner.take(suffix) else { return nil }
                         return value
                     }))
+        }
+
+        /// `\(\.failing, prefix: " failing ")`: for a list of numbers, `prefix` and the list as
+        /// Swift prints it (`[1, 4]`); for an empty one, nothing.
+        mutating func appendInterpolation(_ list: WritableKeyPath<Op, [Int]> & Sendable, prefix: String) {
+            pieces.append(
+                StepFormat.field(
+                    list, print: { $0.isEmpty ? "" : "\(prefix)\($0)" },
+                    read: { scanner in scanner.take(prefix) ? scanner.list() : [] }))
         }
 
         /// `\(token: \.token)`: `, token: k<n>` for a token, nothing for none (`tokenArgument`).

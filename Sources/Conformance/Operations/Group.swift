@@ -52,6 +52,7 @@ extension ProgramOperation {
             self.group = group
             self.task = task
         }
+
         /// A blank payload, which `format` reads a text into.
         init() {}
 
@@ -101,6 +102,7 @@ extension ProgramOperation {
             self.task = task
             self.group = group
         }
+
         /// A blank payload, which `format` reads a text into.
         init() {}
 
@@ -160,6 +162,7 @@ extension ProgramOperation {
             self.group = group
             self.timeoutMicroseconds = timeoutMicroseconds
         }
+
         /// A blank payload, which `format` reads a text into.
         init() {}
 

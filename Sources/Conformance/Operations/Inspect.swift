@@ -16,6 +16,7 @@ extension ProgramOperation {
             self.task = task
             self.prepared = prepared
         }
+
         /// A blank payload, which `format` reads a text into.
         init() {}
 

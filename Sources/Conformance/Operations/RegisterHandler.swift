@@ -12,6 +12,7 @@ extension ProgramOperation {
             self.token = token
             self.viaToken = viaToken
         }
+
         /// A blank payload, which `format` reads a text into.
         init() {}
 
