@@ -127,6 +127,23 @@ struct StepFormat<Op>: ExpressibleByStringInterpolation, Sendable {
                     read: { scanner in scanner.take(prefix) ? scanner.list() : [] }))
         }
 
+        /// `\(\.linkedTo, prefix: "linkedTo: ", id: "k")`: for a list of ids, `prefix` and the ids
+        /// (`linkedTo: k0, k2`); for an empty one, nothing.
+        mutating func appendInterpolation(_ ids: WritableKeyPath<Op, [Int]> & Sendable, prefix: String, id: String) {
+            pieces.append(
+                StepFormat.field(
+                    ids, print: { $0.isEmpty ? "" : prefix + $0.map { "\(id)\($0)" }.joined(separator: ", ") },
+                    read: { scanner in
+                        guard scanner.take(prefix) else { return [] }
+                        var values: [Int] = []
+                        repeat {
+                            guard let value = scanner.id(id) else { return nil }
+                            values.append(value)
+                        } while scanner.take(", ")
+                        return values
+                    }))
+        }
+
         /// `\(token: \.token)`: `, token: k<n>` for a token, nothing for none (`tokenArgument`).
         mutating func appendInterpolation(token: WritableKeyPath<Op, Int?> & Sendable) {
             appendInterpolation(token, prefix: ", token: k", suffix: "")
