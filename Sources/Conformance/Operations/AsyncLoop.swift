@@ -9,21 +9,13 @@ extension ProgramOperation {
     /// a long loop). Logs how much deeper the last step ran than the first, and the outcome;
     /// `ProbeChecks` judges both (C2.7). On the default and serial executors the loop runs on the
     /// backend's own executors, as nested waits do, even in a controlled run.
-    public struct AsyncLoop: TasklessOperation {
-        public var steps: Int
-        public var executor: ExecutorRef
+    public struct AsyncLoop: TasklessOperation, FormattedOperation {
+        public var steps = 0
+        public var executor: ExecutorRef = .default
 
         static let kind = OperationKind.asyncLoop
-        public var description: String { "async loop of \(steps) steps on \(executor)" }
+        static let format: StepFormat<Self> = "async loop of \(\.steps) steps on \(\.executor)"
         var operation: ProgramOperation { .asyncLoop(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("async loop of "), let steps = s.number(), s.take(" steps on "), let executor = s.executor() else {
-                    return nil
-                }
-                return Self(steps: steps, executor: executor)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }
 

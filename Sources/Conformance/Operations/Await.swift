@@ -4,19 +4,13 @@ import TaskAPI
 extension ProgramOperation {
     /// `await t<task>.value` in a new Swift task; `cancelled`: that Swift task is cancelled at
     /// once (C4.7, C6.5).
-    public struct Await: TasklessOperation {
-        public var task: Int
-        public var cancelled: Bool
+    public struct Await: TasklessOperation, FormattedOperation {
+        public var task = 0
+        public var cancelled = false
 
         static let kind = OperationKind.await
-        public var description: String { "await t\(task).value" + (cancelled ? " (cancelled)" : "") }
+        static let format: StepFormat<Self> = "await t\(\.task).value\(\.cancelled, " (cancelled)")"
         var operation: ProgramOperation { .await(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("await "), let task = s.id("t"), s.take(".value") else { return nil }
-                return Self(task: task, cancelled: s.take(" (cancelled)"))
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 4 }
 

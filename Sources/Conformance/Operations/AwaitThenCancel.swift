@@ -2,18 +2,12 @@ import Dispatch
 
 extension ProgramOperation {
     /// `await t<task>.value` in a new Swift task, which the driver cancels once it has started (C4.7).
-    public struct AwaitThenCancel: TasklessOperation {
-        public var task: Int
+    public struct AwaitThenCancel: TasklessOperation, FormattedOperation {
+        public var task = 0
 
         static let kind = OperationKind.awaitThenCancel
-        public var description: String { "await t\(task).value, then cancelled" }
+        static let format: StepFormat<Self> = "await t\(\.task).value, then cancelled"
         var operation: ProgramOperation { .awaitThenCancel(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("await "), let task = s.id("t"), s.take(".value, then cancelled") else { return nil }
-                return Self(task: task)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 1 }
 

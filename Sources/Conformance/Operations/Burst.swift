@@ -4,19 +4,13 @@ extension ProgramOperation {
     /// `serial<n>.execute { job } ×count`: a burst of jobs handed to one serial executor at once,
     /// at any point of its life (so its queue must grow, also while its ring has wrapped): each
     /// runs exactly once, in the order handed over (C7.2, C7.3).
-    public struct Burst: TasklessOperation {
-        public var serial: Int
-        public var count: Int
+    public struct Burst: TasklessOperation, FormattedOperation {
+        public var serial = 0
+        public var count = 0
 
         static let kind = OperationKind.burst
-        public var description: String { "serial\(serial).execute { job } ×\(count)" }
+        static let format: StepFormat<Self> = "serial\(\.serial).execute { job } ×\(\.count)"
         var operation: ProgramOperation { .burst(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let serial = s.id("serial"), s.take(".execute { job } ×"), let count = s.number() else { return nil }
-                return Self(serial: serial, count: count)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.serials > 0 ? 1 : 0 }
 

@@ -2,24 +2,14 @@ import TaskAPI
 
 extension ProgramOperation {
     /// `k<token>.cancel()`, or with `afterMicroseconds`, `k<token>.cancel(after:)` (C4.1, C4.6).
-    public struct Cancel: TasklessOperation {
-        public var token: Int
+    public struct Cancel: TasklessOperation, FormattedOperation {
+        public var token = 0
         /// `cancel(after:)`'s delay; `nil`: `cancel()`.
         public var afterMicroseconds: Int?
 
         static let kind = OperationKind.cancel
-        public var description: String {
-            afterMicroseconds.map { "k\(token).cancel(after: \($0)us)" } ?? "k\(token).cancel()"
-        }
+        static let format: StepFormat<Self> = "k\(\.token).cancel(\(\.afterMicroseconds, prefix: "after: ", suffix: "us"))"
         var operation: ProgramOperation { .cancel(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let token = s.id("k"), s.take(".cancel(") else { return nil }
-                if s.take(")") { return Self(token: token, afterMicroseconds: nil) }
-                guard s.take("after: "), let after = s.microseconds(), s.take(")") else { return nil }
-                return Self(token: token, afterMicroseconds: after)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 5 }
 

@@ -6,25 +6,14 @@ extension ProgramOperation {
     /// in reverse order (those in `failing` fail). Logs its outcome and, with every other
     /// reference dropped, which inputs or values not returned it still keeps; `ProbeChecks`
     /// judges both (C5.1-C5.3, C5.5).
-    public struct CombineProbed: TasklessOperation {
-        public var kind: CombinatorKind
-        public var inputs: Int
-        public var failing: [Int]
+    public struct CombineProbed: TasklessOperation, FormattedOperation {
+        public var kind: CombinatorKind = .whenAll
+        public var inputs = 0
+        public var failing: [Int] = []
 
         static let kind = OperationKind.combineProbed
-        public var description: String {
-            "\(kind.rawValue)(\(inputs) probed sources)" + (failing.isEmpty ? "" : " failing \(failing)")
-        }
+        static let format: StepFormat<Self> = "\(\.kind)(\(\.inputs) probed sources)\(\.failing, prefix: " failing ")"
         var operation: ProgramOperation { .combineProbed(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let kind = s.oneOf(CombinatorKind.self), s.take("("), let inputs = s.number(), s.take(" probed sources)") else {
-                    return nil
-                }
-                if s.take(" failing ") { return s.list().map { Self(kind: kind, inputs: inputs, failing: $0) } }
-                return Self(kind: kind, inputs: inputs, failing: [])
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

@@ -1,21 +1,14 @@
 extension ProgramOperation {
     /// `t<task> = backend.delay(_:token:)`: succeeds (with `()`, logged as `success(0)`) after
     /// the delay; cancelled with its token (C5.4, C4.3).
-    public struct Delay: TaskOperation {
-        public var task: Int
-        public var microseconds: Int
+    public struct Delay: TaskOperation, FormattedOperation {
+        public var task = 0
+        public var microseconds = 0
         public var token: Int?
 
         static let kind = OperationKind.delay
-        public var description: String { "t\(task) = delay(\(microseconds)us\(tokenArgument(token)))" }
+        static let format: StepFormat<Self> = "t\(\.task) = delay(\(\.microseconds)us\(token: \.token))"
         var operation: ProgramOperation { .delay(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = delay("), let microseconds = s.microseconds() else { return nil }
-                let token = s.tokenArgument()
-                return s.take(")") ? Self(task: task, microseconds: microseconds, token: token) : nil
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 2 : 0 }
 

@@ -1,17 +1,11 @@
 extension ProgramOperation {
     /// `h<handler>.dispose()`: disposes handler `h<handler>`'s registration (C4.2).
-    public struct DisposeHandler: TasklessOperation {
-        public var handler: Int
+    public struct DisposeHandler: TasklessOperation, FormattedOperation {
+        public var handler = 0
 
         static let kind = OperationKind.disposeHandler
-        public var description: String { "h\(handler).dispose()" }
+        static let format: StepFormat<Self> = "h\(\.handler).dispose()"
         var operation: ProgramOperation { .disposeHandler(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let handler = s.id("h"), s.take(".dispose()") else { return nil }
-                return Self(handler: handler)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.handlers == 0 ? 0 : 2 }
 

@@ -1,14 +1,11 @@
 extension ProgramOperation {
     /// `drop t<task>`: the driver forgets its reference to the task (C8.2).
-    public struct Drop: TasklessOperation {
-        public var task: Int
+    public struct Drop: TasklessOperation, FormattedOperation {
+        public var task = 0
 
         static let kind = OperationKind.drop
-        public var description: String { "drop t\(task)" }
+        static let format: StepFormat<Self> = "drop t\(\.task)"
         var operation: ProgramOperation { .drop(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in s.take("drop ") ? s.id("t").map { Self(task: $0) } : nil }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 2 }
 

@@ -3,20 +3,16 @@ import TaskAPI
 extension ProgramOperation {
     /// `t<group> = WorkGroup().idle()`: a new `WorkGroup` (C9.11), named by its first `idle()`
     /// task, which succeeds at once: no task is joined yet.
-    public struct MakeGroup: TaskOperation {
-        public var task: Int
+    public struct MakeGroup: TaskOperation, FormattedOperation {
+        public var task = 0
 
         public init(task: Int) { self.task = task }
+        /// A blank payload, which `format` reads a text into.
+        init() {}
 
         static let kind = OperationKind.makeGroup
-        public var description: String { "t\(task) = WorkGroup().idle()" }
+        static let format: StepFormat<Self> = "t\(\.task) = WorkGroup().idle()"
         var operation: ProgramOperation { .makeGroup(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = WorkGroup().idle()") else { return nil }
-                return Self(task: task)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.count < 2 ? 2 : 0 }
 
@@ -48,24 +44,21 @@ extension ProgramOperation {
 
     /// `group(t<group>).join(t<task>)`: counts the task in until it completes, whatever its outcome,
     /// then reads `pendingCount` (C9.11).
-    public struct JoinGroup: TasklessOperation {
-        public var group: Int
-        public var task: Int
+    public struct JoinGroup: TasklessOperation, FormattedOperation {
+        public var group = 0
+        public var task = 0
 
         public init(group: Int, task: Int) {
             self.group = group
             self.task = task
         }
 
+        /// A blank payload, which `format` reads a text into.
+        init() {}
+
         static let kind = OperationKind.joinGroup
-        public var description: String { "group(t\(group)).join(t\(task))" }
+        static let format: StepFormat<Self> = "group(t\(\.group)).join(t\(\.task))"
         var operation: ProgramOperation { .joinGroup(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("group(t"), let group = s.number(), s.take(").join(t"), let task = s.number(), s.take(")") else { return nil }
-                return Self(group: group, task: task)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 6 }
 
@@ -101,24 +94,21 @@ extension ProgramOperation {
 
     /// `t<task> = group(t<group>).idle()`: a task that succeeds once no joined task is pending,
     /// also waiting for tasks joined while it is (C9.11).
-    public struct GroupIdle: TaskOperation {
-        public var task: Int
-        public var group: Int
+    public struct GroupIdle: TaskOperation, FormattedOperation {
+        public var task = 0
+        public var group = 0
 
         public init(task: Int, group: Int) {
             self.task = task
             self.group = group
         }
 
+        /// A blank payload, which `format` reads a text into.
+        init() {}
+
         static let kind = OperationKind.groupIdle
-        public var description: String { "t\(task) = group(t\(group)).idle()" }
+        static let format: StepFormat<Self> = "t\(\.task) = group(t\(\.group)).idle()"
         var operation: ProgramOperation { .groupIdle(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = group(t"), let group = s.number(), s.take(").idle()") else { return nil }
-                return Self(task: task, group: group)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 3 }
 
@@ -164,8 +154,8 @@ extension ProgramOperation {
     /// `group(t<group>).wait()` or `.wait(timeout:)`: blocks until no joined task is pending (or
     /// the timeout elapsed: `false`) (C9.11). A `wait()` closes the group to tasks a held source
     /// could keep pending.
-    public struct WaitGroup: TasklessOperation {
-        public var group: Int
+    public struct WaitGroup: TasklessOperation, FormattedOperation {
+        public var group = 0
         public var timeoutMicroseconds: Int?
 
         public init(group: Int, timeoutMicroseconds: Int?) {
@@ -173,17 +163,12 @@ extension ProgramOperation {
             self.timeoutMicroseconds = timeoutMicroseconds
         }
 
+        /// A blank payload, which `format` reads a text into.
+        init() {}
+
         static let kind = OperationKind.waitGroup
-        public var description: String { "group(t\(group)).wait(\(timeoutMicroseconds.map { "timeout: \($0)us" } ?? ""))" }
+        static let format: StepFormat<Self> = "group(t\(\.group)).wait(\(\.timeoutMicroseconds, prefix: "timeout: ", suffix: "us"))"
         var operation: ProgramOperation { .waitGroup(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("group(t"), let group = s.number(), s.take(").wait(") else { return nil }
-                if s.take(")") { return Self(group: group, timeoutMicroseconds: nil) }
-                guard s.take("timeout: "), let us = s.microseconds(), s.take(")") else { return nil }
-                return Self(group: group, timeoutMicroseconds: us)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 2 }
 

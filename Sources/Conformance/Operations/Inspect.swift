@@ -7,25 +7,22 @@ extension ProgramOperation {
     /// `isStarted`, its token's `isCancellationRequested` and its `backend`. The checks judge
     /// them where the model knows the answer: pending until something started or completed the
     /// task, completed once its completion was seen (C1.1, C1.5, C9.3, C9.7).
-    public struct Inspect: TasklessOperation {
-        public var task: Int
+    public struct Inspect: TasklessOperation, FormattedOperation {
+        public var task = 0
         /// The task is a prepared one: read its `PreparedTask` too.
-        public var prepared: Bool
+        public var prepared = false
 
         public init(task: Int, prepared: Bool = false) {
             self.task = task
             self.prepared = prepared
         }
 
+        /// A blank payload, which `format` reads a text into.
+        init() {}
+
         static let kind = OperationKind.inspect
-        public var description: String { "inspect t\(task)" + (prepared ? " (prepared)" : "") }
+        static let format: StepFormat<Self> = "inspect t\(\.task)\(\.prepared, " (prepared)")"
         var operation: ProgramOperation { .inspect(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("inspect "), let task = s.id("t") else { return nil }
-                return Self(task: task, prepared: s.take(" (prepared)"))
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 5 }
 
@@ -79,15 +76,12 @@ extension ProgramOperation {
     /// `inspect k<token>`: reads the source's and its token's `isCancellationRequested`, the
     /// token's `canBeCancelled`, and `CancellationToken.none`'s. Requested once a `cancel()` of
     /// its lineage returned, never before one started (C4.1).
-    public struct InspectToken: TasklessOperation {
-        public var token: Int
+    public struct InspectToken: TasklessOperation, FormattedOperation {
+        public var token = 0
 
         static let kind = OperationKind.inspectToken
-        public var description: String { "inspect k\(token)" }
+        static let format: StepFormat<Self> = "inspect k\(\.token)"
         var operation: ProgramOperation { .inspectToken(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in s.take("inspect ") ? s.id("k").map { Self(token: $0) } : nil }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 2 }
 

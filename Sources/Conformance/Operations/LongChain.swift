@@ -6,18 +6,12 @@ extension ProgramOperation {
     /// completes: the chain must run as a loop, not a recursion (C2.7, at a size that cannot
     /// overflow: the stack's growth from the first link to the last is logged instead, and
     /// `ProbeChecks` judges it).
-    public struct LongChain: TasklessOperation {
-        public var links: Int
+    public struct LongChain: TasklessOperation, FormattedOperation {
+        public var links = 0
 
         static let kind = OperationKind.longChain
-        public var description: String { "chain of \(links) maps on inline" }
+        static let format: StepFormat<Self> = "chain of \(\.links) maps on inline"
         var operation: ProgramOperation { .longChain(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("chain of "), let links = s.number(), s.take(" maps on inline") else { return nil }
-                return Self(links: links)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }
 

@@ -3,29 +3,13 @@ import TaskAPI
 extension ProgramOperation {
     /// `k<token> = makeCancellationSource(linkedTo: [k<parent>, ...])`: a new cancellation
     /// source, linked to none, one or several others: cancelled when any of them is (C4.6).
-    public struct MakeToken: TasklessOperation {
-        public var token: Int
-        public var linkedTo: [Int]
+    public struct MakeToken: TasklessOperation, FormattedOperation {
+        public var token = 0
+        public var linkedTo: [Int] = []
 
         static let kind = OperationKind.makeToken
-        public var description: String {
-            "k\(token) = makeCancellationSource(\(linkedTo.isEmpty ? "" : "linkedTo: " + linkedTo.map { "k\($0)" }.joined(separator: ", ")))"
-        }
+        static let format: StepFormat<Self> = "k\(\.token) = makeCancellationSource(\(\.linkedTo, prefix: "linkedTo: ", id: "k"))"
         var operation: ProgramOperation { .makeToken(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let token = s.id("k"), s.take(" = makeCancellationSource(") else { return nil }
-                var parents: [Int] = []
-                if s.take("linkedTo: ") {
-                    repeat {
-                        guard let parent = s.id("k") else { return nil }
-                        parents.append(parent)
-                    } while s.take(", ")
-                    if parents.isEmpty { return nil }
-                }
-                return s.take(")") ? Self(token: token, linkedTo: parents) : nil
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { 5 }
 

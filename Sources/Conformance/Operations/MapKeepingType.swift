@@ -8,26 +8,17 @@ extension ProgramOperation {
     ///
     /// The first kind drawn from a stream of its own (`ownStream`): after every other step, so
     /// that adding it left every line of every earlier program as it was.
-    public struct MapKeepingType: TaskOperation {
-        public var task: Int
-        public var antecedent: Int
-        public var executor: ExecutorRef
+    public struct MapKeepingType: TaskOperation, FormattedOperation {
+        public var task = 0
+        public var antecedent = 0
+        public var executor: ExecutorRef = .default
         public var token: Int?
-        public var body: BodyAction
+        public var body: BodyAction = .returns
 
         static let kind = OperationKind.mapKeepingType
-        public var description: String {
-            "t\(task) = t\(antecedent).mapKeepingType\(CallForm.requirement.arguments(executor: executor, token: token)) { \(body.rawValue) }"
-        }
+        static let format: StepFormat<Self> =
+            "t\(\.task) = t\(\.antecedent).mapKeepingType(on: \(\.executor)\(token: \.token)) { \(\.body) }"
         var operation: ProgramOperation { .mapKeepingType(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take(".mapKeepingType"),
-                    let (form, executor, token) = s.callArguments(), form == .requirement, s.take(" "), let body = s.body()
-                else { return nil }
-                return Self(task: task, antecedent: antecedent, executor: executor, token: token, body: body)
-            }
-        }
 
         /// Never by the main stream: `ownStream` draws it.
         static func weight(in program: ProgramBuilder) -> Int { 0 }

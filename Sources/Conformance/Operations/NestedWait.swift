@@ -4,18 +4,12 @@ import TaskAPI
 extension ProgramOperation {
     /// A body on the default executor that runs and `wait()`s a body that does the same,
     /// `depth` deep, awaited by the driver (C6.4): logged, and judged by `ProbeChecks`.
-    public struct NestedWait: TasklessOperation {
-        public var depth: Int
+    public struct NestedWait: TasklessOperation, FormattedOperation {
+        public var depth = 0
 
         static let kind = OperationKind.nestedWait
-        public var description: String { "run(on: default) { wait() } nested \(depth) deep" }
+        static let format: StepFormat<Self> = "run(on: default) { wait() } nested \(\.depth) deep"
         var operation: ProgramOperation { .nestedWait(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("run(on: default) { wait() } nested "), let depth = s.number(), s.take(" deep") else { return nil }
-                return Self(depth: depth)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

@@ -12,7 +12,7 @@ extension ProgramOperation {
     /// than steps of different drivers do. In stress programs only (the partner is a thread of the
     /// harness's own): a backend that is not schedule-instrumented gets no schedule point inside
     /// a `wait()`, a `cancel()` or a start, so its lost wake-ups and double runs are found here.
-    public struct RaceRounds: TasklessOperation {
+    public struct RaceRounds: TasklessOperation, FormattedOperation {
         /// The two calls of a round, the partner's first.
         public enum Pair: String, Sendable, Hashable, CaseIterable {
             /// The partner `wait()`s on a source's task as the driver completes it: the wait
@@ -45,21 +45,12 @@ extension ProgramOperation {
             }
         }
 
-        public var pair: Pair
-        public var rounds: Int
+        public var pair: Pair = .waitComplete
+        public var rounds = 0
 
         static let kind = OperationKind.raceRounds
-        public var description: String { "race \(pair.rawValue) ×\(rounds)" }
+        static let format: StepFormat<Self> = "race \(\.pair) ×\(\.rounds)"
         var operation: ProgramOperation { .raceRounds(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("race ") else { return nil }
-                // Longest first: one pair's text may start another's.
-                let pairs = Pair.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
-                guard let pair = pairs.first(where: { s.take($0.rawValue) }), s.take(" ×"), let rounds = s.number() else { return nil }
-                return Self(pair: pair, rounds: rounds)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

@@ -1,11 +1,11 @@
 extension ProgramOperation {
     /// `h<handler> = k<token>.register { }`: user handler `h<handler>` on cancellation source
     /// `k<token>`, or (`viaToken`) on its token, which logs when it runs (C4.2).
-    public struct RegisterHandler: TasklessOperation {
-        public var handler: Int
-        public var token: Int
+    public struct RegisterHandler: TasklessOperation, FormattedOperation {
+        public var handler = 0
+        public var token = 0
         /// Registered through the token (`CancellationToken.register`), not the source.
-        public var viaToken: Bool
+        public var viaToken = false
 
         public init(handler: Int, token: Int, viaToken: Bool = false) {
             self.handler = handler
@@ -13,16 +13,12 @@ extension ProgramOperation {
             self.viaToken = viaToken
         }
 
+        /// A blank payload, which `format` reads a text into.
+        init() {}
+
         static let kind = OperationKind.registerHandler
-        public var description: String { "h\(handler) = k\(token)\(viaToken ? ".token" : "").register { }" }
+        static let format: StepFormat<Self> = "h\(\.handler) = k\(\.token)\(\.viaToken, ".token").register { }"
         var operation: ProgramOperation { .registerHandler(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let handler = s.id("h"), s.take(" = "), let token = s.id("k") else { return nil }
-                let viaToken = s.take(".token")
-                return s.take(".register { }") ? Self(handler: handler, token: token, viaToken: viaToken) : nil
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 4 }
 

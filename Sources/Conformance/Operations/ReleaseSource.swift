@@ -2,18 +2,12 @@ extension ProgramOperation {
     /// `release t<source>'s source`: the harness releases its last reference to the source (it
     /// keeps the task). A source released pending fails its task with `abandoned`; a completed
     /// one changes nothing (C8.3). No setter on it follows.
-    public struct ReleaseSource: TasklessOperation {
-        public var source: Int
+    public struct ReleaseSource: TasklessOperation, FormattedOperation {
+        public var source = 0
 
         static let kind = OperationKind.releaseSource
-        public var description: String { "release t\(source)'s source" }
+        static let format: StepFormat<Self> = "release t\(\.source)\'s source"
         var operation: ProgramOperation { .releaseSource(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("release "), let source = s.id("t"), s.take("'s source") else { return nil }
-                return Self(source: source)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 3 : 0 }
 

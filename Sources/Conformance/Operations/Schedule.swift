@@ -1,17 +1,11 @@
 extension ProgramOperation {
     /// `schedule(after:)` of a job that logs when it fires (C5.4).
-    public struct Schedule: TasklessOperation {
-        public var microseconds: Int
+    public struct Schedule: TasklessOperation, FormattedOperation {
+        public var microseconds = 0
 
         static let kind = OperationKind.schedule
-        public var description: String { "schedule(after: \(microseconds)us)" }
+        static let format: StepFormat<Self> = "schedule(after: \(\.microseconds)us)"
         var operation: ProgramOperation { .schedule(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard s.take("schedule(after: "), let microseconds = s.microseconds(), s.take(")") else { return nil }
-                return Self(microseconds: microseconds)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

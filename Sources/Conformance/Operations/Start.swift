@@ -2,10 +2,10 @@ extension ProgramOperation {
     /// `t<task>.tryStart(on: executor)` on prepared task `t<task>`, or (`throwing`) `try
     /// t<task>.start(on: executor)`: the first start runs the body, any later one returns false
     /// (or throws `StartError.alreadyStarted`) and changes nothing (C9.3).
-    public struct Start: TasklessOperation {
-        public var task: Int
-        public var executor: ExecutorRef
-        public var throwing: Bool
+    public struct Start: TasklessOperation, FormattedOperation {
+        public var task = 0
+        public var executor: ExecutorRef = .default
+        public var throwing = false
 
         public init(task: Int, executor: ExecutorRef, throwing: Bool = false) {
             self.task = task
@@ -13,17 +13,13 @@ extension ProgramOperation {
             self.throwing = throwing
         }
 
+        /// A blank payload, which `format` reads a text into.
+        init() {}
+
         static let kind = OperationKind.start
-        public var description: String { throwing ? "try t\(task).start(on: \(executor))" : "t\(task).tryStart(on: \(executor))" }
+        static let format = StepFormat<Self>(
+            \.throwing, "try t\(\.task).start(on: \(\.executor))", else: "t\(\.task).tryStart(on: \(\.executor))")
         var operation: ProgramOperation { .start(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                let throwing = s.take("try ")
-                guard let task = s.id("t"), s.take(throwing ? ".start(on: " : ".tryStart(on: "), let executor = s.executor(), s.take(")")
-                else { return nil }
-                return Self(task: task, executor: executor, throwing: throwing)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty ? 0 : 4 }
 

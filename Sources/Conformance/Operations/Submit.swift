@@ -1,18 +1,12 @@
 extension ProgramOperation {
     /// `<executor>.execute { job }`: a job handed straight to an executor, which logs each run:
     /// run exactly once (C7.3).
-    public struct Submit: TasklessOperation {
-        public var executor: ExecutorRef
+    public struct Submit: TasklessOperation, FormattedOperation {
+        public var executor: ExecutorRef = .default
 
         static let kind = OperationKind.submit
-        public var description: String { "\(executor).execute { job }" }
+        static let format: StepFormat<Self> = "\(\.executor).execute { job }"
         var operation: ProgramOperation { .submit(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let executor = s.executor(), s.take(".execute { job }") else { return nil }
-                return Self(executor: executor)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { 2 }
 

@@ -1,22 +1,14 @@
 extension ProgramOperation {
     /// `t<task> = t<antecedent>.timeout(after:)`: the antecedent's outcome, or `timedOut` at the
     /// deadline, whichever comes first (C5.4).
-    public struct Timeout: TaskOperation {
-        public var task: Int
-        public var antecedent: Int
-        public var microseconds: Int
+    public struct Timeout: TaskOperation, FormattedOperation {
+        public var task = 0
+        public var antecedent = 0
+        public var microseconds = 0
 
         static let kind = OperationKind.timeout
-        public var description: String { "t\(task) = t\(antecedent).timeout(after: \(microseconds)us)" }
+        static let format: StepFormat<Self> = "t\(\.task) = t\(\.antecedent).timeout(after: \(\.microseconds)us)"
         var operation: ProgramOperation { .timeout(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take(".timeout(after: "),
-                    let microseconds = s.microseconds(), s.take(")")
-                else { return nil }
-                return Self(task: task, antecedent: antecedent, microseconds: microseconds)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty || !program.usesOutsideWork ? 0 : 3 }
 

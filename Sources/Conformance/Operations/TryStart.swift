@@ -3,18 +3,12 @@ import TaskAPI
 extension ProgramOperation {
     /// `t<task>.tryStart()` on a source: pending to running, for algorithms that run a body on the
     /// task's behalf; `false`, changing nothing, once the task is not pending (C1.5).
-    public struct TryStart: TasklessOperation {
-        public var task: Int
+    public struct TryStart: TasklessOperation, FormattedOperation {
+        public var task = 0
 
         static let kind = OperationKind.tryStart
-        public var description: String { "t\(task).tryStart()" }
+        static let format: StepFormat<Self> = "t\(\.task).tryStart()"
         var operation: ProgramOperation { .tryStart(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(".tryStart()") else { return nil }
-                return Self(task: task)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 2 : 0 }
 
@@ -47,18 +41,12 @@ extension ProgramOperation {
 extension ProgramOperation {
     /// `t<task>.cancel()` on a prepared task: before its start, the task completes cancelled at
     /// once and the body never runs; after, the body sees it through its token (C9.3, C4.3).
-    public struct CancelPrepared: TasklessOperation {
-        public var task: Int
+    public struct CancelPrepared: TasklessOperation, FormattedOperation {
+        public var task = 0
 
         static let kind = OperationKind.cancelPrepared
-        public var description: String { "t\(task).cancel() (prepared)" }
+        static let format: StepFormat<Self> = "t\(\.task).cancel() (prepared)"
         var operation: ProgramOperation { .cancelPrepared(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                guard let task = s.id("t"), s.take(".cancel() (prepared)") else { return nil }
-                return Self(task: task)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty && program.started.isEmpty ? 0 : 2 }
 

@@ -2,12 +2,12 @@ extension ProgramOperation {
     /// `t<task>.wait()`, or with `timeoutMicroseconds`, `t<task>.wait(timeout:)`, or (`get`)
     /// `try t<task>.get()` (C6). A blocking `wait()` or `get()` is only generated when every
     /// completion it depends on comes earlier.
-    public struct Wait: TasklessOperation {
-        public var task: Int
+    public struct Wait: TasklessOperation, FormattedOperation {
+        public var task = 0
         /// `wait(timeout:)`'s timeout; `nil`: `wait()` (or `get()`).
         public var timeoutMicroseconds: Int?
         /// `try get()`, which blocks like `wait()`, instead of `wait()`.
-        public var get: Bool
+        public var get = false
 
         public init(task: Int, timeoutMicroseconds: Int?, get: Bool = false) {
             self.task = task
@@ -15,24 +15,13 @@ extension ProgramOperation {
             self.get = get && timeoutMicroseconds == nil
         }
 
+        /// A blank payload, which `format` reads a text into.
+        init() {}
+
         static let kind = OperationKind.wait
-        public var description: String {
-            if get { return "try t\(task).get()" }
-            return timeoutMicroseconds.map { "t\(task).wait(timeout: \($0)us)" } ?? "t\(task).wait()"
-        }
+        static let format = StepFormat<Self>(
+            \.get, "try t\(\.task).get()", else: "t\(\.task).wait(\(\.timeoutMicroseconds, prefix: "timeout: ", suffix: "us"))")
         var operation: ProgramOperation { .wait(self) }
-        static func parse(_ text: Substring) -> Self? {
-            TextScanner.scanned(text) { s in
-                if s.take("try ") {
-                    guard let task = s.id("t"), s.take(".get()") else { return nil }
-                    return Self(task: task, timeoutMicroseconds: nil, get: true)
-                }
-                guard let task = s.id("t"), s.take(".wait(") else { return nil }
-                if s.take(")") { return Self(task: task, timeoutMicroseconds: nil) }
-                guard s.take("timeout: "), let timeout = s.microseconds(), s.take(")") else { return nil }
-                return Self(task: task, timeoutMicroseconds: timeout)
-            }
-        }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 6 }
 
