@@ -66,8 +66,23 @@ private final class ThreadStart {
     func run() {
         #if canImport(Darwin)
         pthread_setname_np(name)
+        #elseif canImport(Glibc)
+        Self.nameCurrentThread(name)
         #endif
-        // Glibc's module does not export pthread_setname_np: Linux threads keep the process name.
         SchedulePoint.adopt(ticket, body)
     }
+
+    #if canImport(Glibc)
+    /// Glibc's module does not export `pthread_setname_np` (declared only under `_GNU_SOURCE`),
+    /// and a new thread otherwise keeps its creator's name (a pool worker started from a Dispatch
+    /// thread shows as Dispatch's in gdb and top): the kernel's own file for it instead, which
+    /// takes the first 15 bytes. A failure leaves the inherited name, nothing else.
+    private static func nameCurrentThread(_ name: String) {
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+    #endif
 }
