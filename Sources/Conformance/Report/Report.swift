@@ -59,11 +59,7 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// message. `observed` tells them too (after `also:`); empty when the failure is not a hang.
     public internal(set) var alsoFound: [Finding] = []
     /// `rule`, then the rules of `alsoFound`, each once: every rule this failure reports broken.
-    public var rules: [Rule] {
-        var rules = [rule]
-        for finding in alsoFound where !rules.contains(finding.rule) { rules.append(finding.rule) }
-        return rules
-    }
+    public var rules: [Rule] { Finding.rules(rule, then: alsoFound) }
     /// Where shrinking was when its time budget ran out (nil: it finished, no smaller candidate
     /// still failed; or it did not shrink).
     public internal(set) var shrinkStoppedAt: String?

@@ -13,9 +13,12 @@ public struct Finding: Sendable, Hashable, CustomStringConvertible {
     public internal(set) var alsoFound: [Finding] = []
 
     /// This finding's rule, then its `alsoFound`'s, each once: every rule it reports broken.
-    public var rules: [Rule] {
-        var rules = [rule]
-        for finding in alsoFound where !rules.contains(finding.rule) { rules.append(finding.rule) }
+    public var rules: [Rule] { Self.rules(rule, then: alsoFound) }
+
+    /// `first`, then the rules of `others`, each once.
+    static func rules(_ first: Rule, then others: [Finding]) -> [Rule] {
+        var rules = [first]
+        for finding in others where !rules.contains(finding.rule) { rules.append(finding.rule) }
         return rules
     }
 
