@@ -226,6 +226,7 @@ struct CheckSession {
             notReproducible: result.notReproducible,
             shrunkProgram: shrunk?.program, shrunkMode: shrunk?.mode, shrunkFinding: shrunk?.finding,
             shrinkRuns: shrunk?.runs ?? 0, shrinkDuration: shrunk?.duration ?? .zero)
+        reported.alsoFound = finding.alsoFound
         if let shrunk {
             reported.shrunkReplay = shrunkReplayLine(shrunk, rule: finding.rule, seed: seed, originalSize: program.steps.count)
             reported.shrinkStoppedAt = shrunk.stoppedAt

@@ -58,15 +58,14 @@ enum ProgramChecks {
                     "likely culprit: \(hang.awaitsNotResumed) await(s) never resumed although no stuck task "
                         + "explains it: a lost continuation (C2.1, C6.5)", at: 0)
             }
-            finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: observed.joined(separator: "; "))
+            finding = finding.retold(observed: observed.joined(separator: "; "))
         case .blockedJob(let job), .blockedSeat(let job):
-            finding = Finding(finding.rule, finding.message, expected: finding.expected, observed: job + "; " + finding.observed)
+            finding = finding.retold(observed: job + "; " + finding.observed)
             result.events = hang.events.map(\.description).joined(separator: "\n")
         case .stuck:
             let what = hang.stuckSteps.isEmpty ? "tasks never completed" : "drivers could not go on"
-            finding = Finding(
-                finding.rule, "controlled run stuck: \(what), and no job or driver step was left to run",
-                expected: finding.expected, observed: finding.observed)
+            finding = finding.retold(
+                message: "controlled run stuck: \(what), and no job or driver step was left to run", observed: finding.observed)
             result.events = hang.events.map(\.description).joined(separator: "\n")
             result.replayEvents = hang.events
         }

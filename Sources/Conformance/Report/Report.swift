@@ -54,6 +54,12 @@ public struct ConformanceFailure: Sendable, CustomStringConvertible {
     /// The program's other findings of `rule` (its first is this failure's message): a program
     /// that broke one rule at several places is reported once, with them.
     public internal(set) var moreFindings: [Finding] = []
+    /// A hang's further findings, ranked after the likely culprit whose rule is `rule`
+    /// (`Finding.alsoFound`): the other rules the hang diagnosis found broken, each with its
+    /// message. `observed` tells them too (after `also:`); empty when the failure is not a hang.
+    public internal(set) var alsoFound: [Finding] = []
+    /// `rule`, then the rules of `alsoFound`, each once: every rule this failure reports broken.
+    public var rules: [Rule] { Finding.rules(rule, then: alsoFound) }
     /// Where shrinking was when its time budget ran out (nil: it finished, no smaller candidate
     /// still failed; or it did not shrink).
     public internal(set) var shrinkStoppedAt: String?
