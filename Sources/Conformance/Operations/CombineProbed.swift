@@ -11,9 +11,7 @@ extension ProgramOperation {
         public var inputs = 0
         public var failing: [Int] = []
 
-        static let kind = OperationKind.combineProbed
         static let format: StepFormat<Self> = "\(\.kind)(\(\.inputs) probed sources)\(\.failing, prefix: " failing ")"
-        var operation: ProgramOperation { .combineProbed(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

@@ -7,9 +7,7 @@ extension ProgramOperation {
     public struct NestedWait: TasklessOperation, FormattedOperation {
         public var depth = 0
 
-        static let kind = OperationKind.nestedWait
         static let format: StepFormat<Self> = "run(on: default) { wait() } nested \(\.depth) deep"
-        var operation: ProgramOperation { .nestedWait(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

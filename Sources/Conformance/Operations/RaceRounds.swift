@@ -48,9 +48,7 @@ extension ProgramOperation {
         public var pair: Pair = .waitComplete
         public var rounds = 0
 
-        static let kind = OperationKind.raceRounds
         static let format: StepFormat<Self> = "race \(\.pair) ×\(\.rounds)"
-        var operation: ProgramOperation { .raceRounds(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 

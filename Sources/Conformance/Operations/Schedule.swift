@@ -3,9 +3,7 @@ extension ProgramOperation {
     public struct Schedule: TasklessOperation, FormattedOperation {
         public var microseconds = 0
 
-        static let kind = OperationKind.schedule
         static let format: StepFormat<Self> = "schedule(after: \(\.microseconds)us)"
-        var operation: ProgramOperation { .schedule(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 
