@@ -137,6 +137,16 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     /// The case of `ProgramOperation` that carries this kind's payload: the one place that pairs
     /// a kind with its payload type, from which a payload's `kind` and `operation` follow.
     var payloadCase: PayloadCase {
+        guard let payloadCase = Self.payloadCases[self] else {
+            preconditionFailure("OperationKind.payloadCase: \(self) has none (OperationKind.makePayloadCase)")
+        }
+        return payloadCase
+    }
+
+    /// Every kind's case, made once: the generator asks for a kind's payload type at every draw.
+    private static let payloadCases = Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.makePayloadCase()) })
+
+    private func makePayloadCase() -> PayloadCase {
         switch self {
         case .makeSource: return PayloadCase(ProgramOperation.makeSource)
         case .complete: return PayloadCase(ProgramOperation.complete)
@@ -191,13 +201,13 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
 
 /// A case of `ProgramOperation`: the type of the payload it carries, and the case made of such a
 /// payload (`OperationKind.payloadCase`).
-struct PayloadCase {
+struct PayloadCase: Sendable {
     let type: any OperationPayload.Type
     /// The case carrying `payload`, which must be of `type`.
-    let embed: (any OperationPayload) -> ProgramOperation
+    let embed: @Sendable (any OperationPayload) -> ProgramOperation
 
     /// The case `make` makes, `ProgramOperation.nestedWait` for instance.
-    init<P: OperationPayload>(_ make: @escaping (P) -> ProgramOperation) {
+    init<P: OperationPayload>(_ make: @escaping @Sendable (P) -> ProgramOperation) {
         type = P.self
         embed = { payload in
             guard let payload = payload as? P else {
