@@ -215,51 +215,28 @@ public struct ConformanceConfiguration: Sendable {
             errors.append("\(name)=\(text) is not \(expected)")
             return nil
         }
+        /// Sets `field` to the parsed value of `name` if set (`read`).
+        func set<T>(_ field: WritableKeyPath<ConformanceConfiguration, T>, _ name: String, _ expected: String, _ parse: (String) -> T?) {
+            if let value = read(name, expected, parse) { configuration[keyPath: field] = value }
+        }
         let seed = read("CONFORMANCE_SEED", "a seed (decimal or 0x-hex)", parseSeed)
         if let seed { configuration.baseSeed = seed }
-        if let programs = read("CONFORMANCE_PROGRAMS", "a count >= 0", { Int($0).flatMap { $0 >= 0 ? $0 : nil } }) {
-            configuration.programs = programs
-        }
-        if let budget = read("CONFORMANCE_TIME_BUDGET", "seconds > 0", { seconds($0, zero: false) }) {
-            configuration.timeBudget = budget
-        }
+        set(\.programs, "CONFORMANCE_PROGRAMS", "a count >= 0") { count($0, zero: true) }
+        set(\.timeBudget, "CONFORMANCE_TIME_BUDGET", "seconds > 0") { seconds($0, zero: false) }
         configuration.showsEvents = read("CONFORMANCE_EVENTS", "0 or 1", { ["0": false, "1": true][$0] }) ?? false
-        if let mode = read("CONFORMANCE_MODE", "a mode (mixed, stress, controlled, pct3, ...)", ScheduleMode.init) {
-            configuration.mode = mode
-        }
-        if let budget = read("CONFORMANCE_SHRINK", "seconds >= 0", { seconds($0, zero: true) }) {
-            configuration.shrinkTimeBudget = budget
-        }
-        if let slack = read("CONFORMANCE_TIMING_SLACK", "seconds > 0", { seconds($0, zero: false) }) {
-            configuration.timingSlack = slack
-        }
-        if let count = read("CONFORMANCE_REPLAY_ATTEMPTS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
-            configuration.replayAttempts = count
-        }
-        if let count = read("CONFORMANCE_MAX_FAILURES", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
-            configuration.maxFailingPrograms = count
-        }
-        if let limit = read("CONFORMANCE_RULE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) {
-            configuration.ruleTimeLimit = limit
-        }
-        if let limit = read("CONFORMANCE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) {
-            configuration.timeLimit = limit
-        }
-        if let count = read("CONFORMANCE_EXPLORATION_SCHEDULES", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
-            configuration.explorationScheduleLimit = count
-        }
-        if let limit = read("CONFORMANCE_EXPLORATION_TIME", "seconds > 0", { seconds($0, zero: false) }) {
-            configuration.explorationTimeLimit = limit
-        }
-        if let steps = read("CONFORMANCE_MAX_STEPS", "a count > 0", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
-            configuration.generator.maxSteps = steps
-        }
-        if let links = read("CONFORMANCE_STACK_LINKS", "a count >= 0", { Int($0).flatMap { $0 >= 0 ? $0 : nil } }) {
-            configuration.resourceLinks = links
-        }
-        if let rules = read("CONFORMANCE_EXPECT", "rule ids, comma-separated (C5.3,C6.2)", parseRules) {
-            configuration.replayExpectedRules = rules
-        }
+        set(\.mode, "CONFORMANCE_MODE", "a mode (mixed, stress, controlled, pct3, ...)", ScheduleMode.init)
+        set(\.shrinkTimeBudget, "CONFORMANCE_SHRINK", "seconds >= 0") { seconds($0, zero: true) }
+        set(\.timingSlack, "CONFORMANCE_TIMING_SLACK", "seconds > 0") { seconds($0, zero: false) }
+        set(\.replayAttempts, "CONFORMANCE_REPLAY_ATTEMPTS", "a count > 0") { count($0, zero: false) }
+        set(\.maxFailingPrograms, "CONFORMANCE_MAX_FAILURES", "a count > 0") { count($0, zero: false) }
+        set(\.ruleTimeLimit, "CONFORMANCE_RULE_TIME_LIMIT", "seconds > 0") { seconds($0, zero: false) }
+        // An optional field: through `set`, a text that does not parse would set it to nil.
+        if let limit = read("CONFORMANCE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) { configuration.timeLimit = limit }
+        set(\.explorationScheduleLimit, "CONFORMANCE_EXPLORATION_SCHEDULES", "a count > 0") { count($0, zero: false) }
+        set(\.explorationTimeLimit, "CONFORMANCE_EXPLORATION_TIME", "seconds > 0") { seconds($0, zero: false) }
+        set(\.generator.maxSteps, "CONFORMANCE_MAX_STEPS", "a count > 0") { count($0, zero: false) }
+        set(\.resourceLinks, "CONFORMANCE_STACK_LINKS", "a count >= 0") { count($0, zero: true) }
+        set(\.replayExpectedRules, "CONFORMANCE_EXPECT", "rule ids, comma-separated (C5.3,C6.2)", parseRules)
         if let names = environment["CONFORMANCE_REPLAY_ENV"] {
             for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
                 guard let value = environment[name] else {
@@ -323,6 +300,12 @@ public struct ConformanceConfiguration: Sendable {
     static func seconds(_ text: String, zero: Bool) -> Duration? {
         guard let seconds = Double(text), seconds.isFinite, seconds <= 1e8, seconds > 0 || (zero && seconds == 0) else { return nil }
         return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    }
+
+    /// A whole number >= 1, or >= 0 with `zero`; nil for anything else.
+    static func count(_ text: String, zero: Bool) -> Int? {
+        guard let count = Int(text), count > 0 || (zero && count == 0) else { return nil }
+        return count
     }
 
     /// Rule ids, comma-separated (`C5.3,C6.2`); nil if any is not a rule of the contract.

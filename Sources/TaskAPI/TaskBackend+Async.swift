@@ -77,15 +77,16 @@ extension Completion {
 }
 
 /// Any `AsyncTaskExecutor` as a Swift `TaskExecutor`: each job of a Swift task that prefers it runs as one
-/// job of the wrapped executor, on whatever thread that executor picks.
-final class JobExecutor: TaskExecutor {
+/// job of the wrapped executor, on whatever thread that executor picks. Package-wide: the
+/// conformance harness hands it to `runAsync(token:preferring:)` too.
+package final class JobExecutor: TaskExecutor {
     private let base: any AsyncTaskExecutor
 
-    init(_ base: any AsyncTaskExecutor) {
+    package init(_ base: any AsyncTaskExecutor) {
         self.base = base
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         base.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }

@@ -13,7 +13,7 @@ import Testing
         let backend = GCDBackend()
         let links = 2_000
         let extra: UInt64 = 5_000
-        let slowed = ChainScenario.completedChain(backend, backend.inlineExecutor, links, extraNanos: extra)
+        let slowed = ChainScenario.completedChain(backend, backend.inlineExecutor, links, link: ChainScenario.link(extra))
         #expect(slowed.ok)
         #expect(slowed.seconds * 1e9 >= Double(links) * Double(extra), "slowed chain took \(slowed.seconds) s")
         let start = monotonicNanos()

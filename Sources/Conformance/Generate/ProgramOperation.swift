@@ -134,49 +134,86 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
         nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
         factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds, mapKeepingType
 
-    /// The payload type of this kind.
-    var payloadType: any OperationPayload.Type {
+    /// The case of `ProgramOperation` that carries this kind's payload: the one place that pairs
+    /// a kind with its payload type, from which a payload's `kind` and `operation` follow.
+    var payloadCase: PayloadCase {
+        guard let payloadCase = Self.payloadCases[self] else {
+            preconditionFailure("OperationKind.payloadCase: \(self) has none (OperationKind.makePayloadCase)")
+        }
+        return payloadCase
+    }
+
+    /// Every kind's case, made once: the generator asks for a kind's payload type at every draw.
+    private static let payloadCases = Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.makePayloadCase()) })
+
+    private func makePayloadCase() -> PayloadCase {
         switch self {
-        case .makeSource: return ProgramOperation.MakeSource.self
-        case .complete: return ProgramOperation.Complete.self
-        case .makeCompleted: return ProgramOperation.MakeCompleted.self
-        case .run: return ProgramOperation.Run.self
-        case .chain: return ProgramOperation.Chain.self
-        case .combine: return ProgramOperation.Combine.self
-        case .makeToken: return ProgramOperation.MakeToken.self
-        case .cancel: return ProgramOperation.Cancel.self
-        case .wait: return ProgramOperation.Wait.self
-        case .await: return ProgramOperation.Await.self
-        case .drop: return ProgramOperation.Drop.self
-        case .delay: return ProgramOperation.Delay.self
-        case .timeout: return ProgramOperation.Timeout.self
-        case .releaseSource: return ProgramOperation.ReleaseSource.self
-        case .submit: return ProgramOperation.Submit.self
-        case .prepare: return ProgramOperation.Prepare.self
-        case .start: return ProgramOperation.Start.self
-        case .runAsync: return ProgramOperation.RunAsync.self
-        case .registerHandler: return ProgramOperation.RegisterHandler.self
-        case .disposeHandler: return ProgramOperation.DisposeHandler.self
-        case .schedule: return ProgramOperation.Schedule.self
-        case .nestedWait: return ProgramOperation.NestedWait.self
-        case .combineProbed: return ProgramOperation.CombineProbed.self
-        case .awaitThenCancel: return ProgramOperation.AwaitThenCancel.self
-        case .longChain: return ProgramOperation.LongChain.self
-        case .observe: return ProgramOperation.Observe.self
-        case .inspect: return ProgramOperation.Inspect.self
-        case .inspectToken: return ProgramOperation.InspectToken.self
-        case .tryStart: return ProgramOperation.TryStart.self
-        case .cancelPrepared: return ProgramOperation.CancelPrepared.self
-        case .retry: return ProgramOperation.Retry.self
-        case .factory: return ProgramOperation.FactoryCall.self
-        case .asyncLoop: return ProgramOperation.AsyncLoop.self
-        case .burst: return ProgramOperation.Burst.self
-        case .makeGroup: return ProgramOperation.MakeGroup.self
-        case .joinGroup: return ProgramOperation.JoinGroup.self
-        case .groupIdle: return ProgramOperation.GroupIdle.self
-        case .waitGroup: return ProgramOperation.WaitGroup.self
-        case .raceRounds: return ProgramOperation.RaceRounds.self
-        case .mapKeepingType: return ProgramOperation.MapKeepingType.self
+        case .makeSource: return PayloadCase(ProgramOperation.makeSource)
+        case .complete: return PayloadCase(ProgramOperation.complete)
+        case .makeCompleted: return PayloadCase(ProgramOperation.makeCompleted)
+        case .run: return PayloadCase(ProgramOperation.run)
+        case .chain: return PayloadCase(ProgramOperation.chain)
+        case .combine: return PayloadCase(ProgramOperation.combine)
+        case .makeToken: return PayloadCase(ProgramOperation.makeToken)
+        case .cancel: return PayloadCase(ProgramOperation.cancel)
+        case .wait: return PayloadCase(ProgramOperation.wait)
+        case .await: return PayloadCase(ProgramOperation.await)
+        case .drop: return PayloadCase(ProgramOperation.drop)
+        case .delay: return PayloadCase(ProgramOperation.delay)
+        case .timeout: return PayloadCase(ProgramOperation.timeout)
+        case .releaseSource: return PayloadCase(ProgramOperation.releaseSource)
+        case .submit: return PayloadCase(ProgramOperation.submit)
+        case .prepare: return PayloadCase(ProgramOperation.prepare)
+        case .start: return PayloadCase(ProgramOperation.start)
+        case .runAsync: return PayloadCase(ProgramOperation.runAsync)
+        case .registerHandler: return PayloadCase(ProgramOperation.registerHandler)
+        case .disposeHandler: return PayloadCase(ProgramOperation.disposeHandler)
+        case .schedule: return PayloadCase(ProgramOperation.schedule)
+        case .nestedWait: return PayloadCase(ProgramOperation.nestedWait)
+        case .combineProbed: return PayloadCase(ProgramOperation.combineProbed)
+        case .awaitThenCancel: return PayloadCase(ProgramOperation.awaitThenCancel)
+        case .longChain: return PayloadCase(ProgramOperation.longChain)
+        case .observe: return PayloadCase(ProgramOperation.observe)
+        case .inspect: return PayloadCase(ProgramOperation.inspect)
+        case .inspectToken: return PayloadCase(ProgramOperation.inspectToken)
+        case .tryStart: return PayloadCase(ProgramOperation.tryStart)
+        case .cancelPrepared: return PayloadCase(ProgramOperation.cancelPrepared)
+        case .retry: return PayloadCase(ProgramOperation.retry)
+        case .factory: return PayloadCase(ProgramOperation.factory)
+        case .asyncLoop: return PayloadCase(ProgramOperation.asyncLoop)
+        case .burst: return PayloadCase(ProgramOperation.burst)
+        case .makeGroup: return PayloadCase(ProgramOperation.makeGroup)
+        case .joinGroup: return PayloadCase(ProgramOperation.joinGroup)
+        case .groupIdle: return PayloadCase(ProgramOperation.groupIdle)
+        case .waitGroup: return PayloadCase(ProgramOperation.waitGroup)
+        case .raceRounds: return PayloadCase(ProgramOperation.raceRounds)
+        case .mapKeepingType: return PayloadCase(ProgramOperation.mapKeepingType)
+        }
+    }
+
+    /// The payload type of this kind.
+    var payloadType: any OperationPayload.Type { payloadCase.type }
+
+    /// The kind of each payload type: `payloadCase` read backwards.
+    fileprivate static let byPayloadType: [ObjectIdentifier: OperationKind] = Dictionary(
+        uniqueKeysWithValues: allCases.map { (ObjectIdentifier($0.payloadType), $0) })
+}
+
+/// A case of `ProgramOperation`: the type of the payload it carries, and the case made of such a
+/// payload (`OperationKind.payloadCase`).
+struct PayloadCase: Sendable {
+    let type: any OperationPayload.Type
+    /// The case carrying `payload`, which must be of `type`.
+    let embed: @Sendable (any OperationPayload) -> ProgramOperation
+
+    /// The case `make` makes, `ProgramOperation.nestedWait` for instance.
+    init<P: OperationPayload>(_ make: @escaping @Sendable (P) -> ProgramOperation) {
+        type = P.self
+        embed = { payload in
+            guard let payload = payload as? P else {
+                preconditionFailure("PayloadCase(\(P.self)).embed: given a \(Swift.type(of: payload)) payload")
+            }
+            return make(payload)
         }
     }
 }
@@ -189,9 +226,6 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
 /// A kind that makes a task conforms to `TaskOperation`, one that makes none to
 /// `TasklessOperation` (which answers the task questions with "none").
 protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
-    /// The kind, hence the generation order.
-    static var kind: OperationKind { get }
-
     // MARK: Generate
 
     /// How likely the generator draws this kind next (0: not now), from what the program has so far.
@@ -214,8 +248,6 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     var createdTask: Int? { get }
     /// The same payload with task and token ids mapped (the shrinker's renumbering).
     func renumbered(_ ids: Renumbering) -> Self
-    /// The payload as an operation.
-    var operation: ProgramOperation { get }
 
     // MARK: Text
 
@@ -319,6 +351,20 @@ extension OperationPayload {
     var outsideWork: OutsideWork { .none }
     var blocking: Blocking { .never }
     var bodySpec: BodySpec? { nil }
+}
+
+/// What the kinds' table (`OperationKind.payloadCase`) says of a payload: no kind states them again.
+extension OperationPayload {
+    /// The kind, hence the generation order.
+    static var kind: OperationKind {
+        guard let kind = OperationKind.byPayloadType[ObjectIdentifier(self)] else {
+            preconditionFailure("OperationPayload.kind: \(self) is no kind's payload (OperationKind.payloadCase)")
+        }
+        return kind
+    }
+
+    /// The payload as an operation: its kind's case.
+    var operation: ProgramOperation { Self.kind.payloadCase.embed(self) }
 }
 
 /// An operation that makes task `task`: the model's expectation for it and what it waits for.

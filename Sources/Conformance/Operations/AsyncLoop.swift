@@ -13,9 +13,7 @@ extension ProgramOperation {
         public var steps = 0
         public var executor: ExecutorRef = .default
 
-        static let kind = OperationKind.asyncLoop
         static let format: StepFormat<Self> = "async loop of \(\.steps) steps on \(\.executor)"
-        var operation: ProgramOperation { .asyncLoop(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }
 

@@ -8,9 +8,7 @@ extension ProgramOperation {
         public var task = 0
         public var cancelled = false
 
-        static let kind = OperationKind.await
         static let format: StepFormat<Self> = "await t\(\.task).value\(\.cancelled, " (cancelled)")"
-        var operation: ProgramOperation { .await(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 4 }
 

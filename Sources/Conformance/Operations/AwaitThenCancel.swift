@@ -5,9 +5,7 @@ extension ProgramOperation {
     public struct AwaitThenCancel: TasklessOperation, FormattedOperation {
         public var task = 0
 
-        static let kind = OperationKind.awaitThenCancel
         static let format: StepFormat<Self> = "await t\(\.task).value, then cancelled"
-        var operation: ProgramOperation { .awaitThenCancel(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty || !program.usesOutsideWork ? 0 : 1 }
 

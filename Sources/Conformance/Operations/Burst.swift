@@ -8,9 +8,7 @@ extension ProgramOperation {
         public var serial = 0
         public var count = 0
 
-        static let kind = OperationKind.burst
         static let format: StepFormat<Self> = "serial\(\.serial).execute { job } ×\(\.count)"
-        var operation: ProgramOperation { .burst(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.serials > 0 ? 1 : 0 }
 

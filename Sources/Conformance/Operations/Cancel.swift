@@ -7,9 +7,7 @@ extension ProgramOperation {
         /// `cancel(after:)`'s delay; `nil`: `cancel()`.
         public var afterMicroseconds: Int?
 
-        static let kind = OperationKind.cancel
         static let format: StepFormat<Self> = "k\(\.token).cancel(\(\.afterMicroseconds, prefix: "after: ", suffix: "us"))"
-        var operation: ProgramOperation { .cancel(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 5 }
 

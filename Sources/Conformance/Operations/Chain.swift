@@ -32,12 +32,10 @@ extension ProgramOperation {
             self.form = form == .executor && !kind.takesToken && executor != .default ? .requirement : form
         }
 
-        static let kind = OperationKind.chain
         public var description: String {
             let arguments = form == .executor && !kind.takesToken ? "" : form.arguments(executor: executor, token: token)
             return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind)\(arguments) { \(body.rawValue) }"
         }
-        var operation: ProgramOperation { .chain(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 let host = s.hostPrefix()

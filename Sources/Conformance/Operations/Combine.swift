@@ -27,7 +27,6 @@ extension ProgramOperation {
             self.form = kind != .whenAll || (form == .pack && !packable) ? .array : form
         }
 
-        static let kind = OperationKind.combine
         public var description: String {
             let list = inputs.map { "t\($0)" }
             switch form {
@@ -36,7 +35,6 @@ extension ProgramOperation {
             case .pack: return "t\(task) = whenAll(\(list.joined(separator: ", ")))"
             }
         }
-        var operation: ProgramOperation { .combine(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = ") else { return nil }

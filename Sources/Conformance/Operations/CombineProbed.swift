@@ -6,16 +6,12 @@ extension ProgramOperation {
     /// in reverse order (those in `failing` fail). Logs its outcome and, with every other
     /// reference dropped, which inputs or values not returned it still keeps; `ProbeChecks`
     /// judges both (C5.1-C5.3, C5.5).
-    public struct CombineProbed: TasklessOperation, FormattedOperation {
+    public struct CombineProbed: OutsideWorkProbe, FormattedOperation {
         public var kind: CombinatorKind = .whenAll
         public var inputs = 0
         public var failing: [Int] = []
 
-        static let kind = OperationKind.combineProbed
         static let format: StepFormat<Self> = "\(\.kind)(\(\.inputs) probed sources)\(\.failing, prefix: " failing ")"
-        var operation: ProgramOperation { .combineProbed(self) }
-
-        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 
         /// 0 to 32 inputs, a few of them failing now and then.
         static func generate(into program: inout ProgramBuilder) {
@@ -24,9 +20,6 @@ extension ProgramOperation {
             let failing = (0..<count).filter { _ in program.rng.chance(count > 1 && program.rng.chance(60) ? 0 : 20) }
             program.add(.combineProbed(kind: kind, inputs: count, failing: failing))
         }
-
-        var uses: [Use] { [] }
-        func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .duringStep }

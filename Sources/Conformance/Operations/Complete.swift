@@ -25,7 +25,6 @@ extension ProgramOperation {
             self.host = host
         }
 
-        static let kind = OperationKind.complete
         public var description: String {
             hostPrefix(host) + "t\(source).\(call)" + (void ? " of Void" : "")
         }
@@ -41,7 +40,6 @@ extension ProgramOperation {
             }
             return throwing ? "\(name)(\(argument))" : "try\(name.prefix(1).uppercased())\(name.dropFirst())(\(argument))"
         }
-        var operation: ProgramOperation { .complete(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 let host = s.hostPrefix()

@@ -6,9 +6,7 @@ extension ProgramOperation {
         public var microseconds = 0
         public var token: Int?
 
-        static let kind = OperationKind.delay
         static let format: StepFormat<Self> = "t\(\.task) = delay(\(\.microseconds)us\(token: \.token))"
-        var operation: ProgramOperation { .delay(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 2 : 0 }
 

@@ -3,9 +3,7 @@ extension ProgramOperation {
     public struct DisposeHandler: TasklessOperation, FormattedOperation {
         public var handler = 0
 
-        static let kind = OperationKind.disposeHandler
         static let format: StepFormat<Self> = "h\(\.handler).dispose()"
-        var operation: ProgramOperation { .disposeHandler(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.handlers == 0 ? 0 : 2 }
 

@@ -3,9 +3,7 @@ extension ProgramOperation {
     public struct Drop: TasklessOperation, FormattedOperation {
         public var task = 0
 
-        static let kind = OperationKind.drop
         static let format: StepFormat<Self> = "drop t\(\.task)"
-        var operation: ProgramOperation { .drop(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 2 }
 

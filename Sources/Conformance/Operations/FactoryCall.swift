@@ -63,7 +63,6 @@ extension ProgramOperation {
             }
         }
 
-        static let kind = OperationKind.factory
         public var description: String {
             let factory: String
             switch construction {
@@ -93,7 +92,6 @@ extension ProgramOperation {
             case .whenComplete(let antecedent): return "whenComplete(t\(antecedent)) { echo }"
             }
         }
-        var operation: ProgramOperation { .factory(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = TaskFactory(on: "), let (construction, executor, token) = factory(&s), s.take("."),

@@ -10,9 +10,7 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.makeGroup
         static let format: StepFormat<Self> = "t\(\.task) = WorkGroup().idle()"
-        var operation: ProgramOperation { .makeGroup(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.count < 2 ? 2 : 0 }
 
@@ -56,9 +54,7 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.joinGroup
         static let format: StepFormat<Self> = "group(t\(\.group)).join(t\(\.task))"
-        var operation: ProgramOperation { .joinGroup(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 6 }
 
@@ -106,9 +102,7 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.groupIdle
         static let format: StepFormat<Self> = "t\(\.task) = group(t\(\.group)).idle()"
-        var operation: ProgramOperation { .groupIdle(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 3 }
 
@@ -166,9 +160,7 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.waitGroup
         static let format: StepFormat<Self> = "group(t\(\.group)).wait(\(\.timeoutMicroseconds, prefix: "timeout: ", suffix: "us"))"
-        var operation: ProgramOperation { .waitGroup(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.groups.isEmpty ? 0 : 2 }
 

@@ -20,9 +20,7 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.inspect
         static let format: StepFormat<Self> = "inspect t\(\.task)\(\.prepared, " (prepared)")"
-        var operation: ProgramOperation { .inspect(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 5 }
 
@@ -79,9 +77,7 @@ extension ProgramOperation {
     public struct InspectToken: TasklessOperation, FormattedOperation {
         public var token = 0
 
-        static let kind = OperationKind.inspectToken
         static let format: StepFormat<Self> = "inspect k\(\.token)"
-        var operation: ProgramOperation { .inspectToken(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 2 }
 

@@ -9,9 +9,7 @@ extension ProgramOperation {
     public struct LongChain: TasklessOperation, FormattedOperation {
         public var links = 0
 
-        static let kind = OperationKind.longChain
         static let format: StepFormat<Self> = "chain of \(\.links) maps on inline"
-        var operation: ProgramOperation { .longChain(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 1 }
 

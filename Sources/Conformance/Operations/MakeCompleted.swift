@@ -25,7 +25,6 @@ extension ProgramOperation {
             self.form = outcome == .success && form == .namedAs ? .named : form
         }
 
-        static let kind = OperationKind.makeCompleted
         public var description: String {
             switch (form, outcome) {
             case (.completed, _): return "t\(task) = completed(\(outcome.rawValue))"
@@ -36,7 +35,6 @@ extension ProgramOperation {
             case (.namedAs, .cancel): return "t\(task) = cancelled(as: Int.self)"
             }
         }
-        var operation: ProgramOperation { .makeCompleted(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = ") else { return nil }

@@ -30,7 +30,6 @@ extension ProgramOperation {
             self.void = void
         }
 
-        static let kind = OperationKind.makeSource
         public var description: String {
             let type = void ? "Void" : "Int"
             let call: String
@@ -42,7 +41,6 @@ extension ProgramOperation {
             }
             return "t\(task) = \(call)" + (held.map { " held(\($0.rawValue))" } ?? "")
         }
-        var operation: ProgramOperation { .makeSource(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = ") else { return nil }

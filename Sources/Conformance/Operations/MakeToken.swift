@@ -7,9 +7,7 @@ extension ProgramOperation {
         public var token = 0
         public var linkedTo: [Int] = []
 
-        static let kind = OperationKind.makeToken
         static let format: StepFormat<Self> = "k\(\.token) = makeCancellationSource(\(\.linkedTo, prefix: "linkedTo: ", id: "k"))"
-        var operation: ProgramOperation { .makeToken(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 5 }
 

@@ -15,10 +15,8 @@ extension ProgramOperation {
         public var token: Int?
         public var body: BodyAction = .returns
 
-        static let kind = OperationKind.mapKeepingType
         static let format: StepFormat<Self> =
             "t\(\.task) = t\(\.antecedent).mapKeepingType(on: \(\.executor)\(token: \.token)) { \(\.body) }"
-        var operation: ProgramOperation { .mapKeepingType(self) }
 
         /// Never by the main stream: `ownStream` draws it.
         static func weight(in program: ProgramBuilder) -> Int { 0 }

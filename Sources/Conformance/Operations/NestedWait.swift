@@ -4,21 +4,14 @@ import TaskAPI
 extension ProgramOperation {
     /// A body on the default executor that runs and `wait()`s a body that does the same,
     /// `depth` deep, awaited by the driver (C6.4): logged, and judged by `ProbeChecks`.
-    public struct NestedWait: TasklessOperation, FormattedOperation {
+    public struct NestedWait: OutsideWorkProbe, FormattedOperation {
         public var depth = 0
 
-        static let kind = OperationKind.nestedWait
         static let format: StepFormat<Self> = "run(on: default) { wait() } nested \(\.depth) deep"
-        var operation: ProgramOperation { .nestedWait(self) }
-
-        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 
         static func generate(into program: inout ProgramBuilder) {
             program.add(.nestedWait(depth: program.rng.chance(30) ? 16 : program.rng.int(in: 2...8)))
         }
-
-        var uses: [Use] { [] }
-        func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         /// The blocked bodies need the backend's own threads, even in a controlled run.

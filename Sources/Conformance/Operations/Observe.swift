@@ -28,12 +28,10 @@ extension ProgramOperation {
             self.host = host
         }
 
-        static let kind = OperationKind.observe
         public var description: String {
             let on = convenience ? "" : pinned ? "(on: actor(\(executor)))" : "(on: \(executor))"
             return hostPrefix(host) + "t\(task) = t\(antecedent).whenComplete\(on) { echo }"
         }
-        var operation: ProgramOperation { .observe(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 let host = s.hostPrefix()

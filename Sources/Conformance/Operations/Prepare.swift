@@ -27,12 +27,10 @@ extension ProgramOperation {
             self.returns = returns
         }
 
-        static let kind = OperationKind.prepare
         public var description: String {
             "t\(task) = \(returns == nil ? "prepare" : "prepareTask")(on: .some(\(executor))\(tokenArgument(token))) "
                 + "{ \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? "")
         }
-        var operation: ProgramOperation { .prepare(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = prepare") else { return nil }

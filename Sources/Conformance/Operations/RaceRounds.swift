@@ -12,7 +12,7 @@ extension ProgramOperation {
     /// than steps of different drivers do. In stress programs only (the partner is a thread of the
     /// harness's own): a backend that is not schedule-instrumented gets no schedule point inside
     /// a `wait()`, a `cancel()` or a start, so its lost wake-ups and double runs are found here.
-    public struct RaceRounds: TasklessOperation, FormattedOperation {
+    public struct RaceRounds: OutsideWorkProbe, FormattedOperation {
         /// The two calls of a round, the partner's first.
         public enum Pair: String, Sendable, Hashable, CaseIterable {
             /// The partner `wait()`s on a source's task as the driver completes it: the wait
@@ -48,19 +48,12 @@ extension ProgramOperation {
         public var pair: Pair = .waitComplete
         public var rounds = 0
 
-        static let kind = OperationKind.raceRounds
         static let format: StepFormat<Self> = "race \(\.pair) ×\(\.rounds)"
-        var operation: ProgramOperation { .raceRounds(self) }
-
-        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 
         static func generate(into program: inout ProgramBuilder) {
             let pair = Pair.allCases[program.rng.below(Pair.allCases.count)]
             program.add(.raceRounds(RaceRounds(pair: pair, rounds: program.rng.int(in: 20...60))))
         }
-
-        var uses: [Use] { [] }
-        func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         /// The partner is a thread of the harness's own, outside any controlled run.

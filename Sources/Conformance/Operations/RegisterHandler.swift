@@ -16,9 +16,7 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.registerHandler
         static let format: StepFormat<Self> = "h\(\.handler) = k\(\.token)\(\.viaToken, ".token").register { }"
-        var operation: ProgramOperation { .registerHandler(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.tokens.isEmpty ? 0 : 4 }
 

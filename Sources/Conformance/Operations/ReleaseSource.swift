@@ -5,9 +5,7 @@ extension ProgramOperation {
     public struct ReleaseSource: TasklessOperation, FormattedOperation {
         public var source = 0
 
-        static let kind = OperationKind.releaseSource
         static let format: StepFormat<Self> = "release t\(\.source)\'s source"
-        var operation: ProgramOperation { .releaseSource(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 3 : 0 }
 

@@ -56,7 +56,6 @@ extension ProgramOperation {
             self.cancelsOnRetry = cancelsOnRetry
         }
 
-        static let kind = OperationKind.retry
         public var description: String {
             var arguments = ["attempts: \(attempts)"]
             if let backoffMicroseconds, let backoffGrowth {
@@ -70,7 +69,6 @@ extension ProgramOperation {
             return "t\(task) = \(taskForm ? "retryTask" : "retry")(\(arguments.joined(separator: ", "))) "
                 + "{ \(noToken ? "() in " : "")fails \(failures)×, then \(body.rawValue)\(attemptTasks ? ", each a new task" : "") }"
         }
-        var operation: ProgramOperation { .retry(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = retry") else { return nil }

@@ -33,12 +33,10 @@ extension ProgramOperation {
             self.keeps = returns == nil ? keeps : nil
         }
 
-        static let kind = OperationKind.run
         public var description: String {
             "t\(task) = \(returns == nil ? "run" : "runTask")\(form.arguments(executor: executor, token: token)) "
                 + "{ \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? keeps.map { " => \($0)" } ?? "")
         }
-        var operation: ProgramOperation { .run(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = run") else { return nil }

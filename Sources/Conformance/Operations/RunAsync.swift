@@ -31,7 +31,6 @@ extension ProgramOperation {
             self.form = form
         }
 
-        static let kind = OperationKind.runAsync
         public var description: String {
             let name =
                 ["runAsync": "runAsync", "noToken": "runAsync", "spelledRun": "run", "preferring": "runAsync"][form.rawValue] ?? "runAsync"
@@ -40,7 +39,6 @@ extension ProgramOperation {
             let call = form == .noToken ? name : "\(name)(\(arguments.joined(separator: ", ")))"
             return "t\(task) = \(call) { async \(body.rawValue) }"
         }
-        var operation: ProgramOperation { .runAsync(self) }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = ") else { return nil }
@@ -105,7 +103,7 @@ extension ProgramOperation {
             case .noToken: made = backend.runAsync { try await body() }
             case .spelledRun: made = backend.run(token: token) { try await body() }
             case .preferring:
-                made = backend.runAsync(token: token, preferring: HarnessTaskExecutor(execution.executors.defaultExecutor)) {
+                made = backend.runAsync(token: token, preferring: JobExecutor(execution.executors.defaultExecutor)) {
                     try await body()
                 }
             }
@@ -123,20 +121,5 @@ extension ProgramOperation {
 
     public static func runAsync(task: Int, token: Int?, body: BodyAction) -> Self {
         .runAsync(RunAsync(task: task, token: token, body: body))
-    }
-}
-
-/// An `AsyncTaskExecutor` as a Swift `TaskExecutor`: each job of a Swift task that prefers it runs as one
-/// job of the wrapped executor (what `runAsync(token:preferring:)` is given).
-final class HarnessTaskExecutor: TaskExecutor {
-    private let base: any AsyncTaskExecutor
-
-    init(_ base: any AsyncTaskExecutor) {
-        self.base = base
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        base.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -1,20 +1,13 @@
 extension ProgramOperation {
     /// `schedule(after:)` of a job that logs when it fires (C5.4).
-    public struct Schedule: TasklessOperation, FormattedOperation {
+    public struct Schedule: OutsideWorkProbe, FormattedOperation {
         public var microseconds = 0
 
-        static let kind = OperationKind.schedule
         static let format: StepFormat<Self> = "schedule(after: \(\.microseconds)us)"
-        var operation: ProgramOperation { .schedule(self) }
-
-        static func weight(in program: ProgramBuilder) -> Int { program.usesOutsideWork ? 1 : 0 }
 
         static func generate(into program: inout ProgramBuilder) {
             program.add(.schedule(microseconds: program.rng.int(in: 0...2000)))
         }
-
-        var uses: [Use] { [] }
-        func renumbered(_ ids: Renumbering) -> Self { self }
 
         var neverWaits: Bool { false }
         var outsideWork: OutsideWork { .timer }

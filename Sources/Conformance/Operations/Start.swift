@@ -16,10 +16,8 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.start
         static let format = StepFormat<Self>(
             \.throwing, "try t\(\.task).start(on: \(\.executor))", else: "t\(\.task).tryStart(on: \(\.executor))")
-        var operation: ProgramOperation { .start(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty ? 0 : 4 }
 

@@ -4,9 +4,7 @@ extension ProgramOperation {
     public struct Submit: TasklessOperation, FormattedOperation {
         public var executor: ExecutorRef = .default
 
-        static let kind = OperationKind.submit
         static let format: StepFormat<Self> = "\(\.executor).execute { job }"
-        var operation: ProgramOperation { .submit(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { 2 }
 

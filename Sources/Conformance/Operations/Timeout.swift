@@ -6,9 +6,7 @@ extension ProgramOperation {
         public var antecedent = 0
         public var microseconds = 0
 
-        static let kind = OperationKind.timeout
         static let format: StepFormat<Self> = "t\(\.task) = t\(\.antecedent).timeout(after: \(\.microseconds)us)"
-        var operation: ProgramOperation { .timeout(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.intTasks.isEmpty || !program.usesOutsideWork ? 0 : 3 }
 

@@ -6,9 +6,7 @@ extension ProgramOperation {
     public struct TryStart: TasklessOperation, FormattedOperation {
         public var task = 0
 
-        static let kind = OperationKind.tryStart
         static let format: StepFormat<Self> = "t\(\.task).tryStart()"
-        var operation: ProgramOperation { .tryStart(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.hasSources ? 2 : 0 }
 
@@ -44,9 +42,7 @@ extension ProgramOperation {
     public struct CancelPrepared: TasklessOperation, FormattedOperation {
         public var task = 0
 
-        static let kind = OperationKind.cancelPrepared
         static let format: StepFormat<Self> = "t\(\.task).cancel() (prepared)"
-        var operation: ProgramOperation { .cancelPrepared(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.unstarted.isEmpty && program.started.isEmpty ? 0 : 2 }
 

@@ -18,10 +18,8 @@ extension ProgramOperation {
         /// A blank payload, which `format` reads a text into.
         init() {}
 
-        static let kind = OperationKind.wait
         static let format = StepFormat<Self>(
             \.get, "try t\(\.task).get()", else: "t\(\.task).wait(\(\.timeoutMicroseconds, prefix: "timeout: ", suffix: "us"))")
-        var operation: ProgramOperation { .wait(self) }
 
         static func weight(in program: ProgramBuilder) -> Int { program.liveTasks.isEmpty ? 0 : 6 }
 

@@ -196,51 +196,35 @@ public final class EventLog: Sendable {
     }
 
     /// The events so far, in sequence order.
-    var events: [Event] {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.events.sorted { $0.seq < $1.seq }
-    }
+    var events: [Event] { read { $0.events.sorted { $0.seq < $1.seq } } }
 
     /// The tasks whose completion was observed so far.
-    var completedTasks: [Bool] {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.completed
-    }
+    var completedTasks: [Bool] { read(\.completed) }
 
     /// What is still running, for the watchdog: bodies and awaits.
     var runningSummary: String {
-        condition.lock()
-        defer { condition.unlock() }
-        var parts: [String] = []
-        if state.bodiesRunning > 0 { parts.append("\(state.bodiesRunning) bodies still running") }
-        if state.awaitsRunning > 0 { parts.append("\(state.awaitsRunning) awaits not resumed (C6.5)") }
-        if state.pendingCalls > 0 { parts.append("\(state.pendingCalls) hosted calls or burst jobs never ran (lost: C2.1, C7.3)") }
-        return parts.joined(separator: ", ")
+        read { state in
+            var parts: [String] = []
+            if state.bodiesRunning > 0 { parts.append("\(state.bodiesRunning) bodies still running") }
+            if state.awaitsRunning > 0 { parts.append("\(state.awaitsRunning) awaits not resumed (C6.5)") }
+            if state.pendingCalls > 0 { parts.append("\(state.pendingCalls) hosted calls or burst jobs never ran (lost: C2.1, C7.3)") }
+            return parts.joined(separator: ", ")
+        }
     }
 
     /// The awaits started and not resumed yet.
-    var awaitsNotResumed: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.awaitsRunning
-    }
+    var awaitsNotResumed: Int { read(\.awaitsRunning) }
 
     /// A counter that grows with every completion, body end and await end.
-    var progress: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return state.progress
-    }
+    var progress: Int { read(\.progress) }
 
     /// `true` if `tasks` all completed and no cancelled await runs (unless `ignoringAwaits`:
     /// their time is up, and the timing checks report them, C4.7).
     func phaseOneDone(tasks: [Int], ignoringAwaits: Bool = false) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return (ignoringAwaits || state.cancelledAwaitsRunning == 0)
-            && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
+        read { state in
+            (ignoringAwaits || state.cancelledAwaitsRunning == 0)
+                && tasks.allSatisfy { $0 >= state.completed.count || state.completed[$0] }
+        }
     }
 
     /// Waits until `progress` moves past `seen`; `false` at the deadline.
@@ -254,6 +238,13 @@ public final class EventLog: Sendable {
             state.completionCount == state.completed.count && state.bodiesRunning == 0 && state.awaitsRunning == 0
                 && state.pendingCalls <= 0
         }
+    }
+
+    /// `reading` of the state, holding the lock.
+    private func read<T>(_ reading: (State) -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return reading(state)
     }
 
     private func waitUntil(_ deadline: Uptime, _ predicate: (State) -> Bool) -> Bool {

@@ -6,25 +6,18 @@ import TaskAPI
 /// written with `withCheckedContinuation`, resumed from a Dispatch block (`swift`) or from a job
 /// on a fixed pool of threads (`pthreads`); each backend is divided by the one its users would
 /// otherwise write (`matchingBaseline`).
-enum AwaitScenario {
-    static let entry = ScenarioEntry(
-        name: "await",
-        summary: "`try await backend.run { 1 }.value` round trip from a Swift Task; us per round trip",
-        run: run
-    )
+enum AwaitScenario: Scenario {
+    static let name = "await"
+    static let summary = "`try await backend.run { 1 }.value` round trip from a Swift Task; us per round trip"
 
     static func run(_ context: ScenarioContext) -> [Figure] {
         let n = context.plan.size(12_000, quick: 3_000)
-        let reps = context.plan.testableRepetitions
-        let (subjects, stop) = subjects(context)
-        defer { stop() }
-        Progress.note("await: \(subjects.map(\.name).joined(separator: ", ")), \(n) round trips, \(context.plan.isolatedRounds)")
-        let outcomes = RoundRobin(plan: context.plan).measure(
-            subjects, nominal: n, floor: n / 8, warmSize: n / 8,
-            repetitions: reps, isolated: "await.run-value")
+        let outcomes = RoundRobin.measureCase(
+            name, subjects(context), work: "\(n) round trips", context,
+            nominal: n, floor: n / 8, warmSize: n / 8, isolated: "await.run-value")
         return outcomes.map { outcome in
             var m = Figure(
-                scenario: "await", caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
+                scenario: Self.name, caseName: "await.run-value@" + sizeLabel(outcome.size), subject: outcome.subject.name,
                 kind: outcome.subject.kind, unit: "us", better: .lower,
                 values: outcome.runs.map(\.seconds).filter(\.isFinite).map { $0 * 1e6 / Double(outcome.size) },
                 baseline: outcome.subject.baseline)

@@ -2,12 +2,9 @@ import TaskAPI
 
 /// chain: the cost of one `map` link, on an already-completed task (inline and default
 /// executor) and on a pending source completed once the chain is built; ns per link.
-enum ChainScenario {
-    static let entry = ScenarioEntry(
-        name: "chain",
-        summary: "map links on a completed task (inline, default executor) and on a pending source then fired; ns/link",
-        run: run
-    )
+enum ChainScenario: Scenario {
+    static let name = "chain"
+    static let summary = "map links on a completed task (inline, default executor) and on a pending source then fired; ns/link"
 
     static func run(_ context: ScenarioContext) -> [Figure] {
         let plan = context.plan
@@ -28,7 +25,7 @@ enum ChainScenario {
             for outcome in outcomes {
                 let size = outcome.size
                 var m = Figure(
-                    scenario: "chain", caseName: "chain.\(name)@\(sizeLabel(size))",
+                    scenario: Self.name, caseName: "chain.\(name)@\(sizeLabel(size))",
                     subject: outcome.subject.name, kind: outcome.subject.kind, unit: "ns/link",
                     better: .lower, values: outcome.runs.map { $0.seconds * 1e9 / Double(size) },
                     baseline: outcome.subject.baseline)
@@ -54,7 +51,7 @@ enum ChainScenario {
     /// a completed task; nothing to stop.
     static func completedInlineSubjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         let subjects = subjects(context, closureSubject, "closure") {
-            completedChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+            completedChain($0, $0.inlineExecutor, $1, link: link($2))
         }
         return (subjects, {})
     }
@@ -63,7 +60,7 @@ enum ChainScenario {
     /// pending source, then fired; nothing to stop.
     static func pendingInlineSubjects(_ context: ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void) {
         let subjects = subjects(context, closureSubject, "closure") {
-            pendingChain($0, $0.inlineExecutor, $1, extraNanos: $2)
+            pendingChain($0, $0.inlineExecutor, $1, link: link($2))
         }
         return (subjects, {})
     }
@@ -80,7 +77,7 @@ enum ChainScenario {
             (dispatchChainSeconds($0), true)
         }
         let subjects = subjects(context, dispatch, "dispatch") {
-            completedChain($0, $0.defaultExecutor, $1, extraNanos: $2)
+            completedChain($0, $0.defaultExecutor, $1, link: link($2))
         }
         return (subjects, {})
     }
@@ -147,43 +144,34 @@ enum ChainScenario {
 
     /// Builds and runs `n` maps on an already-completed task, and waits for the last.
     static func completedChain(
-        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, extraNanos: UInt64 = 0
-    ) -> (seconds: Double, ok: Bool) {
-        completedChain(backend, executor, n, link: link(extraNanos))
-    }
-
-    /// `completedChain` with `link` as every link.
-    static func completedChain(
         _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
-        SlowedLink.install(link)
-        var result: Int?
-        let seconds = timed {
-            var task: any AsyncTask<Int> = backend.succeeded(0)
-            for _ in 0..<n { task = extend(task, on: executor, link) }
-            result = task.wait().value
-        }
-        return (seconds, result == n)
+        timedChain(n, on: executor, link) { (backend.succeeded(0), {}) }
     }
 
     /// Builds `n` maps on a pending source, completes it, and waits for the last.
     static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, extraNanos: UInt64 = 0
+        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, link: Link
     ) -> (seconds: Double, ok: Bool) {
-        pendingChain(backend, executor, n, link: link(extraNanos))
+        timedChain(n, on: executor, link) {
+            let source = backend.makeSource(of: Int.self)
+            return (source.task, { source.trySucceed(0) })
+        }
     }
 
-    /// `pendingChain` with `link` as every link.
-    static func pendingChain(
-        _ backend: any TaskBackend, _ executor: any AsyncTaskExecutor, _ n: Int, link: Link
+    /// Times a chain of `n` links on the task `start` makes: built link by link, set off by
+    /// `start`'s `fire` (nothing for a completed task), and waited for; ok if it counted to `n`.
+    private static func timedChain(
+        _ n: Int, on executor: any AsyncTaskExecutor, _ link: Link,
+        _ start: () -> (task: any AsyncTask<Int>, fire: () -> Void)
     ) -> (seconds: Double, ok: Bool) {
         SlowedLink.install(link)
         var result: Int?
         let seconds = timed {
-            let source = backend.makeSource(of: Int.self)
-            var task: any AsyncTask<Int> = source.task
+            let (first, fire) = start()
+            var task = first
             for _ in 0..<n { task = extend(task, on: executor, link) }
-            source.trySucceed(0)
+            fire()
             result = task.wait().value
         }
         return (seconds, result == n)

@@ -4,33 +4,25 @@ import TaskAPI
 
 /// contention: several threads register continuations on, and race try-setters against,
 /// the same sources; operations (registrations plus setter calls) per second.
-enum ContentionScenario {
-    static let entry = ScenarioEntry(
-        name: "contention",
-        summary: "threads registering continuations and racing trySucceed on shared sources; ops/s",
-        run: run
-    )
+enum ContentionScenario: Scenario {
+    static let name = "contention"
+    static let summary = "threads registering continuations and racing trySucceed on shared sources; ops/s"
 
     static func run(_ context: ScenarioContext) -> [Figure] {
         let threads = Swift.max(2, context.plan.cores)
         let m = context.plan.size(20_000, quick: 5_000)
-        let reps = context.plan.testableRepetitions
         let caseName = "contention.register-race@\(threads)x\(sizeLabel(m))"
         let ops = Double(threads * m * 2)
         func figure(_ outcome: RoundRobin.Outcome) -> Figure {
             Figure(
-                scenario: "contention", caseName: caseName, subject: outcome.subject.name,
+                scenario: Self.name, caseName: caseName, subject: outcome.subject.name,
                 kind: outcome.subject.kind, unit: "ops/s", better: .higher,
                 values: outcome.runs.map { ops / $0.seconds }, baseline: outcome.subject.baseline,
                 note: outcome.ok ? nil : "a round lost or repeated a continuation or a winner, or its process failed")
         }
-        let (subjects, _) = subjects(context)
-        Progress.note(
-            "contention: \(subjects.map(\.name).joined(separator: ", ")), \(threads) threads x \(m) sources, "
-                + context.plan.isolatedRounds)
-        let outcomes = RoundRobin(plan: context.plan).measure(
-            subjects, nominal: m, floor: m, warmSize: m,
-            repetitions: reps, isolated: "contention.register-race")
+        let outcomes = RoundRobin.measureCase(
+            name, subjects(context), work: "\(threads) threads x \(m) sources", context,
+            nominal: m, floor: m, warmSize: m, isolated: "contention.register-race")
         return outcomes.map(figure)
     }
 

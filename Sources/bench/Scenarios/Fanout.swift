@@ -3,25 +3,18 @@ import Synchronization
 import TaskAPI
 
 /// fanout: many tiny bodies started at once and joined; tasks per second.
-enum FanoutScenario {
-    static let entry = ScenarioEntry(
-        name: "fanout",
-        summary: "100,000 tiny run bodies joined with whenAll; tasks/s",
-        run: run
-    )
+enum FanoutScenario: Scenario {
+    static let name = "fanout"
+    static let summary = "100,000 tiny run bodies joined with whenAll; tasks/s"
 
     static func run(_ context: ScenarioContext) -> [Figure] {
         let n = context.plan.size(100_000, quick: 20_000)
-        let reps = context.plan.testableRepetitions
-        let (subjects, stop) = subjects(context)
-        defer { stop() }
-        Progress.note("fanout: \(subjects.map(\.name).joined(separator: ", ")), up to \(n) bodies, \(context.plan.isolatedRounds)")
-        let outcomes = RoundRobin(plan: context.plan).measure(
-            subjects, nominal: n, floor: n / 10, warmSize: n / 10,
-            repetitions: reps, isolated: "fanout.whenAll")
+        let outcomes = RoundRobin.measureCase(
+            name, subjects(context), work: "up to \(n) bodies", context,
+            nominal: n, floor: n / 10, warmSize: n / 10, isolated: "fanout.whenAll")
         return outcomes.map { outcome in
             var m = Figure(
-                scenario: "fanout", caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
+                scenario: Self.name, caseName: "fanout.whenAll@" + sizeLabel(outcome.size),
                 subject: outcome.subject.name, kind: outcome.subject.kind, unit: "tasks/s",
                 better: .higher, values: outcome.runs.map { Double(outcome.size) / $0.seconds },
                 baseline: outcome.subject.baseline)

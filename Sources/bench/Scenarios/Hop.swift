@@ -3,12 +3,9 @@ import TaskAPI
 
 /// hop: latency from completing a source on one thread to the start of its continuation on
 /// another executor; the raw baselines time the same hand-off written by hand.
-enum HopScenario {
-    static let entry = ScenarioEntry(
-        name: "hop",
-        summary: "source completed on one thread -> continuation starts (default and serial executor); p50/p90/p99/max",
-        run: run
-    )
+enum HopScenario: Scenario {
+    static let name = "hop"
+    static let summary = "source completed on one thread -> continuation starts (default and serial executor); p50/p90/p99/max"
 
     static func run(_ context: ScenarioContext) -> [Figure] {
         // 5 repetitions: what `bench compare` needs to test a figure (see `testableRepetitions`).
@@ -172,7 +169,7 @@ struct Sampler {
             let spec = specs[index]
             let pooled = all[index].sorted()
             var m = Figure(
-                scenario: "hop", caseName: spec.caseName, subject: spec.subject, kind: spec.kind, unit: "us",
+                scenario: HopScenario.name, caseName: spec.caseName, subject: spec.subject, kind: spec.kind, unit: "us",
                 better: .lower, values: p50s[index], baseline: spec.baseline,
                 note: lost[index] > 0 ? "\(lost[index]) of \(repetitions) repetitions lost: their process failed" : nil
             )

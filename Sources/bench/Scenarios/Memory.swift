@@ -5,12 +5,9 @@ import TaskAPI
 /// memory: heap bytes and allocations per pending task with one continuation and per map link,
 /// allocations for source + map + succeed, and whether the heap returns to its baseline after
 /// 100,000 completed tasks.
-enum MemoryScenario {
-    static let entry = ScenarioEntry(
-        name: "memory",
-        summary: "heap bytes and allocations per pending task / map link; heap back at baseline after 100,000 tasks",
-        run: run
-    )
+enum MemoryScenario: Scenario {
+    static let name = "memory"
+    static let summary = "heap bytes and allocations per pending task / map link; heap back at baseline after 100,000 tasks"
 
     /// Heap growth per task still counted as "back at baseline": an eighth of glibc's smallest
     /// chunk (32 bytes), so leaking even one allocation per task fails clearly, while the jitter
@@ -36,7 +33,7 @@ enum MemoryScenario {
         ) {
             let known = values.compactMap { $0 }
             var m = Figure(
-                scenario: "memory", caseName: name, subject: subject, kind: kind, unit: unit, better: .lower,
+                scenario: Self.name, caseName: name, subject: subject, kind: kind, unit: unit, better: .lower,
                 values: known.isEmpty ? [.nan] : known, baseline: baseline,
                 note: known.isEmpty ? "could not be measured here" : note)
             // Counts, not times: `bench compare` calls them equal within 5% (allocator

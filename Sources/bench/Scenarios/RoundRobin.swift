@@ -73,6 +73,22 @@ struct RoundRobin {
     }
 }
 
+extension RoundRobin {
+    /// One case of a scenario in rounds: notes its subjects and `work` (what a subject's run
+    /// does) in the progress, measures them (`measure`, with the repetitions `bench compare`
+    /// needs to test a figure; `isolated`, the case's variant), then stops what they started.
+    static func measureCase(
+        _ scenario: String, _ made: (subjects: [Subject], stop: () -> Void), work: String, _ context: ScenarioContext,
+        nominal: Int, floor: Int, warmSize: Int, isolated variant: String
+    ) -> [Outcome] {
+        defer { made.stop() }
+        Progress.note("\(scenario): \(made.subjects.map(\.name).joined(separator: ", ")), \(work), \(context.plan.isolatedRounds)")
+        return RoundRobin(plan: context.plan).measure(
+            made.subjects, nominal: nominal, floor: floor, warmSize: warmSize,
+            repetitions: context.plan.testableRepetitions, isolated: variant)
+    }
+}
+
 extension Figure {
     /// Sets the note from `notes`, led by the budget cut when the case measured `size` items
     /// instead of `nominal` (its name already says `size`; `size` is then also set).

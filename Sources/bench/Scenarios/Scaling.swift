@@ -28,14 +28,11 @@ import TaskAPI
 /// timing thread) divided by the size. Every point is the median of `repetitions` runs taken in
 /// rounds (each subject once, then again), in this process up to the series' `isolatedFrom`
 /// units, each in a child process from there (in a default run).
-enum ScalingScenario {
-    static let entry = ScenarioEntry(
-        name: "scaling",
-        summary: "per-unit cost against size: chains 1k-10M links, fan-out 1k-1M, 1-64 waiters, "
-            + "1-1,024 continuations, 1-16,384 handlers; processor ns per unit",
-        run: run
-    )
-    static let scenario = "scaling"
+enum ScalingScenario: Scenario {
+    static let name = "scaling"
+    static let summary =
+        "per-unit cost against size: chains 1k-10M links, fan-out 1k-1M, 1-64 waiters, "
+        + "1-1,024 continuations, 1-16,384 handlers; processor ns per unit"
 
     /// One curve: its subjects measured at each size.
     struct Series {
@@ -121,7 +118,7 @@ enum ScalingScenario {
                 let units = Double(size * rounds)
                 let ok = warmedOK[index] && runs[index].allSatisfy(\.ok)
                 var m = Figure(
-                    scenario: scenario, caseName: "\(scenario).\(series.name)/\(sizeLabel(size))",
+                    scenario: Self.name, caseName: "\(Self.name).\(series.name)/\(sizeLabel(size))",
                     subject: subject.name, kind: subject.kind, unit: "cpu-ns/\(series.item)", better: .lower,
                     values: runs[index].map { $0.seconds * 1e9 / units }.filter(\.isFinite), baseline: subject.baseline,
                     note: ok ? nil : "a round gave a wrong result, or its process failed")

@@ -6,12 +6,9 @@ import TaskAPI
 /// thread with a 512 KiB stack, per backend and executor, and the stack bytes each link costs on
 /// the inline path. Every probe runs in a child process (`bench __stack-probe ...`), so an
 /// overflow is a result, not a crash.
-enum StackScenario {
-    static let entry = ScenarioEntry(
-        name: "stack",
-        summary: "deepest chain completing on a 512 KiB stack (child processes), stack bytes/link inline",
-        run: run
-    )
+enum StackScenario: Scenario {
+    static let name = "stack"
+    static let summary = "deepest chain completing on a 512 KiB stack (child processes), stack bytes/link inline"
 
     static let stackKiB = 512
     /// In the note of a depth that was cut short by the time limit, not by a failure.
@@ -31,7 +28,7 @@ enum StackScenario {
                 let (deepest, note) = deepestChain(subject: subject, executor: executor, limit: limit, timeout: timeout)
                 Progress.note("stack: \(subject) \(executor): \(deepest) links")
                 return Figure(
-                    scenario: "stack", caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
+                    scenario: Self.name, caseName: "stack.deepest-\(executor)@\(stackKiB)KiB",
                     subject: subject, kind: kind, unit: "links", better: .higher,
                     values: [Double(deepest)], baseline: baseline, note: note)
             }
@@ -41,7 +38,7 @@ enum StackScenario {
                 let bytes = bytesPerLink(subject: subject)
                 Progress.note("stack: \(subject) bytes per inline link: \(bytes.map { "\($0)" } ?? "failed")")
                 return Figure(
-                    scenario: "stack", caseName: "stack.bytes-per-link-inline", subject: subject,
+                    scenario: Self.name, caseName: "stack.bytes-per-link-inline", subject: subject,
                     kind: kind, unit: "bytes/link", better: .lower, values: [bytes ?? .nan],
                     baseline: baseline, note: bytes == nil ? "probe failed" : nil)
             }
