@@ -136,13 +136,11 @@ struct MutantTests {
         .finallyTaskSkipsInner: [.c3_3],
         // Races with no schedule point and nothing widening them, found by race rounds in stress
         // programs (or by luck elsewhere). A timed wait that loses its wake-up returns nil at its
-        // deadline (C6.2); a waiter hangs on nothing else. C6.4 is no true nested-wait bound
-        // breach (the nest's levels use wait(), which this mutant leaves alone) but the nested-wait
-        // probe's misattribution (base seed 3831201447454314784, seen in CI's rehearsal): the
-        // probe waits for the whole nest with wait(timeout:), whose lost wake-up makes a nest done
-        // in time look late, and it cannot tell the two apart without the nest's completion time
-        // (Operations/NestedWait.swift). Kept until the probe can: the harness reports only C6.4.
-        .lostWakeupInTimedWait: [.c6_2, .c6_4],
+        // deadline (C6.2); a waiter hangs on nothing else. The nested-wait probe, whose wait on
+        // the whole nest is a wait(timeout:), once reported it as C6.4 (base seed
+        // 3831201447454314784): it now logs when the nest's outermost body returned, and a nest
+        // done in time that the timed wait missed is C6.2's (Operations/NestedWait.swift).
+        .lostWakeupInTimedWait: [.c6_2],
         // The handler runs twice, seen when both calls returned (C4.2).
         .handlerRunTwiceOnRace: [.c4_2],
         // Two tryStart() calls win (C1.5); a source started twice reads running from both.

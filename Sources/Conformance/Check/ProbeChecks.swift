@@ -33,7 +33,7 @@ extension EventKind {
     /// The step whose probe logged this event, if a probe did.
     var probeStep: Int? {
         switch self {
-        case .longChainRan(let step, _, _), .asyncLoopRan(let step, _, _), .nestedWaitReturned(let step, _, _, _),
+        case .longChainRan(let step, _, _), .asyncLoopRan(let step, _, _), .nestedWaitReturned(let step, _, _, _, _),
             .probedCombined(let step, _), .probedRetained(let step, _), .raceRoundsRan(let step, _, _):
             return step
         default:

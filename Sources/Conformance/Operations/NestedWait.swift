@@ -23,7 +23,8 @@ extension ProgramOperation {
         static func limit(slack: Duration) -> Duration { .seconds(1) + slack }
 
         /// Waits for the nest at most `limit(slack:)`; logs how long it took, its result (nil: not
-        /// in time) and the first level done whose waiter had not returned (a lost wake-up).
+        /// in time), the first level done whose waiter had not returned (a lost wake-up), and when
+        /// the outermost body returned (a nest done in time that the timed wait missed is C6.2's).
         func perform(in execution: ProgramExecution, step: Int) {
             let backend = execution.backend
             // The backend's own default executor, even in controlled mode: the blocked bodies need
@@ -38,7 +39,12 @@ extension ProgramOperation {
                 return (inner.wait().value ?? -1_000) + 1
             }
             let start = Uptime.now
-            let top = backend.run(on: executor, token: .none) { [depth] _ in level(depth) }
+            let nestDone = PlainLocked<Duration?>(nil)
+            let top = backend.run(on: executor, token: .none) { [depth] _ in
+                let value = level(depth)
+                nestDone.withLock { $0 = Uptime.now - start }
+                return value
+            }
             levels.withLock { $0[depth] = top }
             let result = execution.boundedWait(top, limit: Self.limit(slack: execution.timingSlack), step: step)
             let elapsed = Uptime.now - start
@@ -49,7 +55,7 @@ extension ProgramOperation {
             execution.log.append(
                 .nestedWaitReturned(
                     step: step, elapsed: elapsed, result: result.map { Outcome($0) },
-                    lostWakeupLevel: lostWakeup))
+                    lostWakeupLevel: lostWakeup, nestDone: nestDone.withLock { $0 }))
         }
     }
 
@@ -58,14 +64,24 @@ extension ProgramOperation {
 
 extension ProgramOperation.NestedWait {
     /// The nest completed with `depth` within 1 s plus the slack (C6.4); a level done whose waiter
-    /// never returned, a lost wake-up (C6.3). A `nil` before the timeout is C6.2's, reported by
-    /// `TimingChecks` (the wait is `ProgramExecution.boundedWait`, which waits on to the deadline).
+    /// never returned, a lost wake-up (C6.3); a nest whose outermost body returned a slack before
+    /// the deadline, which the timed wait still missed (C6.2: the nest was in time, the wait was
+    /// not). A `nil` before the timeout is C6.2's too, reported by `TimingChecks` (the wait is
+    /// `ProgramExecution.boundedWait`, which waits on to the deadline).
     func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? {
-        guard case .nestedWaitReturned(_, let elapsed, let result, let lost) = event else { return nil }
+        guard case .nestedWaitReturned(_, let elapsed, let result, let lost, let nestDone) = event else { return nil }
         let limit = Self.limit(slack: slack)
         let ms = elapsed.nanoseconds / 1_000_000
         var finding: Finding?
-        if result == nil, let lost {
+        if result == nil, let done = nestDone, done + slack < limit {
+            // The task completed when its body returned, or at most a slack later: the wait on it
+            // slept through that completion to its deadline.
+            finding = Finding(
+                .c6_2,
+                "step \(step): wait(timeout: \(limit)) on \(depth) bodies nested in wait() returned nil, though the outermost body returned after \(done.nanoseconds / 1_000_000) ms",
+                expected: "the task's outcome, once it completed before the deadline",
+                observed: "nil after \(ms) ms")
+        } else if result == nil, let lost {
             // Not a starved pool: a body's wait() on a completed task never returned.
             finding = Finding(
                 .c6_3,

@@ -62,8 +62,10 @@ public enum EventKind: Sendable {
     /// (nil: not both on the completing thread), and its outcome (nil: not in time) (C2.7).
     case longChainRan(step: Int, stackGrowth: Int?, result: Outcome?)
     /// A `nestedWait` step's wait returned after `elapsed` with `result` (nil: timed out);
-    /// `lostWakeupLevel`: the first level that completed while the level waiting on it had not (C6.3, C6.4).
-    case nestedWaitReturned(step: Int, elapsed: Duration, result: Outcome?, lostWakeupLevel: Int?)
+    /// `lostWakeupLevel`: the first level that completed while the level waiting on it had not;
+    /// `nestDone`: when the outermost body returned, after the step began (nil: not by then)
+    /// (C6.2, C6.3, C6.4).
+    case nestedWaitReturned(step: Int, elapsed: Duration, result: Outcome?, lostWakeupLevel: Int?, nestDone: Duration?)
     /// A `combineProbed` step's combinator completed with `result` (nil: not within the slack) (C5.1-C5.3).
     case probedCombined(step: Int, result: Outcome?)
     /// Once it completed and every other reference was dropped: the inputs and values not
