@@ -16,7 +16,9 @@ public class KitContinuation: @unchecked Sendable {
     /// node registered on the inline executor. The subclasses that can run elsewhere store their
     /// executor (`nil` for the inline one, see `stored(_:)`, so that handing over needs no
     /// identity check and registering no retain of it) and override this with `HandOff`.
-    func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
+    /// `runtime` is the delivering thread's, whose trampoline runs the delivery: a derived task
+    /// that runs here completes onto it without looking it up (`run(_:from:on:)`).
+    func handOff(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
         run(outcome, from: antecedent)
     }
 
@@ -37,6 +39,14 @@ public class KitContinuation: @unchecked Sendable {
     /// Usable from inlinable code: a queued hand-off runs it (`JobRing.Slot.run`).
     @usableFromInline
     func run(_ outcome: KitCompletion, from antecedent: TaskCore) {}
+
+    /// `run` on a thread whose runtime the caller has at hand, `runtime`: a derived task
+    /// completes onto its trampoline without the thread-specific lookup (`pthread_getspecific`
+    /// and its key's once-check, 24 instructions per link, callgrind). Only the calling thread's
+    /// runtime may be passed (only its own thread touches a runtime).
+    func run(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
+        run(outcome, from: antecedent)
+    }
 
     /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
     /// it may start and complete itself without its lock.
@@ -71,7 +81,7 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
         super.init(body: body)
     }
 
-    override func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 }
