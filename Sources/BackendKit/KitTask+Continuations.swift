@@ -102,9 +102,16 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         assert(keepsBody, "kit task: a derived task's body reads as an empty slot")
     }
 
+    @inline(__always)  // into the subclasses' deinits (see `TaskCore`'s)
     deinit {
         // Freed before its body started (an antecedent that never completed): the body goes now.
-        guard keepsBody else { return }
+        if keepsBody { dropUnstartedBody() }
+    }
+
+    /// Lets go of the body of a node freed before it started. For deinit only; out of line, so
+    /// that the deinit of a node that ran (every other) saves no registers for this path.
+    @inline(never)
+    private final func dropUnstartedBody() {
         dropKeptBody(takeKeptBody())
     }
 

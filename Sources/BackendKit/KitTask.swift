@@ -45,6 +45,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         }
     }
 
+    @inline(__always)  // into the subclasses' deinits (see `TaskCore`'s)
     deinit {
         // A trivial value in place needs no destruction: one test of the type's flags instead of
         // reading the outcome and calling the value witness.

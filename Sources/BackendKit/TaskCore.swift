@@ -62,6 +62,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         completeUnshared(outcome) {}
     }
 
+    // Inlined into the subclasses' deinits, as theirs are (`KitTask`, `DerivedTask`): one
+    // function per freed node instead of a chain of three, each with its own call, prologue and
+    // epilogue; the rare paths stay out of line.
+    @inline(__always)
     deinit {
         // No other reference is left: no lock needed. `KitTask<T>` destroys the value of a
         // success; the error of a failure is the core's.
@@ -71,7 +75,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             "kit task: freed with a value in the slot of a task that holds none, \(state)")
         if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
-        if continuations.isEmpty { return }
+        if !continuations.isEmpty { releaseOrphans() }
+    }
+
+    /// The continuations of a task freed while pending, released through the thread's
+    /// graveyard (C8.2). For deinit only.
+    @inline(never)
+    private final func releaseOrphans() {
         assert(!state.isCompleted, "kit task: freed holding continuations after completing, \(state)")
         var orphans = KitContinuations.empty
         swap(&orphans, &continuations)
