@@ -125,7 +125,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
                 _ = succeed(value, on: runtime)
             }
         } catch {
-            finish(KitCompletion(thrown: error), fresh: fresh, on: runtime)
+            fail(thrown: error, fresh: fresh, on: runtime)
         }
     }
 

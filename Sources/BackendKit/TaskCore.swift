@@ -317,6 +317,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
+    /// `finish` with what a body threw (C3.1, C3.2, as `Completion(thrown:)` says). Out of line:
+    /// inlined, its test for a `CancellationError` had every body's caller look up that type's
+    /// metadata and size a stack buffer for it on entry, thrown or not.
+    @inline(never)
+    final func fail(thrown error: any Error, fresh: Bool, on runtime: ThreadRuntime?) {
+        finish(KitCompletion(thrown: error), fresh: fresh, on: runtime)
+    }
+
     /// Stores `continuation`, to be handed over when the task completes; on a task completed and
     /// delivered, hands it over at once instead, through a delivery phase of its own, exactly as
     /// `complete` does (C2.1, C2.4): the phase and the outcome are taken in the one critical
