@@ -43,7 +43,9 @@ public class KitContinuation: @unchecked Sendable {
     /// `run` on a thread whose runtime the caller has at hand, `runtime`: a derived task
     /// completes onto its trampoline without the thread-specific lookup (`pthread_getspecific`
     /// and its key's once-check, 24 instructions per link, callgrind). Only the calling thread's
-    /// runtime may be passed (only its own thread touches a runtime).
+    /// runtime may be passed (only its own thread touches a runtime). Usable from inlinable code,
+    /// as `run(_:from:)` (`JobRing.Slot.run(on:)`).
+    @usableFromInline
     func run(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
         run(outcome, from: antecedent)
     }
