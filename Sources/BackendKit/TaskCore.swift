@@ -295,6 +295,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             // `unsafelyUnwrapped`, tested just above: bound by `if let`, the runtime was retained
             // and released around the outermost trampoline's call (+40 instructions per
             // default-executor link, callgrind).
+            assert(runtime === ThreadRuntime.current, "kit task: completed onto another thread's runtime")
             runtime.unsafelyUnwrapped.trampoline(.handOver(self, outcome, inline, consume batch))
         } else {
             var work = ThreadRuntime.Work.handOver(self, outcome, inline, consume batch)
