@@ -196,13 +196,13 @@ final class GCDJobQueue: BlockingPool {
             // polling was copied to run it (a retain and a release of its job's context).
             let first = take(endIfEmpty: !stream)
             if !first.isEmpty {
-                first.run()
+                first.run(on: runtime)
             } else {
                 guard stream else { return false }
                 _ = pollers.poll()
                 let polled = take(endIfEmpty: true)
                 guard !polled.isEmpty else { return false }
-                polled.run()
+                polled.run(on: runtime)
             }
             ran += 1
         }
@@ -249,7 +249,7 @@ final class GCDJobQueue: BlockingPool {
         let runtime = ThreadRuntime.current
         let outer = runtime.pool
         runtime.pool = self
-        job.run()
+        job.run(on: runtime)
         runtime.pool = outer
     }
 }

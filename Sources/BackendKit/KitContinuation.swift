@@ -1,3 +1,4 @@
+import Synchronization
 import TaskAPI
 
 /// One registration on a kit task (C2.1), in a non-generic shape: where to run, and what to run,
@@ -16,7 +17,9 @@ public class KitContinuation: @unchecked Sendable {
     /// node registered on the inline executor. The subclasses that can run elsewhere store their
     /// executor (`nil` for the inline one, see `stored(_:)`, so that handing over needs no
     /// identity check and registering no retain of it) and override this with `HandOff`.
-    func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
+    /// `runtime` is the delivering thread's, whose trampoline runs the delivery: a derived task
+    /// that runs here completes onto it without looking it up (`run(_:from:on:)`).
+    func handOff(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
         run(outcome, from: antecedent)
     }
 
@@ -37,6 +40,16 @@ public class KitContinuation: @unchecked Sendable {
     /// Usable from inlinable code: a queued hand-off runs it (`JobRing.Slot.run`).
     @usableFromInline
     func run(_ outcome: KitCompletion, from antecedent: TaskCore) {}
+
+    /// `run` on a thread whose runtime the caller has at hand, `runtime`: a derived task
+    /// completes onto its trampoline without the thread-specific lookup (`pthread_getspecific`
+    /// and its key's once-check, 24 instructions per link, callgrind). Only the calling thread's
+    /// runtime may be passed (only its own thread touches a runtime). Usable from inlinable code,
+    /// as `run(_:from:)` (`JobRing.Slot.run(on:)`).
+    @usableFromInline
+    func run(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
+        run(outcome, from: antecedent)
+    }
 
     /// `run` for a derived task that no other thread can reach yet (`TaskCore.registerFresh`):
     /// it may start and complete itself without its lock.
@@ -71,7 +84,7 @@ final class WhenCompleteOn<T: Sendable>: WhenComplete<T>, @unchecked Sendable {
         super.init(body: body)
     }
 
-    override func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
+    override func handOff(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 }
@@ -89,13 +102,35 @@ enum HandOff {
         _ continuation: KitContinuation, _ outcome: KitCompletion, _ antecedent: TaskCore,
         on executor: any AsyncTaskExecutor
     ) {
-        // A class test of the reference (a walk up its class chain), not a protocol cast; then
-        // a downcast with no check, which, unlike `as?`, retains and releases nothing.
-        if executor is KitQueueExecutor {
+        // A class test (below), not a protocol cast; then a downcast with no check, which,
+        // unlike `as?`, retains and releases nothing.
+        if isQueueExecutor(executor) {
             unsafeDowncast(executor, to: KitQueueExecutor.self).push(
                 JobRing.Slot(handOff: continuation, outcome, from: antecedent))
         } else {
             executor.execute { continuation.run(outcome, from: antecedent) }
         }
+    }
+
+    /// The class of the last executor found to be a `KitQueueExecutor`, as its metadata's
+    /// address (0 before the first): a hand-off to an executor of that class, the common case (a
+    /// backend's default executor, hop after hop), is recognized by one comparison instead of
+    /// the runtime's walk up the class chain (`swift_dynamicCastClass` and the metadata
+    /// accessor, 24 instructions per hand-off, callgrind). Relaxed: any value read is the class
+    /// of some `KitQueueExecutor`, and a class's metadata lives as long as the process, so a
+    /// stale one only sends the test down the walk.
+    private static let lastQueueClass = Atomic<UInt>(0)
+
+    /// Whether `executor` is a `KitQueueExecutor`.
+    @inline(__always)
+    private static func isQueueExecutor(_ executor: any AsyncTaskExecutor) -> Bool {
+        let type = UInt(bitPattern: ObjectIdentifier(Swift.type(of: executor)))
+        if type == lastQueueClass.load(ordering: .relaxed) {
+            assert(executor is KitQueueExecutor, "kit hand-off: \(Swift.type(of: executor)) taken for a queue executor")
+            return true
+        }
+        guard executor is KitQueueExecutor else { return false }
+        lastQueueClass.store(type, ordering: .relaxed)
+        return true
     }
 }

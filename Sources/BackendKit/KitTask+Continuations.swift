@@ -102,9 +102,16 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         assert(keepsBody, "kit task: a derived task's body reads as an empty slot")
     }
 
+    @inline(__always)  // into the subclasses' deinits (see `TaskCore`'s)
     deinit {
         // Freed before its body started (an antecedent that never completed): the body goes now.
-        guard keepsBody else { return }
+        if keepsBody { dropUnstartedBody() }
+    }
+
+    /// Lets go of the body of a node freed before it started. For deinit only; out of line, so
+    /// that the deinit of a node that ran (every other) saves no registers for this path.
+    @inline(never)
+    private final func dropUnstartedBody() {
         dropKeptBody(takeKeptBody())
     }
 
@@ -150,17 +157,17 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         return false
     }
 
-    override final func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
+    override final func handOff(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
         // The inline executor without a token tested first, and the rest out of line: this path
         // then saves no registers and tail-calls `run` (-10 instructions per pending inline link).
-        if case .inPlace = placement { return run(outcome, from: antecedent) }
-        handOffPlaced(outcome, from: antecedent)
+        if case .inPlace = placement { return run(outcome, from: antecedent, on: runtime) }
+        handOffPlaced(outcome, from: antecedent, on: runtime)
     }
 
     /// `handOff` for a node on another executor or under a token.
     @inline(never)
-    private final func handOffPlaced(_ outcome: KitCompletion, from antecedent: TaskCore) {
-        guard let target = placement.target else { return run(outcome, from: antecedent) }  // the inline executor
+    private final func handOffPlaced(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
+        guard let target = placement.target else { return run(outcome, from: antecedent, on: runtime) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
@@ -204,21 +211,26 @@ final class ContinueTask<T: Sendable, U: Sendable>: DerivedTask<U, @Sendable (Co
     }
 
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
-        perform(outcome, from: antecedent, fresh: false)
+        perform(outcome, from: antecedent, fresh: false, on: nil)
+    }
+
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
+        perform(outcome, from: antecedent, fresh: false, on: runtime)
     }
 
     override func runFresh(_ outcome: KitCompletion, from antecedent: TaskCore) {
-        perform(outcome, from: antecedent, fresh: true)
+        perform(outcome, from: antecedent, fresh: true, on: nil)
     }
 
-    /// Runs the body once (C2.1); `fresh`: with no other thread able to reach this task.
+    /// Runs the body once (C2.1); `fresh`: with no other thread able to reach this task;
+    /// `runtime`: the calling thread's, if the caller has it (`run(_:from:on:)`).
     @inline(__always)
-    private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool) {
+    private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool, on runtime: ThreadRuntime?) {
         // C8.1: the body, moved out of the task, goes as soon as it has run.
         guard let words = begin(fresh: fresh) else { return }
         let body = self.body(words)
         let completion = antecedent.kitTask(of: T.self).typed(outcome)
-        settle(fresh: fresh) { try body(completion) }
+        settle(fresh: fresh, on: runtime) { try body(completion) }
     }
 }
 
@@ -281,21 +293,25 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U, @Sendable (T) thro
     }
 
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
-        perform(outcome, from: antecedent, fresh: false)
+        perform(outcome, from: antecedent, fresh: false, on: nil)
+    }
+
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
+        perform(outcome, from: antecedent, fresh: false, on: runtime)
     }
 
     override func runFresh(_ outcome: KitCompletion, from antecedent: TaskCore) {
-        perform(outcome, from: antecedent, fresh: true)
+        perform(outcome, from: antecedent, fresh: true, on: nil)
     }
 
     /// As `ContinueTask.perform`.
     @inline(__always)
-    private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool) {
+    private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool, on runtime: ThreadRuntime?) {
         guard let words = begin(fresh: fresh) else { return }  // C8.1, as there
         let transform = self.body(words)
-        guard case .success = outcome else { return finish(outcome, fresh: fresh) }  // unchanged (C3.3)
+        guard case .success = outcome else { return finish(outcome, fresh: fresh, on: runtime) }  // unchanged (C3.3)
         let value = antecedent.kitTask(of: T.self).loadValue()
-        settle(fresh: fresh) { try transform(value) }
+        settle(fresh: fresh, on: runtime) { try transform(value) }
     }
 }
 
@@ -314,7 +330,7 @@ class UnwrapNode<U: Sendable>: KitContinuation, @unchecked Sendable {
         target = KitContinuation.stored(executor)
     }
 
-    override final func handOff(_ outcome: KitCompletion, from antecedent: TaskCore) {
+    override final func handOff(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
         guard let target else { return run(outcome, from: antecedent) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }

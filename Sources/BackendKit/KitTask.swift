@@ -45,6 +45,7 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         }
     }
 
+    @inline(__always)  // into the subclasses' deinits (see `TaskCore`'s)
     deinit {
         // A trivial value in place needs no destruction: one test of the type's flags instead of
         // reading the outcome and calling the value witness.
@@ -105,25 +106,26 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         return Self.load(from: &slot)
     }
 
-    /// Completes with `value` (C1.1); `false` if the task was already completed.
+    /// Completes with `value` (C1.1); `false` if the task was already completed. `runtime`: the
+    /// calling thread's, if the caller has it (see `complete(_:storing:on:)`).
     @inline(__always)
-    final func succeed(_ value: T) -> Bool {
-        complete(.success(())) { store(value) }
+    final func succeed(_ value: T, on runtime: ThreadRuntime? = nil) -> Bool {
+        complete(.success(()), storing: { store(value) }, on: runtime)
     }
 
     /// Completes with what `body` returns or throws (C3.1, C3.2, as `Completion(thrown:)` says);
-    /// `fresh` for a task no other thread can reach yet, as `finish(_:fresh:)`.
+    /// `fresh` for a task no other thread can reach yet, as `finish(_:fresh:on:)`.
     @inline(__always)
-    final func settle(fresh: Bool = false, _ body: () throws -> T) {
+    final func settle(fresh: Bool = false, on runtime: ThreadRuntime? = nil, _ body: () throws -> T) {
         do {
             let value = try body()
             if fresh {
                 completeUnshared(.success(())) { store(value) }
             } else {
-                _ = succeed(value)
+                _ = succeed(value, on: runtime)
             }
         } catch {
-            finish(KitCompletion(thrown: error), fresh: fresh)
+            fail(thrown: error, fresh: fresh, on: runtime)
         }
     }
 

@@ -62,6 +62,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         completeUnshared(outcome) {}
     }
 
+    // Inlined into the subclasses' deinits, as theirs are (`KitTask`, `DerivedTask`): one
+    // function per freed node instead of a chain of three, each with its own call, prologue and
+    // epilogue; the rare paths stay out of line.
+    @inline(__always)
     deinit {
         // No other reference is left: no lock needed. `KitTask<T>` destroys the value of a
         // success; the error of a failure is the core's.
@@ -71,7 +75,13 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             "kit task: freed with a value in the slot of a task that holds none, \(state)")
         if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
-        if continuations.isEmpty { return }
+        if !continuations.isEmpty { releaseOrphans() }
+    }
+
+    /// The continuations of a task freed while pending, released through the thread's
+    /// graveyard (C8.2). For deinit only.
+    @inline(never)
+    private final func releaseOrphans() {
         assert(!state.isCompleted, "kit task: freed holding continuations after completing, \(state)")
         var orphans = KitContinuations.empty
         swap(&orphans, &continuations)
@@ -258,9 +268,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// before its body started (its token, or a caller completing it as a `CompletionSource`)
     /// still keeps that body in the slot: the same critical section moves it out before the slot
     /// is filled, and it is let go after the lock (`dropKeptBody`), so that no deinit of its
-    /// captures runs under the lock.
+    /// captures runs under the lock. `runtime`: the calling thread's, if the caller has it at hand
+    /// (a delivery passes it down, `KitContinuation.run(_:from:on:)`); otherwise it is looked up.
     @inline(__always)
-    final func complete(_ outcome: KitCompletion, storing store: () -> Void) -> Bool {
+    final func complete(_ outcome: KitCompletion, storing store: () -> Void, on runtime: ThreadRuntime? = nil) -> Bool {
         SchedulePoint.reach("kit task: complete")  // Points (no lock held): see `locked`.
         var batch = KitContinuations.empty
         var kept: (UInt, UInt) = (0, 0)
@@ -280,8 +291,16 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         // Between winning and handing over: a registration made meanwhile queues behind this
         // delivery phase (C2.4).
         SchedulePoint.reach("kit task: won a completion")
-        var work = ThreadRuntime.Work.handOver(self, outcome, inline, consume batch)
-        ThreadRuntime.trampolineHere(&work)
+        if runtime != nil {
+            // `unsafelyUnwrapped`, tested just above: bound by `if let`, the runtime was retained
+            // and released around the outermost trampoline's call (+40 instructions per
+            // default-executor link, callgrind).
+            assert(runtime === ThreadRuntime.current, "kit task: completed onto another thread's runtime")
+            runtime.unsafelyUnwrapped.trampoline(.handOver(self, outcome, inline, consume batch))
+        } else {
+            var work = ThreadRuntime.Work.handOver(self, outcome, inline, consume batch)
+            ThreadRuntime.trampolineHere(&work)
+        }
         return true
     }
 
@@ -291,14 +310,23 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Completes the task with a failure or a cancellation: through `complete(_:)`, or, `fresh`,
-    /// through `completeUnshared` for a task no other thread can reach yet.
+    /// through `completeUnshared` for a task no other thread can reach yet; `runtime` as for
+    /// `complete(_:storing:on:)`.
     @inline(__always)
-    final func finish(_ outcome: KitCompletion, fresh: Bool) {
+    final func finish(_ outcome: KitCompletion, fresh: Bool, on runtime: ThreadRuntime? = nil) {
         if fresh {
             completeUnshared(outcome) {}
         } else {
-            _ = complete(outcome)
+            _ = complete(outcome, storing: {}, on: runtime)
         }
+    }
+
+    /// `finish` with what a body threw (C3.1, C3.2, as `Completion(thrown:)` says). Out of line:
+    /// inlined, its test for a `CancellationError` had every body's caller look up that type's
+    /// metadata and size a stack buffer for it on entry, thrown or not.
+    @inline(never)
+    final func fail(thrown error: any Error, fresh: Bool, on runtime: ThreadRuntime?) {
+        finish(KitCompletion(thrown: error), fresh: fresh, on: runtime)
     }
 
     /// Stores `continuation`, to be handed over when the task completes; on a task completed and
@@ -347,11 +375,10 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             // The planted bug: handed over in place, inside the inline work this thread runs,
             // not queued behind it.
             if runtime.isDraining, plantedBugs.isOn(KitPlantedBug.inPlaceInsideInlineWork) {
-                return handOver(false, batch, outcome)
+                return handOver(false, batch, outcome, on: runtime)
             }
             #endif
-            var work = ThreadRuntime.Work.handOver(self, outcome, false, consume batch)
-            runtime.trampoline(&work)
+            runtime.trampoline(.handOver(self, outcome, false, consume batch))
         }
     }
 
@@ -379,16 +406,16 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     private func deliverInPlace(_ outcome: KitCompletion, on runtime: ThreadRuntime, _ body: (KitCompletion) -> Void) {
         runtime.runAsWork {
             body(outcome)
-            endDelivery(outcome)
+            endDelivery(outcome, on: runtime)
         }
     }
 
     /// Ends the delivery phase that `deliverInPlace` opened, handing over whatever was registered
     /// meanwhile: `handOver` without a batch of its own to build, loop over and release.
     @inline(__always)
-    private func endDelivery(_ outcome: KitCompletion) {
+    private func endDelivery(_ outcome: KitCompletion, on runtime: ThreadRuntime) {
         guard let next = locked({ nextDelivery() }) else { return }
-        handOver(false, next, outcome)
+        handOver(false, next, outcome, on: runtime)
     }
 
     /// Stores `continuation` unless the task is completed and delivered; then opens a delivery
@@ -452,11 +479,14 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// Runs the inline body if the completion found one (`inline`); then hands over `first`, a
     /// batch taken from the state, then the batches registered meanwhile, until none is left,
-    /// which ends the delivery phase. Runs only from the thread's trampoline.
-    final func handOver(_ inline: Bool, _ first: consuming KitContinuations, _ outcome: KitCompletion) {
+    /// which ends the delivery phase. Runs only from the trampoline of `runtime`, the calling
+    /// thread's, which it passes to each hand-off.
+    final func handOver(
+        _ inline: Bool, _ first: consuming KitContinuations, _ outcome: KitCompletion, on runtime: ThreadRuntime
+    ) {
         #if PlantedBugs
         if inline, !first.isEmpty, plantedBugs.isOn(KitPlantedBug.inlineBodyHandedLast) {
-            return handOverInlineBodyLast(first, outcome)
+            return handOverInlineBodyLast(first, outcome, on: runtime)
         }
         #endif
         if inline { runInline(outcome) }
@@ -467,15 +497,15 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             case .empty:
                 break
             case .one(let continuation):
-                continuation.handOff(outcome, from: self)
+                continuation.handOff(outcome, from: self, on: runtime)
             case .many(let list):
-                list[0].handOff(outcome, from: self)
+                list[0].handOff(outcome, from: self, on: runtime)
                 #if PlantedBugs
                 if plantedBugs.isOn(KitPlantedBug.nestedRegistrationOvertakes) {
-                    handOverRegisteredMeanwhile(outcome)
+                    handOverRegisteredMeanwhile(outcome, on: runtime)
                 }
                 #endif
-                for continuation in list.dropFirst() { continuation.handOff(outcome, from: self) }
+                for continuation in list.dropFirst() { continuation.handOff(outcome, from: self, on: runtime) }
             }
             guard let next = locked({ nextDelivery() }) else { return }
             batch = next
@@ -485,19 +515,21 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     #if PlantedBugs
     /// The planted bug `inlineBodyHandedLast`: the kept inline body handed over after the first
     /// batch, then the delivery goes on as `handOver` does.
-    private final func handOverInlineBodyLast(_ first: consuming KitContinuations, _ outcome: KitCompletion) {
-        for continuation in first.all { continuation.handOff(outcome, from: self) }
+    private final func handOverInlineBodyLast(
+        _ first: consuming KitContinuations, _ outcome: KitCompletion, on runtime: ThreadRuntime
+    ) {
+        for continuation in first.all { continuation.handOff(outcome, from: self, on: runtime) }
         runInline(outcome)
         guard let next = locked({ nextDelivery() }) else { return }
-        handOver(false, next, outcome)
+        handOver(false, next, outcome, on: runtime)
     }
 
     /// The planted bug `nestedRegistrationOvertakes`: the continuations registered during this
     /// delivery so far, handed over at once, before the rest of the batch being delivered.
-    private final func handOverRegisteredMeanwhile(_ outcome: KitCompletion) {
+    private final func handOverRegisteredMeanwhile(_ outcome: KitCompletion, on runtime: ThreadRuntime) {
         var early = KitContinuations.empty
         locked { swap(&early, &continuations) }
-        for continuation in early.all { continuation.handOff(outcome, from: self) }
+        for continuation in early.all { continuation.handOff(outcome, from: self, on: runtime) }
     }
 
     /// The planted bug the task's backend carries: a requirement of `KitBackend`, read through

@@ -172,11 +172,12 @@ public final class ThreadPool: BlockingPool {
 
     /// A worker thread's whole life: run jobs until told to exit.
     private func runWorker() {
-        ThreadRuntime.current.pool = self
+        let runtime = ThreadRuntime.current
+        runtime.pool = self
         while let job = nextJob() {
-            job.run()
+            job.run(on: runtime)
         }
-        ThreadRuntime.current.pool = nil
+        runtime.pool = nil
     }
 
     /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.

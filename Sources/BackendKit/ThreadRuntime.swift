@@ -26,10 +26,12 @@ public final class ThreadRuntime {
         /// a hundred instructions per slot).
         case taken
 
+        /// Runs the work on `runtime`, the calling thread's, whose trampoline runs it.
         @inline(__always)
-        consuming func run() {
+        consuming func run(on runtime: ThreadRuntime) {
             switch consume self {
-            case .handOver(let core, let outcome, let inline, let batch): core.handOver(inline, batch, outcome)
+            case .handOver(let core, let outcome, let inline, let batch):
+                core.handOver(inline, batch, outcome, on: runtime)
             case .job(let job): job()
             case .taken: break
             }
@@ -49,9 +51,18 @@ public final class ThreadRuntime {
     /// queue. A work is moved out of its slot before it runs, so nothing run stays referenced
     /// (C8.1). The queue is a plain buffer rather than an array, which cannot hold noncopyable
     /// elements; slots `head..<tail` are initialized, all others not.
+    ///
+    /// `next` is a buffer of one, always initialized (`.taken` when empty), rather than a stored
+    /// `Work`: a work is moved into it by `initialize(to:)` over the `.taken` it holds, which owns
+    /// nothing, where an assignment or a `swap` left a `Work` to destroy (the outlined destroy
+    /// of a `Work`, 21 instructions per queued hand-over, callgrind).
+    private let next: UnsafeMutablePointer<Work> = {
+        let slot = UnsafeMutablePointer<Work>.allocate(capacity: 1)
+        slot.initialize(to: .taken)
+        return slot
+    }()
     // @exclusivity(unchecked) here and below: only this thread touches the runtime, and no access
     // to these fields overlaps another (work runs between accesses, never inside one).
-    @exclusivity(unchecked) private var next: Work = .taken
     @exclusivity(unchecked) private var queue: UnsafeMutablePointer<Work>?
     @exclusivity(unchecked) private var capacity = 0
     @exclusivity(unchecked) private var head = 0
@@ -71,6 +82,8 @@ public final class ThreadRuntime {
     deinit {
         // The trampoline drains before it returns, so the queue holds nothing by now; the
         // deinitialization is for form.
+        next.deinitialize(count: 1)
+        next.deallocate()
         if let queue {
             (queue + head).deinitialize(count: tail - head)
             queue.deallocate()
@@ -81,19 +94,22 @@ public final class ThreadRuntime {
     /// it behind that work. Either way it has run when the outermost call returns, so nested
     /// hand-offs (a continuation completing a task whose continuation is inline, a million times
     /// over) become a loop instead of a recursion (C2.7). Allocates nothing unless it must queue.
-    /// `work` is moved out (it is left `.taken`).
+    /// `work` is consumed: a caller that has the runtime at hand leaves nothing behind to
+    /// destroy (see `next`; `trampolineHere` leaves a `.taken`).
     @inline(__always)
-    func trampoline(_ work: inout Work) {
+    func trampoline(_ work: consuming Work) {
         if draining {
-            if next.isTaken, head == tail {
-                swap(&next, &work)
+            if next.pointee.isTaken, head == tail {
+                // Safe: `next` holds `.taken` (tested just above), which owns nothing, so it is
+                // initialized over without a destroy and nothing leaks.
+                next.initialize(to: work)
             } else {
-                enqueue(exchange(&work, with: .taken))
+                enqueue(work)
             }
             return
         }
         draining = true
-        exchange(&work, with: .taken).run()
+        work.run(on: self)
         if holdsWork { drain() }
         draining = false
     }
@@ -101,7 +117,7 @@ public final class ThreadRuntime {
     /// Whether work is queued (`drain` has something to run): tested inline, so that a work
     /// that queued nothing (a link run in place) skips the call.
     @inline(__always)
-    private var holdsWork: Bool { !next.isTaken || head < tail }
+    private var holdsWork: Bool { !next.pointee.isTaken || head < tail }
 
     /// Whether this thread is running trampoline work now.
     @inline(__always)
@@ -120,14 +136,17 @@ public final class ThreadRuntime {
     /// Runs the queued work in FIFO order until none is left.
     private func drain() {
         while true {
-            if !next.isTaken {
-                exchange(&next, with: .taken).run()
+            if !next.pointee.isTaken {
+                // Moved out, and `.taken` put back at once: `next` stays initialized.
+                let work = next.move()
+                next.initialize(to: .taken)
+                work.run(on: self)
             } else if head < tail {
                 // Only initialized slots lie in head..<tail, and `queue` is set whenever any does.
                 let work = (queue.unsafelyUnwrapped + head).move()
                 head += 1
                 if head == tail { resetQueue() }
-                work.run()
+                work.run(on: self)
             } else {
                 return
             }
@@ -224,10 +243,11 @@ public final class ThreadRuntime {
     }
 
     /// `trampoline(_:)` on the calling thread's runtime, without retaining it (see
-    /// `unmanagedCurrent`).
+    /// `unmanagedCurrent`): for a caller that does not have the runtime at hand. `work` is moved
+    /// out (it is left `.taken`): the closure cannot consume it.
     @inline(__always)
     static func trampolineHere(_ work: inout Work) {
-        unmanagedCurrent._withUnsafeGuaranteedRef { $0.trampoline(&work) }
+        unmanagedCurrent._withUnsafeGuaranteedRef { $0.trampoline(exchange(&work, with: .taken)) }
     }
 }
 

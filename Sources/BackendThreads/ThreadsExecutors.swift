@@ -87,7 +87,7 @@ final class ThreadsSerialExecutor: AsyncTaskExecutor {
                 return (slot, last)
             }
             guard !next.isEmpty else { return }
-            next.run()
+            next.run(on: runtime)
             if last { return }
         }
         poolExecutor.execute { self.drain() }
