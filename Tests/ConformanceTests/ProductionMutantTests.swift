@@ -18,12 +18,12 @@ import Testing
 @Suite(.serialized)
 struct ProductionMutantTests {
     /// Each mutant: the rules it breaks (any one must be among the rules a failing program was
-    /// reported breaking, as `MutantTests` counts a kill: `MutantKill`), and the backend it is planted
-    /// in, configured so that the race does not depend on the machine (how many processors, hence
-    /// drainers or workers, it has): one drainer, one worker, so that one thread in the window is
-    /// every thread (with two, a push must land while both are in theirs, a schedule in several
-    /// hundred programs). Adding one: a case of its module's `PlantedBug` enum, its branch in the
-    /// production code (under `#if PlantedBugs`), and a row here.
+    /// reported breaking, as `MutantTests` counts a kill: `MutantKill`), and the backend it is
+    /// planted in, configured so that the race does not depend on the machine (how many
+    /// processors, hence drainers or workers, it has): one drainer, one worker, so that one thread
+    /// in the window is every thread (with two, a push must land while both are in theirs, a
+    /// schedule in several hundred programs). Adding one: a case of its module's `PlantedBug`
+    /// enum, its branch in the production code (under `#if PlantedBugs`), and a row here.
     static let productionMutants: [PlantedBugID: (rules: Set<Rule>, backend: @Sendable () -> any TaskBackend)] = [
         // A waiter that checks and sleeps in two critical sections sleeps for good when the
         // completion lands between them: the stuck report names it (C6.3); a timed one sleeps to
