@@ -19,10 +19,10 @@ struct ProgramTextGoldenTests {
     }
 
     static let settings = [
-        Setting(usesOutsideWork: true, maxDrivers: 4, golden: 9_044_889_899_561_806_132),
-        Setting(usesOutsideWork: false, maxDrivers: 4, golden: 9_502_673_364_140_941_619),
-        Setting(usesOutsideWork: true, maxDrivers: 1, golden: 10_189_933_882_734_192_189),
-        Setting(usesOutsideWork: false, maxDrivers: 1, golden: 1_216_227_812_668_605_665)
+        Setting(usesOutsideWork: true, maxDrivers: 4, golden: 11_986_262_280_440_863_188),
+        Setting(usesOutsideWork: false, maxDrivers: 4, golden: 12_596_846_505_957_406_131),
+        Setting(usesOutsideWork: true, maxDrivers: 1, golden: 11_101_506_754_490_568_925),
+        Setting(usesOutsideWork: false, maxDrivers: 1, golden: 7_791_668_290_973_880_313)
     ]
 
     /// 600 seeds in each of four settings: the same texts, byte for byte, and each reads back.
