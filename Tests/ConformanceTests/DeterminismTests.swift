@@ -86,7 +86,8 @@ struct DeterminismTests {
             "execute { job } ×", "runAsync(", "run(token:", "preferring:", "(on: actor(", "whenComplete(on: actor(", "=>",
             "->succeeded", "->failed", "->cancelled", "prepareTask(", "each a new task", "own token cancelled on retry",
             "(makeSource(of:))(", ").map(t", ").recoverTask->", ").retryTask(", ").delay(", ").whenComplete(t", "run { async",
-            "WorkGroup().idle()", ".join(t", ").idle()", ").wait()", ").wait(timeout:", ".mapKeepingType(on:"
+            "WorkGroup().idle()", ".join(t", ").idle()", ").wait()", ").wait(timeout:", ".mapKeepingType(on:",
+            "{ its own execute { job }"
         ] {
             #expect(
                 kinds.contains { $0.contains(needle.replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression)) },

@@ -245,27 +245,27 @@ struct MutantTests {
             // A replay line of one mutant (CONFORMANCE_REPLAY) runs that mutant only.
             if report.skippedForReplay != nil { skipped += 1; continue }
             // Found: one of the row's rules among every rule the failing program was reported
-            // breaking (a hang's further findings included, `ConformanceFailure.rules`), not
-            // only the first; the first is recorded, and drift from the row is told below.
-            let matching = report.failures.first { !expected.isDisjoint(with: $0.rules) }
+            // breaking, not only the first (`MutantKill`); drift from the row is told apart.
+            let kill = MutantKill(report, expected: expected)
             #expect(
-                matching != nil,
+                kill != nil,
                 "\(mutation) should break \(expected.sorted()); found \(report.failures.map(\.rules)) in \(report.programsRun) programs (base seed \(report.baseSeed))"
             )
-            guard let failure = matching ?? report.failures.first else {
+            guard let failure = kill?.failure ?? report.failures.first else {
                 rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue
             }
-            let found = failure.rules.first { expected.contains($0) } ?? failure.rule
+            let found = kill?.found ?? failure.rule
             let first = report.failures[0]
-            if matching != nil { killed += 1 }
-            if matching != nil, !expected.contains(first.rule) {
-                Self.recordDrift(of: mutation, first: first, found: found, expected: expected)
+            let matching = kill?.failure
+            if let kill {
+                killed += 1
+                kill.recordDrift(of: "\(mutation)", expected: expected)
             }
             // One line per mutant when it is killed as expected; the whole failure otherwise.
             print(
-                matching != nil
-                    ? "mutant \(mutation): killed, \(found)\(found == first.rule ? "" : " (first reported: \(first.rule))") in \(report.programsRun) programs (\(failure.mode), seed \(failure.seed), base seed \(report.baseSeed))"
-                    : failure.description)
+                kill.map {
+                    "mutant \(mutation): killed, \($0.rules) in \(report.programsRun) programs (\(failure.mode), seed \(failure.seed), base seed \(report.baseSeed))"
+                } ?? failure.description)
             #expect(failure.replay.contains("CONFORMANCE_SEED=\(failure.seed)"))
             #expect(failure.replay.contains("CONFORMANCE_MODE=\(failure.mode)"))
             #expect(failure.program.description.hasPrefix("program seed=\(failure.seed) "))
@@ -342,20 +342,6 @@ struct MutantTests {
             let median = shrunkSizes.sorted()[shrunkSizes.count / 2]
             #expect(median < 10, "shrunk sizes \(shrunkSizes.sorted())")
         }
-    }
-
-    /// A mutant found under its row's rule `found`, but first reported as `first.rule`, which its
-    /// row does not list: a true finding (the rule is among what the harness told), yet the
-    /// harness's first finding, the one a user reads as the cause, drifted from the row (a new
-    /// program mix, a ranking change). Told as a known issue, with the seed and the replay line,
-    /// so a maintainer sees it without CI failing on a true finding listed second.
-    static func recordDrift(of mutation: Mutation, first: ConformanceFailure, found: Rule, expected: Set<Rule>) {
-        let note =
-            "rule drift: mutant \(mutation) was first reported as \(first.rule), which its row "
-            + "\(expected.sorted().map(\.rawValue)) does not list; its row's \(found) was reported too "
-            + "(seed \(first.seed), \(first.mode)): judge whether the row or the ranking should change; replay: \(first.replay)"
-        print(note)
-        withKnownIssue("the first finding is not in the mutant's row") { Issue.record(Comment(rawValue: note)) }
     }
 
     /// Each class mutant fails its class's check (naming the rule), and the correct reference

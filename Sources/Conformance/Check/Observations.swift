@@ -116,7 +116,7 @@ struct Observations {
             case .handlerRan(let handler): handlerRuns[handler, default: []].append(event.seq)
             case .timerFired, .pinnedUnavailable, .swiftCancelled, .longChainRan, .nestedWaitReturned, .probedCombined,
                 .probedRetained,
-                .asyncLoopRan, .waitReturnedEarly, .raceRoundsRan:
+                .asyncLoopRan, .waitReturnedEarly, .raceRoundsRan, .serialHandOffReturned:
                 break
             }
         }

@@ -1,7 +1,7 @@
 /// The checks of the steps that probe a rule in one go and log what they saw: a long inline
 /// chain's stack growth (C2.7), nested waits on the default executor (C6.2 to C6.4), a probed
-/// combinator's outcome and what it keeps once complete (C5.1 to C5.3, C5.5). Findings come in
-/// the order the steps logged them.
+/// combinator's outcome and what it keeps once complete (C5.1 to C5.3, C5.5), a serial job's
+/// hand-off to its own executor (C7.2). Findings come in the order the steps logged them.
 struct ProbeChecks {
     let program: Program
     /// The configuration's timing slack: what the steps waited, and what the checks allow.
@@ -34,7 +34,8 @@ extension EventKind {
     var probeStep: Int? {
         switch self {
         case .longChainRan(let step, _, _), .asyncLoopRan(let step, _, _), .nestedWaitReturned(let step, _, _, _, _),
-            .probedCombined(let step, _), .probedRetained(let step, _), .raceRoundsRan(let step, _, _):
+            .probedCombined(let step, _), .probedRetained(let step, _), .raceRoundsRan(let step, _, _),
+            .serialHandOffReturned(let step, _, _):
             return step
         default:
             return nil

@@ -46,6 +46,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
     case waitGroup(WaitGroup)
     case raceRounds(RaceRounds)
     case mapKeepingType(MapKeepingType)
+    case serialHandOff(SerialHandOff)
 
     /// The payload: what every stage asks of the operation.
     var payload: any OperationPayload {
@@ -90,6 +91,7 @@ public enum ProgramOperation: Sendable, Hashable, CustomStringConvertible {
         case .waitGroup(let p): return p
         case .raceRounds(let p): return p
         case .mapKeepingType(let p): return p
+        case .serialHandOff(let p): return p
         }
     }
 
@@ -132,7 +134,8 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     case makeSource, complete, makeCompleted, run, chain, combine, makeToken, cancel, wait, await, drop, delay,
         timeout, releaseSource, submit, prepare, start, runAsync, registerHandler, disposeHandler, schedule,
         nestedWait, combineProbed, awaitThenCancel, longChain, observe, inspect, inspectToken, tryStart, cancelPrepared, retry,
-        factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds, mapKeepingType
+        factory, asyncLoop, burst, makeGroup, joinGroup, groupIdle, waitGroup, raceRounds, mapKeepingType,
+        serialHandOff
 
     /// The case of `ProgramOperation` that carries this kind's payload: the one place that pairs
     /// a kind with its payload type, from which a payload's `kind` and `operation` follow.
@@ -188,6 +191,7 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
         case .waitGroup: return PayloadCase(ProgramOperation.waitGroup)
         case .raceRounds: return PayloadCase(ProgramOperation.raceRounds)
         case .mapKeepingType: return PayloadCase(ProgramOperation.mapKeepingType)
+        case .serialHandOff: return PayloadCase(ProgramOperation.serialHandOff)
         }
     }
 

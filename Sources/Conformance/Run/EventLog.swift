@@ -98,6 +98,9 @@ public enum EventKind: Sendable {
     case raceRoundsRan(step: Int, rounds: Int, loss: ProgramOperation.RaceRounds.Loss?)
     /// Job `index` of a burst of jobs on one serial executor ran (C7.2, C7.3).
     case burstJobRan(step: Int, index: Int)
+    /// A `serialHandOff` step's first job ended its wait: whether the wait saw the second job
+    /// complete, and whether the second job had run by the first job's end (either: C7.2).
+    case serialHandOffReturned(step: Int, waited: Bool, secondRan: Bool)
     /// The pinned-actor form of step `step` fell back to its executor: the backend made no actor
     /// executor for it (or a controlled run wraps it), so the form was not called (C9.10).
     case pinnedUnavailable(step: Int)
