@@ -15,9 +15,9 @@ public struct JobRing {
     /// section as it is.
     public struct Slot: Sendable {
         /// A continuation, the task it was registered on and that task's outcome: what the
-        /// closure of `HandOff` would capture, without the closure's allocation.
+        /// closure of `HandOff.enqueue` would capture, without the closure's allocation.
         @usableFromInline
-        struct HandOff: Sendable {
+        struct ReadyContinuation: Sendable {
             @usableFromInline let continuation: KitContinuation
             @usableFromInline let outcome: KitCompletion
             @usableFromInline let antecedent: TaskCore
@@ -29,7 +29,7 @@ public struct JobRing {
         // into the backends' queues: a call into this module for each cost about 20 instructions
         // per job.
         @usableFromInline var closure: (@Sendable () -> Void)?
-        @usableFromInline var handOff: HandOff?
+        @usableFromInline var handOff: ReadyContinuation?
 
         /// An empty slot.
         public init() {}
@@ -43,7 +43,7 @@ public struct JobRing {
         /// `outcome`, from `antecedent` (`KitContinuation.run`).
         @inline(__always)
         init(handOff continuation: KitContinuation, _ outcome: KitCompletion, from antecedent: TaskCore) {
-            handOff = HandOff(continuation: continuation, outcome: outcome, antecedent: antecedent)
+            handOff = ReadyContinuation(continuation: continuation, outcome: outcome, antecedent: antecedent)
         }
 
         /// Whether the slot holds no job.
