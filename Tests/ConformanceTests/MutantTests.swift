@@ -190,8 +190,14 @@ struct MutantTests {
         // to report every rule broken).
         configuration.maxFailingPrograms = 1
         // Mutants get the default budget even when CI lowers CONFORMANCE_PROGRAMS (a run stops
-        // at its first failure, so a caught mutant costs a few programs only).
-        if atLeastTheDefaultBudget { configuration.programs = max(configuration.programs, 1_000) }
+        // at its first failure, so a caught mutant costs a few programs only). The programs, not
+        // the clock, bound it: in the crowd of one test process 60 s ran 298 programs
+        // (registerChecksCancelApart, base seed 15959753545404497318, killed in 12-127 alone), so
+        // the time budget is at least 120 s, which only a mutant that survives long uses.
+        if atLeastTheDefaultBudget {
+            configuration.programs = max(configuration.programs, 1_000)
+            configuration.timeBudget = max(configuration.timeBudget, .seconds(120))
+        }
         // The reference backend's run prints its seed and summary; a mutant's run prints nothing:
         // everyMutantIsKilled prints one line per mutant (its base seed included).
         let quiet = atLeastTheDefaultBudget
