@@ -19,8 +19,9 @@ public protocol ScheduleController: AnyObject, Sendable {
     func conditionSignalled(_ condition: SchedulePoint.Object, all: Bool)
     /// A thread that waited natively on `condition` (no seat at the time: it waited since before
     /// the run) came back from its wait, holding `lock`. If a seat's signal woke it, the seat it
-    /// is from now on, returned once that seat may run (until the run ends); `nil` otherwise
-    /// (the thread goes on natively).
+    /// is from now on, returned once that seat may run (until the run ends, or the thread: it
+    /// then leaves the seat, `ScheduleSeat.leave()`); `nil` otherwise (the thread goes on
+    /// natively).
     func adoptWoken(by condition: SchedulePoint.Object, holding lock: SchedulePoint.Object) -> (any ScheduleSeat)?
 }
 
@@ -62,7 +63,10 @@ public protocol ScheduleSeat: AnyObject, Sendable {
     /// Work handed to a thread the checker does not own (`SchedulePoint.fork`): a ticket for the
     /// receiving thread to adopt, or `nil` (the work then runs natively). `label` names the work.
     func fork(_ arrival: SchedulePoint.Arrival, label: StaticString) -> (any ScheduleTicket)?
-    /// The thread, a seat of a ticket (`SchedulePoint.adopt`), is done with it.
+    /// The thread, a seat of a ticket (`SchedulePoint.adopt`), is done with it; or the thread, a
+    /// seat since a native wake-up (`ScheduleController.adoptWoken`), ends (a pool's surplus
+    /// worker exiting): called from the thread's exit, holding the baton it held at its last
+    /// point.
     func leave()
     /// The run's clock (monotonic nanoseconds): what `MonotonicClock.now` answers on this thread.
     var now: UInt64 { get }

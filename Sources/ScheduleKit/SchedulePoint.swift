@@ -126,8 +126,13 @@ public enum SchedulePoint {
 
     /// The calling thread's seat, if it is one (while a controller is installed).
     public static var current: (any ScheduleSeat)? {
+        currentBox?.seat
+    }
+
+    /// The calling thread's box: its seat, and whether the thread leaves it when it ends.
+    private static var currentBox: SeatBox? {
         guard let pointer = pthread_getspecific(seatKey) else { return nil }
-        return Unmanaged<SeatBox>.fromOpaque(pointer).takeUnretainedValue().seat
+        return Unmanaged<SeatBox>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// The calling thread's seat if the primitives go through it.
@@ -142,10 +147,16 @@ public enum SchedulePoint {
     /// theirs through `adopt`.
     @discardableResult
     public static func setCurrent(_ seat: (any ScheduleSeat)?) -> (any ScheduleSeat)? {
-        let old = current
+        setCurrentBox(seat.map { SeatBox($0, leavesAtExit: false) })?.seat
+    }
+
+    /// Makes `box` the calling thread's; returns the one it replaces.
+    @discardableResult
+    private static func setCurrentBox(_ box: SeatBox?) -> SeatBox? {
+        let old = currentBox
         if let pointer = pthread_getspecific(seatKey) { Unmanaged<SeatBox>.fromOpaque(pointer).release() }
         // The key's destructor releases this retain if the thread exits holding it.
-        pthread_setspecific(seatKey, seat.map { UnsafeRawPointer(Unmanaged.passRetained(SeatBox($0)).toOpaque()) })
+        pthread_setspecific(seatKey, box.map { UnsafeRawPointer(Unmanaged.passRetained($0).toOpaque()) })
         return old
     }
 
@@ -246,11 +257,13 @@ public enum SchedulePoint {
     }
 
     /// A thread back from a native wait on `condition`, holding `lock`: becomes the seat a seat's
-    /// signal made for it, if any (until that run ends).
+    /// signal made for it, if any, and leaves it when the thread ends (no `adopt` leaves it: a
+    /// pool's worker that wakes, then finds itself surplus and exits, would otherwise leave its
+    /// seat runnable, holding the baton, with no thread behind it, and the run would hang).
     @usableFromInline @inline(never)
     static func wokenNatively(by condition: Object, holding lock: Object) {
         guard let seat = controller?.adoptWoken(by: condition, holding: lock) else { return }
-        setCurrent(seat)
+        setCurrentBox(SeatBox(seat, leavesAtExit: true))
     }
 
     // MARK: - Hand-offs
@@ -284,10 +297,13 @@ public enum SchedulePoint {
     @usableFromInline
     static func adopted<R>(_ ticket: any ScheduleTicket, _ body: () throws -> R) rethrows -> R {
         guard let seat = ticket.arrive() else { return try body() }
-        let outer = setCurrent(seat)
+        let outer = setCurrentBox(SeatBox(seat, leavesAtExit: false))
         defer {
+            // A native wait in `body` (possible only once the ticket's run was over) may have
+            // made the thread another run's seat: its work, and so that seat, end here too.
+            if let woken = currentBox, woken.leavesAtExit { woken.seat.leave() }
             seat.leave()
-            setCurrent(outer)
+            setCurrentBox(outer)
         }
         return try body()
     }
@@ -353,16 +369,25 @@ private final class HandedOffJob: Sendable {
 /// A thread's seat, boxed so that one pointer holds it in a thread-specific key.
 private final class SeatBox {
     let seat: any ScheduleSeat
-    init(_ seat: any ScheduleSeat) { self.seat = seat }
+    /// A seat a native wake-up made (`SchedulePoint.wokenNatively`): nothing else leaves it, so
+    /// the thread does when it ends (the key's destructor).
+    let leavesAtExit: Bool
+
+    init(_ seat: any ScheduleSeat, leavesAtExit: Bool) {
+        self.seat = seat
+        self.leavesAtExit = leavesAtExit
+    }
 }
 
 /// The thread-specific key of `SchedulePoint.current`; created once, never deleted. Its
-/// destructor releases the box a thread still holds when it exits.
+/// destructor releases the box a thread still holds when it exits, and leaves the seat first if
+/// a native wake-up made it (nothing else will).
 private let seatKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in
         guard let pointer else { return }
-        Unmanaged<SeatBox>.fromOpaque(pointer).release()
+        let box = Unmanaged<SeatBox>.fromOpaque(pointer).takeRetainedValue()
+        if box.leavesAtExit { box.seat.leave() }
     }
     return key
 }()

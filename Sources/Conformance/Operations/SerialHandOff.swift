@@ -18,12 +18,14 @@ extension ProgramOperation {
     /// then sees it ran. On seats the wait is a schedule point that blocks on the run's clock,
     /// which moves only once no seat can go on: every thread that could start the second job
     /// starts it first, in every schedule, and the timeout costs no time. Under stress, and on
-    /// interposed executors, it is a native wait of 1 ms. Not the backend's `wait(timeout:)`:
-    /// with it, on the threads and actors backends' default pools, a worker parked natively since
-    /// before the run and woken by a seat's signal was left "could run" without reaching a point
-    /// until the watchdog (ControlledReplayTests, seeds 1 and 2: C7.3 and C2.1 on correct
-    /// backends; not yet understood). The probe is of the serial executor, not of waiting: it
-    /// blocks as a job's own code does, which the backend does not see.
+    /// interposed executors, it is a native wait of 1 ms. Not the backend's `wait(timeout:)`: the
+    /// probe is of the serial executor, not of waiting: it blocks as a job's own code does, which
+    /// the backend does not see (a pool worker's `wait` makes the pool start a replacement, C6.4,
+    /// and changes the pool under test). The first version used it, and found the seated
+    /// engine's own bug (ControlledReplayTests, seeds 1 and 2: C7.3 and C2.1 on correct threads
+    /// and actors backends): once the wait timed out the pool had a worker too many, and a worker
+    /// woken natively by a seat's signal, a seat since, found itself surplus and exited holding
+    /// the baton. Such a seat now leaves as its thread ends (`WokenSeatTests`).
     ///
     /// A kind added after programs were recorded, so it draws from a stream of its own
     /// (`ownStream`): after every other step, only in programs with a serial executor.
