@@ -39,6 +39,9 @@ import Testing
 
     /// A hang limit under a second is kept whole (it was cut to its whole seconds, here 0, so
     /// drivers that took a few milliseconds were called hung): no finding on a correct backend.
+    /// Up to three runs, the first clean one ends it: a limit cut to 0 fails every run at once,
+    /// while a loaded machine under the thread sanitizer once stalled one run's driver for
+    /// 0.9 s (CI's rehearsal).
     @Test func aSubSecondHangLimitIsKeptWhole() async {
         var configuration = Self.configuration()
         configuration.hangLimit = .milliseconds(900)
@@ -49,9 +52,14 @@ import Testing
             ]
         }
         let program = Program(seed: 3, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: steps)
-        let run = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .stress, configuration: configuration)
-        #expect(run.findings.isEmpty, "\(run.findings)")
-        #expect(!run.abandoned)
+        var runs: [ProgramRun] = []
+        for _ in 0..<3 {
+            let run = await Conformance.runProgram(ReferenceBackend(), program: program, mode: .stress, configuration: configuration)
+            runs.append(run)
+            if run.findings.isEmpty && !run.abandoned { break }
+        }
+        let clean = runs.last.map { $0.findings.isEmpty && !$0.abandoned } ?? false
+        #expect(clean, "no clean run of \(runs.count): \(runs.map(\.findings))")
     }
 
     /// The harness's own observer on t0 is lost (the backend's inline executor drops it) while t0
