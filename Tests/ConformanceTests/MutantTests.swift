@@ -260,9 +260,6 @@ struct MutantTests {
             guard let failure = kill?.failure ?? report.failures.first else {
                 rows.append("| \(mutation) | survived | | \(report.programsRun) | | | |"); continue
             }
-            let found = kill?.found ?? failure.rule
-            let first = report.failures[0]
-            let matching = kill?.failure
             if let kill {
                 killed += 1
                 kill.recordDrift(of: "\(mutation)", expected: expected)
@@ -282,20 +279,20 @@ struct MutantTests {
                 #expect(shrunk <= failure.originalSize)
                 #expect(report.failures.contains { $0.description.contains("shrunk counterexample: \(shrunk) steps") })
             }
-            if let shrunk = matching?.shrunkSize {
+            if let shrunk = kill?.failure.shrunkSize {
                 if failure.mode.isControlled { shrunkByMode.controlled.append(shrunk) } else { shrunkByMode.stress.append(shrunk) }
             }
-            if matching != nil, report.abandoned {
+            if kill != nil, report.abandoned {
                 // Its threads are still blocked in the backend: a replay would block more.
                 notReplayed.append("\(mutation)")
-            } else if matching != nil {
+            } else if let kill {
                 // As the replay line does: again, up to replayAttempts runs, while a schedule that
                 // does not replay exactly finds nothing.
                 let replayConfiguration = Self.configuration(atLeastTheDefaultBudget: true)
                 let replay = await Conformance.runProgram(
                     ReferenceBackend(mutation), seed: failure.seed, mode: failure.mode,
                     configuration: replayConfiguration, attempts: replayConfiguration.replayAttempts)
-                let reproduced = replay.findings.contains { $0.rules.contains(found) }
+                let reproduced = replay.findings.contains { $0.rules.contains(kill.found) }
                 // A controlled run that saw work from outside its control says it may not replay:
                 // it counts with the stress failures, whose replay is a chance too.
                 if failure.mode.isControlled, failure.notReproducible.isEmpty {
@@ -317,7 +314,7 @@ struct MutantTests {
             }
             let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
             rows.append(
-                "| \(mutation) | \(found)\(found == first.rule ? "" : " (first \(first.rule))") | \(failure.mode) | \(report.programsRun) | "
+                "| \(mutation) | \(kill?.rules ?? "\(failure.rule)") | \(failure.mode) | \(report.programsRun) | "
                     + String(format: "%.1f", seconds) + " | \(failure.originalSize) | \(shrunk.map(String.init) ?? "-") |")
         }
         print(
