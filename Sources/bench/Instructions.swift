@@ -1,13 +1,11 @@
 import Foundation
 
-/// `--instructions`: instructions executed per chain link, counted by valgrind's callgrind. Each
-/// count runs this binary's `__chain-probe` child mode under callgrind at two sizes; the
-/// difference divided by the extra links cancels start-up and set-up, leaving the cost of one
-/// link. Unlike a time, the count does not move with the machine's load: the figure to quote
-/// and to gate on.
+/// `--instructions`: instructions executed per chain link (and, when the run measures fan-out,
+/// per fanned-out task), counted by valgrind's callgrind. Each count runs one of this binary's
+/// child modes under callgrind at two sizes; the difference divided by the extra items cancels
+/// start-up and set-up, leaving the cost of one item. Unlike a time, the count does not move
+/// with the machine's load: the figure to quote and to gate on.
 enum InstructionCounts {
-    static let small = 2_000
-    static let large = 4_000
     static let scenario = "instructions"
 
     /// The valgrind executable, or `nil` when none is installed.
@@ -28,15 +26,20 @@ enum InstructionCounts {
     /// The inline chains, on one thread, count the same every time: one count each.
     static let poolRepetitions = 3
 
-    /// The chain cases and the baseline of each: the closure loop inline, raw Dispatch on the pool.
-    static let cases: [(name: String, baseline: String)] = [
-        ("completed-inline", "closure"),
-        ("completed-default", "dispatch"),
-        ("pending-inline", "closure")
+    /// The chain cases, counted in every run with `--instructions`.
+    static let chainCases: [CountedCase] = [
+        .chain("completed-inline", baseline: "closure"),
+        .chain("completed-default", baseline: "dispatch"),
+        .chain("pending-inline", baseline: "closure")
     ]
 
-    /// Counts every case for the baselines and `backends`, `width` valgrind runs at a time.
-    static func measure(backends: [String], valgrind: String, width: Int) -> [Figure] {
+    /// The cases a run counts: the chains always; the fan-out when the run measures it.
+    static func cases(scenarios: [String]) -> [CountedCase] {
+        chainCases + (scenarios.contains(FanoutScenario.name) ? [.fanout] : [])
+    }
+
+    /// Counts `cases` for `backends` and each case's baselines, `width` valgrind runs at a time.
+    static func measure(_ cases: [CountedCase], backends: [String], valgrind: String, width: Int) -> [Figure] {
         // valgrind refuses the DWARF that Swift emits: it runs a copy without debug information.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-callgrind-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -49,39 +52,34 @@ enum InstructionCounts {
         guard runCommand("/usr/bin/env", ["objcopy", "--strip-debug", StackScenario.selfPath(), stripped]) != nil else {
             return [failed("objcopy --strip-debug failed (is binutils installed?)")]
         }
-        var jobs: [(subject: String, kind: Figure.Kind, baseline: String?, caseName: String)] = []
-        for entry in cases {
-            jobs.append((entry.baseline, .baseline, nil, entry.name))
-            for backend in backends { jobs.append((backend, .backend, entry.baseline, entry.name)) }
-        }
-        Progress.note("instructions: \(jobs.count) figures, callgrind at \(small) and \(large) links, \(width) at a time")
+        let jobs = cases.flatMap { $0.jobs(backends: backends) }
+        Progress.note(
+            "instructions: \(jobs.count) figures ("
+                + cases.map { "\($0.name) at \($0.small) and \($0.large)" }.joined(separator: ", ")
+                + "), \(width) at a time")
         let slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
         let counts = runConcurrently(
             jobs.map { job in
                 { @Sendable () -> (counts: [Double]?, note: String?) in
                     let probe = Probe(
-                        case: job.caseName, subject: job.subject, valgrind: valgrind, binary: stripped, directory: directory.path)
-                    if let slowdown, slowdown.backend == job.subject {
+                        counted: job.counted, subject: job.subject, valgrind: valgrind, binary: stripped, directory: directory.path)
+                    // BENCH_SLOWDOWN slows the chains' links, which the gate and compare read.
+                    if let slowdown, slowdown.backend == job.subject, job.counted.chainCase != nil {
                         let slowed = probe.slowed(by: slowdown.fraction)
                         return (slowed.count.map { [$0] }, slowed.note)
                     }
-                    let repetitions = job.caseName.hasSuffix("inline") ? 1 : poolRepetitions
-                    let counts = (0..<repetitions).compactMap { _ in probe.perLink()?.rounded() }
+                    let repetitions = job.counted.repetitions
+                    let counts = (0..<repetitions).compactMap { _ in probe.perItem()?.rounded() }
                     return (counts.count == repetitions ? counts : nil, nil)
                 }
             }, width: width)
         return zip(jobs, counts).map { job, counted in
             var m = Figure(
-                scenario: scenario, caseName: "\(scenario).chain-\(job.caseName)@\(sizeLabel(small))-\(sizeLabel(large))",
-                subject: job.subject, kind: job.kind, unit: "instr/link", better: .lower,
+                scenario: scenario, caseName: job.counted.caseName,
+                subject: job.subject, kind: job.kind, unit: job.counted.unit, better: .lower,
                 values: counted.counts ?? [.nan], baseline: job.baseline,
                 note: counted.counts == nil ? "callgrind failed" : counted.note)
-            // Inline chains run on one thread and count the same every time, up to the rounding
-            // of the difference; on a pool, how long idle workers spin depends on scheduling:
-            // one binary counted 2,481 to 2,673 (actors) and 2,511 to 2,838 (threads) per link
-            // in two runs at load 14, and 2,557 to 2,661 (gcd) in six runs. `bench gate` gates
-            // only figures whose tolerance is within its limit.
-            m.tolerance = job.caseName.hasSuffix("inline") ? 0.005 : 0.10
+            m.tolerance = job.counted.tolerance
             Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(m.median))")
             return m
         }
@@ -94,17 +92,19 @@ enum InstructionCounts {
             kind: .baseline, unit: "instr/link", better: .lower, values: [.nan], note: why)
     }
 
-    /// One chain case of one subject, counted by callgrind.
+    /// One counted case of one subject, counted by callgrind.
     struct Probe: Sendable {
-        let `case`: String
+        let counted: CountedCase
         let subject: String
         let valgrind: String
         let binary: String
         let directory: String
 
-        /// Instructions per link: (count at `large` - count at `small`) / (`large` - `small`),
-        /// unrounded; `environment` changes the probe's (a `nil` value removes a variable).
-        func perLink(_ environment: [String: String?] = [:]) -> Double? {
+        /// Instructions per item (link, task): (count at `large` - count at `small`) / (`large`
+        /// - `small`), unrounded; `environment` changes the probe's (a `nil` value removes a
+        /// variable).
+        func perItem(_ environment: [String: String?] = [:]) -> Double? {
+            let (small, large) = (counted.small, counted.large)
             guard let low = total(small, environment), let high = total(large, environment) else { return nil }
             return (Double(high) - Double(low)) / Double(large - small)
         }
@@ -116,16 +116,16 @@ enum InstructionCounts {
         /// `fraction` × B, which is the figure. The note says what was added, as counted.
         func slowed(by fraction: Double) -> (count: Double?, note: String?) {
             let iterations = Slowdown.iterationsVariable
-            guard let own = perLink([Slowdown.variable: nil, iterations: nil]),
-                let atZero = perLink([iterations: "0"])
+            guard let own = perItem([Slowdown.variable: nil, iterations: nil]),
+                let atZero = perItem([iterations: "0"])
             else { return (nil, nil) }
             let probeIterations = max(16, Int(fraction * own / 10))
-            guard let atProbe = perLink([iterations: String(probeIterations)]) else { return (nil, nil) }
+            guard let atProbe = perItem([iterations: String(probeIterations)]) else { return (nil, nil) }
             let perIteration = (atProbe - atZero) / Double(probeIterations)
             let fixed = atZero - own
             guard perIteration > 0 else { return (nil, "slowdown calibration failed: no cost per iteration") }
             let needed = max(0, Int(((fraction * own - fixed) / perIteration).rounded()))
-            guard let count = perLink([iterations: String(needed)]) else { return (nil, nil) }
+            guard let count = perItem([iterations: String(needed)]) else { return (nil, nil) }
             let added = (count - own) / own * 100
             let note = String(
                 format: "slowed down on purpose (%@): +%.1f%% of its own %.0f instructions (%d iterations of %.1f, %.0f fixed)",
@@ -134,17 +134,14 @@ enum InstructionCounts {
         }
 
         /// Instructions callgrind counted for one probe run (every thread together).
-        private func total(_ links: Int, _ changes: [String: String?]) -> Int? {
+        private func total(_ items: Int, _ changes: [String: String?]) -> Int? {
             let tag = changes.isEmpty ? "" : "-" + changes.keys.sorted().map { "\($0)=\((changes[$0] ?? nil) ?? "")" }.joined()
-            let output = "\(directory)/callgrind-\(self.case)-\(subject)-\(links)\(tag).out"
+            let output = "\(directory)/callgrind-\(counted.name)-\(subject)-\(items)\(tag).out"
             var environment = ProcessInfo.processInfo.environment
             // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
             environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
             for (name, value) in changes { environment[name] = value }
-            let arguments = [
-                "--tool=callgrind", "--callgrind-out-file=\(output)", binary,
-                ChainProbe.command, self.case, subject, String(links)
-            ]
+            let arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", binary] + counted.child(subject, items)
             guard let exit = Children.run(valgrind, arguments, environment: environment), exit.status == 0,
                 let text = try? String(contentsOfFile: output, encoding: .utf8)
             else { return nil }
@@ -165,7 +162,7 @@ enum ChainProbe {
 
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 3, let n = Int(arguments[2]), n > 0,
-            InstructionCounts.cases.contains(where: { $0.name == arguments[0] })
+            InstructionCounts.chainCases.contains(where: { $0.chainCase == arguments[0] })
         else {
             printError("usage: bench \(command) CASE SUBJECT N")
             return 2

@@ -23,7 +23,8 @@ struct Options: Equatable {
     var format = OutputFormat.table
     var output: String?
     var svg: String?
-    /// Also count instructions per chain link under valgrind's callgrind.
+    /// Also count instructions per chain link (and per fanned-out task, with the fan-out
+    /// scenario) under valgrind's callgrind.
     var instructions = false
 }
 
@@ -170,8 +171,9 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
           --backends LIST    comma-separated, or 'all' (default: all): \(backends.joined(separator: ", "))
           --scenarios LIST   comma-separated, or 'all' (default: all)
           --quick            smaller sizes and time budget (about 20-30 s instead of 2-2.5 min)
-          --instructions     also count instructions per chain link with valgrind's callgrind
-                             (every backend and baseline, two sizes differenced); needs valgrind
+          --instructions     also count instructions per chain link with valgrind's callgrind,
+                             and per fanned-out task when fanout is measured (every backend
+                             and baseline, two sizes differenced); needs valgrind
           --format F         table (default), json, csv or markdown, on standard output
           --output FILE      write the report to FILE instead of standard output
           --svg FILE         also write an SVG chart of the ratios to FILE

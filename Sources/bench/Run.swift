@@ -38,7 +38,8 @@ func runBenchmark(_ options: Options) -> Int32 {
         Progress.note(String(format: "%@ done in %.1f s", scenario.name, Double(monotonicNanos() - start) / 1e9))
     }
     if let valgrind {
-        results += InstructionCounts.measure(backends: options.backends, valgrind: valgrind, width: machine.cores)
+        let counted = InstructionCounts.cases(scenarios: options.scenarios)
+        results += InstructionCounts.measure(counted, backends: options.backends, valgrind: valgrind, width: machine.cores)
         scenarios.append(InstructionCounts.scenario)
     }
     attachRatios(&results)

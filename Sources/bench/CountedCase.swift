@@ -1,0 +1,121 @@
+/// One figure that `--instructions` counts for each subject: what the child process runs at a
+/// size, the two sizes whose difference is counted, the unit of one item, and the baseline each
+/// backend is divided by.
+struct CountedCase: Sendable {
+    enum Kind: Sendable, Equatable {
+        /// A chain of `map` links (`bench __chain-probe CASE SUBJECT N`), whose baseline is the
+        /// same subject for every backend: the closure loop inline, raw Dispatch on a pool.
+        case chain(case: String, baseline: String)
+        /// 'fanout.whenAll': N `run` bodies joined with `whenAll` (`bench __repetition
+        /// fanout.whenAll SUBJECT N 0`, the timed scenario's own code), each backend divided by
+        /// its matching raw baseline (a Dispatch group, the raw thread pool, a Swift task group).
+        case fanout
+    }
+
+    let kind: Kind
+
+    /// The smaller and the larger size counted: their difference cancels start-up and set-up.
+    var small: Int {
+        switch kind {
+        case .chain: 2_000
+        // A count at 20,000 bodies takes about 2 s under callgrind. Larger fan-outs count a few
+        // hundred more instructions per task (the allocator consolidates more freed chunks at
+        // once, the job ring grows further): the figure is per task of a 10,000-20,000 fan-out.
+        case .fanout: 10_000
+        }
+    }
+
+    var large: Int { 2 * small }
+
+    /// The case's name in its figure's `caseName` and in callgrind's output files.
+    var name: String {
+        switch kind {
+        case .chain(let chainCase, _): "chain-" + chainCase
+        case .fanout: "fanout-whenAll"
+        }
+    }
+
+    /// The figure's case name, with both sizes: `instructions.chain-pending-inline@2k-4k`.
+    var caseName: String { "\(InstructionCounts.scenario).\(name)@\(sizeLabel(small))-\(sizeLabel(large))" }
+
+    var unit: String {
+        switch kind {
+        case .chain: "instr/link"
+        case .fanout: "instr/task"
+        }
+    }
+
+    /// The chain's case for `__chain-probe` (`completed-inline`, ...), `nil` for another kind.
+    var chainCase: String? {
+        switch kind {
+        case .chain(let chainCase, _): chainCase
+        case .fanout: nil
+        }
+    }
+
+    /// Counts per figure, whose median is the figure (`InstructionCounts.poolRepetitions`).
+    var repetitions: Int {
+        switch kind {
+        case .chain(let chainCase, _): chainCase.hasSuffix("inline") ? 1 : InstructionCounts.poolRepetitions
+        // Counts of one binary spread over 20 % (gcd: 3,897 to 4,777 per task in four counts):
+        // how many inputs `whenAll` finds already completed (no node) and how much the
+        // allocator consolidates depend on how callgrind interleaves the threads, and valgrind's
+        // `--fair-sched=yes` did not narrow it. The median of three, as on the pools' chains.
+        case .fanout: InstructionCounts.poolRepetitions
+        }
+    }
+
+    /// How far two counts of one binary may differ (`Figure.tolerance`): `bench gate` gates
+    /// only the figures whose tolerance is within its limit.
+    var tolerance: Double {
+        switch kind {
+        // Inline chains run on one thread and count the same every time, up to the rounding of
+        // the difference; on a pool, how long idle workers spin depends on scheduling: one
+        // binary counted 2,481 to 2,673 (actors) and 2,511 to 2,838 (threads) per link in two
+        // runs at load 14, and 2,557 to 2,661 (gcd) in six runs.
+        case .chain(let chainCase, _): chainCase.hasSuffix("inline") ? 0.005 : 0.10
+        case .fanout: 0.20
+        }
+    }
+
+    /// The baseline `backend` is divided by.
+    func baseline(for backend: String) -> String {
+        switch kind {
+        case .chain(_, let baseline): baseline
+        case .fanout: backendRegistry.first { $0.name == backend }.map(matchingBaseline) ?? "dispatch"
+        }
+    }
+
+    /// The child's command line (after the binary) for `subject` at `items`.
+    func child(_ subject: String, _ items: Int) -> [String] {
+        switch kind {
+        case .chain(let chainCase, _): [ChainProbe.command, chainCase, subject, String(items)]
+        case .fanout: [Isolated.command, "fanout.whenAll", subject, String(items), "0"]
+        }
+    }
+
+    /// The figures to count for `backends`: each baseline they need once, then each backend.
+    func jobs(backends: [String]) -> [Job] {
+        var baselines: [String] = []
+        for backend in backends where !baselines.contains(baseline(for: backend)) {
+            baselines.append(baseline(for: backend))
+        }
+        if case .chain(_, let fixed) = kind, baselines.isEmpty { baselines = [fixed] }
+        return baselines.map { Job(counted: self, subject: $0, kind: .baseline, baseline: nil) }
+            + backends.map { Job(counted: self, subject: $0, kind: .backend, baseline: baseline(for: $0)) }
+    }
+
+    /// One figure to count.
+    struct Job: Sendable {
+        let counted: CountedCase
+        let subject: String
+        let kind: Figure.Kind
+        let baseline: String?
+    }
+
+    static func chain(_ chainCase: String, baseline: String) -> CountedCase {
+        CountedCase(kind: .chain(case: chainCase, baseline: baseline))
+    }
+
+    static let fanout = CountedCase(kind: .fanout)
+}

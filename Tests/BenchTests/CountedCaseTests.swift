@@ -1,0 +1,54 @@
+import Testing
+
+@testable import bench
+
+/// `--instructions`' plan (issue 30, item 3: instruction counts where a wall-clock figure cannot
+/// settle): which figures a run counts, each backend against which baseline, with which child.
+@Suite struct CountedCaseTests {
+    static let backends = ["gcd", "threads", "actors"]
+
+    @Test("the chains are counted in every run; the fan-out only when the run measures it")
+    func fanOutOnlyWithItsScenario() {
+        let chains = InstructionCounts.cases(scenarios: ["chain"]).map(\.name)
+        #expect(chains == ["chain-completed-inline", "chain-completed-default", "chain-pending-inline"])
+        let withFanout = InstructionCounts.cases(scenarios: ["hop", "fanout"]).map(\.name)
+        #expect(withFanout == chains + ["fanout-whenAll"])
+    }
+
+    @Test("a fanned-out task is divided by its backend's own raw baseline, each baseline counted once")
+    func fanOutBaselines() {
+        let jobs = CountedCase.fanout.jobs(backends: Self.backends)
+        #expect(jobs.filter { $0.kind == .baseline }.map(\.subject) == ["dispatch", "pthreads", "swift"])
+        let backendJobs = jobs.filter { $0.kind == .backend }
+        #expect(backendJobs.map(\.subject) == Self.backends)
+        #expect(backendJobs.map(\.baseline) == ["dispatch", "pthreads", "swift"])
+        // Only the baselines of the backends measured.
+        #expect(CountedCase.fanout.jobs(backends: ["threads"]).map(\.subject) == ["pthreads", "threads"])
+    }
+
+    @Test("a chain's baseline is the same subject for every backend, and counted even with no backend")
+    func chainBaselines() {
+        let pending = CountedCase.chain("pending-inline", baseline: "closure")
+        #expect(pending.jobs(backends: Self.backends).map(\.subject) == ["closure"] + Self.backends)
+        #expect(pending.jobs(backends: Self.backends).compactMap(\.baseline) == ["closure", "closure", "closure"])
+        #expect(pending.jobs(backends: []).map(\.subject) == ["closure"])
+    }
+
+    @Test("each case's child, unit, sizes and case name; only the chains are gated")
+    func childAndFigure() {
+        let fanout = CountedCase.fanout
+        #expect(fanout.child("gcd", 10_000) == [Isolated.command, "fanout.whenAll", "gcd", "10000", "0"])
+        #expect(fanout.unit == "instr/task")
+        #expect(fanout.large == 2 * fanout.small)
+        #expect(fanout.caseName == "instructions.fanout-whenAll@10k-20k")
+        #expect(fanout.chainCase == nil)
+        // `bench gate` gates `instr/link` figures whose tolerance is within its limit.
+        #expect(fanout.unit != InstructionGate.unit)
+        let pending = CountedCase.chain("pending-inline", baseline: "closure")
+        #expect(pending.child("gcd", 2_000) == [ChainProbe.command, "pending-inline", "gcd", "2000"])
+        #expect(pending.unit == InstructionGate.unit)
+        #expect(pending.caseName == "instructions.chain-pending-inline@2k-4k")
+        #expect(pending.tolerance * 100 <= 2)
+        #expect(CountedCase.chain("completed-default", baseline: "dispatch").repetitions == InstructionCounts.poolRepetitions)
+    }
+}
