@@ -20,6 +20,8 @@ struct CheckSession {
     private var failures: [ConformanceFailure] = []
     private var known: [ConformanceFailure] = []
     private var notReproducible: [String] = []
+    /// Seated runs released because a seat blocked outside ScheduleKit's primitives.
+    private var blockedOutsidePrimitives: [String] = []
     private var errors: [String] = []
     /// Programs that broke a rule already reported by an earlier program, by rule.
     private var repeated: [Rule: Int] = [:]
@@ -157,6 +159,7 @@ struct CheckSession {
             if mode.isControlled { controlledOutside += 1 }
             notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
         }
+        if let note = result.blockedOutsidePrimitives { blockedOutsidePrimitives.append("seed \(seed) (\(mode)): " + note) }
         for rule in result.exercised { exercised[rule, default: 0] += 1 }
         checks.merge(result.checks, uniquingKeysWith: +)
         entryPoints.add(result)
@@ -271,6 +274,7 @@ struct CheckSession {
         report.replayReproduced = replayReproduced
         report.budgetNote = budgetNote
         report.seated = seatedRun
+        report.blockedOutsidePrimitives = blockedOutsidePrimitives
         if exploration.programs > 0 { report.exploration = exploration }
         return report
     }

@@ -40,7 +40,7 @@ struct HangDiagnosis {
         switch hang.kind {
         case .timedOut(let name): phase = name
         case .blockedJob: phase = "a job handed to the backend's executor"
-        case .blockedSeat(let seat): phase = "a seat (\(seat))"
+        case .blockedSeat(let seat): phase = "a seat blocked outside ScheduleKit's primitives (\(seat))"
         case .stuck: phase = ""
         }
         var finding = Finding(

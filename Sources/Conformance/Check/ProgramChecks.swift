@@ -21,6 +21,9 @@ struct ProgramResult {
     var replayEvents: [Event] = []
     /// Controlled mode: what came from outside the harness (empty: reproducible).
     var notReproducible: [String] = []
+    /// A seated run released because a seat blocked outside ScheduleKit's primitives, which then
+    /// finished natively: that seat and its last point (`RunRecord.blockedOutsidePrimitives`).
+    var blockedOutsidePrimitives: String?
     /// The run was controlled on the seated engine (an instrumented backend).
     var seated = false
     /// Exhaustive mode: the program's exploration (this is its failing schedule's result, or its last's).
@@ -39,6 +42,7 @@ enum ProgramChecks {
         }
         result.mode = record.mode
         result.notReproducible = record.notReproducible
+        result.blockedOutsidePrimitives = record.blockedOutsidePrimitives
         result.entryPoints = calledEntryPoints(record)
         result.seated = record.seated
         return result

@@ -127,9 +127,20 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// summed: how many schedules ran, how many programs were explored completely, why the
     /// others stopped. Nil in the other modes.
     public internal(set) var exploration: ExplorationTally?
-    /// Controlled runs that saw work from outside the harness (a backend's thread, a timer):
-    /// not failures, but their schedules may not replay.
+    /// Controlled runs that saw work from outside the harness (a backend's thread, a timer), or
+    /// were released to go on natively (a hand-off that did not arrive in time, a seat blocked
+    /// outside ScheduleKit's primitives: `blockedOutsidePrimitives`): not failures, but their
+    /// schedules may not replay.
     public let notReproducible: [String]
+    /// Seated runs (an instrumented backend) whose seat holding the baton reached no schedule
+    /// point for a while: blocked outside ScheduleKit's primitives, on a lock, a semaphore or a
+    /// wait of the backend's own, which a seat the harness had paused may have held. The harness
+    /// cannot control that part of the backend, so it released those runs to go on natively and
+    /// checked them all the same: not failures (a run that stayed hung natively is one), but
+    /// their schedules do not replay, and they are also in `notReproducible`. Each names the
+    /// seed, the mode, the seat and its last schedule point. Make that synchronization a
+    /// ScheduleKit primitive to have it controlled (docs/WRITING_A_BACKEND.md, section 7a).
+    public internal(set) var blockedOutsidePrimitives: [String] = []
     /// The shard this run covered (`CONFORMANCE_SHARD`).
     public internal(set) var shard: Shard?
     /// Errors that are not a rule broken but stop the check from meaning anything: a
@@ -242,12 +253,20 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         }
         if !notReproducible.isEmpty {
             lines.append(
-                "  not reproducible (work from outside the harness): \(notReproducible.count) of \(controlledPrograms) controlled programs"
-                    + (notReproducible.count * 2 > controlledPrograms
+                "  not reproducible (work the harness did not control): \(notReproducible.count) of \(controlledPrograms) controlled programs"
+                    + ((notReproducible.count - blockedOutsidePrimitives.count) * 2 > controlledPrograms
                         ? " (the backend runs work on threads of its own, such as an event loop or a private queue, which controlled "
                             + "mode cannot schedule: their failures replay by running again, up to CONFORMANCE_REPLAY_ATTEMPTS times; "
                             + "work run through the executors the harness passes replays exactly)" : "")
                     + ", e.g. \(notReproducible[0])")
+        }
+        if !blockedOutsidePrimitives.isEmpty {
+            lines.append(
+                "  blocked outside ScheduleKit's primitives: \(blockedOutsidePrimitives.count) of \(controlledPrograms) controlled "
+                    + "programs had a seat that reached no schedule point (a lock, semaphore or wait the harness cannot see): "
+                    + "the harness cannot control that part of the backend, so those runs went on natively, not reproducible; "
+                    + "make that synchronization a ScheduleKit primitive (docs/WRITING_A_BACKEND.md, 7a), e.g. "
+                    + blockedOutsidePrimitives[0])
         }
         if let contractVersionLine { lines.append(contractVersionLine) }
         if let budgetNote { lines.append("  budget: \(budgetNote)") }

@@ -17,6 +17,10 @@ struct RunRecord {
     var executorViolations: [Finding] = []
     /// Controlled mode: what came from outside the harness (empty: reproducible).
     var notReproducible: [String] = []
+    /// A seated run released because the seat holding the baton blocked outside ScheduleKit's
+    /// primitives, and which then finished natively: that seat and its last point (the note in
+    /// `notReproducible` says the rest).
+    var blockedOutsidePrimitives: String?
     /// Exhaustive: the decisions the schedule made (`ScheduleExplorer` picks the next from them).
     var decisions: [ScheduleDecision] = []
     /// Controlled on the seated engine (`SeatedRun`): the backend is instrumented.
@@ -51,8 +55,10 @@ struct Hang {
         case stuck
         /// Controlled mode: a job handed to the backend's executor did not come back (`job` says which).
         case blockedJob(String)
-        /// A seated run: the seat holding the baton reached no schedule point within the limit
-        /// (blocked outside ScheduleKit's primitives), named with its last point.
+        /// A seated run: the seat holding the baton reached no schedule point within
+        /// `ProgramRunner.blockedSeatLimit` (blocked outside ScheduleKit's primitives), and the
+        /// run, released to go on natively, still did not finish within the rest of the hang
+        /// limit. Names the seat with its last point, and the phase that did not finish.
         case blockedSeat(String)
     }
 

@@ -97,7 +97,8 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     /// Which seat holds each lock it told the table it took.
     private var heldBy: [SchedulePoint.Object: Int] = [:]
     private var strategy: StrategyState
-    /// When the baton last moved or a point was reached (for hangs), and when the holder was picked.
+    /// When the baton last moved or a point was reached (for a seat blocked outside the
+    /// primitives), and when the holder was picked.
     private var lastProgress = Uptime.now
     private var pickedAt = Uptime.now
     /// Why the run may not replay, in the order seen.
@@ -537,9 +538,10 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     enum Turn {
         /// No seat can go on, nothing is due, no time is left to move.
         case quiescent
-        /// The seat holding the baton reached no point within the limit (blocked outside the
-        /// primitives): the run is given up, naming it.
-        case hung(String)
+        /// The seat holding the baton reached no point within the limit: blocked outside the
+        /// primitives (a lock, a semaphore or a wait of the backend's own, which a paused seat may
+        /// hold). Named with its last point; the run is released to go on natively.
+        case blockedOutside(String)
         /// A picked hand-off did not arrive in time: the run cannot stay reproducible.
         case notArrived(String)
         case released
@@ -547,8 +549,9 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
 
     /// On the loop's thread: hands the baton to the seats and takes it back each time none can go
     /// on, moving the run's clock to the earliest deadline, until nothing moves any more (or
-    /// `outsideWork` says no work from outside the run may still come), or a seat hangs.
-    func runUntilQuiescent(hangLimit: Duration, outsideWork: () -> Bool) -> Turn {
+    /// `outsideWork` says no work from outside the run may still come), or the seat holding the
+    /// baton reaches no point within `blockedLimit`.
+    func runUntilQuiescent(blockedLimit: Duration, outsideWork: () -> Bool) -> Turn {
         monitor.lock()
         defer { monitor.unlock() }
         var retries = 0
@@ -561,14 +564,14 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
                     if now > limit {
                         return .notArrived("\(seat.name) (\(seat.what)) was picked and did not arrive within \(arrivalLimit)")
                     }
-                } else if now - lastProgress > hangLimit {
-                    return .hung(
+                } else if now - lastProgress > blockedLimit {
+                    return .blockedOutside(
                         seats[holding].map {
-                            "\($0.name) (\($0.what)) reached no schedule point within \(hangLimit); its last one: \($0.lastPoint)"
+                            "\($0.name) (\($0.what)) reached no schedule point within \(blockedLimit); its last one: \($0.lastPoint)"
                         }
                             ?? "seat \(holding)")
                 }
-                _ = monitor.wait(until: min(now + .milliseconds(20), now + hangLimit))
+                _ = monitor.wait(until: min(now + .milliseconds(20), now + blockedLimit))
                 continue
             }
             if let next = decide(current: nil, mayPreempt: false) {

@@ -18,10 +18,13 @@ import TaskAPI
 /// a phase that ends with drivers not done is stuck, and the report names every seat and what it
 /// is blocked on. The same seed gives the same event log, line by line.
 ///
-/// Given up: a seat that reaches no point within the hang limit (blocked outside the primitives:
-/// a hang, like a blocked job); a hand-off picked and not arrived within the timing slack (a
-/// thread the system did not give in time): the run is then not reproducible, and goes on
-/// natively, as under stress, to be checked all the same.
+/// Released before its end, to go on natively as under stress and be checked all the same: a
+/// hand-off picked and not arrived within the timing slack (a thread the system did not give in
+/// time), and a seat holding the baton that reaches no point within `blockedSeatLimit` (blocked
+/// outside the primitives, on a lock, a semaphore or a wait of the backend's own, which a paused
+/// seat may hold: the harness's serializing, not the backend, may be what blocks it). Either makes
+/// the run not reproducible. A seat still blocked natively for the rest of the hang limit is a
+/// hang, diagnosed with that seat named (`Hang.Kind.blockedSeat`).
 extension ProgramRunner {
     func runSeated(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
         let clock = RunClock()
@@ -45,6 +48,17 @@ extension ProgramRunner {
         ProcessScheduleController.shared.end(table)
         return record
     }
+
+    /// How long the seat holding the baton may reach no schedule point before the run is released
+    /// to go on natively: the timing slack, at most half the hang limit. The slack is what the
+    /// harness already grants a thread the system is slow to run (a picked hand-off's arrival
+    /// limit is the same): a seat that holds the baton that long without a point is blocked, not
+    /// slow, and a shorter bound would also release, and so lose the exact replay of, runs whose
+    /// seat was only descheduled on a loaded machine. Half the hang limit at most, so that the
+    /// native rest is at least as long: a lock a paused seat held has that long to be released
+    /// before the run is called hung (2 s of a 10 s limit by default; 0.5 s of a shrink
+    /// candidate's 1 s).
+    var blockedSeatLimit: Duration { min(timingSlack, hangLimit / 2) }
 
     /// PCT's change points are drawn among this many choice points (points with two candidates
     /// or more): about what a program's steps and their jobs make.
@@ -136,32 +150,28 @@ struct SeatedRun {
         thread.start()
     }
 
-    /// Runs the seats until none can go on: `nil` when quiescent; the record of a run given up
-    /// (a hang), or of a run that went on natively (a hand-off that did not arrive). When no
+    /// Runs the seats until none can go on: `nil` when quiescent; the record of a run that went on
+    /// natively (a hand-off that did not arrive, a seat blocked outside the primitives). When no
     /// seat can go on while the phase is not `done`, or the program has work from outside the
     /// run, the loop first gives such work a short grace: a thread that is no seat (a Swift
     /// task, or a backend's thread from before the run, still polling a queue) may finish it.
     private func phase(_ record: inout RunRecord, done: @escaping () -> Bool) -> RunRecord? {
         let outside = program.steps.contains { $0.operation.makesOutsideWork }
-        let turn = table.runUntilQuiescent(hangLimit: runner.hangLimit) { [execution, table] in
+        let turn = table.runUntilQuiescent(blockedLimit: runner.blockedSeatLimit) { [execution, table] in
             (outside || !done()) && Self.outsideProgress(execution, table: table)
         }
         switch turn {
         case .quiescent:
             return nil
-        case .hung(let seat):
+        case .blockedOutside(let seat):
             let seats = table.describeSeats(program: program)
-            var hang = execution.hang(
-                .blockedSeat(seat), stuckSteps: table.driverSteps, heldCompleted: false,
-                limit: runner.hangLimit)
-            hang.seats = seats
-            release(&record, events: hang.events)
-            record.ending = .hung(hang)
-            return record
+            let events = execution.log.events
+            table.releaseAll()
+            return goOnNatively(&record, after: .blockedSeat(seat, seats: seats), events: events)
         case .notArrived(let what):
             let events = execution.log.events
             table.releaseAll()
-            return goOnNatively(&record, because: what, events: events)
+            return goOnNatively(&record, after: .notArrived(what), events: events)
         case .released:
             release(&record)
             return record
@@ -210,17 +220,24 @@ struct SeatedRun {
         record.executorViolations = table.violations
     }
 
-    /// The run was released before its end: its threads go on natively and it ends as a stress
-    /// run does (drivers, phase one, held sources, quiescence), marked not reproducible.
-    private func goOnNatively(_ record: inout RunRecord, because what: String, events: [Event]) -> RunRecord {
-        let finished = threads.wait(timeout: (Uptime.now + runner.hangLimit).dispatchTime) == .success
+    /// The run was released before its end (`release` says why): its threads go on natively and
+    /// it ends as a stress run does (drivers, phase one, held sources, quiescence), checked all
+    /// the same, and marked not reproducible. After a seat blocked outside the primitives the
+    /// drivers get the rest of the hang limit, and a run still hung natively is a hang naming that
+    /// seat (`Hang.Kind.blockedSeat`), not marked by the release: the seated part, up to the
+    /// block, replays exactly, and the block outlived the release.
+    private func goOnNatively(_ record: inout RunRecord, after release: NativeRelease, events: [Event]) -> RunRecord {
+        let driversLimit: Duration
+        switch release {
+        case .notArrived: driversLimit = runner.hangLimit
+        case .blockedSeat: driversLimit = runner.hangLimit - runner.blockedSeatLimit
+        }
+        let finished = threads.wait(timeout: (Uptime.now + driversLimit).dispatchTime) == .success
         close(&record, events: events)
-        record.notReproducible.insert(what, at: 0)
+        if case .notArrived = release { record.notReproducible.insert(release.note, at: 0) }
         guard finished else {
             record.ending = .hung(
-                execution.hang(
-                    .timedOut(phase: "the drivers' steps, after the run went on natively"),
-                    stuckSteps: table.driverSteps, heldCompleted: false, limit: runner.hangLimit))
+                nativeHang(after: release, phase: "the drivers' steps", heldCompleted: false))
             return record
         }
         if record.snapshot.isEmpty {
@@ -229,12 +246,32 @@ struct SeatedRun {
         }
         guard execution.log.waitForQuiescence(deadline: .now + runner.hangLimit) else {
             record.ending = .hung(
-                execution.hang(
-                    .timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
-                    heldCompleted: true, limit: runner.hangLimit))
+                nativeHang(after: release, phase: "completion of every task, body and await", heldCompleted: true))
             return record
+        }
+        if case .blockedSeat(let seat, _) = release {
+            record.notReproducible.insert(release.note, at: 0)
+            record.blockedOutsidePrimitives = seat
         }
         runner.finish(execution, into: &record)
         return record
+    }
+
+    /// The hang of a run released before its end whose `phase` did not finish natively.
+    private func nativeHang(after release: NativeRelease, phase: String, heldCompleted: Bool) -> Hang {
+        let steps = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
+        switch release {
+        case .notArrived:
+            return execution.hang(
+                .timedOut(phase: phase + ", after the run went on natively"), stuckSteps: steps,
+                heldCompleted: heldCompleted, limit: runner.hangLimit)
+        case .blockedSeat(let seat, let seats):
+            // The drivers' phase had the whole hang limit: the bound on seats, then the rest.
+            var hang = execution.hang(
+                .blockedSeat("\(seat); released to go on natively, \(phase) still did not finish"),
+                stuckSteps: steps, heldCompleted: heldCompleted, limit: runner.hangLimit)
+            hang.seats = seats
+            return hang
+        }
     }
 }
