@@ -22,7 +22,7 @@ import TaskAPI
 /// Worker threads hold only this object, never the backend or an executor, so dropping the
 /// backend is what ends them. On a worker, `ThreadRuntime.current.pool` is this pool.
 public final class ThreadPool: BlockingPool {
-    private struct State {
+    private struct State: ~Copyable {
         var queue = JobRing(keptCapacity: 4_096)
         /// Worker threads started and not yet exited.
         var live = 0
