@@ -4,9 +4,10 @@ import TaskAPI
 /// thread-safe: its owner keeps it under a lock (`ConditionLock` and `Locked` take a non-copyable
 /// value).
 ///
-/// Pushing and popping one job at a time (a fan-out's steady state) allocates nothing.
-/// A popped slot is cleared at once, so the ring never keeps a job's captures alive after handing
-/// the job out (C8.1). A drained ring larger than its kept capacity gives its storage back.
+/// Pushing and popping one job at a time (a fan-out's steady state) allocates nothing. A popped
+/// job is moved out of the ring at once, so the ring never keeps a job's captures alive after
+/// handing the job out (C8.1). A drained ring larger than its kept capacity gives its storage
+/// back.
 public struct JobRing: ~Copyable {
     /// A job in a struct: a closure handed to `execute`, or a continuation's hand-off stored as
     /// it is (`KitQueueExecutor.push`). A closure stored in an array, returned through a generic

@@ -92,7 +92,7 @@ public final class ThreadPool: BlockingPool {
         limit = maxBlockedThreads
         pollers = QueuePollers(limit: target / 2)
         state = Locked(State())
-        sleep = ConditionLock((), label: "ThreadPool parked workers")
+        sleep = ConditionLock((), label: "ThreadPool run queue")
     }
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
