@@ -61,7 +61,7 @@ final class GCDDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
 
 /// The queue of the default executor and its count of blocked and replacement workers.
 final class GCDJobQueue: BlockingPool {
-    private struct State {
+    private struct State: ~Copyable {
         /// Kept capacity: 1,024 slots once drained.
         var jobs = JobRing(keptCapacity: 1_024)
         var blocked = 0

@@ -16,19 +16,26 @@ import TaskAPI
 ///   done with its job exits, so the pool shrinks back.
 /// - Idle workers spin briefly on an atomic mirror of the queue length before parking on the
 ///   condition variable (`QueuePollers`); at most half of them spin at once.
+/// - Locks: the queue and the counts are under a `Locked` (a futex mutex: a push or a take is
+///   about 20 instructions of locking, where a pthread mutex's lock and unlock cost 55); the
+///   condition variable's `ConditionLock` is taken only to park a worker or to wake a parked
+///   one. A worker parks holding it: it counts itself `parked` in a critical section of the
+///   queue that found nothing to take, then waits. A push that finds a worker parked takes it to
+///   signal, so the signal comes once that worker waits, never between its look and its wait.
 /// - Shutdown: `stop()` (called when the last handle to the pool goes away) makes workers exit
 ///   once the queue is empty; jobs already queued still run, each exactly once (C7.3).
 ///
 /// Worker threads hold only this object, never the backend or an executor, so dropping the
 /// backend is what ends them. On a worker, `ThreadRuntime.current.pool` is this pool.
 public final class ThreadPool: BlockingPool {
-    private struct State {
+    private struct State: ~Copyable {
         var queue = JobRing(keptCapacity: 4_096)
         /// Worker threads started and not yet exited.
         var live = 0
         /// Workers inside `blockingCall`.
         var blocked = 0
-        /// Workers sleeping on the condition variable.
+        /// Workers sleeping on the condition variable, or counted so in the critical section that
+        /// found nothing for them, holding `sleep` until they wait.
         var parked = 0
         var stopping = false
         var limitReported = false
@@ -64,7 +71,10 @@ public final class ThreadPool: BlockingPool {
     public let limit: Int
     /// The backend's name: in thread names and in the limit's report (`BackendDiagnostics`).
     public let name: String
-    private let state: ConditionLock<State>
+    private let state: Locked<State>
+    /// Held by a worker from its last look at the queue before parking until it waits, and by
+    /// a push or `stop()` to signal: the condition variable that parked workers sleep on.
+    private let sleep: ConditionLock<Void>
     /// Idle workers polling the queue length before they park (at most half the workers).
     private let pollers: QueuePollers
     /// Opens once the pool was stopped and its last worker has exited.
@@ -81,7 +91,8 @@ public final class ThreadPool: BlockingPool {
         target = max(1, workers)
         limit = maxBlockedThreads
         pollers = QueuePollers(limit: target / 2)
-        state = ConditionLock(State(), label: "ThreadPool run queue")
+        state = Locked(State())
+        sleep = ConditionLock((), label: "ThreadPool run queue")
     }
 
     /// Queues `job` at the tail of the run queue; some worker runs it, exactly once (C7.3).
@@ -95,32 +106,41 @@ public final class ThreadPool: BlockingPool {
         #if PlantedBugs
         if plantedBugs.isOn(KitPlantedBug.poolSignalsBeforePush) { return wakeThenPush(slot) }
         #endif
-        state.lock()
-        state.guarded.queue.push(slot)
-        let count = state.guarded.queue.count
-        pollers.mirror(count)
-        let spinning = pollers.count
-        // Spinning workers will each take a job before they park; wake a sleeper only for the
-        // jobs they cannot cover.
-        if state.guarded.parked > 0 && count > spinning { state.signal() }
-        let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: spinning)
-        state.unlock()
+        var slot = slot
+        let (wake, spawn, report) = state.withLock { state in
+            state.queue.push(moving: &slot)
+            let count = state.queue.count
+            pollers.mirror(count)
+            let spinning = pollers.count
+            // Spinning workers will each take a job before they park; wake a sleeper only for
+            // the jobs they cannot cover.
+            let wake = state.parked > 0 && count > spinning
+            let (spawn, report) = state.claimWorker(target: target, limit: limit, spinning: spinning)
+            return (wake, spawn, report)
+        }
+        if wake { wakeOne() }
         if report { reportLimit() }
         if spawn { startWorker() }
+    }
+
+    /// Wakes one parked worker. Under `sleep`: a worker counted parked holds it until it waits.
+    private func wakeOne() {
+        sleep.lock()
+        sleep.signal()
+        sleep.unlock()
     }
 
     #if PlantedBugs
     /// The planted bug `poolSignalsBeforePush`: a parked worker is woken, then the job queued, in
     /// two critical sections.
     private func wakeThenPush(_ slot: consuming JobRing.Slot) {
-        state.withLock { state in
-            if state.parked > 0 { self.state.signal() }
+        if state.withLock({ $0.parked > 0 }) { wakeOne() }
+        var slot = slot
+        let (spawn, report) = state.withLock { state in
+            state.queue.push(moving: &slot)
+            pollers.mirror(state.queue.count)
+            return state.claimWorker(target: target, limit: limit, spinning: pollers.count)
         }
-        state.lock()
-        state.guarded.queue.push(slot)
-        pollers.mirror(state.guarded.queue.count)
-        let (spawn, report) = state.guarded.claimWorker(target: target, limit: limit, spinning: pollers.count)
-        state.unlock()
         if report { reportLimit() }
         if spawn { startWorker() }
     }
@@ -128,11 +148,10 @@ public final class ThreadPool: BlockingPool {
 
     /// Called by a worker about to block (C6.4): starts a replacement if jobs are waiting.
     public func willBlock() {
-        state.lock()
-        state.guarded.blocked += 1
-        let (spawn, report) = state.guarded.claimWorker(
-            target: target, limit: limit, spinning: pollers.count)
-        state.unlock()
+        let (spawn, report) = state.withLock { state in
+            state.blocked += 1
+            return state.claimWorker(target: target, limit: limit, spinning: pollers.count)
+        }
         if report { reportLimit() }
         if spawn { startWorker() }
     }
@@ -152,7 +171,10 @@ public final class ThreadPool: BlockingPool {
             state.stopping = true
             return state.live == 0
         }
-        state.broadcast()
+        // Under `sleep`, as `wakeOne()`: a worker about to park sees `stopping` or is woken.
+        sleep.lock()
+        sleep.broadcast()
+        sleep.unlock()
         if none { exited.open() }
     }
 
@@ -183,9 +205,7 @@ public final class ThreadPool: BlockingPool {
     /// The next job for the calling worker, or `nil` if it must exit. Spins, then parks.
     private func nextJob() -> JobRing.Slot? {
         while true {
-            state.lock()
-            let first = take()
-            state.unlock()
+            let first = state.withLock { take(&$0) }
             // Consumed: the job moves out of the answer, no retain and release of what it holds.
             switch consume first {
             case .job(let job): return job
@@ -193,48 +213,58 @@ public final class ThreadPool: BlockingPool {
             case .empty: break
             }
             if pollers.poll() { continue }
-            state.lock()
-            defer { state.unlock() }
+            sleep.lock()
+            defer { sleep.unlock() }
             #if PlantedBugs
             if plantedBugs.isOn(KitPlantedBug.poolParksWithoutRecheck) { parkWithoutRecheck() }
             #endif
+            var woken = false
             while true {
-                switch take() {
+                // One critical section: no longer parked if woken, the look, counted parked if
+                // it found nothing. A push that then finds it parked signals under `sleep`,
+                // which this worker holds until it waits.
+                let next = state.withLock { state -> Take in
+                    if woken { state.parked -= 1 }
+                    let next = take(&state)
+                    if case .empty = next { state.parked += 1 }
+                    return next
+                }
+                switch consume next {
                 case .job(let job): return job
                 case .exit: return nil
                 case .empty: break
                 }
-                state.guarded.parked += 1
-                state.wait()
-                state.guarded.parked -= 1
+                sleep.wait()
+                woken = true
             }
         }
     }
 
     #if PlantedBugs
-    /// The planted bug `poolParksWithoutRecheck`: under the lock, the worker parks once without
+    /// The planted bug `poolParksWithoutRecheck`: holding `sleep`, the worker parks once without
     /// looking at the queue again.
     private func parkWithoutRecheck() {
-        state.guarded.parked += 1
-        state.wait()
-        state.guarded.parked -= 1
+        state.withLock { $0.parked += 1 }
+        sleep.wait()
+        state.withLock { $0.parked -= 1 }
     }
     #endif
 
-    /// Under the lock: a job, an order to exit (surplus worker, or stopped and drained), or nothing.
-    private func take() -> Take {
-        if state.guarded.live - state.guarded.blocked > target {
-            state.guarded.live -= 1
+    /// In a critical section of `state`: a job, an order to exit (surplus worker, or stopped and
+    /// drained), or nothing.
+    private func take(_ state: inout State) -> Take {
+        if state.live - state.blocked > target {
+            state.live -= 1
             return .exit
         }
-        let slot = state.guarded.queue.pop()
+        let slot = state.queue.pop()
         if !slot.isEmpty {
-            pollers.mirror(state.guarded.queue.count)
+            pollers.mirror(state.queue.count)
             return .job(slot)
         }
-        if state.guarded.stopping {
-            state.guarded.live -= 1
-            if state.guarded.live == 0 { exited.open() }
+        if state.stopping {
+            state.live -= 1
+            if state.live == 0 { exited.open() }
             return .exit
         }
         return .empty

@@ -34,7 +34,7 @@ final class ThreadsDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
 /// executor cannot starve the rest of the pool. Jobs may run on different workers one after
 /// another; each sees everything the previous one wrote.
 final class ThreadsSerialExecutor: AsyncTaskExecutor {
-    private struct State {
+    private struct State: ~Copyable {
         var queue = JobRing(keptCapacity: 4_096)
         /// `true` while a drain job is queued on the pool or running.
         var scheduled = false

@@ -12,8 +12,9 @@ import Darwin
 /// and its backends (run queues, timer threads, idle workers, blocked `wait()` callers), and of
 /// any backend that wants one a controlled run can schedule.
 ///
-/// `guarded` may only be touched between `lock()` and `unlock()` (or inside `withLock`). Waiting
-/// loops read and write it in short accesses around `wait()`, never across one.
+/// The value may be non-copyable (BackendKit's `JobRing` is). `guarded` may only be touched
+/// between `lock()` and `unlock()` (or inside `withLock`). Waiting loops read and write it in
+/// short accesses around `wait()`, never across one.
 ///
 /// While a controlled run is active (`SchedulePoint.isActive`), on one of its seats: `lock()`
 /// is a point, then a try-lock, the seat blocked while another holds the lock; `unlock()`
@@ -24,7 +25,7 @@ import Darwin
 /// run) and is woken by a seat's signal becomes a seat when it comes back (`ScheduleController
 /// .adoptWoken`). Without a controlled run, each operation costs one relaxed load and a branch
 /// more than the pthread call.
-public final class ConditionLock<State>: @unchecked Sendable {
+public final class ConditionLock<State: ~Copyable>: @unchecked Sendable {
     // @unchecked Sendable: `guarded` is only read or written while `mutex` is held, which
     // orders every access; the pointers are set once in `init` and freed once in `deinit`;
     // `nativeWaiters` is atomic.
@@ -55,7 +56,7 @@ public final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// A lock guarding `initial`; `label` names it in a controlled run's reports.
-    public init(_ initial: State, label: StaticString = "ConditionLock") {
+    public init(_ initial: consuming State, label: StaticString = "ConditionLock") {
         storage = initial
         self.label = label
         mutex = .allocate(capacity: 1)

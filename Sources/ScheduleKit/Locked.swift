@@ -2,7 +2,7 @@ import Synchronization
 
 /// A `Mutex` whose hand-offs the thread sanitizer can see, and a controlled run can schedule:
 /// for a backend's own state, in any module (this package's backends use it, and so can a
-/// third-party backend).
+/// third-party backend). The value may be non-copyable (BackendKit's `JobRing` is).
 ///
 /// On Linux, `Synchronization.Mutex` hands a contended lock over through a priority-inheriting
 /// futex in the kernel, which the thread sanitizer does not observe: it then reports races
@@ -21,12 +21,12 @@ import Synchronization
 /// body available to other modules, so each `withLock` from a backend ran unspecialized and
 /// looked up the metadata of `Locked<Value>` and `Mutex<Value>` at run time, about 650
 /// instructions per critical section (callgrind, the GCD default executor).
-public struct Locked<Value>: ~Copyable {
+public struct Locked<Value: ~Copyable>: ~Copyable {
     @usableFromInline let mutex: Mutex<Value>
     @usableFromInline let edge: Atomic<Int>
 
     @inlinable
-    public init(_ value: sending Value) {
+    public init(_ value: consuming sending Value) {
         mutex = Mutex(value)
         edge = Atomic(0)
     }
@@ -71,6 +71,6 @@ public struct Locked<Value>: ~Copyable {
     }
 }
 
-extension Locked: @unchecked Sendable {}
+extension Locked: @unchecked Sendable where Value: ~Copyable {}
 // Safe: `Mutex` is itself Sendable for any value, and `Atomic<Int>` is Sendable; the conformance
 // is spelled out only because a non-copyable generic struct does not infer it.
