@@ -21,9 +21,11 @@ enum InstructionCounts {
 
     /// Counts per figure on the default executor, whose median is the figure: how long a pool's
     /// idle threads poll and when the allocator consolidates its free chunks depend on how
-    /// callgrind interleaves the threads, and one binary's gcd link counted 2,086 to 2,301 in
-    /// three counts, 2,002 to 2,170 in four of the next (docs/BENCHMARKS.md, "Ratio stability").
-    /// The inline chains, on one thread, count the same every time: one count each.
+    /// callgrind interleaves the threads. At 2,000 and 4,000 links one binary's gcd link counted
+    /// 2,086 to 2,301 in three counts, 2,002 to 2,170 in four of the next (docs/BENCHMARKS.md,
+    /// "Ratio stability"); at 20,000 and 40,000 (`CountedCase.small`) gcd's spread 1,849 to
+    /// 1,952 in a run beside other work, and Dispatch's chain once counted 1,382 against 1,658
+    /// and 1,671. The inline chains, on one thread, count the same every time: one count each.
     static let poolRepetitions = 3
 
     /// The chain cases, counted in every run with `--instructions`.

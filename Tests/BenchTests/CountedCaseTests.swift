@@ -49,6 +49,10 @@ import Testing
         #expect(pending.unit == InstructionGate.unit)
         #expect(pending.caseName == "instructions.chain-pending-inline@2k-4k")
         #expect(pending.tolerance * 100 <= 2)
-        #expect(CountedCase.chain("completed-default", baseline: "dispatch").repetitions == InstructionCounts.poolRepetitions)
+        let onPool = CountedCase.chain("completed-default", baseline: "dispatch")
+        #expect(onPool.repetitions == InstructionCounts.poolRepetitions)
+        // A pool's chain at sizes where an idle worker's spin moves the figure by little.
+        #expect(onPool.caseName == "instructions.chain-completed-default@20k-40k")
+        #expect(onPool.tolerance * 100 > 2)
     }
 }
