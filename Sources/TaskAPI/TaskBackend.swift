@@ -166,11 +166,25 @@ extension TaskBackend {
     }
 
     /// The `makeSource(of:)` requirement itself, recording no origin: for the sources TaskAPI
-    /// makes on a caller's behalf (derived tasks, combinators), which no caller holds. The
-    /// requirement is named through a function reference, since a call would pick the recording
-    /// overload above.
-    @usableFromInline
-    func sourceWithoutOrigin<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+    /// makes on a caller's behalf (derived tasks, combinators), which no caller holds, and for a
+    /// backend that wraps another and forwards its `makeSource(of:)` requirement to it.
+    ///
+    /// A call `base.makeSource(of: type)` picks the recording overload
+    /// (`makeSource(of:fileID:line:)`), so a wrapper that forwarded so would name its own
+    /// forwarding line as the origin of every source that TaskAPI or a checker makes through the
+    /// requirement, where no origin is due (C8.3); a user's call still names the user's line,
+    /// recorded last. Forward with this instead:
+    ///
+    /// ```swift
+    /// func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+    ///     base.sourceWithoutOrigin(of: type)
+    /// }
+    /// ```
+    ///
+    /// The requirement is named through a function reference, since a call would pick the
+    /// recording overload.
+    @inlinable
+    public func sourceWithoutOrigin<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
         let requirement: (T.Type) -> any CompletionSource<T> = makeSource(of:)
         return requirement(type)
     }
