@@ -21,8 +21,18 @@ extension KitBackend {
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
         let task = RunTask<T>(owner: self, token: token, body: body)
-        let job = RunJob(task)
-        executor.execute { job.run() }
+        if HandOff.isQueueExecutor(executor) {
+            // A kit queue executor runs each job it is pushed exactly once (`push`'s requirement,
+            // C7.3) and never drops one: no `RunJob` to guard against that, one allocation less.
+            // The closure captures the task as a `TaskCore`: a single non-generic reference is
+            // its own context (captured as `RunTask<T>`, the closure would need `T`'s metadata
+            // in a context allocated for it).
+            let core: TaskCore = task
+            unsafeDowncast(executor, to: KitQueueExecutor.self).push(JobRing.Slot { core.runBody() })
+        } else {
+            let job = RunJob(task)
+            executor.execute { job.run() }
+        }
         return task
     }
 }
