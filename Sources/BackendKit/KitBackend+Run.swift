@@ -20,7 +20,16 @@ extension KitBackend {
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
-        let task = RunTask<T>(owner: self, token: token, body: body)
+        let task: RunTask<T>
+        let result: any AsyncTask<T>
+        if let cached = RunTaskTypes.cached(T.self) {
+            task = cached.type.init(owner: self, token: token, body: body)
+            result = RunTaskTypes.existential(task, cached.witnessTable)
+        } else {
+            task = RunTask<T>(owner: self, token: token, body: body)
+            result = task
+            RunTaskTypes.record(T.self, result)
+        }
         if HandOff.isQueueExecutor(executor) {
             // A kit queue executor runs each job it is pushed exactly once (`push`'s requirement,
             // C7.3) and never drops one: no `RunJob` to guard against that, one allocation less.
@@ -33,7 +42,7 @@ extension KitBackend {
             let job = RunJob(task)
             executor.execute { job.run() }
         }
-        return task
+        return result
     }
 }
 
@@ -46,7 +55,9 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// `nil` when the token can never be cancelled (the common case); else it holds the token.
     private var startGuard: StartGuard?
 
-    init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T) {
+    /// Required, so that `run` can make one from a type it has cached (`RunTaskTypes`), with no
+    /// lookup of the class's metadata.
+    required init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T) {
         self.body = body
         super.init(owner: owner)
         if token.canBeCancelled { startGuard = StartGuard(for: self, token: token) }
