@@ -46,14 +46,23 @@ extension KitBackend {
     }
 }
 
-/// A `run`'s task: it keeps the body until the body starts.
+/// A `run`'s task: it keeps the body until the body starts, and the `whenAll` it reports to
+/// first, if any, until it completes.
 final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     // @unchecked: `body` is written in init, before the task is shared; after that only under
     // the core's lock, where one call moves it out (`runBody`, `dropBody`). `startGuard` is
-    // written before the task is shared and only read after.
+    // written before the task is shared and only read after. `join` and `joinIndex` are
+    // written under the core's lock by `registerInline`, before the task completes; after the
+    // completion (whose critical section publishes them), only the delivery that completion
+    // started reads and clears them (`runInline`), or deinit, as `SourceTask`'s inline body.
     private var body: (@Sendable (CancellationToken) throws -> T)?
     /// `nil` when the token can never be cancelled (the common case); else it holds the token.
     private var startGuard: StartGuard?
+    /// The join of a `whenAll` that registered on this task first, kept in place of a
+    /// `JoinSlot` node (`keepJoin`): a fan-out's inputs join with no allocation each.
+    @exclusivity(unchecked) private var join: KitJoinBase?
+    /// This task's index among `join`'s inputs.
+    @exclusivity(unchecked) private var joinIndex = 0
 
     /// Required, so that `run` can make one from a type it has cached (`RunTaskTypes`), with no
     /// lookup of the class's metadata.
@@ -88,6 +97,33 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
 
     override func dropBody() {
         withLock { body = nil }
+    }
+
+    override func keepJoin(_ join: KitJoinBase, at index: Int) -> Bool {
+        registerInline {
+            self.join = join
+            joinIndex = index
+        }
+    }
+
+    override func runInline(_ outcome: KitCompletion) {
+        // Called only by a delivery whose completion found the join kept (`KitState.holdsBody`).
+        guard let join else {
+            assertionFailure("kit task: a delivery ran the kept join of a task that kept none")
+            return
+        }
+        self.join = nil  // C8.1: the join goes as soon as it has its report
+        join.receive(outcome, from: self, at: joinIndex)
+    }
+
+    deinit {
+        // Freed while keeping its join (a task is kept by its job until it completes, so no
+        // path is known to get here): the join goes to the graveyard like any continuation,
+        // since what it holds may hold a chain of its own (C8.2).
+        guard let join else { return }
+        var orphans = KitContinuations.one(JoinSlot(join, joinIndex))
+        self.join = nil
+        ThreadRuntime.current.release(&orphans)
     }
 }
 

@@ -257,6 +257,12 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// for any other task.
     func dropBody() {}
 
+    /// Keeps `join`, a kit `whenAll`'s, as this task's first continuation with the input's
+    /// `index`, in fields of the task's own instead of a `JoinSlot` node (`RunTask`, through
+    /// `registerInline`); `false`, keeping nothing, for a task without such fields or when the
+    /// join would not be its first continuation: the caller registers a node.
+    func keepJoin(_ join: KitJoinBase, at index: Int) -> Bool { false }
+
     /// Completes the task, then hands over its continuations, and any registered meanwhile, in
     /// registration order (C1.1, C1.2, C2.4). `store` runs under the lock only if this call wins,
     /// before the outcome is published: `KitTask<T>` stores a success's value with it. The inline
