@@ -4,44 +4,35 @@ import TaskAPI
 
 extension KitBackend {
     /// Starts `body` at once on `executor` (C3.1, C3.2, C4.3): TaskAPI's default `run`, on the
-    /// kit's task. The task keeps the body (`RunTask`); the executor gets a job that holds a
-    /// `RunJob`, and nothing else: a closure capturing one reference needs no context of its
-    /// own. An executor that drops the job without running it releases the `RunJob`, which
-    /// fails the task with `TaskError.abandoned` (C8.3), exactly as a dropped source does.
+    /// kit's task. The task keeps the body (`RunTask`); the executor gets a closure that holds
+    /// one reference and nothing else (`RunJob.schedule`): the task itself on a kit queue
+    /// executor, which runs every job it is pushed, else a `RunJob`. An executor that drops the
+    /// job without running it releases the `RunJob`, which fails the task with
+    /// `TaskError.abandoned` (C8.3), exactly as a dropped source does.
     ///
     /// Why not TaskAPI's default: it completes the task through `any CompletionSource<T>` with a
     /// `Completion<T>`, and in unspecialized code every generic type costs a runtime metadata
     /// lookup; a fan-out of 100,000 bodies spent about a fifth of its instructions there. Here
-    /// the value goes from the body straight into the task's slot, and a `run` costs two
-    /// allocations: the task and its job.
+    /// the value goes from the body straight into the task's slot; the task's class and its
+    /// witness table come from `RunTaskTypes`, without the runtime's lookups; and a `run` costs
+    /// one allocation on a kit queue executor (the task), two on any other (the task and its
+    /// job).
     @_disfavoredOverload
     public func run<T: Sendable>(
         on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
-        let task: RunTask<T>
-        let result: any AsyncTask<T>
         if let cached = RunTaskTypes.cached(T.self) {
-            task = cached.type.init(owner: self, token: token, body: body)
-            result = RunTaskTypes.existential(task, cached.witnessTable)
-        } else {
-            task = RunTask<T>(owner: self, token: token, body: body)
-            result = task
-            RunTaskTypes.record(T.self, result)
+            let task = cached.type.init(owner: self, token: token, body: body)
+            RunJob.schedule(task, on: executor)
+            // The task's last use: the existential takes the reference without a retain.
+            return RunTaskTypes.existential(task, cached.witnessTable)
         }
-        if HandOff.isQueueExecutor(executor) {
-            // A kit queue executor runs each job it is pushed exactly once (`push`'s requirement,
-            // C7.3) and never drops one: no `RunJob` to guard against that, one allocation less.
-            // The closure captures the task as a `TaskCore`: a single non-generic reference is
-            // its own context (captured as `RunTask<T>`, the closure would need `T`'s metadata
-            // in a context allocated for it).
-            let core: TaskCore = task
-            unsafeDowncast(executor, to: KitQueueExecutor.self).push(JobRing.Slot { core.runBody() })
-        } else {
-            let job = RunJob(task)
-            executor.execute { job.run() }
-        }
+        let task = RunTask<T>(owner: self, token: token, body: body)
+        RunJob.schedule(task, on: executor)
+        let result: any AsyncTask<T> = task
+        RunTaskTypes.record(T.self, result)
         return result
     }
 }
@@ -66,10 +57,13 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
 
     /// Required, so that `run` can make one from a type it has cached (`RunTaskTypes`), with no
     /// lookup of the class's metadata.
-    required init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T) {
+    /// `token` borrowed: the task keeps it only when it can be cancelled (in its guard).
+    required init(
+        owner: any KitBackend, token: borrowing CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T
+    ) {
         self.body = body
         super.init(owner: owner)
-        if token.canBeCancelled { startGuard = StartGuard(for: self, token: token) }
+        if token.canBeCancelled { startGuard = StartGuard(for: self, token: copy token) }
     }
 
     /// Only the call that moves the task from pending to running takes the body and starts it
@@ -77,8 +71,9 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// (the token won, or the task was completed meanwhile) lets the body go (C8.1).
     override func runBody() {
         var taken: (@Sendable (CancellationToken) throws -> T)?
-        // Copied and cleared rather than `take()`n: the generic `take` moves the closure through
-        // the most general abstraction, a thunk allocated each way.
+        // Copied and cleared rather than `take()`n or swapped: the generic `take` moves the
+        // closure through the most general abstraction, a thunk allocated each way, and `swap`
+        // looked up the closure type's metadata (callgrind).
         let started = startBody(startGuard) {
             taken = body
             body = nil
@@ -86,7 +81,7 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         guard started else { return dropBody() }
         // The start moved the task out of pending, which only this call and `dropBody`'s caller
         // (a job that never ran) race for: the body is still there.
-        guard let body = taken else {
+        guard let body = consume taken else {
             assertionFailure("kit task: a run task started without its body")
             return
         }
@@ -138,6 +133,21 @@ final class RunJob: Sendable {
 
     init(_ task: TaskCore) {
         self.task = task
+    }
+
+    /// Hands the body of `task`, a `RunTask`, to `executor`. A kit queue executor runs each job
+    /// it is pushed exactly once (`push`'s requirement, C7.3) and never drops one: it gets a
+    /// closure that captures the task, and no `RunJob` guards it, one allocation less. Any other
+    /// executor gets a closure that captures a `RunJob`. Each closure captures one non-generic
+    /// reference, which is its own context: no allocation for it.
+    @inline(__always)
+    static func schedule(_ task: TaskCore, on executor: any AsyncTaskExecutor) {
+        if HandOff.isQueueExecutor(executor) {
+            unsafeDowncast(executor, to: KitQueueExecutor.self).push(JobRing.Slot { task.runBody() })
+        } else {
+            let job = RunJob(task)
+            executor.execute { job.run() }
+        }
     }
 
     func run() {
