@@ -43,14 +43,15 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     // @unchecked: `body` is written in init, before the task is shared; after that only under
     // the core's lock, where one call moves it out (`runBody`, `dropBody`). `startGuard` is
     // written before the task is shared and only read after. `join` and `joinIndex` are
-    // written under the core's lock by `registerInline`, before the task completes; after the
+    // written under the core's lock by `storeJoin`, before the task completes; after the
     // completion (whose critical section publishes them), only the delivery that completion
     // started reads and clears them (`runInline`), or deinit, as `SourceTask`'s inline body.
     private var body: (@Sendable (CancellationToken) throws -> T)?
     /// `nil` when the token can never be cancelled (the common case); else it holds the token.
     private var startGuard: StartGuard?
     /// The join of a `whenAll` that registered on this task first, kept in place of a
-    /// `JoinSlot` node (`keepJoin`): a fan-out's inputs join with no allocation each.
+    /// `JoinSlot` node (`TaskCore.join(_:at:)`): a fan-out's inputs join with no allocation
+    /// each.
     @exclusivity(unchecked) private var join: KitJoinBase?
     /// This task's index among `join`'s inputs.
     @exclusivity(unchecked) private var joinIndex = 0
@@ -94,11 +95,11 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         withLock { body = nil }
     }
 
-    override func keepJoin(_ join: KitJoinBase, at index: Int) -> Bool {
-        registerInline {
-            self.join = join
-            joinIndex = index
-        }
+    override var keepsJoin: Bool { true }
+
+    override func storeJoin(_ join: KitJoinBase, at index: Int) {
+        self.join = join
+        joinIndex = index
     }
 
     override func runInline(_ outcome: KitCompletion) {

@@ -23,10 +23,9 @@ extension KitBackend {
             // 300 instructions through the runtime's general `tryCast`, this one a walk up the
             // superclass chain.
             if let core = (tasks[index] as AnyObject) as? TaskCore {
-                // An input already completed and delivered reports at once, with no node.
-                if core.runInPlaceIfDelivered({ join.receive($0, from: core, at: index) }) { continue }
-                // A `run`'s task keeps the join as its first continuation, without a node.
-                if core.keepJoin(join, at: index) { continue }
+                // An input already completed and delivered reports at once, and a `run`'s task
+                // keeps the join as its first continuation: no node for either.
+                if core.join(join, at: index) { continue }
                 core.register(JoinSlot(join, index))
             } else {
                 tasks[index].whenComplete(on: InlineExecutor.shared) { join.receive($0, at: index) }
