@@ -3,7 +3,8 @@ import TaskAPI
 extension KitBackend {
     /// Succeeds with every input's value in input order; the first failure or cancellation among
     /// the inputs completes it at once with that outcome; `[]` at once for no input; holds no
-    /// input and no value once complete (C5.1, C5.5). TaskAPI's algorithm, with its `Collector`,
+    /// input and no value once complete (C5.1, C5.5). TaskAPI's algorithm, with its `Collector`'s rules
+    /// (`KitCollector`, the same without a lock),
     /// and the same result for every input; for the kit's own tasks, each input's registration
     /// is one non-generic node that reads the value from the input's slot.
     ///
@@ -46,13 +47,14 @@ class KitJoinBase: @unchecked Sendable {
 
 /// One kit `whenAll`: its source and the collector of its values.
 final class KitJoin<T: Sendable>: KitJoinBase, @unchecked Sendable {
-    // @unchecked: both properties are `let`s of Sendable types (`Collector` guards its slots).
+    // @unchecked: both properties are `let`s of Sendable types (`KitCollector` guards its
+    // slots).
     let source: KitSource<[T]>
-    private let values: Collector<T>
+    private let values: KitCollector<T>
 
     init(source: KitSource<[T]>, count: Int) {
         self.source = source
-        values = Collector(count: count)
+        values = KitCollector(count: count)
     }
 
     override func receive(_ outcome: KitCompletion, from antecedent: TaskCore, at index: Int) {
