@@ -3,10 +3,13 @@ import TaskAPI
 extension KitBackend {
     /// Succeeds with every input's value in input order; the first failure or cancellation among
     /// the inputs completes it at once with that outcome; `[]` at once for no input; holds no
-    /// input and no value once complete (C5.1, C5.5). TaskAPI's algorithm, with its `Collector`'s rules
-    /// (`KitCollector`, the same without a lock),
-    /// and the same result for every input; for the kit's own tasks, each input's registration
-    /// is one non-generic node that reads the value from the input's slot.
+    /// input and no value once complete (C5.1, C5.5). TaskAPI's algorithm, with its
+    /// `Collector`'s rules (`KitCollector`, the same without a lock), and the same result for
+    /// every input. A kit task's report reads the value from the input's slot, and needs no
+    /// allocation in the common cases (`TaskCore.join(_:at:)`): an input completed and delivered
+    /// reports at once, and a `run` task not yet completed keeps the join in fields of its own
+    /// when it is the first continuation; any other kit input gets one non-generic node
+    /// (`JoinSlot`).
     ///
     /// Why not TaskAPI's default alone: it registers a `whenComplete` closure per input, and each
     /// delivery builds a `Completion<T>` and switches on it, three runtime metadata lookups and
