@@ -57,8 +57,8 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     @exclusivity(unchecked) private var joinIndex = 0
 
     /// Required, so that `run` can make one from a type it has cached (`RunTaskTypes`), with no
-    /// lookup of the class's metadata.
-    /// `token` borrowed: the task keeps it only when it can be cancelled (in its guard).
+    /// lookup of the class's metadata. `token` is borrowed: the task keeps it only when it can
+    /// be cancelled (in its guard).
     required init(
         owner: any KitBackend, token: borrowing CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T
     ) {

@@ -394,11 +394,12 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
 
     /// Registers `join`, a kit `whenAll`'s, for input `index`, in one critical section and
     /// without a node when it can: on a task completed and delivered, it reports at once inside
-    /// a delivery phase of its own (as `registerFresh` runs a node in place; queued on the trampoline as a
-    /// `JoinSlot`, as `register` would, inside trampoline work); on a task not completed that
-    /// keeps joins (`keepsJoin`), the join becomes its first continuation, handed over first by
-    /// the completion (`runInline`, C2.4). `false`, doing nothing, otherwise (a delivery is
-    /// running, or the join would not be the first continuation): the caller registers a node.
+    /// a delivery phase of its own, as `registerFresh` runs a node in place (inside trampoline
+    /// work, queued on the trampoline as a `JoinSlot`, as `register` would queue it); on a task
+    /// not completed that keeps joins (`keepsJoin`), the join becomes its first continuation,
+    /// handed over first by the completion (`runInline`, C2.4). `false`, doing nothing,
+    /// otherwise (a delivery is running, or the join would not be the first continuation): the
+    /// caller registers a node.
     final func join(_ join: KitJoinBase, at index: Int) -> Bool {
         SchedulePoint.reach("kit task: register")
         let ending = locked { () -> KitState.Ending? in
