@@ -62,8 +62,8 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     required init(
         owner: any KitBackend, token: borrowing CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T
     ) {
-        self.body = body
-        super.init(owner: owner)
+        self.body = consume body
+        super.init(owner: consume owner)
         if token.canBeCancelled { startGuard = StartGuard(for: self, token: copy token) }
     }
 
