@@ -4,42 +4,67 @@ import TaskAPI
 
 extension KitBackend {
     /// Starts `body` at once on `executor` (C3.1, C3.2, C4.3): TaskAPI's default `run`, on the
-    /// kit's task. The task keeps the body (`RunTask`); the executor gets a job that holds a
-    /// `RunJob`, and nothing else: a closure capturing one reference needs no context of its
-    /// own. An executor that drops the job without running it releases the `RunJob`, which
-    /// fails the task with `TaskError.abandoned` (C8.3), exactly as a dropped source does.
+    /// kit's task. The task keeps the body (`RunTask`); the executor gets a closure that holds
+    /// one reference and nothing else (`RunJob.schedule`): the task itself on a kit queue
+    /// executor, which runs every job it is pushed, else a `RunJob`. An executor that drops the
+    /// job without running it releases the `RunJob`, which fails the task with
+    /// `TaskError.abandoned` (C8.3), exactly as a dropped source does.
     ///
     /// Why not TaskAPI's default: it completes the task through `any CompletionSource<T>` with a
     /// `Completion<T>`, and in unspecialized code every generic type costs a runtime metadata
     /// lookup; a fan-out of 100,000 bodies spent about a fifth of its instructions there. Here
-    /// the value goes from the body straight into the task's slot, and a `run` costs two
-    /// allocations: the task and its job.
+    /// the value goes from the body straight into the task's slot; the task's class and its
+    /// witness table come from `RunTaskTypes`, without the runtime's lookups; and a `run` costs
+    /// one allocation on a kit queue executor (the task), two on any other (the task and its
+    /// job).
     @_disfavoredOverload
     public func run<T: Sendable>(
         on executor: any AsyncTaskExecutor,
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
+        if let cached = RunTaskTypes.cached(T.self) {
+            let task = cached.type.init(owner: self, token: token, body: body)
+            RunJob.schedule(task, on: executor)
+            // The task's last use: the existential takes the reference without a retain.
+            return RunTaskTypes.existential(task, cached.witnessTable)
+        }
         let task = RunTask<T>(owner: self, token: token, body: body)
-        let job = RunJob(task)
-        executor.execute { job.run() }
-        return task
+        RunJob.schedule(task, on: executor)
+        let result: any AsyncTask<T> = task
+        RunTaskTypes.record(T.self, result)
+        return result
     }
 }
 
-/// A `run`'s task: it keeps the body until the body starts.
+/// A `run`'s task: it keeps the body until the body starts, and the `whenAll` it reports to
+/// first, if any, until it completes.
 final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     // @unchecked: `body` is written in init, before the task is shared; after that only under
     // the core's lock, where one call moves it out (`runBody`, `dropBody`). `startGuard` is
-    // written before the task is shared and only read after.
+    // written before the task is shared and only read after. `join` and `joinIndex` are
+    // written under the core's lock by `storeJoin`, before the task completes; after the
+    // completion (whose critical section publishes them), only the delivery that completion
+    // started reads and clears them (`runInline`), or deinit, as `SourceTask`'s inline body.
     private var body: (@Sendable (CancellationToken) throws -> T)?
     /// `nil` when the token can never be cancelled (the common case); else it holds the token.
     private var startGuard: StartGuard?
+    /// The join of a `whenAll` that registered on this task first, kept in place of a
+    /// `JoinSlot` node (`TaskCore.join(_:at:)`): a fan-out's inputs join with no allocation
+    /// each.
+    @exclusivity(unchecked) private var join: KitJoinBase?
+    /// This task's index among `join`'s inputs.
+    @exclusivity(unchecked) private var joinIndex = 0
 
-    init(owner: any KitBackend, token: CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T) {
-        self.body = body
-        super.init(owner: owner)
-        if token.canBeCancelled { startGuard = StartGuard(for: self, token: token) }
+    /// Required, so that `run` can make one from a type it has cached (`RunTaskTypes`), with no
+    /// lookup of the class's metadata. `token` is borrowed: the task keeps it only when it can
+    /// be cancelled (in its guard).
+    required init(
+        owner: any KitBackend, token: borrowing CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T
+    ) {
+        self.body = consume body
+        super.init(owner: consume owner)
+        if token.canBeCancelled { startGuard = StartGuard(for: self, token: copy token) }
     }
 
     /// Only the call that moves the task from pending to running takes the body and starts it
@@ -47,8 +72,9 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// (the token won, or the task was completed meanwhile) lets the body go (C8.1).
     override func runBody() {
         var taken: (@Sendable (CancellationToken) throws -> T)?
-        // Copied and cleared rather than `take()`n: the generic `take` moves the closure through
-        // the most general abstraction, a thunk allocated each way.
+        // Copied and cleared rather than `take()`n or swapped: the generic `take` moves the
+        // closure through the most general abstraction, a thunk allocated each way, and `swap`
+        // looked up the closure type's metadata (callgrind).
         let started = startBody(startGuard) {
             taken = body
             body = nil
@@ -56,7 +82,7 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         guard started else { return dropBody() }
         // The start moved the task out of pending, which only this call and `dropBody`'s caller
         // (a job that never ran) race for: the body is still there.
-        guard let body = taken else {
+        guard let body = consume taken else {
             assertionFailure("kit task: a run task started without its body")
             return
         }
@@ -67,6 +93,33 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
 
     override func dropBody() {
         withLock { body = nil }
+    }
+
+    override var keepsJoin: Bool { true }
+
+    override func storeJoin(_ join: KitJoinBase, at index: Int) {
+        self.join = join
+        joinIndex = index
+    }
+
+    override func runInline(_ outcome: KitCompletion) {
+        // Called only by a delivery whose completion found the join kept (`KitState.holdsBody`).
+        guard let join else {
+            assertionFailure("kit task: a delivery ran the kept join of a task that kept none")
+            return
+        }
+        self.join = nil  // C8.1: the join goes as soon as it has its report
+        join.receive(outcome, from: self, at: joinIndex)
+    }
+
+    deinit {
+        // Freed while keeping its join (a task is kept by its job until it completes, so no
+        // path is known to get here): the join goes to the graveyard like any continuation,
+        // since what it holds may hold a chain of its own (C8.2).
+        guard let join else { return }
+        var orphans = KitContinuations.one(JoinSlot(join, joinIndex))
+        self.join = nil
+        ThreadRuntime.current.release(&orphans)
     }
 }
 
@@ -81,6 +134,21 @@ final class RunJob: Sendable {
 
     init(_ task: TaskCore) {
         self.task = task
+    }
+
+    /// Hands the body of `task`, a `RunTask`, to `executor`. A kit queue executor runs each job
+    /// it is pushed exactly once (`push`'s requirement, C7.3) and never drops one: it gets a
+    /// closure that captures the task, and no `RunJob` guards it, one allocation less. Any other
+    /// executor gets a closure that captures a `RunJob`. Each closure captures one non-generic
+    /// reference, which is its own context: no allocation for it.
+    @inline(__always)
+    static func schedule(_ task: TaskCore, on executor: any AsyncTaskExecutor) {
+        if HandOff.isQueueExecutor(executor) {
+            unsafeDowncast(executor, to: KitQueueExecutor.self).push(JobRing.Slot { task.runBody() })
+        } else {
+            let job = RunJob(task)
+            executor.execute { job.run() }
+        }
     }
 
     func run() {

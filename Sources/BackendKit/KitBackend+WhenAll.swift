@@ -3,9 +3,13 @@ import TaskAPI
 extension KitBackend {
     /// Succeeds with every input's value in input order; the first failure or cancellation among
     /// the inputs completes it at once with that outcome; `[]` at once for no input; holds no
-    /// input and no value once complete (C5.1, C5.5). TaskAPI's algorithm, with its `Collector`,
-    /// and the same result for every input; for the kit's own tasks, each input's registration
-    /// is one non-generic node that reads the value from the input's slot.
+    /// input and no value once complete (C5.1, C5.5). TaskAPI's algorithm, with its
+    /// `Collector`'s rules (`KitCollector`, the same without a lock), and the same result for
+    /// every input. A kit task's report reads the value from the input's slot, and needs no
+    /// allocation in the common cases (`TaskCore.join(_:at:)`): an input completed and delivered
+    /// reports at once, and a `run` task not yet completed keeps the join in fields of its own
+    /// when it is the first continuation; any other kit input gets one non-generic node
+    /// (`JoinSlot`).
     ///
     /// Why not TaskAPI's default alone: it registers a `whenComplete` closure per input, and each
     /// delivery builds a `Completion<T>` and switches on it, three runtime metadata lookups and
@@ -23,8 +27,9 @@ extension KitBackend {
             // 300 instructions through the runtime's general `tryCast`, this one a walk up the
             // superclass chain.
             if let core = (tasks[index] as AnyObject) as? TaskCore {
-                // An input already completed and delivered reports at once, with no node.
-                if core.runInPlaceIfDelivered({ join.receive($0, from: core, at: index) }) { continue }
+                // An input already completed and delivered reports at once, and a `run`'s task
+                // keeps the join as its first continuation: no node for either.
+                if core.join(join, at: index) { continue }
                 core.register(JoinSlot(join, index))
             } else {
                 tasks[index].whenComplete(on: InlineExecutor.shared) { join.receive($0, at: index) }
@@ -45,13 +50,14 @@ class KitJoinBase: @unchecked Sendable {
 
 /// One kit `whenAll`: its source and the collector of its values.
 final class KitJoin<T: Sendable>: KitJoinBase, @unchecked Sendable {
-    // @unchecked: both properties are `let`s of Sendable types (`Collector` guards its slots).
+    // @unchecked: both properties are `let`s of Sendable types (`KitCollector` guards its
+    // slots).
     let source: KitSource<[T]>
-    private let values: Collector<T>
+    private let values: KitCollector<T>
 
     init(source: KitSource<[T]>, count: Int) {
         self.source = source
-        values = Collector(count: count)
+        values = KitCollector(count: count)
     }
 
     override func receive(_ outcome: KitCompletion, from antecedent: TaskCore, at index: Int) {

@@ -123,7 +123,7 @@ enum HandOff {
 
     /// Whether `executor` is a `KitQueueExecutor`.
     @inline(__always)
-    private static func isQueueExecutor(_ executor: any AsyncTaskExecutor) -> Bool {
+    static func isQueueExecutor(_ executor: any AsyncTaskExecutor) -> Bool {
         let type = UInt(bitPattern: ObjectIdentifier(Swift.type(of: executor)))
         if type == lastQueueClass.load(ordering: .relaxed) {
             assert(executor is KitQueueExecutor, "kit hand-off: \(Swift.type(of: executor)) taken for a queue executor")

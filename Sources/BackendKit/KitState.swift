@@ -58,9 +58,10 @@ struct KitState: CustomStringConvertible {
         /// A waker's registration (`wait`, `value`), which needs no delivery phase.
         case registerWaker
         /// The body of an inline `whenComplete` kept in the task's own field
-        /// (`registerInline`); `first`: no continuation is stored yet.
+        /// (`registerInline`), or a `whenAll`'s join kept in a `run`'s task's own fields
+        /// (`TaskCore.join(_:at:)`); `first`: no continuation is stored yet.
         case keepBody(first: Bool)
-        /// A report made in place of a registration (`runInPlaceIfDelivered`).
+        /// A report made in place of a registration (`TaskCore.join(_:at:)`).
         case deliverInPlace
         /// The end of a delivery round (`nextDelivery`); `stored`: continuations were registered
         /// meanwhile.

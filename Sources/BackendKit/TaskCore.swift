@@ -257,6 +257,16 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// for any other task.
     func dropBody() {}
 
+    /// Whether the task has fields of its own for a kit `whenAll`'s join (`RunTask`): then
+    /// `join(_:at:)` keeps a join there, with no node, when it is the first continuation.
+    var keepsJoin: Bool { false }
+
+    /// Stores `join` and the input's `index` in the task's own fields (`keepsJoin`). Under the
+    /// lock, by `join(_:at:)` only, once the state recorded the kept body (`KitState.holdsBody`).
+    func storeJoin(_ join: KitJoinBase, at index: Int) {
+        preconditionFailure("kit task: a join stored in a task that keeps none, \(state)")
+    }
+
     /// Completes the task, then hands over its continuations, and any registered meanwhile, in
     /// registration order (C1.1, C1.2, C2.4). `store` runs under the lock only if this call wins,
     /// before the outcome is published: `KitTask<T>` stores a success's value with it. The inline
@@ -382,21 +392,38 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
-    /// Gives `body` the outcome in place of a registration, when one made now would be handed
-    /// over at once on this thread: the task completed and delivered, the thread running no
-    /// trampoline work. `body` runs inside a delivery phase of this task, as `registerFresh` runs
-    /// a node (C2.4, C2.7). `false`, running nothing, otherwise: the caller registers a node.
-    final func runInPlaceIfDelivered(_ body: (KitCompletion) -> Void) -> Bool {
-        ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
-            guard !runtime.isDraining else { return false }
-            SchedulePoint.reach("kit task: run in place")
-            let delivered = locked { () -> KitCompletion? in
-                state.on(.deliverInPlace) == .refuse ? nil : recorded
-            }
-            guard let outcome = delivered else { return false }
-            deliverInPlace(outcome, on: runtime, body)
-            return true
+    /// Registers `join`, a kit `whenAll`'s, for input `index`, in one critical section and
+    /// without a node when it can: on a task completed and delivered, it reports at once inside
+    /// a delivery phase of its own, as `registerFresh` runs a node in place (inside trampoline
+    /// work, queued on the trampoline as a `JoinSlot`, as `register` would queue it); on a task
+    /// not completed that keeps joins (`keepsJoin`), the join becomes its first continuation,
+    /// handed over first by the completion (`runInline`, C2.4). `false`, doing nothing,
+    /// otherwise (a delivery is running, or the join would not be the first continuation): the
+    /// caller registers a node.
+    final func join(_ join: KitJoinBase, at index: Int) -> Bool {
+        SchedulePoint.reach("kit task: register")
+        let ending = locked { () -> KitState.Ending? in
+            // Completed and delivered: a delivery phase opens for the report.
+            if state.on(.deliverInPlace) != .refuse { return state.ending }
+            guard keepsJoin, state.on(.keepBody(first: continuations.isEmpty)) == .proceed else { return nil }
+            storeJoin(join, at: index)
+            return KitState.Ending.none
         }
+        guard let ending else { return false }
+        if ending == .none { return true }  // kept
+        let outcome = ending == .success ? .success(()) : completedOutcome(ending)
+        ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
+            if runtime.isDraining { return queueJoin(join, at: index, outcome) }
+            deliverInPlace(outcome, on: runtime) { join.receive($0, from: self, at: index) }
+        }
+        return true
+    }
+
+    /// `join(_:at:)`'s report inside trampoline work: a `JoinSlot` queued behind that work, as
+    /// `register` queues a node. Out of line: the in-place path stays small.
+    @inline(never)
+    private func queueJoin(_ join: KitJoinBase, at index: Int, _ outcome: KitCompletion) {
+        handOverFresh(JoinSlot(join, index), inPlace: false, outcome)
     }
 
     /// Runs `body` with the outcome as the hand-over of a delivery phase this thread just opened,
