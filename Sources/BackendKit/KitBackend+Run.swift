@@ -13,8 +13,8 @@ extension KitBackend {
     /// Why not TaskAPI's default: it completes the task through `any CompletionSource<T>` with a
     /// `Completion<T>`, and in unspecialized code every generic type costs a runtime metadata
     /// lookup; a fan-out of 100,000 bodies spent about a fifth of its instructions there. Here
-    /// the value goes from the body straight into the task's slot; the task's class and its
-    /// witness table come from `RunTaskTypes`, without the runtime's lookups; and a `run` costs
+    /// the value goes from the body straight into the task's slot; the task's class comes from
+    /// `RunTaskTypes`, without the runtime's lookup; and a `run` costs
     /// one allocation on a kit queue executor (the task), two on any other (the task and its
     /// job).
     @_disfavoredOverload
@@ -23,17 +23,15 @@ extension KitBackend {
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
-        if let cached = RunTaskTypes.cached(T.self) {
-            let task = cached.type.init(owner: self, token: token, body: body)
+        if let type = RunTaskTypes.cached(T.self) {
+            let task = type.init(owner: self, token: token, body: body)
             RunJob.schedule(task, on: executor)
-            // The task's last use: the existential takes the reference without a retain.
-            return RunTaskTypes.existential(task, cached.witnessTable)
+            return task
         }
         let task = RunTask<T>(owner: self, token: token, body: body)
         RunJob.schedule(task, on: executor)
-        let result: any AsyncTask<T> = task
-        RunTaskTypes.record(T.self, result)
-        return result
+        RunTaskTypes.record(T.self)
+        return task
     }
 }
 
