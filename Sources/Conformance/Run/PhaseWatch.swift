@@ -10,10 +10,10 @@
 /// after its last event, as before.
 struct PhaseWatch {
     /// How many hang limits a phase that keeps making progress may run before it is given up
-    /// as a livelock. 4: well past what a correct phase needs on a loaded machine (a phase that
-    /// came near the limit there ran 1 to 1.5 limits; a backend slowed by 2 ms a job, 2 to 3
-    /// limits at the tests' limits), yet a livelock still costs a bounded few limits per phase,
-    /// as a hang costs one.
+    /// as a livelock. 4: a slow but correct phase gets four times what every phase had in all
+    /// before (40 s at the default 10 s), while a livelock still ends within a bounded few
+    /// limits per phase, as a hang ends within one. A choice, not a measured bound: a larger
+    /// factor would only make a livelock's report later.
     static let livelockFactor = 4
 
     /// How the watched phase ended when it was given up.
