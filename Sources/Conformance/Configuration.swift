@@ -45,7 +45,10 @@ public struct ConformanceConfiguration: Sendable {
     /// program starts only within it. The resource checks before them are not counted.
     public var timeBudget: Duration
     public var generator: ProgramGenerator
-    /// How long one phase of one program may take before the watchdog calls it a hang.
+    /// How long a phase of a stress run may go without progress (no new event in the run's log)
+    /// before the watchdog calls it a hang; a phase that keeps making progress without finishing
+    /// is given up as a livelock at 4 times this in all. In controlled mode: how long one step,
+    /// and each phase, may take. 10 s by default; fractions of a second are kept.
     public var hangLimit: Duration
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     public var leakLimit: Duration

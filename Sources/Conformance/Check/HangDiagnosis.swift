@@ -44,10 +44,28 @@ struct HangDiagnosis {
         case .stuck: phase = ""
         }
         var finding = Finding(
-            found.first?.rule ?? .c2_1, "watchdog: \(phase.isEmpty ? "the run" : phase) did not finish within \(hang.limit)",
+            found.first?.rule ?? .c2_1, "watchdog: \(phase.isEmpty ? "the run" : phase) \(givenUp(hang))",
             expected: "every task completes and every waiter wakes", observed: diagnosis.text(of: found, context))
-        finding.alsoFound = found.dropFirst().map { $0.finding(after: hang.limit) }
+        finding.alsoFound = found.dropFirst().map { $0.finding(after: hang.givenUpAfter) }
         return finding
+    }
+
+    /// Which way the watchdog gave the phase up: with no progress for the hang limit, or still
+    /// making progress at its cap (a stress phase's `PhaseWatch`), or at the limit in all.
+    private static func givenUp(_ hang: Hang) -> String {
+        switch hang.givenUp {
+        case .noProgress(let ran)?:
+            return "made no progress for \(hang.limit) (the phase ran \(seconds(ran)))"
+        case .livelock(let ran)?:
+            return "kept making progress for \(seconds(ran)) without finishing (a livelock?)"
+        case nil:
+            return "did not finish within \(hang.limit)"
+        }
+    }
+
+    /// A phase's running time as the headline gives it: "12.3 s".
+    private static func seconds(_ duration: Duration) -> String {
+        "\((duration.seconds * 10).rounded() / 10) s"
     }
 
     init(program: Program, hang: Hang) {

@@ -23,7 +23,7 @@ struct HangFinding {
         }
     }
 
-    /// The finding as the report tells it, once the watchdog gave up after `limit`.
+    /// The finding as the report tells it, once the watchdog gave the phase up after it ran `limit`.
     func finding(after limit: Duration) -> Finding {
         Finding(rule, text, expected: kind.expected, observed: "seen when the watchdog gave up after \(limit)")
     }

@@ -90,6 +90,8 @@ extension ProgramOperation {
             while ran < rounds, loss == nil {
                 loss = run.round(ran)
                 ran += 1
+                // A round logs no event: the mark tells the watchdog the step is going on.
+                execution.log.markProgress()
             }
             run.finish()
             execution.log.append(.raceRoundsRan(step: step, rounds: ran, loss: loss))

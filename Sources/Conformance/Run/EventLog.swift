@@ -136,6 +136,10 @@ public final class EventLog: Sendable {
         var pendingCalls = 0
         /// Bumped by every completion, body end and await end: what phase one waits on.
         var progress = 0
+        /// When the run last made progress of any kind: an event, an await or call counted, or a
+        /// step's own mark (`markProgress()`). What a stress phase's watchdog measures from
+        /// (`PhaseWatch`).
+        var lastActivity = Uptime.now
     }
 
     // NSCondition is a lock with a condition variable; every access to `state` holds it.
@@ -160,8 +164,10 @@ public final class EventLog: Sendable {
         let event = Event(
             seq: seq, thread: ThreadInfo.number, driver: ThreadInfo.driverMarker,
             uptime: stamp(), kind: kind, underControl: controlled())
+        let now = Uptime.now
         condition.lock()
         state.events.append(event)
+        state.lastActivity = max(state.lastActivity, now)
         var notify = false
         switch kind {
         case .completed(let task, _):
@@ -223,6 +229,19 @@ public final class EventLog: Sendable {
     /// A counter that grows with every completion, body end and await end.
     var progress: Int { read(\.progress) }
 
+    /// When the run last made progress of any kind (an event, a counted await or call, a mark).
+    var lastActivity: Uptime { read(\.lastActivity) }
+
+    /// A step still under way made progress that logs no event (a `RaceRounds` round): the
+    /// watchdog measures from it as from an event. Adds no event, so a program's text, its
+    /// checks and its replays stay the same.
+    func markProgress() {
+        let now = Uptime.now
+        condition.lock()
+        state.lastActivity = max(state.lastActivity, now)
+        condition.unlock()
+    }
+
     /// `true` if `tasks` all completed and no cancelled await runs (unless `ignoringAwaits`:
     /// their time is up, and the timing checks report them, C4.7).
     func phaseOneDone(tasks: [Int], ignoringAwaits: Bool = false) -> Bool {
@@ -262,8 +281,10 @@ public final class EventLog: Sendable {
     }
 
     private func mutate(_ body: (inout State) -> Void) {
+        let now = Uptime.now
         condition.lock()
         body(&state)
+        state.lastActivity = max(state.lastActivity, now)
         state.progress += 1
         condition.broadcast()
         condition.unlock()

@@ -21,7 +21,8 @@ struct ProgramRunner {
     /// or the same instance every time (`Conformance.check(_:)`).
     let makeBackend: @Sendable () -> any TaskBackend
     let executors: any ExecutorProvider
-    /// How long one phase (and, in controlled mode, one step) may take before the run is given up.
+    /// How long a stress phase may go without progress (`PhaseWatch`; `livelockFactor` times
+    /// that in all), and how long a controlled run's step may take, before the run is given up.
     var hangLimit: Duration
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     let leakLimit: Duration
@@ -40,20 +41,22 @@ struct ProgramRunner {
             program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend),
             timingSlack: timingSlack, leakLimit: leakLimit)
         var record = RunRecord(program: program, mode: .stress)
-        guard runDrivers(execution) else {
+        if let giveUp = runDrivers(execution) {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
-            record.ending = .hung(
-                execution.hang(
-                    .timedOut(phase: "the drivers' steps"), stuckSteps: stuck,
-                    heldCompleted: false, limit: hangLimit))
+            var hang = execution.hang(
+                .timedOut(phase: "the drivers' steps"), stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
+            hang.givenUp = giveUp
+            record.ending = .hung(hang)
             return record
         }
         record.snapshot = waitForPhaseOne(execution)
         execution.completeHeldSources()
-        guard execution.log.waitForQuiescence(deadline: .now + hangLimit) else {
+        let quiescence = PhaseWatch(log: execution.log, limit: hangLimit)
+        if let giveUp = quiescence.wait({ execution.log.waitForQuiescence(deadline: $0) }) {
             var hang = execution.hang(
                 .timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
                 heldCompleted: true, limit: hangLimit)
+            hang.givenUp = giveUp
             hang.running = execution.log.runningSummary
             hang.awaitsNotResumed = execution.log.awaitsNotResumed
             record.ending = .hung(hang)
@@ -63,9 +66,11 @@ struct ProgramRunner {
         return record
     }
 
-    /// Each driver on a thread of its own; `false` if they did not all finish within the limit.
-    private func runDrivers(_ execution: ProgramExecution) -> Bool {
+    /// Each driver on a thread of its own; nil once they all finished, or why the phase was given
+    /// up (`PhaseWatch`: no progress for the hang limit, or still going at its cap).
+    private func runDrivers(_ execution: ProgramExecution) -> PhaseWatch.GiveUp? {
         let group = DispatchGroup()
+        let watch = PhaseWatch(log: execution.log, limit: hangLimit)
         for driver in 0..<execution.program.drivers {
             group.enter()
             let thread = Thread {
@@ -75,14 +80,15 @@ struct ProgramRunner {
             thread.stackSize = 1 << 20
             thread.start()
         }
-        return group.wait(timeout: (Uptime.now + hangLimit).dispatchTime) == .success
+        return watch.wait { group.wait(timeout: $0.dispatchTime) == .success }
     }
 
     /// Asks the progress model again after every bit of progress until every task it expects
-    /// to complete without the held sources has (or the limit passes); what completed by then.
+    /// to complete without the held sources has (or the phase's watch gives it up: no progress
+    /// for the hang limit, or its cap); what completed by then.
     func waitForPhaseOne(_ execution: ProgramExecution) -> [Bool] {
         let program = execution.program
-        let phaseOneDeadline = Uptime.now + hangLimit
+        let watch = PhaseWatch(log: execution.log, limit: hangLimit)
         // Cancelled awaits get the timing slack, not the phase's limit: one that outlives it
         // is a C4.7 finding of the timing checks, not a stall.
         let awaitsDeadline = Uptime.now + timingSlack
@@ -90,8 +96,8 @@ struct ProgramRunner {
             let seen = execution.log.progress
             let expected = progress.tasksDueInPhaseOne(of: program, events: execution.log.events)
             if execution.log.phaseOneDone(tasks: expected, ignoringAwaits: awaitsDeadline.hasPassed) { break }
-            let deadline = awaitsDeadline.hasPassed ? phaseOneDeadline : min(phaseOneDeadline, awaitsDeadline)
-            if !execution.log.waitForProgress(after: seen, deadline: deadline), phaseOneDeadline.hasPassed { break }
+            let deadline = awaitsDeadline.hasPassed ? watch.deadline : min(watch.deadline, awaitsDeadline)
+            if !execution.log.waitForProgress(after: seen, deadline: deadline), watch.givenUp() != nil { break }
         }
         return execution.log.completedTasks
     }

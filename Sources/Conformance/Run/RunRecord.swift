@@ -80,6 +80,15 @@ struct Hang {
     var awaitsNotResumed = 0
     /// A seated run: every seat that had not left, and where it was blocked (the stuck report).
     var seats: [String] = []
+    /// A stress phase's watch gave the run up (`PhaseWatch`): no progress for `limit`, or a
+    /// livelock at its cap. nil: the phase had `limit` in all (the controlled engines).
+    var givenUp: PhaseWatch.GiveUp?
+
+    /// How long the phase ran when it was given up, in tenths of a second ("12.3 seconds").
+    var givenUpAfter: Duration {
+        guard let ran = givenUp?.ran else { return limit }
+        return .milliseconds(Int64((ran.seconds * 10).rounded()) * 100)
+    }
 
     /// The run stopped testing the backend: its threads may be blocked in it.
     var abandons: Bool {

@@ -1,0 +1,188 @@
+import BackendGCD
+import Conformance
+import Dispatch
+import Foundation
+import Synchronization
+import TaskAPI
+import Testing
+
+/// The watchdog of a stress run's phases (`PhaseWatch`): a phase is given up when the run made no
+/// progress for the hang limit, not when it has run for the hang limit, and a phase that keeps
+/// making progress without finishing is given up at `livelockFactor` (4) hang limits. Hang limits
+/// here are small (0.4 s), as in `HangDiagnosisTests`.
+@Suite struct PhaseWatchTests {
+    static let limit = Duration.milliseconds(400)
+
+    static func configuration() -> ConformanceConfiguration {
+        var configuration = ConformanceConfiguration(hangLimit: limit, output: { _ in })
+        configuration.resourceLinks = 0
+        return configuration
+    }
+
+    /// An executor whose every job takes 2 ms longer: a slow but correct backend's.
+    final class SlowExecutor: AsyncTaskExecutor {
+        let base: any AsyncTaskExecutor
+
+        init(_ base: any AsyncTaskExecutor) {
+            self.base = base
+        }
+
+        func execute(_ job: @escaping @Sendable () -> Void) {
+            base.execute {
+                usleep(2_000)
+                job()
+            }
+        }
+
+        var isCurrent: Bool { base.isCurrent }
+    }
+
+    /// GCD underneath, its default and serial executors slowed by 2 ms a job; correct.
+    final class SlowBackend: TaskBackend {
+        private let base = GCDBackend()
+        let defaultExecutor: any AsyncTaskExecutor
+
+        init() {
+            defaultExecutor = SlowExecutor(base.defaultExecutor)
+        }
+
+        var name: String { "slow-gcd" }
+        var inlineExecutor: any AsyncTaskExecutor { base.inlineExecutor }
+        func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { SlowExecutor(base.makeSerialExecutor(label: label)) }
+        func makeCancellationSource() -> any CancellationSource { base.makeCancellationSource() }
+        func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
+            base.schedule(after: delay, job)
+        }
+
+        func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> {
+            base.sourceWithoutOrigin(of: type)
+        }
+    }
+
+    /// A backend (the reference's, with a lost wake-up in `wait()`) whose timers fire again and
+    /// again, every 10 ms, until the test stops them: a run that keeps logging events
+    /// (`timerFired`) and never finishes.
+    final class RefiringTimerBackend: TaskBackend {
+        private let base = ReferenceBackend(.lostWakeupInWait)
+        private let stopped = Atomic(false)
+
+        var name: String { "refiring-timers" }
+        var defaultExecutor: any AsyncTaskExecutor { base.defaultExecutor }
+        var inlineExecutor: any AsyncTaskExecutor { base.inlineExecutor }
+        func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { base.makeSerialExecutor(label: label) }
+        func makeCancellationSource() -> any CancellationSource { base.makeCancellationSource() }
+        func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> { base.sourceWithoutOrigin(of: type) }
+
+        /// The job fires after `delay`, then every 10 ms, on a thread of its own (not Dispatch's
+        /// global queue, which the suite's other tests may keep busy) until `stop()`.
+        func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
+            let (seconds, attoseconds) = delay.components
+            let thread = Thread { [self] in
+                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                while !stopped.load(ordering: .acquiring) {
+                    job()
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            }
+            thread.start()
+            return NoopDisposable()
+        }
+
+        /// Ends the timers' refiring.
+        func stop() {
+            stopped.store(true, ordering: .releasing)
+        }
+    }
+
+    /// C2.1 (watchdog): a race step of 5 rounds of 64 serial jobs, each 2 ms late (~0.7 s, beyond
+    /// the 0.4 s limit, within the 1.6 s cap), logs no event until it ends; its rounds count as
+    /// progress, so no hang.
+    @Test("C2.1 watchdog: a slow but correct backend's long race step is not a hang")
+    func aSlowRaceStepIsNotAHang() {
+        let program = Program(
+            seed: 21, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [Step(driver: 0, operation: .raceRounds(.serialJobs, rounds: 5), pause: .none)])
+        let started = Stopwatch()
+        let run = Conformance.runProgram(SlowBackend(), program: program, mode: .stress, configuration: Self.configuration())
+        #expect(started.elapsed > Self.limit, "the program must outlast the hang limit to test anything")
+        #expect(run.findings.isEmpty && !run.abandoned, "\(run.findings)")
+    }
+
+    /// C2.1 (watchdog): a chain of 250 maps on a serial executor, each 2 ms late (~0.6 s in all,
+    /// beyond the 0.4 s limit, the driver waiting on its end), each map's body ending well within
+    /// the limit: no hang.
+    @Test("C2.1 watchdog: a slow but correct backend's long chain is not a hang")
+    func aSlowChainIsNotAHang() {
+        let links = 250
+        var steps = [
+            Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+            Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none)
+        ]
+        for t in 1...links {
+            steps.append(
+                Step(
+                    driver: 0, operation: .chain(task: t, kind: .map, antecedent: t - 1, executor: .serial(0), token: nil, body: .returns),
+                    pause: .none))
+        }
+        steps.append(Step(driver: 0, operation: .wait(task: links), pause: .none))
+        let program = Program(seed: 22, drivers: 1, serialExecutors: 1, countingExecutors: 0, steps: steps)
+        let started = Stopwatch()
+        let run = Conformance.runProgram(SlowBackend(), program: program, mode: .stress, configuration: Self.configuration())
+        #expect(started.elapsed > Self.limit, "the program must outlast the hang limit to test anything")
+        #expect(run.findings.isEmpty && !run.abandoned, "\(run.findings)")
+    }
+
+    /// C6.3: a wait() that never wakes (a lost wake-up) is still given up about one hang limit
+    /// after the run's last progress, well before the livelock cap, as making no progress.
+    @Test("C6.3 watchdog: a backend that truly hangs is given up at about the hang limit")
+    func aTrueHangIsGivenUpAtTheLimit() throws {
+        let program = Program(
+            seed: 23, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+                Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
+                Step(driver: 0, operation: .wait(task: 0), pause: .none)
+            ])
+        let started = Stopwatch()
+        let run = Conformance.runProgram(
+            ReferenceBackend(.lostWakeupInWait), program: program, mode: .stress, configuration: Self.configuration())
+        let elapsed = started.elapsed
+        let finding = try #require(run.findings.first)
+        #expect(finding.rule == .c6_3, "\(finding)")
+        #expect(finding.message.contains("the drivers' steps made no progress for 0.4 seconds (the phase ran 0."), "\(finding.message)")
+        #expect(elapsed >= Self.limit, "given up before the hang limit: \(elapsed)")
+        #expect(elapsed < Self.limit * 3, "given up at \(elapsed), not about the hang limit")
+    }
+
+    /// C6.3: a run that keeps logging events (a timer refiring every 10 ms) while its driver
+    /// never returns from wait() is given up at the cap, 4 hang limits, as a livelock.
+    @Test("C6.3 watchdog: a run that keeps making progress without finishing is given up at the cap")
+    func aLivelockIsGivenUpAtTheCap() throws {
+        let program = Program(
+            seed: 24, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                Step(driver: 0, operation: .schedule(microseconds: 1_000), pause: .none),
+                Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+                Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
+                Step(driver: 0, operation: .wait(task: 0), pause: .none)
+            ])
+        let backend = RefiringTimerBackend()
+        defer { backend.stop() }
+        let started = Stopwatch()
+        let run = Conformance.runProgram(backend, program: program, mode: .stress, configuration: Self.configuration())
+        let elapsed = started.elapsed
+        backend.stop()
+        let finding = try #require(run.findings.first { $0.message.hasPrefix("watchdog:") }, "\(run.findings)")
+        #expect(finding.rule == .c6_3, "\(finding)")
+        #expect(finding.message.contains("the drivers' steps kept making progress for 1."), "\(finding.message) \(finding.observed)")
+        #expect(finding.message.hasSuffix(" s without finishing (a livelock?)"), "\(finding.message)")
+        #expect(elapsed >= Self.limit * 4, "given up before the cap: \(elapsed)")
+    }
+}
+
+/// A moment on the monotonic clock, for how long a run took.
+private struct Stopwatch {
+    let nanoseconds = DispatchTime.now().uptimeNanoseconds
+
+    var elapsed: Duration { .nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - nanoseconds)) }
+}
