@@ -54,6 +54,9 @@ public final class ActorsBackend: KitBackend {
     /// which grows while its workers block in `wait()` (C6.4).
     public var defaultExecutor: any AsyncTaskExecutor { poolExecutor }
 
+    /// The default executor, unretained: a `let` of this backend.
+    public var unretainedDefaultQueue: Unmanaged<KitQueueExecutor>? { .passUnretained(poolExecutor) }
+
     /// Its pool and mailboxes synchronize through ScheduleKit's primitives (a mailbox's word is a
     /// `ScheduledAtomic`), its threads start through `NativeThread`. Its timers and `runAsync`
     /// are Swift tasks, outside any controlled run (controlled programs leave them out).

@@ -58,6 +58,9 @@ public final class GCDBackend: KitBackend {
     /// processor, with replacement workers for bodies blocked in `wait()` (C6.4).
     public var defaultExecutor: any AsyncTaskExecutor { defaultQueue }
 
+    /// The default executor, unretained: a `let` of this backend.
+    public var unretainedDefaultQueue: Unmanaged<KitQueueExecutor>? { .passUnretained(defaultQueue) }
+
     /// Its queues, drainers, replacement workers, serial queues and timers synchronize through
     /// ScheduleKit's primitives and hand work to Dispatch through `SchedulePoint.fork`.
     public var isScheduleInstrumented: Bool { true }

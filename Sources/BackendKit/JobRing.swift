@@ -145,13 +145,15 @@ public struct JobRing: ~Copyable {
         checkInvariants()
         // Safe: as in `push(_:)`, the tail place is raw memory inside the storage. The slot's
         // bytes are moved into it, and `slot` is initialized again with an empty slot, which owns
-        // nothing: each reference it held now has one owner, the ring.
-        let tail = storage.unsafelyUnwrapped + ((head + queued) & (capacity - 1))
+        // nothing: each reference it held now has one owner, the ring. Wrapping arithmetic here
+        // and in `pop()`: the invariants bound `head` and `queued` by `capacity` (a power of two,
+        // at least 1 here), so nothing can overflow, and a checked operation cost a test each.
+        let tail = storage.unsafelyUnwrapped + ((head &+ queued) & (capacity &- 1))
         withUnsafeMutablePointer(to: &slot) { source in
             tail.moveInitialize(from: source, count: 1)
             source.initialize(to: Slot())
         }
-        queued += 1
+        queued &+= 1
     }
 
     /// The oldest job, moved out of the ring, or an empty slot.
@@ -163,8 +165,8 @@ public struct JobRing: ~Copyable {
         // invariants) is initialized. `move()` leaves it raw memory, which it now is outside the
         // initialized range: nothing the ring keeps holds the job's captures (C8.1).
         let slot = (storage.unsafelyUnwrapped + head).move()
-        head = (head + 1) & (capacity - 1)
-        queued -= 1
+        head = (head &+ 1) & (capacity &- 1)
+        queued &-= 1
         if queued == 0 {
             head = 0
             if capacity > keptCapacity { releaseStorage() }

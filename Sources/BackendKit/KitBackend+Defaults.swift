@@ -4,6 +4,9 @@ import TaskAPI
 /// executor, and TaskAPI's cancellation source on the backend's own timer. A backend may still
 /// write its own.
 extension KitBackend {
+    /// No default executor known to be a kit queue executor.
+    public var unretainedDefaultQueue: Unmanaged<KitQueueExecutor>? { nil }
+
     /// The kit's inline executor (C7.2, C2.7).
     public var inlineExecutor: any AsyncTaskExecutor { InlineExecutor.shared }
 

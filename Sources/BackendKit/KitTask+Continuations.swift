@@ -167,6 +167,14 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
     /// `handOff` for a node on another executor or under a token.
     @inline(never)
     private final func handOffPlaced(_ outcome: KitCompletion, from antecedent: TaskCore, on runtime: ThreadRuntime) {
+        if let queue = owner.unretainedDefaultQueue, placement.isOn(queue) {
+            // The backend's default executor: pushed onto as it is, with no class test
+            // (`HandOff.enqueue`) and no retain and release of it around the push (one each per
+            // hop, callgrind). Safe: the placement holds it, and does not change once the node is
+            // registered; the caller (the antecedent's delivery) holds this node until this
+            // returns, even once another thread has run the pushed job and let it go.
+            return queue._withUnsafeGuaranteedRef { $0.push(JobRing.Slot(handOff: self, outcome, from: antecedent)) }
+        }
         guard let target = placement.target else { return run(outcome, from: antecedent, on: runtime) }  // the inline executor
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }

@@ -35,6 +35,14 @@ enum Placement {
         }
     }
 
+    /// Whether the node runs on `queue`, under a token that can never be cancelled: an identity
+    /// test of the references, which the optimizer makes without retaining the stored one.
+    @inline(__always)
+    func isOn(_ queue: Unmanaged<KitQueueExecutor>) -> Bool {
+        guard case .on(let executor) = self else { return false }
+        return queue.toOpaque() == Unmanaged<AnyObject>.passUnretained(executor).toOpaque()
+    }
+
     /// The guard of a token that can be cancelled; `nil` for one that can never be.
     @inline(__always)
     var startGuard: StartGuard? {

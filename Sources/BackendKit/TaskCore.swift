@@ -306,7 +306,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             // and released around the outermost trampoline's call (+40 instructions per
             // default-executor link, callgrind).
             assert(runtime === ThreadRuntime.current, "kit task: completed onto another thread's runtime")
-            runtime.unsafelyUnwrapped.trampoline(.handOver(self, outcome, inline, consume batch))
+            runtime.unsafelyUnwrapped.trampolineHandOver(self, outcome, inline, consume batch)
         } else {
             var work = ThreadRuntime.Work.handOver(self, outcome, inline, consume batch)
             ThreadRuntime.trampolineHere(&work)
@@ -388,7 +388,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
                 return handOver(false, batch, outcome, on: runtime)
             }
             #endif
-            runtime.trampoline(.handOver(self, outcome, false, consume batch))
+            runtime.trampolineHandOver(self, outcome, false, consume batch)
         }
     }
 

@@ -196,8 +196,20 @@ public final class ThreadPool: BlockingPool {
     private func runWorker() {
         let runtime = ThreadRuntime.current
         runtime.pool = self
-        while let job = nextJob() {
-            job.run(on: runtime)
+        work: while true {
+            // A queued job taken here, in one critical section, and run: `nextJob()` only once
+            // the queue is found empty. A call of it per job cost its frame and the copy of its
+            // answer (36 instructions per job with the loop, callgrind).
+            let first = state.withLock { take(&$0) }
+            switch consume first {
+            case .job(let job):
+                job.run(on: runtime)
+            case .exit:
+                break work
+            case .empty:
+                guard let job = nextJob() else { break work }
+                job.run(on: runtime)
+            }
         }
         runtime.pool = nil
     }

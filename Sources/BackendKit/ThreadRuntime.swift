@@ -98,20 +98,39 @@ public final class ThreadRuntime {
     /// destroy (see `next`; `trampolineHere` leaves a `.taken`).
     @inline(__always)
     func trampoline(_ work: consuming Work) {
-        if draining {
-            if next.pointee.isTaken, head == tail {
-                // Safe: `next` holds `.taken` (tested just above), which owns nothing, so it is
-                // initialized over without a destroy and nothing leaks.
-                next.initialize(to: work)
-            } else {
-                enqueue(work)
-            }
-            return
-        }
+        if draining { return queue(work) }
         draining = true
         work.run(on: self)
         if holdsWork { drain() }
         draining = false
+    }
+
+    /// `trampoline(.handOver(core, outcome, inline, batch))`: `core` hands over `batch`, after
+    /// its inline body if `inline` (`TaskCore.handOver`). A hand-over that runs at once (this
+    /// thread runs no trampoline work) is called here with `core` as the caller lent it, not
+    /// built into a `Work` that owns it: one retain and release of the task fewer per
+    /// completion on a pool's thread (callgrind, the default-executor link). The caller holds
+    /// `core` until this returns, as it does anyway while the task completes; a hand-over queued
+    /// behind other work takes its own reference.
+    @inline(__always)
+    func trampolineHandOver(_ core: TaskCore, _ outcome: KitCompletion, _ inline: Bool, _ batch: consuming KitContinuations) {
+        if draining { return queue(.handOver(core, outcome, inline, batch)) }
+        draining = true
+        core.handOver(inline, batch, outcome, on: self)
+        if holdsWork { drain() }
+        draining = false
+    }
+
+    /// Queues `work` behind the trampoline work this thread is running (`draining`).
+    @inline(__always)
+    private func queue(_ work: consuming Work) {
+        if next.pointee.isTaken, head == tail {
+            // Safe: `next` holds `.taken` (tested just above), which owns nothing, so it is
+            // initialized over without a destroy and nothing leaks.
+            next.initialize(to: work)
+        } else {
+            enqueue(work)
+        }
     }
 
     /// Whether work is queued (`drain` has something to run): tested inline, so that a work

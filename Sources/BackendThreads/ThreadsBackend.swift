@@ -78,6 +78,9 @@ public final class ThreadsBackend: KitBackend {
     /// for bodies blocked in `wait()` (C6.4).
     public var defaultExecutor: any AsyncTaskExecutor { poolExecutor }
 
+    /// The default executor, unretained: a `let` of this backend.
+    public var unretainedDefaultQueue: Unmanaged<KitQueueExecutor>? { .passUnretained(poolExecutor) }
+
     /// Its pool, serial executors, timer thread and main loop synchronize through TaskAPI's
     /// primitives, and its threads start through `NativeThread` (a `SchedulePoint.fork`).
     public var isScheduleInstrumented: Bool { true }
