@@ -117,6 +117,7 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
     case runMainLoop = "TaskBackend.runMainLoop()"
     case makeSourceOf = "TaskBackend.makeSource(of:)"
     case makeSourceOfOrigin = "TaskBackend.makeSource(of:fileID:line:)"
+    case sourceWithoutOrigin = "TaskBackend.sourceWithoutOrigin(of:)"
     case makeSourceInferred = "TaskBackend.makeSource(fileID:line:)"
     case makeTask = "TaskBackend.makeTask(fileID:line:_:)"
     case makeCancellationSource = "TaskBackend.makeCancellationSource()"
@@ -296,6 +297,10 @@ public enum EntryPoint: String, Sendable, Hashable, CaseIterable, Comparable, Cu
                 + "answers (ConformanceReport.rulesNewerThanTarget)"
         case .mainInit:
             return "for backends: its executor must run every job on the main actor, which no executor of a program does (C9.8)"
+        case .sourceWithoutOrigin:
+            return "for backends that wrap another: it calls the makeSource(of:) requirement through a function reference, "
+                + "which the programs' `(makeSource(of:))(Int.self)` form does itself (MakeSource.Form.requirement, C8.3); "
+                + "ForwardingBackendTests checks a wrapper forwarding with it"
         default:
             return nil
         }
