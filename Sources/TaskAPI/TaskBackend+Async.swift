@@ -1,3 +1,5 @@
+import Synchronization
+
 extension TaskBackend {
     /// Default `runAsync`: a Swift task whose jobs run on the default executor, started through a
     /// source and a `StartGate`, so that cancellation crosses the bridge both ways (C9.6):
@@ -87,7 +89,30 @@ package final class JobExecutor: TaskExecutor {
     }
 
     package func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        base.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        let once = OnceJob(UnownedJob(job), on: self)
+        base.execute { once.run() }
+    }
+}
+
+/// One Swift job, run at most once however often the wrapped executor runs the closure that
+/// carries it. An executor that runs a job twice breaks C7.3, which a checker must be able to
+/// report; running a Swift task's job twice would instead be undefined behaviour in the
+/// concurrency runtime, which took the whole test process down (a planted bug of the reference
+/// backend, `defaultRunsJobTwice`, crashed the mutant tests with "pthread_mutex_lock failed with
+/// error 22" through the conformance harness's `runAsync` steps). The closure captures this one
+/// reference, as it captured the job and the executor before: no allocation more per job.
+private final class OnceJob: Sendable {
+    private let job: UnownedJob
+    private let executor: JobExecutor
+    private let ran = Atomic<Bool>(false)
+
+    init(_ job: UnownedJob, on executor: JobExecutor) {
+        self.job = job
+        self.executor = executor
+    }
+
+    func run() {
+        guard !ran.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        job.runSynchronously(on: executor.asUnownedTaskExecutor())
     }
 }
