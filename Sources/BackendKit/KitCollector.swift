@@ -6,13 +6,17 @@ import Synchronization
 /// once, in index order, when the last one is in; dropped at once when the join finishes early
 /// (C5.5).
 ///
-/// Each slot has a state byte: empty, filled (its value is there) or closed (`finish` came
-/// first). A report writes its value, then marks the slot filled by a compare-and-exchange from
-/// empty (releasing), then counts down `remaining`. The one call that sets `done` owns the
-/// slots from then on: the report that counted the last one moves every value out; `finish`
-/// closes each slot, dropping the value of each it finds filled (acquiring it); a report that
-/// finds its slot closed drops its own value. `remaining` reaches zero only once every slot was
-/// marked filled, each mark ordered before the last count by the counts' read-modify-writes.
+/// Each slot has a state byte: empty, filling (a report is writing its value), filled (its
+/// value is there) or closed (`finish` came first). A report claims its slot by a
+/// compare-and-exchange from empty to filling, so that only one report ever writes it (a second
+/// report for one index, an input's backend running its continuation twice, finds it claimed
+/// and drops its value instead of writing over the first); it writes its value, marks the slot
+/// filled by a compare-and-exchange from filling (releasing), then counts down `remaining`. The
+/// one call that sets `done` owns the slots from then on: the report that counted the last one
+/// moves every value out; `finish` closes each slot (an exchange), dropping the value of each it
+/// finds filled (acquiring it); a report that finds its slot closed when it marks it drops its
+/// own value. `remaining` reaches zero only once every slot was marked filled, each mark ordered
+/// before the last count by the counts' read-modify-writes.
 final class KitCollector<Element>: @unchecked Sendable {
     // @unchecked: `slots[i]` is initialized only by the report for index `i`, before its state
     // byte publishes it (releasing); it is read or deinitialized only by the one call that set
@@ -28,8 +32,9 @@ final class KitCollector<Element>: @unchecked Sendable {
     private let done = Atomic<Bool>(false)
 
     private static var empty: UInt8 { 0 }
-    private static var filled: UInt8 { 1 }
-    private static var closed: UInt8 { 2 }
+    private static var filling: UInt8 { 1 }
+    private static var filled: UInt8 { 2 }
+    private static var closed: UInt8 { 3 }
 
     /// A collector of `count` slots (at least one).
     init(count: Int) {
@@ -58,12 +63,17 @@ final class KitCollector<Element>: @unchecked Sendable {
     /// `element` and returns `nil`.
     func record(_ element: Element, at index: Int) -> [Element]? {
         guard !done.load(ordering: .relaxed) else { return nil }
+        // Claimed already (a bug of an input's backend: reported twice) or closed by `finish`:
+        // the slot is not this call's to write.
+        guard states[index].compareExchange(expected: Self.empty, desired: Self.filling, ordering: .relaxed).exchanged else {
+            return nil
+        }
         (slots + index).initialize(to: element)
         let marked = states[index].compareExchange(
-            expected: Self.empty, desired: Self.filled, ordering: .releasing
+            expected: Self.filling, desired: Self.filled, ordering: .releasing
         ).exchanged
         guard marked else {
-            // Closed by `finish`, or (a bug of an input's backend) reported twice.
+            // Closed by `finish` while this call wrote its value: the value is this call's to drop.
             (slots + index).deinitialize(count: 1)
             return nil
         }
@@ -85,9 +95,11 @@ final class KitCollector<Element>: @unchecked Sendable {
             return false
         }
         for index in 0..<count {
-            let (closed, state) = states[index].compareExchange(
-                expected: Self.empty, desired: Self.closed, ordering: .acquiring)
-            if !closed, state == Self.filled { (slots + index).deinitialize(count: 1) }
+            // A slot being filled is closed too: its report then fails to mark it and drops its
+            // own value.
+            if states[index].exchange(Self.closed, ordering: .acquiring) == Self.filled {
+                (slots + index).deinitialize(count: 1)
+            }
         }
         return true
     }

@@ -128,6 +128,25 @@ import Testing
         #expect(!collector.finish())
     }
 
+    @Test("C5.1 a second report for one index (an input's continuation run twice) is dropped, not written over the first")
+    func collectorDropsASecondReportForOneIndex() throws {
+        final class Value: Sendable {
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        let collector = KitCollector<Value>(count: 2)
+        let first = Value(1)
+        #expect(collector.record(first, at: 0) == nil)
+        let again = Value(2)
+        let againBox = JoinWeakBox(again)
+        #expect(collector.record(again, at: 0) == nil)
+        _ = consume again
+        #expect(againBox.value == nil, "the second report's value is kept")
+        let all = try #require(collector.record(Value(3), at: 1))
+        #expect(all.map(\.number) == [1, 3])
+        #expect(all[0] === first)
+    }
+
     @Test("C5.5 the join collector drops the values it holds when it is freed before it is done")
     func collectorFreedEarlyDropsItsValues() {
         final class Value: Sendable {}
