@@ -45,10 +45,12 @@ public struct ConformanceConfiguration: Sendable {
     /// program starts only within it. The resource checks before them are not counted.
     public var timeBudget: Duration
     public var generator: ProgramGenerator
-    /// How long a phase of a stress run may go without progress (no new event in the run's log)
-    /// before the watchdog calls it a hang; a phase that keeps making progress without finishing
-    /// is given up as a livelock at 4 times this in all. In controlled mode: how long one step,
-    /// and each phase, may take. 10 s by default; fractions of a second are kept.
+    /// How long a phase of a run may go without progress (no new event in the run's log) before
+    /// the watchdog calls it a hang; a phase that keeps making progress without finishing is
+    /// given up as a livelock at 4 times this in all. In controlled mode too: a job handed to the
+    /// backend's executor, a driver's step, a run that went on natively; a seated run's seat
+    /// reaching no schedule point is bounded by the timing slack, at most half of this. 10 s by
+    /// default; fractions of a second are kept.
     public var hangLimit: Duration
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     public var leakLimit: Duration

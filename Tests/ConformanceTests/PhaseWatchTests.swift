@@ -19,36 +19,23 @@ import Testing
         return configuration
     }
 
-    /// An executor whose every job takes 2 ms longer: a slow but correct backend's.
-    final class SlowExecutor: AsyncTaskExecutor {
-        let base: any AsyncTaskExecutor
-
-        init(_ base: any AsyncTaskExecutor) {
-            self.base = base
-        }
-
-        func execute(_ job: @escaping @Sendable () -> Void) {
-            base.execute {
-                usleep(2_000)
-                job()
-            }
-        }
-
-        var isCurrent: Bool { base.isCurrent }
-    }
-
-    /// GCD underneath, its default and serial executors slowed by 2 ms a job; correct.
+    /// GCD underneath, its default and serial executors slowed (`jobs`: 2 ms a job by default);
+    /// correct.
     final class SlowBackend: TaskBackend {
         private let base = GCDBackend()
+        let jobs: SlowJobs
         let defaultExecutor: any AsyncTaskExecutor
 
-        init() {
-            defaultExecutor = SlowExecutor(base.defaultExecutor)
+        init(jobs: SlowJobs = SlowJobs()) {
+            self.jobs = jobs
+            defaultExecutor = SlowExecutor(base.defaultExecutor, jobs: jobs)
         }
 
         var name: String { "slow-gcd" }
         var inlineExecutor: any AsyncTaskExecutor { base.inlineExecutor }
-        func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { SlowExecutor(base.makeSerialExecutor(label: label)) }
+        func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
+            SlowExecutor(base.makeSerialExecutor(label: label), jobs: jobs)
+        }
         func makeCancellationSource() -> any CancellationSource { base.makeCancellationSource() }
         func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
             base.schedule(after: delay, job)
@@ -94,6 +81,18 @@ import Testing
         }
     }
 
+    /// One driver: a source made and completed (task 0), a chain of `links` maps on a serial
+    /// executor after it, and a wait for its last task.
+    static func chainProgram(seed: UInt64, links: Int) -> Program {
+        var steps = [
+            Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+            Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none)
+        ]
+        steps += Step.mapChain(driver: 0, from: 0, firstTask: 1, links: links)
+        steps.append(Step(driver: 0, operation: .wait(task: links), pause: .none))
+        return Program(seed: seed, drivers: 1, serialExecutors: 1, countingExecutors: 0, steps: steps)
+    }
+
     /// C2.1 (watchdog): a race step of 5 rounds of 64 serial jobs, each 2 ms late (~0.7 s, beyond
     /// the 0.4 s limit, within the 1.6 s cap), logs no event until it ends; its rounds count as
     /// progress, so no hang.
@@ -114,21 +113,24 @@ import Testing
     @Test("C2.1 watchdog: a slow but correct backend's long chain is not a hang")
     func aSlowChainIsNotAHang() {
         let links = 250
-        var steps = [
-            Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
-            Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none)
-        ]
-        for t in 1...links {
-            steps.append(
-                Step(
-                    driver: 0, operation: .chain(task: t, kind: .map, antecedent: t - 1, executor: .serial(0), token: nil, body: .returns),
-                    pause: .none))
-        }
-        steps.append(Step(driver: 0, operation: .wait(task: links), pause: .none))
-        let program = Program(seed: 22, drivers: 1, serialExecutors: 1, countingExecutors: 0, steps: steps)
+        let program = Self.chainProgram(seed: 22, links: links)
         let started = Stopwatch()
         let run = Conformance.runProgram(SlowBackend(), program: program, mode: .stress, configuration: Self.configuration())
         #expect(started.elapsed > Self.limit, "the program must outlast the hang limit to test anything")
+        #expect(run.findings.isEmpty && !run.abandoned, "\(run.findings)")
+    }
+
+    /// C2.1 (watchdog), controlled mode on interposed executors: the loop hands a chain of 300
+    /// maps' jobs to the backend's serial executor one batch at a time, each job 3 ms late (0.9 s
+    /// at the least, beyond the 0.4 s limit): every hand-over that comes back is progress, so no
+    /// job is called blocked (before, every hand-over shared the phase's fixed deadline).
+    @Test("C2.1 watchdog: a slow but correct backend's long chain in a controlled run is not a hang")
+    func aSlowControlledChainIsNotAHang() {
+        let links = 300
+        let program = Self.chainProgram(seed: 25, links: links)
+        let backend = SlowBackend(jobs: SlowJobs(delay: .milliseconds(3)))
+        let run = Conformance.runProgram(backend, program: program, mode: .controlled(.randomWalk), configuration: Self.configuration())
+        #expect(backend.jobs.ran >= links, "the chain's jobs did not all run: \(backend.jobs.ran)")
         #expect(run.findings.isEmpty && !run.abandoned, "\(run.findings)")
     }
 

@@ -1,4 +1,6 @@
-/// The watchdog of one phase of a stress run: the phase is given up when the run made no
+/// The watchdog of one phase of a run that waits on the backend natively (a stress run's three
+/// phases; a seated run's once it went on natively; the interposed controlled loop's two, and
+/// each job it hands over to the backend's executor): the phase is given up when the run made no
 /// progress (no new event in its log, no counted await or call, no step's mark:
 /// `EventLog.lastActivity`) for the hang limit, not when it has run for the hang limit; and,
 /// so that a livelock (events forever, never done) still ends, once it ran
