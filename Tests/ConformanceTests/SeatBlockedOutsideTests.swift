@@ -12,9 +12,10 @@ import Testing
 /// it stays hung natively (`SeatedRun`, `ProgramRunner.blockedSeatLimit`).
 @Suite struct SeatBlockedOutsideTests {
     /// A 1 s hang limit: the seat is released after 0.5 s, and the run gets 0.5 s more natively.
-    static func configuration() -> ConformanceConfiguration {
+    static func configuration(livelockFactor: Int = ConformanceConfiguration.defaultLivelockFactor) -> ConformanceConfiguration {
         var configuration = ConformanceConfiguration(hangLimit: .seconds(1), output: { _ in })
         configuration.resourceLinks = 0
+        configuration.livelockFactor = livelockFactor
         return configuration
     }
 
@@ -93,14 +94,15 @@ import Testing
     /// late) runs a chain of 300 maps in the drivers' phase (1.2 s at the least, past the 0.5 s
     /// left of the hang limit after the blocked-seat bound) and another in phase two (past the
     /// 1 s limit). Each native phase is watched as a stress phase, from the run's progress: no
-    /// hang, only the release's note. With fixed limits, as before, the run was called hung.
+    /// hang, only the release's note, however long the crowd makes the chains (a livelock factor
+    /// that never ends them). With fixed limits, as before, the run was called hung.
     @Test func aSlowBackendReleasedToGoOnNativelyIsNotAHang() async throws {
         let links = 300
         let jobs = SlowJobs(delay: .milliseconds(4))
         let backend = UninstrumentedLockBackend(.lockAcrossAPoint, jobs: jobs)
         let run = await Conformance.runProgram(
             backend, program: Self.chainProgram(links: links, heldChain: true), mode: .controlled(.randomWalk),
-            configuration: Self.configuration())
+            configuration: Self.configuration(livelockFactor: PhaseWatchTests.unbounded))
         #expect(backend.contended.load(ordering: .relaxed) >= 1, "no makeSource found the lock taken")
         #expect(jobs.ran >= 2 * links, "the chains' jobs did not all run: \(jobs.ran)")
         #expect(run.findings.isEmpty && !run.abandoned, "\(run.findings)")
@@ -111,14 +113,15 @@ import Testing
     /// C2.1 (watchdog): released to go on natively, a backend that makes progress (a chain's jobs,
     /// 4 ms each) for a while and then none (its jobs after the 250th are dropped, and the driver
     /// waits for the chain's end for good) is still a hang, given up one hang limit after its last
-    /// progress (no sooner: not at a fixed time after the release), about then (within 3 limits).
+    /// progress (no sooner: not at a fixed time after the release), about then (within 3 limits),
+    /// whatever the livelock factor.
     @Test func aHangAfterTheReleaseIsGivenUpAboutOneHangLimitAfterTheLastProgress() async throws {
         let limit = Self.configuration().hangLimit
         let jobs = SlowJobs(delay: .milliseconds(4), dropsAfter: 250)
         let backend = UninstrumentedLockBackend(.lockAcrossAPoint, jobs: jobs)
         let run = await Conformance.runProgram(
             backend, program: Self.chainProgram(links: 300, heldChain: false), mode: .controlled(.randomWalk),
-            configuration: Self.configuration())
+            configuration: Self.configuration(livelockFactor: PhaseWatchTests.unbounded))
         let ended = DispatchTime.now()
         let lastStart = try #require(jobs.lastStart, "no job ran")
         let quiet = Duration.nanoseconds(Int64(ended.uptimeNanoseconds - lastStart.uptimeNanoseconds))

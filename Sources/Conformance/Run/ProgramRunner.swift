@@ -21,9 +21,12 @@ struct ProgramRunner {
     /// or the same instance every time (`Conformance.check(_:)`).
     let makeBackend: @Sendable () -> any TaskBackend
     let executors: any ExecutorProvider
-    /// How long a stress phase may go without progress (`PhaseWatch`; `livelockFactor` times
-    /// that in all), and how long a controlled run's step may take, before the run is given up.
+    /// How long a phase that waits on the backend natively may go without progress before the
+    /// run is given up (`PhaseWatch`), and so how long a controlled run's step may take.
     var hangLimit: Duration
+    /// How many hang limits such a phase may run in all, progress or not, before it is given up
+    /// as a livelock (`ConformanceConfiguration.livelockFactor`).
+    let livelockFactor: Int
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     let leakLimit: Duration
     /// How late a timer or a cancelled await may be: how long the run waits for them.
@@ -113,7 +116,7 @@ struct ProgramRunner {
     /// the backend natively has one: a stress run's three, and a controlled run's that go on
     /// natively or wait for a job handed over.
     func watch(_ execution: ProgramExecution, started: Uptime = .now) -> PhaseWatch {
-        PhaseWatch(log: execution.log, limit: hangLimit, started: started)
+        PhaseWatch(log: execution.log, limit: hangLimit, livelockFactor: livelockFactor, started: started)
     }
 
     /// Once a run is quiescent: its events, the timers' slack, and what stays alive (C8.1, C8.2).

@@ -24,12 +24,12 @@ extension ProgramRunner {
         let outcome = PlainLocked<ControlledEnding?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let drivers = DriverThreads(execution: execution)
-        let thread = Thread { [hangLimit, timingSlack, progress] in
+        let thread = Thread { [hangLimit, livelockFactor, timingSlack, progress] in
             scheduler.adoptCallingThread()
             defer { drivers.release() }
             var loop = ControlledLoop(
                 execution: execution, scheduler: scheduler, drivers: drivers, strategy: strategy,
-                hangLimit: hangLimit, slack: timingSlack, progress: progress)
+                hangLimit: hangLimit, livelockFactor: livelockFactor, slack: timingSlack, progress: progress)
             var result = loop.run()
             result.decisions = loop.strategy.decisions
             result.divergence = loop.strategy.divergence
@@ -92,7 +92,7 @@ extension ProgramRunner {
         _ finished: DispatchSemaphore, execution: ProgramExecution, drivers: DriverThreads
     ) -> PhaseWatch.GiveUp? {
         let started = Uptime.now
-        let cap = started + hangLimit * (2 * PhaseWatch.livelockFactor) + controlledRunMargin
+        let cap = started + hangLimit * (2 * max(1, livelockFactor)) + controlledRunMargin
         var steps = execution.currentStep.withLock { $0 }
         var since = started
         while true {
@@ -135,6 +135,7 @@ struct ControlledLoop {
     let drivers: DriverThreads
     var strategy: StrategyState
     let hangLimit: Duration
+    let livelockFactor: Int
     /// For each driver, its steps in program order, and how many it has begun.
     private var driverSteps: [[Int]]
     private var nextStep: [Int]
@@ -159,13 +160,14 @@ struct ControlledLoop {
 
     init(
         execution: ProgramExecution, scheduler: Scheduler, drivers: DriverThreads, strategy: ScheduleStrategy,
-        hangLimit: Duration, slack: Duration, progress: any ProgressModel
+        hangLimit: Duration, livelockFactor: Int, slack: Duration, progress: any ProgressModel
     ) {
         self.execution = execution
         self.scheduler = scheduler
         self.drivers = drivers
         self.hangLimit = hangLimit
-        watch = PhaseWatch(log: execution.log, limit: hangLimit)
+        self.livelockFactor = livelockFactor
+        watch = PhaseWatch(log: execution.log, limit: hangLimit, livelockFactor: livelockFactor)
         self.slack = slack
         self.progress = progress
         let program = execution.program
@@ -180,7 +182,7 @@ struct ControlledLoop {
     mutating func run() -> ControlledEnding {
         let thread = ThreadInfo.number
         let program = execution.program
-        watch = PhaseWatch(log: execution.log, limit: hangLimit)
+        watch = newWatch()
         // The drivers' steps, interleaved with jobs.
         while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count || midStep[$0] }) {
             if step() { continue }
@@ -209,7 +211,7 @@ struct ControlledLoop {
         let snapshot = execution.log.completedTasks
         // Phase two.
         execution.completeHeldSources()
-        watch = PhaseWatch(log: execution.log, limit: hangLimit)
+        watch = newWatch()
         while true {
             while step() {}
             if let blockedJob { return given(up: blockedJob, thread: thread) }
@@ -219,6 +221,11 @@ struct ControlledLoop {
         }
         let quiescent = execution.log.waitForQuiescence(deadline: .now)
         return ControlledEnding(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
+    }
+
+    /// The watch of a phase that begins now.
+    private func newWatch() -> PhaseWatch {
+        PhaseWatch(log: execution.log, limit: hangLimit, livelockFactor: livelockFactor)
     }
 
     private func given(up job: String, thread: Int) -> ControlledEnding {
