@@ -99,7 +99,9 @@ struct MutantTests {
         // A timer that never fires: a delay or timeout pending past its deadline (C5.4, C4.6), or a
         // retry with a backoff whose next attempt never starts (C9.4; base seed 12354401949272974730).
         // Not C2.1: a delay whose token a step may cancel is now an overdue timer too when nothing
-        // cancelled it (base seed 12441836738328694980: its token's cancel(after:) never fired either).
+        // cancelled it (base seed 12441836738328694980: its token's cancel(after:) never fired either),
+        // nor a retry whose body throws from its first attempt (base seed 1076904500987932130: its
+        // backoff's timer was stated only for attempts failing by `failures`).
         .timerNeverFires: [.c5_4, .c4_6, .c9_4],
         .waitTimeoutNilEarly: [.c6_2],
         .awaitIgnoresCancellation: [.c4_7],
