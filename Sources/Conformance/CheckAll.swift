@@ -80,9 +80,9 @@ extension Conformance {
 
 extension ConformanceConfiguration {
     /// Whether `checkAll` runs the rule suite: not for a replay (the suite has no seed, nor a
-    /// program file), nor when
-    /// the environment did not parse (the check reports the errors and runs nothing).
-    var runsRuleSuite: Bool { replaying == nil && replayProgram == nil && environmentErrors.isEmpty }
+    /// program file), nor when the environment did not parse or a setting cannot be used (the
+    /// check reports the errors and runs nothing).
+    var runsRuleSuite: Bool { replaying == nil && replayProgram == nil && settingErrors.isEmpty }
 }
 
 /// One thing a test framework adapter records as a failure: a message, the rule it breaks (nil

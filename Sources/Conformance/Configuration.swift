@@ -26,6 +26,8 @@ import Foundation
 ///   fails if it runs none.
 /// - `CONFORMANCE_TIMING_SLACK`: seconds a timer may be late (default 2, 10 under the thread
 ///   sanitizer: `TimingSlack.standard`).
+/// - `CONFORMANCE_LIVELOCK_FACTOR`: how many hang limits a phase that keeps making progress may
+///   run before it is given up as a livelock (default 4: `livelockFactor`).
 /// - `CONFORMANCE_RULE_TIME_LIMIT`: seconds one check of the rule suite may run before it is a
 ///   finding (default 60: `RuleSuite.timeLimit`).
 /// - `CONFORMANCE_EXPLORATION_SCHEDULES`: exhaustive mode: schedules one program's exploration
@@ -45,13 +47,33 @@ public struct ConformanceConfiguration: Sendable {
     /// program starts only within it. The resource checks before them are not counted.
     public var timeBudget: Duration
     public var generator: ProgramGenerator
-    /// How long a phase of a stress run may go without progress (no new event in the run's log)
-    /// before the watchdog calls it a hang; a phase that keeps making progress without finishing
-    /// is given up as a livelock at 4 times this in all. In controlled mode: how long one step,
-    /// and each phase, may take. 10 s by default; fractions of a second are kept.
+    /// How long a phase of a run may go without progress (no new event in the run's log) before
+    /// the watchdog calls it a hang; a phase that keeps making progress without finishing is
+    /// given up as a livelock at `livelockFactor` times this in all. In controlled mode too: a
+    /// job handed to the backend's executor, a driver's step, a run that went on natively; a
+    /// seated run's seat reaching no schedule point is bounded by the timing slack, at most half
+    /// of this. 10 s by default; fractions of a second are kept.
     public var hangLimit: Duration
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     public var leakLimit: Duration
+    /// How many hang limits a phase of a run may take in all while it keeps making progress,
+    /// before the watchdog gives it up as a livelock (events forever, never done): 4 by default
+    /// (`defaultLivelockFactor`; `CONFORMANCE_LIVELOCK_FACTOR`), 1 at the least: a smaller value
+    /// is an error of the report (`settingErrors`), and the check runs nothing (`runProgram`,
+    /// which makes no report, counts it as 1). A phase that makes no progress is given up after
+    /// one hang limit whatever this is.
+    ///
+    /// Raise it for a backend that is slow but correct and whose longest phases (a generated
+    /// program's drivers' steps, or its completion after the held sources) may take more than
+    /// four hang limits while they keep going: a slow executor (milliseconds a job), a long
+    /// soak's largest programs, a crowded machine, the thread sanitizer. It only makes a true
+    /// livelock's report later; it never delays the report of a hang.
+    public var livelockFactor = ConformanceConfiguration.defaultLivelockFactor
+    /// The default `livelockFactor`: a slow but correct phase gets four times what a phase had in
+    /// all when the watchdog measured from the phase's start (40 s at the default 10 s hang
+    /// limit), while a livelock still ends within a bounded few limits per phase, as a hang ends
+    /// within one. A choice, not a measured bound.
+    public static let defaultLivelockFactor = 4
 
     /// The one time limit of a shrink candidate (its `hangLimit`: per phase, and per step of a
     /// controlled run): 1 s, longer than any wait inside a run without work from outside the
@@ -127,6 +149,11 @@ public struct ConformanceConfiguration: Sendable {
     /// `CONFORMANCE_*` variables that did not parse or do not fit together: the check reports
     /// them as errors and runs nothing.
     public var environmentErrors: [String] = []
+    /// What the check reports as errors, running nothing: `environmentErrors`, and settings made
+    /// in code that cannot be used (a `livelockFactor` below 1).
+    public var settingErrors: [String] {
+        environmentErrors + (livelockFactor >= 1 ? [] : ["livelockFactor = \(livelockFactor) is not a count >= 1"])
+    }
     /// How late a timed operation may fire, or a cancelled await return, before the timing
     /// checks report it (`CONFORMANCE_TIMING_SLACK` seconds; default 2 s, 10 s under TSan); also
     /// how long the steps that wait on the backend themselves wait, and how far the rule
@@ -164,13 +191,15 @@ public struct ConformanceConfiguration: Sendable {
 
     /// What a replay line sets before its own variables: `replayEnvironment`, and the settings of
     /// this run that differ from the defaults and change what a program is or how it is judged
-    /// (`CONFORMANCE_MAX_STEPS`, `CONFORMANCE_TIMING_SLACK`), so that the line needs nothing else.
+    /// (`CONFORMANCE_MAX_STEPS`, `CONFORMANCE_TIMING_SLACK`, `CONFORMANCE_LIVELOCK_FACTOR`), so
+    /// that the line needs nothing else.
     public var replayLineEnvironment: [String: String] {
         var environment = replayEnvironment
         if generator.maxSteps != ProgramGenerator().maxSteps { environment["CONFORMANCE_MAX_STEPS"] = "\(generator.maxSteps)" }
         if timingSlack != TimingSlack.standard {
             environment["CONFORMANCE_TIMING_SLACK"] = "\(timingSlack.seconds)"
         }
+        if livelockFactor != Self.defaultLivelockFactor { environment["CONFORMANCE_LIVELOCK_FACTOR"] = "\(livelockFactor)" }
         return environment
     }
 
@@ -233,6 +262,7 @@ public struct ConformanceConfiguration: Sendable {
         set(\.replayAttempts, "CONFORMANCE_REPLAY_ATTEMPTS", "a count > 0") { count($0, zero: false) }
         set(\.maxFailingPrograms, "CONFORMANCE_MAX_FAILURES", "a count > 0") { count($0, zero: false) }
         set(\.ruleTimeLimit, "CONFORMANCE_RULE_TIME_LIMIT", "seconds > 0") { seconds($0, zero: false) }
+        set(\.livelockFactor, "CONFORMANCE_LIVELOCK_FACTOR", "a count > 0") { count($0, zero: false) }
         // An optional field: through `set`, a text that does not parse would set it to nil.
         if let limit = read("CONFORMANCE_TIME_LIMIT", "seconds > 0", { seconds($0, zero: false) }) { configuration.timeLimit = limit }
         set(\.explorationScheduleLimit, "CONFORMANCE_EXPLORATION_SCHEDULES", "a count > 0") { count($0, zero: false) }

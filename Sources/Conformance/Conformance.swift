@@ -187,17 +187,19 @@ public enum Conformance {
     }
 
     /// The report of a check that runs nothing: another backend is being replayed, or the
-    /// environment did not parse (an error, reported). `nil`: run.
+    /// environment did not parse or a setting cannot be used (`settingErrors`, reported). `nil`:
+    /// run.
     private static func earlyReport(_ backend: any TaskBackend, configuration: ConformanceConfiguration) -> ConformanceReport? {
         if let replaying = configuration.replaying, configuration.replayComesFromThisProcess {
             ReplayGuard.noteCheck(replaying: replaying, backend: backend.name)
         }
         let skipped = configuration.replaying.map { $0 != backend.name } ?? false
-        guard skipped || !configuration.environmentErrors.isEmpty else { return nil }
+        let errors = configuration.settingErrors
+        guard skipped || !errors.isEmpty else { return nil }
         return ConformanceReport(
             backend: backend.name, baseSeed: configuration.baseSeed, programsRun: 0, stepsRun: 0, duration: .zero,
             rulesExercised: [:], failures: [], knownIssues: [], abandoned: false, controlledPrograms: 0, notReproducible: [],
-            shard: configuration.shard, errors: configuration.environmentErrors, skippedForReplay: skipped ? configuration.replaying : nil)
+            shard: configuration.shard, errors: errors, skippedForReplay: skipped ? configuration.replaying : nil)
     }
 }
 

@@ -19,7 +19,8 @@ struct ProgramPipeline {
     ) {
         runner = ProgramRunner(
             makeBackend: makeBackend, executors: configuration.executors, hangLimit: configuration.hangLimit,
-            leakLimit: leakLimit ?? configuration.leakLimit, timingSlack: configuration.timingSlack,
+            livelockFactor: configuration.livelockFactor, leakLimit: leakLimit ?? configuration.leakLimit,
+            timingSlack: configuration.timingSlack,
             progress: OracleProgress())
         explorationScheduleLimit = configuration.explorationScheduleLimit
         explorationTimeLimit = configuration.explorationTimeLimit

@@ -83,6 +83,28 @@ import Testing
         #expect(finding.rule == .c2_1, "\(finding.observed)")
     }
 
+    /// C5.4 before C2.1: a retry whose every attempt throws (no `failures`, a body that throws),
+    /// whose `while` lets a second attempt come, waits for its backoff's timer; still pending, the
+    /// timer never fired (timerNeverFires at base seed 1076904500987932130 was told as C2.1, "t6
+    /// never completed"). With `while` stopping after the first attempt, or its own token
+    /// cancelled on retry (`cancelsOnRetry`), no timer is awaited, and the hang is not a timer's.
+    @Test func aRetryWhoseBodyThrowsAwaitsItsBackoffsTimer() {
+        func finding(whileBelow: Int?, cancelsOnRetry: Bool = false) -> Finding {
+            let retry = ProgramOperation.Retry(
+                task: 0, attempts: 3, failures: 0, body: .throwsError, executor: .default, token: nil, whileBelow: whileBelow,
+                backoffMicroseconds: 402, backoffGrowth: 15, taskForm: true, cancelsOnRetry: cancelsOnRetry)
+            let program = Program(seed: 4, drivers: 1, serialExecutors: 0, countingExecutors: 0, steps: [Self.step(0, .retry(retry))])
+            return HangDiagnosis.finding(for: Self.hang(of: program, ended: [0], stuckSteps: [], completed: [], made: [0]), of: program)
+        }
+        let overdue = finding(whileBelow: 2)
+        #expect(overdue.rule == .c5_4, "\(overdue.observed)")
+        #expect(overdue.observed.contains("its timer, due 402us after it was set, never fired"), "\(overdue.observed)")
+        for other in [finding(whileBelow: 1), finding(whileBelow: 2, cancelsOnRetry: true)] {
+            #expect(other.rule != .c5_4, "\(other.observed)")
+            #expect(!other.observed.contains("never fired"), "\(other.observed)")
+        }
+    }
+
     /// A source whose release step a stuck driver has not reached yet is waited for, not stuck:
     /// d0's wait on t0 (step 2) waits for d1's release (step 4), and d1's wait not woken (step
     /// 3, C6.3) is the culprit; the release was not counted as t0's completing step, so t0 was

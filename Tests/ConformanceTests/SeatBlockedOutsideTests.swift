@@ -1,4 +1,5 @@
 import Conformance
+import Dispatch
 import Synchronization
 import TaskAPI
 import Testing
@@ -11,9 +12,10 @@ import Testing
 /// it stays hung natively (`SeatedRun`, `ProgramRunner.blockedSeatLimit`).
 @Suite struct SeatBlockedOutsideTests {
     /// A 1 s hang limit: the seat is released after 0.5 s, and the run gets 0.5 s more natively.
-    static func configuration() -> ConformanceConfiguration {
+    static func configuration(livelockFactor: Int = ConformanceConfiguration.defaultLivelockFactor) -> ConformanceConfiguration {
         var configuration = ConformanceConfiguration(hangLimit: .seconds(1), output: { _ in })
         configuration.resourceLinks = 0
+        configuration.livelockFactor = livelockFactor
         return configuration
     }
 
@@ -71,6 +73,66 @@ import Testing
         #expect(finding.observed.contains("released to go on natively"), "\(finding.observed)")
         #expect(finding.observed.contains("never returned from the backend"), "\(finding.observed)")
         #expect(!run.notReproducible.contains { $0.contains("blocked outside ScheduleKit's primitives") }, "\(run.notReproducible)")
+    }
+
+    /// `program`'s contended `makeSource`s (the release comes at once), then, on driver 0, a chain
+    /// of `links` maps on a serial executor from task 0 that it waits for; with `heldChain`, a held
+    /// source and a chain of `links` maps from it too, which runs in phase two.
+    static func chainProgram(links: Int, heldChain: Bool) -> Program {
+        var steps = program.steps
+        steps += Step.mapChain(driver: 0, from: 0, firstTask: 2, links: links)
+        steps.append(Step(driver: 0, operation: .wait(task: links + 1), pause: .none))
+        if heldChain {
+            let held = links + 2
+            steps.append(Step(driver: 0, operation: .makeSource(task: held, held: .success), pause: .none))
+            steps += Step.mapChain(driver: 0, from: held, firstTask: held + 1, links: links)
+        }
+        return Program(seed: 8, drivers: 2, serialExecutors: 1, countingExecutors: 0, steps: steps)
+    }
+
+    /// C2.1 (watchdog): released to go on natively, a slow but correct backend (every job 4 ms
+    /// late) runs a chain of 300 maps in the drivers' phase (1.2 s at the least, past the 0.5 s
+    /// left of the hang limit after the blocked-seat bound) and another in phase two (past the
+    /// 1 s limit). Each native phase is watched as a stress phase, from the run's progress: no
+    /// hang, only the release's note, however long the crowd makes the chains (a livelock factor
+    /// that never ends them). With fixed limits, as before, the run was called hung.
+    @Test func aSlowBackendReleasedToGoOnNativelyIsNotAHang() async throws {
+        let links = 300
+        let jobs = SlowJobs(delay: .milliseconds(4))
+        let backend = UninstrumentedLockBackend(.lockAcrossAPoint, jobs: jobs)
+        let run = await Conformance.runProgram(
+            backend, program: Self.chainProgram(links: links, heldChain: true), mode: .controlled(.randomWalk),
+            configuration: Self.configuration(livelockFactor: PhaseWatchTests.unbounded))
+        #expect(backend.contended.load(ordering: .relaxed) >= 1, "no makeSource found the lock taken")
+        #expect(jobs.ran >= 2 * links, "the chains' jobs did not all run: \(jobs.ran)")
+        #expect(run.findings.isEmpty && !run.abandoned, "\(run.findings)")
+        let note = try #require(run.notReproducible.first, "the released run is not marked not reproducible")
+        #expect(note.contains("blocked outside ScheduleKit's primitives"), "\(note)")
+    }
+
+    /// C2.1 (watchdog): released to go on natively, a backend that makes progress (a chain's jobs,
+    /// 4 ms each) for a while and then none (its jobs after the 250th are dropped, and the driver
+    /// waits for the chain's end for good) is still a hang, given up one hang limit after its last
+    /// progress (no sooner: not at a fixed time after the release), about then (within 3 limits),
+    /// whatever the livelock factor.
+    @Test func aHangAfterTheReleaseIsGivenUpAboutOneHangLimitAfterTheLastProgress() async throws {
+        let limit = Self.configuration().hangLimit
+        let jobs = SlowJobs(delay: .milliseconds(4), dropsAfter: 250)
+        let backend = UninstrumentedLockBackend(.lockAcrossAPoint, jobs: jobs)
+        let run = await Conformance.runProgram(
+            backend, program: Self.chainProgram(links: 300, heldChain: false), mode: .controlled(.randomWalk),
+            configuration: Self.configuration(livelockFactor: PhaseWatchTests.unbounded))
+        let ended = DispatchTime.now()
+        let lastStart = try #require(jobs.lastStart, "no job ran")
+        let quiet = Duration.nanoseconds(Int64(ended.uptimeNanoseconds - lastStart.uptimeNanoseconds))
+        let finding = try #require(run.findings.first, "a backend that stopped making progress was not reported")
+        #expect(run.abandoned)
+        #expect(jobs.ran == 250, "\(jobs.ran) jobs ran")
+        #expect(finding.message.contains("reached no schedule point within"), "\(finding.message)")
+        #expect(finding.message.contains("released to go on natively, the drivers' steps still did not finish"), "\(finding.message)")
+        #expect(finding.message.contains("made no progress for 1.0 seconds"), "\(finding.message)")
+        #expect(quiet >= limit, "given up \(quiet) after the last progress")
+        #expect(quiet < limit * 3, "given up \(quiet) after the last progress, not about the hang limit")
     }
 
     /// The report a user reads says how many controlled programs had a seat blocked outside the

@@ -17,6 +17,10 @@ import TaskAPI
 ///
 /// `.deadlocks`: the second `makeSource` waits on a semaphore nothing signals until `unblock()`:
 /// a backend that truly deadlocks outside the primitives.
+///
+/// With `jobs`, its default and serial executors are `SlowExecutor`s: a backend slow but correct
+/// (or, with `SlowJobs.dropsAfter`, one that stops making progress at a known moment) once its
+/// run went on natively.
 final class UninstrumentedLockBackend: TaskBackend {
     enum Behavior { case lockAcrossAPoint, deadlocks }
 
@@ -28,15 +32,26 @@ final class UninstrumentedLockBackend: TaskBackend {
     /// How many `makeSource` calls found the registry lock taken (and blocked on it).
     let contended = Atomic<Int>(0)
 
-    init(_ behavior: Behavior) {
+    private let jobs: SlowJobs?
+    let defaultExecutor: any AsyncTaskExecutor
+
+    init(_ behavior: Behavior, jobs: SlowJobs? = nil) {
         self.behavior = behavior
+        self.jobs = jobs
+        if let jobs {
+            defaultExecutor = SlowExecutor(base.defaultExecutor, jobs: jobs)
+        } else {
+            defaultExecutor = base.defaultExecutor
+        }
     }
 
     var name: String { "uninstrumented-lock" }
     var isScheduleInstrumented: Bool { true }
-    var defaultExecutor: any AsyncTaskExecutor { base.defaultExecutor }
     var inlineExecutor: any AsyncTaskExecutor { base.inlineExecutor }
-    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { base.makeSerialExecutor(label: label) }
+    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor {
+        let executor = base.makeSerialExecutor(label: label)
+        return jobs.map { SlowExecutor(executor, jobs: $0) } ?? executor
+    }
     func makeCancellationSource() -> any CancellationSource { base.makeCancellationSource() }
     func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable { base.schedule(after: delay, job) }
 

@@ -51,7 +51,7 @@ struct HangDiagnosis {
     }
 
     /// Which way the watchdog gave the phase up: with no progress for the hang limit, or still
-    /// making progress at its cap (a stress phase's `PhaseWatch`), or at the limit in all.
+    /// making progress at its cap (a phase's `PhaseWatch`), or at the limit in all.
     private static func givenUp(_ hang: Hang) -> String {
         switch hang.givenUp {
         case .noProgress(let ran)?:

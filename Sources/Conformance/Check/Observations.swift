@@ -22,7 +22,10 @@ struct Observations {
     var setters: [Int: [Setter]] = [:]
     var bodies: [Int: [Body]] = [:]
     var innerBodies: [Int: [Body]] = [:]
-    var checkpoints: [Int: [(seq: UInt64, threw: Bool)]] = [:]
+    /// Each task's checkpoints: when the read began (`checkpointBegan`: the result's own seq for
+    /// one logged without it, which the harness never does), when its result was logged, and
+    /// whether it threw (C4.4).
+    var checkpoints: [Int: [(began: UInt64, seq: UInt64, threw: Bool)]] = [:]
     var completions: [Int: [(seq: UInt64, outcome: Outcome, uptime: UInt64)]] = [:]
     var waits: [(step: Int, task: Int, result: Outcome?, seq: UInt64)] = []
     var awaits: [(step: Int, task: Int, result: Outcome)] = []
@@ -68,6 +71,9 @@ struct Observations {
     var handlerRuns: [Int: [UInt64]] = [:]
 
     init(_ events: [Event]) {
+        // Checkpoints begun and not returned yet, by task and thread (one thread reads one
+        // checkpoint at a time, and logs its result next).
+        var checkpointsBegun: [Int: [Int: UInt64]] = [:]
         for event in events {
             switch event.kind {
             case .stepStart(let step): stepStart[step] = event
@@ -83,7 +89,10 @@ struct Observations {
                 } else if let i = bodies[task]?.firstIndex(where: { $0.end == nil }) {
                     bodies[task]?[i].end = event.seq
                 }
-            case .checkpoint(let task, let threw): checkpoints[task, default: []].append((event.seq, threw))
+            case .checkpointBegan(let task): checkpointsBegun[task, default: [:]][event.thread] = event.seq
+            case .checkpoint(let task, let threw):
+                let began = checkpointsBegun[task]?.removeValue(forKey: event.thread) ?? event.seq
+                checkpoints[task, default: []].append((began, event.seq, threw))
             case .completed(let task, let outcome): completions[task, default: []].append((event.seq, outcome, event.uptime))
             case .waited(let step, let task, let result): waits.append((step, task, result, event.seq))
             case .awaited(let step, let task, let result): awaits.append((step, task, result))

@@ -157,9 +157,14 @@ extension ProgramOperation {
                 cancelsOnRetry ? [token == nil ? .makeCancellationSource : .makeCancellationSourceLinked, .token, .cancel] : []
             return [call] + attempt + own + executor.entryPoints + tokenEntryPoints(token) + (body == .checkpoint ? [.tokenCheckpoint] : [])
         }
-        /// A retry that failed at least once waits for its backoff's timer before the next attempt.
+        /// A retry whose first attempt fails (one of `failures`, or a body that throws `E`) and whose
+        /// `while` lets a second one come waits for its backoff's timer before it; not with
+        /// `cancelsOnRetry`, whose own token, cancelled by then, completes it without the timer.
+        /// (A body that throws only from the start, `failures` 0, was left out: a hang of such a
+        /// retry under a timer that never fired was told as a task never completed, C2.1.)
         var awaitedTimer: AwaitedTimer? {
-            guard let backoffMicroseconds, failures > 0, attempts > 1 else { return nil }
+            let firstFails = failures > 0 || body == .throwsError
+            guard let backoffMicroseconds, firstFails, attempts > 1, (whileBelow ?? .max) > 1, !cancelsOnRetry else { return nil }
             return AwaitedTimer(task: task, microseconds: backoffMicroseconds, token: token)
         }
 

@@ -37,6 +37,10 @@ public enum EventKind: Sendable {
     /// yet) and its executor's `isCurrent` (nil: not asked) (C1.5, C9.7).
     case bodyStart(task: Int, inner: Bool, input: Outcome?, counting: Int, payloadOK: Bool?, inside: BodyReads)
     case bodyEnd(task: Int, inner: Bool)
+    /// A body's `checkpoint()` is about to read its token: a cancellation logged before this
+    /// was requested before the read (C4.4). The result, `checkpoint`, is logged after the read,
+    /// and a cancellation may come in between.
+    case checkpointBegan(task: Int)
     case checkpoint(task: Int, threw: Bool)
     /// The harness's observer saw `task` complete.
     case completed(task: Int, outcome: Outcome)

@@ -1,26 +1,21 @@
-/// The watchdog of one phase of a stress run: the phase is given up when the run made no
+/// The watchdog of one phase of a run that waits on the backend natively (a stress run's three
+/// phases; a seated run's once it went on natively; the interposed controlled loop's two, and
+/// each job it hands over to the backend's executor): the phase is given up when the run made no
 /// progress (no new event in its log, no counted await or call, no step's mark:
 /// `EventLog.lastActivity`) for the hang limit, not when it has run for the hang limit; and,
 /// so that a livelock (events forever, never done) still ends, once it ran
-/// `livelockFactor` hang limits in all.
+/// `livelockFactor` hang limits in all (`ConformanceConfiguration.livelockFactor`, 4 by default).
 ///
 /// Measured from the last progress, a correct backend that is slow but keeps going (its jobs a
 /// few milliseconds each, or starved in a crowded test process under the thread sanitizer) is
 /// not called hung, while a backend that truly hangs is still given up about one hang limit
 /// after its last event, as before.
 struct PhaseWatch {
-    /// How many hang limits a phase that keeps making progress may run before it is given up
-    /// as a livelock. 4: a slow but correct phase gets four times what every phase had in all
-    /// before (40 s at the default 10 s), while a livelock still ends within a bounded few
-    /// limits per phase, as a hang ends within one. A choice, not a measured bound: a larger
-    /// factor would only make a livelock's report later.
-    static let livelockFactor = 4
-
     /// How the watched phase ended when it was given up.
     enum GiveUp: Sendable, Equatable {
         /// No progress for the hang limit; `ran`: how long the phase had run.
         case noProgress(ran: Duration)
-        /// Progress all along, but not finished within `livelockFactor` hang limits (`ran`).
+        /// Progress all along, but not finished within the livelock factor's hang limits (`ran`).
         case livelock(ran: Duration)
 
         /// How long the phase ran before it was given up.
@@ -38,11 +33,13 @@ struct PhaseWatch {
     /// When the phase is given up even if it makes progress.
     let cap: Uptime
 
-    init(log: EventLog, limit: Duration, started: Uptime = .now) {
+    /// `livelockFactor`: how many hang limits the phase may run in all (1 at the least: a
+    /// smaller one counts as 1; `ConformanceConfiguration.livelockFactor` reports it).
+    init(log: EventLog, limit: Duration, livelockFactor: Int, started: Uptime = .now) {
         self.log = log
         self.limit = limit
         self.started = started
-        cap = started + limit * Self.livelockFactor
+        cap = started + limit * max(1, livelockFactor)
     }
 
     /// The moment the phase is given up unless it makes progress first: one hang limit after

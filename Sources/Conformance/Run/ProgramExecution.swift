@@ -141,6 +141,7 @@ final class ProgramExecution: Sendable {
         case .throwsCancellation:
             throw CancellationError()
         case .checkpoint:
+            log.append(.checkpointBegan(task: t))
             do {
                 // No token: an async body, whose token reaches it as Swift task cancellation (C9.6).
                 if let token { try token.checkpoint() } else { try Task.checkCancellation() }

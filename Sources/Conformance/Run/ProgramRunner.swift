@@ -21,9 +21,12 @@ struct ProgramRunner {
     /// or the same instance every time (`Conformance.check(_:)`).
     let makeBackend: @Sendable () -> any TaskBackend
     let executors: any ExecutorProvider
-    /// How long a stress phase may go without progress (`PhaseWatch`; `livelockFactor` times
-    /// that in all), and how long a controlled run's step may take, before the run is given up.
+    /// How long a phase that waits on the backend natively may go without progress before the
+    /// run is given up (`PhaseWatch`), and so how long a controlled run's step may take.
     var hangLimit: Duration
+    /// How many hang limits such a phase may run in all, progress or not, before it is given up
+    /// as a livelock (`ConformanceConfiguration.livelockFactor`).
+    let livelockFactor: Int
     /// How long freed closures and tasks may take to be released (C8.1, C8.2).
     let leakLimit: Duration
     /// How late a timer or a cancelled await may be: how long the run waits for them.
@@ -51,14 +54,7 @@ struct ProgramRunner {
         }
         record.snapshot = waitForPhaseOne(execution)
         execution.completeHeldSources()
-        let quiescence = PhaseWatch(log: execution.log, limit: hangLimit)
-        if let giveUp = quiescence.wait({ execution.log.waitForQuiescence(deadline: $0) }) {
-            var hang = execution.hang(
-                .timedOut(phase: "completion of every task, body and await"), stuckSteps: [],
-                heldCompleted: true, limit: hangLimit)
-            hang.givenUp = giveUp
-            hang.running = execution.log.runningSummary
-            hang.awaitsNotResumed = execution.log.awaitsNotResumed
+        if let hang = waitForQuiescence(execution, hangKind: { .timedOut(phase: $0) }) {
             record.ending = .hung(hang)
             return record
         }
@@ -70,7 +66,7 @@ struct ProgramRunner {
     /// up (`PhaseWatch`: no progress for the hang limit, or still going at its cap).
     private func runDrivers(_ execution: ProgramExecution) -> PhaseWatch.GiveUp? {
         let group = DispatchGroup()
-        let watch = PhaseWatch(log: execution.log, limit: hangLimit)
+        let watch = self.watch(execution)
         for driver in 0..<execution.program.drivers {
             group.enter()
             let thread = Thread {
@@ -88,7 +84,7 @@ struct ProgramRunner {
     /// for the hang limit, or its cap); what completed by then.
     func waitForPhaseOne(_ execution: ProgramExecution) -> [Bool] {
         let program = execution.program
-        let watch = PhaseWatch(log: execution.log, limit: hangLimit)
+        let watch = self.watch(execution)
         // Cancelled awaits get the timing slack, not the phase's limit: one that outlives it
         // is a C4.7 finding of the timing checks, not a stall.
         let awaitsDeadline = Uptime.now + timingSlack
@@ -100,6 +96,27 @@ struct ProgramRunner {
             if !execution.log.waitForProgress(after: seen, deadline: deadline), watch.givenUp() != nil { break }
         }
         return execution.log.completedTasks
+    }
+
+    /// Phase two: waits until every task completed and every body and await returned; nil then,
+    /// or, if the phase's watch gave it up, the hang (of the kind `hangKind` makes of the phase's
+    /// name) with what still ran.
+    func waitForQuiescence(_ execution: ProgramExecution, hangKind: (String) -> Hang.Kind) -> Hang? {
+        guard let giveUp = watch(execution).wait({ execution.log.waitForQuiescence(deadline: $0) }) else { return nil }
+        var hang = execution.hang(
+            hangKind("completion of every task, body and await"), stuckSteps: [], heldCompleted: true, limit: hangLimit)
+        hang.givenUp = giveUp
+        hang.running = execution.log.runningSummary
+        hang.awaitsNotResumed = execution.log.awaitsNotResumed
+        return hang
+    }
+
+    /// The watchdog of one phase of `execution`'s run, begun at `started` (`PhaseWatch`): given up
+    /// after the hang limit without progress, or at its livelock cap. Every phase that waits on
+    /// the backend natively has one: a stress run's three, and a controlled run's that go on
+    /// natively or wait for a job handed over.
+    func watch(_ execution: ProgramExecution, started: Uptime = .now) -> PhaseWatch {
+        PhaseWatch(log: execution.log, limit: hangLimit, livelockFactor: livelockFactor, started: started)
     }
 
     /// Once a run is quiescent: its events, the timers' slack, and what stays alive (C8.1, C8.2).

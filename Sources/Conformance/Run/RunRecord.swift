@@ -80,8 +80,8 @@ struct Hang {
     var awaitsNotResumed = 0
     /// A seated run: every seat that had not left, and where it was blocked (the stuck report).
     var seats: [String] = []
-    /// A stress phase's watch gave the run up (`PhaseWatch`): no progress for `limit`, or a
-    /// livelock at its cap. nil: the phase had `limit` in all (the controlled engines).
+    /// A phase's watch gave the run up (`PhaseWatch`): no progress for `limit`, or a livelock at
+    /// its cap. nil: no watch did (a controlled run found stuck, reported at once).
     var givenUp: PhaseWatch.GiveUp?
 
     /// How long the phase ran when it was given up, in tenths of a second ("12.3 seconds").

@@ -24,12 +24,12 @@ extension ProgramRunner {
         let outcome = PlainLocked<ControlledEnding?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let drivers = DriverThreads(execution: execution)
-        let thread = Thread { [hangLimit, timingSlack, progress] in
+        let thread = Thread { [hangLimit, livelockFactor, timingSlack, progress] in
             scheduler.adoptCallingThread()
             defer { drivers.release() }
             var loop = ControlledLoop(
                 execution: execution, scheduler: scheduler, drivers: drivers, strategy: strategy,
-                hangLimit: hangLimit, slack: timingSlack, progress: progress)
+                hangLimit: hangLimit, livelockFactor: livelockFactor, slack: timingSlack, progress: progress)
             var result = loop.run()
             result.decisions = loop.strategy.decisions
             result.divergence = loop.strategy.divergence
@@ -39,12 +39,14 @@ extension ProgramRunner {
         thread.stackSize = 4 << 20
         thread.start()
         var record = RunRecord(program: program, mode: .controlled(strategy))
-        guard waitForLoop(finished, execution: execution), let result = outcome.withLock({ $0 }) else {
+        let giveUp = waitForLoop(finished, execution: execution, drivers: drivers)
+        guard giveUp == nil, let result = outcome.withLock({ $0 }) else {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
-            record.ending = .hung(
-                execution.hang(
-                    .timedOut(phase: "the controlled run (its one thread is blocked)"),
-                    stuckSteps: stuck, heldCompleted: false, limit: hangLimit))
+            var hang = execution.hang(
+                .timedOut(phase: "the controlled run (its one thread is blocked)"),
+                stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
+            hang.givenUp = giveUp
+            record.ending = .hung(hang)
             // Given up, and described as it stands: the loop's thread may never come back to
             // release the drivers, and until they are released the run stays installed as the
             // process's schedule controller, so every ScheduleKit primitive of every other test
@@ -60,10 +62,9 @@ extension ProgramRunner {
         }
         record.executorViolations = scheduler.violations
         if let blocked = result.blockedJob {
-            record.ending = .hung(
-                execution.hang(
-                    .blockedJob(blocked), stuckSteps: result.stuckSteps, heldCompleted: false,
-                    limit: hangLimit))
+            var hang = execution.hang(.blockedJob(blocked), stuckSteps: result.stuckSteps, heldCompleted: false, limit: hangLimit)
+            hang.givenUp = result.givenUp
+            record.ending = .hung(hang)
         } else if !result.stuckSteps.isEmpty || !result.quiescent {
             record.ending = .hung(
                 execution.hang(
@@ -76,28 +77,33 @@ extension ProgramRunner {
         return record
     }
 
-    /// How long the runner waits for a controlled run's loop: its two phases' deadlines, and a
-    /// margin for the step or job under way when the second one passes.
-    var controlledRunLimit: Duration { hangLimit * 2 + max(.seconds(1), hangLimit / 2) }
+    /// How long past its phases' own watches the runner waits for a controlled run's loop (a
+    /// step or job under way when a watch gives up, the loop's grace for outside work).
+    var controlledRunMargin: Duration { max(.seconds(1), hangLimit / 2) }
 
-    /// Waits for the controlled loop to finish: `false` if one driver step (a backend call, which
-    /// in controlled mode never waits for anything) has not returned within `hangLimit`, or the
-    /// whole loop within `controlledRunLimit`. The loop's own waits (hand-overs, timers, awaits)
-    /// happen between steps and end by its phase deadlines.
-    private func waitForLoop(_ finished: DispatchSemaphore, execution: ProgramExecution) -> Bool {
-        let end = Uptime.now + controlledRunLimit
+    /// Waits for the controlled loop to finish: nil, or why its thread was given up as blocked.
+    /// Measured from the run's progress, as the loop's own phases are (`PhaseWatch`; the loop
+    /// marks each step and hand-over): a driver step the loop waits for (a backend call, which in
+    /// controlled mode never waits for anything) made no progress for the hang limit, or the run
+    /// none for the hang limit and `controlledRunMargin`; or the loop ran past its two phases'
+    /// livelock caps and the margin. The loop's own waits (hand-overs, timers, awaits) happen
+    /// between steps and end by its phases' watches, which give up first.
+    private func waitForLoop(
+        _ finished: DispatchSemaphore, execution: ProgramExecution, drivers: DriverThreads
+    ) -> PhaseWatch.GiveUp? {
+        let started = Uptime.now
+        let cap = started + hangLimit * (2 * max(1, livelockFactor)) + controlledRunMargin
         var steps = execution.currentStep.withLock { $0 }
-        var since = Uptime.now
+        var since = started
         while true {
-            if finished.wait(timeout: (Uptime.now + .milliseconds(20)).dispatchTime) == .success { return true }
+            if finished.wait(timeout: (Uptime.now + .milliseconds(20)).dispatchTime) == .success { return nil }
             let now = Uptime.now
             let current = execution.currentStep.withLock { $0 }
-            if current != steps {
-                (steps, since) = (current, now)
-            } else if current.contains(where: { $0 >= 0 }), now - since > hangLimit {
-                return false
-            }
-            if end.hasPassed { return false }
+            if current != steps { (steps, since) = (current, now) }
+            let quiet = now - max(execution.log.lastActivity, since)
+            if drivers.isRunningStep, quiet > hangLimit { return .noProgress(ran: now - started) }
+            if quiet > hangLimit + controlledRunMargin { return .noProgress(ran: now - started) }
+            if cap.hasPassed { return .livelock(ran: now - started) }
         }
     }
 }
@@ -112,8 +118,10 @@ struct ControlledEnding: Sendable {
     var stuckSteps: [Int]
     /// Every task completed and every body returned.
     var quiescent: Bool
-    /// A job handed over to the backend's executor that did not come back by the deadline.
+    /// A job handed over to the backend's executor that did not come back before the phase's
+    /// watch gave it up, and why it did (`PhaseWatch`).
     var blockedJob: String?
+    var givenUp: PhaseWatch.GiveUp?
     /// Exhaustive: the decisions the run made, and why it did not follow its path.
     var decisions: [ScheduleDecision] = []
     var divergence: String?
@@ -127,6 +135,7 @@ struct ControlledLoop {
     let drivers: DriverThreads
     var strategy: StrategyState
     let hangLimit: Duration
+    let livelockFactor: Int
     /// For each driver, its steps in program order, and how many it has begun.
     private var driverSteps: [[Int]]
     private var nextStep: [Int]
@@ -138,8 +147,9 @@ struct ControlledLoop {
     private var lastPicked: Int?
     /// Whether anything outside the harness (timers, Swift tasks) may make progress.
     private let outsideWork: Bool
-    /// The current phase's deadline, which also bounds every hand-over.
-    private var deadline = Uptime.distantFuture
+    /// The current phase's watchdog (`PhaseWatch`: given up after the hang limit without
+    /// progress, or at its livelock cap), which also bounds every hand-over.
+    private var watch: PhaseWatch
     /// A job that did not come back from the backend's executor: the run is given up.
     private var blockedJob: String?
 
@@ -150,12 +160,14 @@ struct ControlledLoop {
 
     init(
         execution: ProgramExecution, scheduler: Scheduler, drivers: DriverThreads, strategy: ScheduleStrategy,
-        hangLimit: Duration, slack: Duration, progress: any ProgressModel
+        hangLimit: Duration, livelockFactor: Int, slack: Duration, progress: any ProgressModel
     ) {
         self.execution = execution
         self.scheduler = scheduler
         self.drivers = drivers
         self.hangLimit = hangLimit
+        self.livelockFactor = livelockFactor
+        watch = PhaseWatch(log: execution.log, limit: hangLimit, livelockFactor: livelockFactor)
         self.slack = slack
         self.progress = progress
         let program = execution.program
@@ -170,12 +182,12 @@ struct ControlledLoop {
     mutating func run() -> ControlledEnding {
         let thread = ThreadInfo.number
         let program = execution.program
-        deadline = .now + hangLimit
+        watch = newWatch()
         // The drivers' steps, interleaved with jobs.
         while nextStep.indices.contains(where: { nextStep[$0] < driverSteps[$0].count || midStep[$0] }) {
             if step() { continue }
             if let blockedJob { return given(up: blockedJob, thread: thread) }
-            if (outsideInFlight() || graceForOutsideWork()) && !deadline.hasPassed {
+            if (outsideInFlight() || graceForOutsideWork()) && watch.givenUp() == nil {
                 pollOutside()
             } else {
                 let stuck = nextStep.indices.compactMap { d in nextStep[d] < driverSteps[d].count ? driverSteps[d][nextStep[d]] : nil }
@@ -189,7 +201,7 @@ struct ControlledLoop {
             while step() {}
             if let blockedJob { return given(up: blockedJob, thread: thread) }
             let expected = progress.tasksDueInPhaseOne(of: program, events: execution.log.events)
-            if execution.log.phaseOneDone(tasks: expected) || deadline.hasPassed { break }
+            if execution.log.phaseOneDone(tasks: expected) || watch.givenUp() != nil { break }
             if outsideInFlight() {
                 pollOutside()
             } else if !graceForOutsideWork() {
@@ -199,16 +211,21 @@ struct ControlledLoop {
         let snapshot = execution.log.completedTasks
         // Phase two.
         execution.completeHeldSources()
-        deadline = .now + hangLimit
+        watch = newWatch()
         while true {
             while step() {}
             if let blockedJob { return given(up: blockedJob, thread: thread) }
             if execution.log.waitForQuiescence(deadline: .now) { break }
-            if !(outsideInFlight() || graceForOutsideWork()) || deadline.hasPassed { break }
+            if !(outsideInFlight() || graceForOutsideWork()) || watch.givenUp() != nil { break }
             pollOutside()
         }
         let quiescent = execution.log.waitForQuiescence(deadline: .now)
         return ControlledEnding(thread: thread, snapshot: snapshot, stuckSteps: [], quiescent: quiescent)
+    }
+
+    /// The watch of a phase that begins now.
+    private func newWatch() -> PhaseWatch {
+        PhaseWatch(log: execution.log, limit: hangLimit, livelockFactor: livelockFactor)
     }
 
     private func given(up job: String, thread: Int) -> ControlledEnding {
@@ -217,7 +234,7 @@ struct ControlledLoop {
         }
         return ControlledEnding(
             thread: thread, snapshot: execution.log.completedTasks, stuckSteps: stuck, quiescent: false,
-            blockedJob: job)
+            blockedJob: job, givenUp: watch.givenUp())
     }
 
     /// Nothing is enabled, yet the program has work left: unless something outside the harness
@@ -312,8 +329,12 @@ struct ControlledLoop {
                 batch += scheduler.takeOldest(serial: serial, count: more)
             }
             for taken in batch { introducedJobs.remove(taken.id) }
-            blockedJob = Interposition.handOver(batch, scheduler: scheduler, deadline: deadline)
+            blockedJob = Interposition.handOver(batch, scheduler: scheduler, watch: watch)
         }
-        return blockedJob == nil
+        guard blockedJob == nil else { return false }
+        // A driver's step resumed or a hand-over came back: progress of the run's own, whether
+        // or not it logged an event (the phase's watch measures from it).
+        execution.log.markProgress()
+        return true
     }
 }

@@ -84,6 +84,13 @@ final class DriverThreads: @unchecked Sendable {
         ProcessScheduleController.shared.begin()
     }
 
+    /// Whether a driver holds the baton: the loop waits in `resume` for its step to park or end.
+    var isRunningStep: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return holder != -1
+    }
+
     /// Gives driver `driver` the baton: to run step `step`, or, with `nil`, to go on with the step
     /// it is parked in. Returns once the driver gave the baton back: `true` if it is parked
     /// mid-step, `false` if the step is done.

@@ -22,8 +22,9 @@ enum Interposition {
 
     /// Hands `jobs` (one default job, or a batch of one serial executor's oldest) over to the
     /// backend's executors and waits until each ran and was released. `nil`: done; otherwise what
-    /// did not come back by `deadline`.
-    static func handOver(_ jobs: [Scheduler.QueuedJob], scheduler: Scheduler, deadline: Uptime) -> String? {
+    /// did not come back before `watch` gave the phase up (the hang limit without progress, or
+    /// its livelock cap: a slow executor whose jobs keep the run going is waited for).
+    static func handOver(_ jobs: [Scheduler.QueuedJob], scheduler: Scheduler, watch: PhaseWatch) -> String? {
         var handoffs: [InterposedJob] = []
         let batch = jobs.count > 1
         for (index, job) in jobs.enumerated() {
@@ -33,14 +34,14 @@ enum Interposition {
             submit(job, handoff: handoff, scheduler: scheduler)
             // The first of a batch: the executor starts it (and it waits at its gate) before the
             // rest are queued behind it.
-            if batch, index == 0, !handoff.waitStarted(until: deadline) {
+            if batch, index == 0, !handoff.waitStarted(watch) {
                 handoff.open()
                 return "\(handoff.executorName)'s job #\(number) never started"
             }
         }
         handoffs.first?.open()
         for handoff in handoffs {
-            guard handoff.waitDone(until: deadline, scheduler: scheduler) else {
+            guard handoff.waitDone(watch, scheduler: scheduler) else {
                 return "\(handoff.executorName)'s job\(handoff.number > 0 ? " #\(handoff.number)" : "") "
                     + (handoff.hasRun ? "never returned" : "never ran")
             }
@@ -107,30 +108,39 @@ final class InterposedJob: @unchecked Sendable {
 
     func open() { locked { $0.gateOpen = true } }
 
-    func waitStarted(until deadline: Uptime) -> Bool {
+    /// Waits until the executor started the job; `false`: not before `watch` gave the phase up.
+    /// (`watch` reads the run's event log, whose lock is taken last, under no other.)
+    func waitStarted(_ watch: PhaseWatch) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while !started, !released {
-            if !condition.wait(until: deadline) { return started || released }
+            if !condition.wait(until: watch.deadline), watch.givenUp() != nil { return started || released }
         }
         return true
     }
 
     /// Waits until the executor released the job (or ran it and kept it for `releaseGrace`),
-    /// then records a job dropped or run twice (C7.3). `false`: not done by `deadline`.
-    func waitDone(until deadline: Uptime, scheduler: Scheduler) -> Bool {
+    /// then records a job dropped or run twice (C7.3). `false`: not done before `watch` gave the
+    /// phase up.
+    func waitDone(_ watch: PhaseWatch, scheduler: Scheduler) -> Bool {
         condition.lock()
         var done = false
         var kept = false
         while true {
             if released, running == 0 { done = true; break }
             let ranAndKept = runs > 0 && running == 0
-            let limit = ranAndKept ? min(deadline, lastEnd + Interposition.releaseGrace) : deadline
-            if !condition.wait(until: limit), limit.hasPassed {
-                done = released && running == 0
-                if !done, ranAndKept, runs > 0, running == 0 { done = true; kept = true }
-                break
+            let limit = ranAndKept ? min(watch.deadline, lastEnd + Interposition.releaseGrace) : watch.deadline
+            guard !condition.wait(until: limit), limit.hasPassed else { continue }
+            let givenUp = watch.givenUp() != nil
+            if released, running == 0 {
+                done = true
+            } else if runs > 0, running == 0, givenUp || (lastEnd + Interposition.releaseGrace).hasPassed {
+                done = true
+                kept = true
+            } else if !givenUp {
+                continue
             }
+            break
         }
         closed = true
         let runs = self.runs

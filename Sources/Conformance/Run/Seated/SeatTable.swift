@@ -540,8 +540,9 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         case quiescent
         /// The seat holding the baton reached no point within the limit: blocked outside the
         /// primitives (a lock, a semaphore or a wait of the backend's own, which a paused seat may
-        /// hold). Named with its last point; the run is released to go on natively.
-        case blockedOutside(String)
+        /// hold). Named with its last point, and `since` when it reached it (the table's last
+        /// progress); the run is released to go on natively.
+        case blockedOutside(String, since: Uptime)
         /// A picked hand-off did not arrive in time: the run cannot stay reproducible.
         case notArrived(String)
         case released
@@ -569,7 +570,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
                         seats[holding].map {
                             "\($0.name) (\($0.what)) reached no schedule point within \(blockedLimit); its last one: \($0.lastPoint)"
                         }
-                            ?? "seat \(holding)")
+                            ?? "seat \(holding)", since: lastProgress)
                 }
                 _ = monitor.wait(until: min(now + .milliseconds(20), now + blockedLimit))
                 continue

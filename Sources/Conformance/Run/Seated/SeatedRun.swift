@@ -23,8 +23,10 @@ import TaskAPI
 /// time), and a seat holding the baton that reaches no point within `blockedSeatLimit` (blocked
 /// outside the primitives, on a lock, a semaphore or a wait of the backend's own, which a paused
 /// seat may hold: the harness's serializing, not the backend, may be what blocks it). Either makes
-/// the run not reproducible. A seat still blocked natively for the rest of the hang limit is a
-/// hang, diagnosed with that seat named (`Hang.Kind.blockedSeat`).
+/// the run not reproducible. Natively each phase is watched as a stress phase (`PhaseWatch`): a
+/// run that then makes no progress for the hang limit (the drivers' phase measured from the
+/// blocked seat's last point) is a hang, diagnosed with that seat named
+/// (`Hang.Kind.blockedSeat`); one that keeps making progress runs until its livelock cap.
 extension ProgramRunner {
     func runSeated(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
         let clock = RunClock()
@@ -163,11 +165,11 @@ struct SeatedRun {
         switch turn {
         case .quiescent:
             return nil
-        case .blockedOutside(let seat):
+        case .blockedOutside(let seat, let since):
             let seats = table.describeSeats(program: program)
             let events = execution.log.events
             table.releaseAll()
-            return goOnNatively(&record, after: .blockedSeat(seat, seats: seats), events: events)
+            return goOnNatively(&record, after: .blockedSeat(seat, since: since, seats: seats), events: events)
         case .notArrived(let what):
             let events = execution.log.events
             table.releaseAll()
@@ -222,34 +224,37 @@ struct SeatedRun {
 
     /// The run was released before its end (`release` says why): its threads go on natively and
     /// it ends as a stress run does (drivers, phase one, held sources, quiescence), checked all
-    /// the same, and marked not reproducible. After a seat blocked outside the primitives the
-    /// drivers get the rest of the hang limit, and a run still hung natively is a hang naming that
-    /// seat (`Hang.Kind.blockedSeat`), not marked by the release: the seated part, up to the
-    /// block, replays exactly, and the block outlived the release.
+    /// the same, and marked not reproducible. Each native phase is watched as a stress phase
+    /// (`PhaseWatch`): given up after the hang limit without progress, or at its livelock cap,
+    /// never after a fixed time, so a backend that is slow but keeps going is not called hung.
+    /// After a seat blocked outside the primitives the drivers' phase is measured from that
+    /// seat's last point (the block and the native rest share one hang limit without progress),
+    /// and a run still hung natively is a hang naming that seat (`Hang.Kind.blockedSeat`), not
+    /// marked by the release: the seated part, up to the block, replays exactly, and the block
+    /// outlived the release.
     private func goOnNatively(_ record: inout RunRecord, after release: NativeRelease, events: [Event]) -> RunRecord {
-        let driversLimit: Duration
-        switch release {
-        case .notArrived: driversLimit = runner.hangLimit
-        case .blockedSeat: driversLimit = runner.hangLimit - runner.blockedSeatLimit
-        }
-        let finished = threads.wait(timeout: (Uptime.now + driversLimit).dispatchTime) == .success
+        let drivers = runner.watch(execution, started: release.nativeStart(releasedAt: .now))
+        let giveUp = drivers.wait { [threads] in threads.wait(timeout: $0.dispatchTime) == .success }
         close(&record, events: events)
         if case .notArrived = release { record.notReproducible.insert(release.note, at: 0) }
-        guard finished else {
-            record.ending = .hung(
-                nativeHang(after: release, phase: "the drivers' steps", heldCompleted: false))
+        if let giveUp {
+            let steps = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
+            var hang = execution.hang(
+                nativeHangKind(after: release, phase: "the drivers' steps"), stuckSteps: steps, heldCompleted: false,
+                limit: runner.hangLimit)
+            hang.givenUp = giveUp
+            record.ending = .hung(described(hang, after: release))
             return record
         }
         if record.snapshot.isEmpty {
             record.snapshot = runner.waitForPhaseOne(execution)
             execution.completeHeldSources()
         }
-        guard execution.log.waitForQuiescence(deadline: .now + runner.hangLimit) else {
-            record.ending = .hung(
-                nativeHang(after: release, phase: "completion of every task, body and await", heldCompleted: true))
+        if let hang = runner.waitForQuiescence(execution, hangKind: { nativeHangKind(after: release, phase: $0) }) {
+            record.ending = .hung(described(hang, after: release))
             return record
         }
-        if case .blockedSeat(let seat, _) = release {
+        if case .blockedSeat(let seat, _, _) = release {
             record.notReproducible.insert(release.note, at: 0)
             record.blockedOutsidePrimitives = seat
         }
@@ -257,21 +262,20 @@ struct SeatedRun {
         return record
     }
 
-    /// The hang of a run released before its end whose `phase` did not finish natively.
-    private func nativeHang(after release: NativeRelease, phase: String, heldCompleted: Bool) -> Hang {
-        let steps = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
+    /// The kind of hang of a run released before its end whose `phase` did not finish natively.
+    private func nativeHangKind(after release: NativeRelease, phase: String) -> Hang.Kind {
         switch release {
         case .notArrived:
-            return execution.hang(
-                .timedOut(phase: phase + ", after the run went on natively"), stuckSteps: steps,
-                heldCompleted: heldCompleted, limit: runner.hangLimit)
-        case .blockedSeat(let seat, let seats):
-            // The drivers' phase had the whole hang limit: the bound on seats, then the rest.
-            var hang = execution.hang(
-                .blockedSeat("\(seat); released to go on natively, \(phase) still did not finish"),
-                stuckSteps: steps, heldCompleted: heldCompleted, limit: runner.hangLimit)
-            hang.seats = seats
-            return hang
+            return .timedOut(phase: phase + ", after the run went on natively")
+        case .blockedSeat(let seat, _, _):
+            return .blockedSeat("\(seat); released to go on natively, \(phase) still did not finish")
         }
+    }
+
+    /// `hang` with the seats as they were when a blocked seat made the run go on natively.
+    private func described(_ hang: Hang, after release: NativeRelease) -> Hang {
+        var hang = hang
+        if case .blockedSeat(_, _, let seats) = release { hang.seats = seats }
+        return hang
     }
 }
