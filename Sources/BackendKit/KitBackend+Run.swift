@@ -35,21 +35,14 @@ extension KitBackend {
 
 /// A `run`'s task: it keeps the body until the body starts, and the `whenAll` it reports to
 /// first, if any, until it completes.
-///
-/// The body waits in the value slot, as a derived task's does (`DerivedTask`), not in a field of
-/// its own: moved out by the start, or by a completion that comes first (the token's handler, or
-/// the job's abandonment), which lets it go (`dropKeptBody`). So a `RunTask<Int>` takes 88 bytes,
-/// a malloc chunk of 96, not 104 in a chunk of 112.
 final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
-    // @unchecked: the body is in the core's slot, written in init, before the task is shared;
-    // after that moved out only under the core's lock (`runBody`, `dropBody`, or the completion).
-    // `startGuard` is written before the task is shared and only read after. `join` and
-    // `joinIndex` are written under the core's lock by `storeJoin`, before the task completes;
-    // after the completion (whose critical section publishes them), only the delivery that
-    // completion started reads and clears them (`runInline`), or deinit, as `SourceTask`'s
-    // inline body.
-    typealias Body = @Sendable (CancellationToken) throws -> T
-
+    // @unchecked: `body` is written in init, before the task is shared; after that only under
+    // the core's lock, where one call moves it out (`runBody`, `dropBody`). `startGuard` is
+    // written before the task is shared and only read after. `join` and `joinIndex` are
+    // written under the core's lock by `storeJoin`, before the task completes; after the
+    // completion (whose critical section publishes them), only the delivery that completion
+    // started reads and clears them (`runInline`), or deinit, as `SourceTask`'s inline body.
+    private var body: (@Sendable (CancellationToken) throws -> T)?
     /// `nil` when the token can never be cancelled (the common case); else it holds the token.
     private var startGuard: StartGuard?
     /// The join of a `whenAll` that registered on this task first, kept in place of a
@@ -59,16 +52,14 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// This task's index among `join`'s inputs.
     @exclusivity(unchecked) private var joinIndex = 0
 
-    /// Required, so that `started` can make one from the metatype its maker passes
-    /// (`RunTaskMakerOf`), with no lookup of the class's metadata. `token` is borrowed: the task
-    /// keeps it only when it can be cancelled (in its guard).
-    required init(owner: any KitBackend, token: borrowing CancellationToken, body: @escaping Body) {
+    /// Required, so that its maker (`RunTaskMakerOf`) can make one from its generic argument,
+    /// with no lookup of the class's metadata. `token` is borrowed: the task keeps it only when it can
+    /// be cancelled (in its guard).
+    required init(
+        owner: any KitBackend, token: borrowing CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T
+    ) {
+        self.body = consume body
         super.init(owner: consume owner)
-        // Safe: the slot is empty (the task is pending, no value, no error), two words of the
-        // closure's size and alignment (asserted by `keep`), and only this class reads it as a
-        // `Body`, until the start or a completion moves it out.
-        Self.keep(consume body, at: &slot)
-        assert(keepsBody, "kit task: a run task's body reads as an empty slot")
         if token.canBeCancelled { startGuard = StartGuard(for: self, token: copy token) }
     }
 
@@ -76,12 +67,18 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// (C4.3; an executor that wrongly runs a job twice starts it once). A call that does not
     /// (the token won, or the task was completed meanwhile) lets the body go (C8.1).
     override func runBody() {
-        // The body's words, moved out of the slot in the critical section of the start.
-        var words: (UInt, UInt) = (0, 0)
-        guard startBody(startGuard, taking: { words = takeKeptBody() }) else { return dropBody() }
-        // The start moved the task out of pending, which only this call and a completion race
-        // for, and a completion moves the body out only while the task is pending: it was there.
-        guard let body = Self.body(movedFrom: &words) else {
+        var taken: (@Sendable (CancellationToken) throws -> T)?
+        // Copied and cleared rather than `take()`n or swapped: the generic `take` moves the
+        // closure through the most general abstraction, a thunk allocated each way, and `swap`
+        // looked up the closure type's metadata (callgrind).
+        let started = startBody(startGuard) {
+            taken = body
+            body = nil
+        }
+        guard started else { return dropBody() }
+        // The start moved the task out of pending, which only this call and `dropBody`'s caller
+        // (a job that never ran) race for: the body is still there.
+        guard let body = consume taken else {
             assertionFailure("kit task: a run task started without its body")
             return
         }
@@ -103,50 +100,7 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     }
 
     override func dropBody() {
-        // Still pending (the token's handler won the start but has not completed the task yet):
-        // the body is in the slot. Completed: the completion took it. Let go after the lock, so
-        // that no deinit of its captures runs under it.
-        var words: (UInt, UInt) = (0, 0)
-        withLock { if keepsBody { words = takeKeptBody() } }
-        if words != (0, 0) { dropKeptBody(words) }
-    }
-
-    override func dropKeptBody(_ words: (UInt, UInt)) {
-        var owned = words
-        Self.drop(&owned)
-    }
-
-    // The body's words, as an optional body, as `DerivedTask` keeps its own (see there why
-    // through `pointee`): all-zero words read as `nil`. Through a struct whose field has the
-    // body's own type (`KeptBody`): a closure stored where a pointer's generic `Pointee` is its
-    // optional type is reabstracted, its token passed indirectly through a thunk allocated per
-    // task (callgrind); a struct's field keeps the closure's natural form.
-
-    /// The slot's words as this task reads them while it keeps its body.
-    private struct KeptBody {
-        var body: Body?
-    }
-
-    @inline(__always)
-    private static func keep(_ body: __owned @escaping Body, at words: UnsafeMutableRawPointer) {
-        assert(
-            MemoryLayout<KeptBody>.size == MemoryLayout<(UInt, UInt)>.size
-                && MemoryLayout<KeptBody>.alignment <= MemoryLayout<(UInt, UInt)>.alignment,
-            "kit task: a run task's body does not fit the slot")
-        words.assumingMemoryBound(to: KeptBody.self).pointee = KeptBody(body: consume body)
-    }
-
-    @inline(__always)
-    private static func body(movedFrom words: UnsafeMutableRawPointer) -> Body? {
-        let kept = words.assumingMemoryBound(to: KeptBody.self)
-        let body = kept.pointee.body
-        kept.pointee.body = nil
-        return body
-    }
-
-    @inline(__always)
-    private static func drop(_ words: UnsafeMutableRawPointer) {
-        words.assumingMemoryBound(to: KeptBody.self).pointee.body = nil  // C8.1: the closure and its captures go
+        withLock { body = nil }
     }
 
     override var keepsJoin: Bool { true }
@@ -167,9 +121,6 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     }
 
     deinit {
-        // Freed before its body started (no path is known to get here: the job holds the task
-        // until it runs, and a job dropped unrun completes it): the body goes now.
-        if keepsBody { dropKeptBody(takeKeptBody()) }
         // Freed while keeping its join (a task is kept by its job until it completes, so no
         // path is known to get here): the join goes to the graveyard like any continuation,
         // since what it holds may hold a chain of its own (C8.2).

@@ -225,8 +225,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         return tryStart(taking: take)
     }
 
-    /// Moves out the body that a derived task or a `run`'s task keeps in the slot until it starts
-    /// (`DerivedTask`, `RunTask`), leaving the slot empty: its raw words, which only that task reads as its body.
+    /// Moves out the body that a derived task keeps in the slot until it starts (`DerivedTask`),
+    /// leaving the slot empty: its raw words, which only the derived task reads as its body.
     /// Under the lock (the start's or the completion's critical section), or without it for a
     /// task no other thread can reach yet.
     @inline(__always)
@@ -236,15 +236,15 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         return words
     }
 
-    /// Whether the slot still keeps a body (`DerivedTask`, `RunTask`): in deinit, when no other reference is
-    /// left, or under the lock. Until the task completes, the slot holds no value and no error,
-    /// and a task that keeps no body leaves it empty, so any word in it is that body (a closure's
-    /// first word is its function, never zero; `DerivedTask` and `RunTask` assert it).
+    /// Whether the slot still keeps a derived task's body: for deinit only, when no other
+    /// reference is left. Until the task completes, the slot holds no value and no error, and a
+    /// task that keeps no body leaves it empty, so any word in it is that body (a closure's
+    /// first word is its function, never zero; `DerivedTask` asserts it).
     @inline(__always)
     final var keepsBody: Bool { state.ending == .none && slot != (0, 0) }
 
     /// Lets go of a body that the completion moved out of the slot (`complete`): `words` own it.
-    /// `DerivedTask` and `RunTask` override it; no other task keeps a body there. The words by value: a
+    /// `DerivedTask` overrides it; no other task keeps a body there. The words by value: a
     /// caller that passed the address of a local paid a stack protector on the hot path.
     func dropKeptBody(_ words: (UInt, UInt)) {
         preconditionFailure("kit task: completed with a body in the slot of a task that keeps none, \(state)")
