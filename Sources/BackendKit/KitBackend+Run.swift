@@ -46,7 +46,7 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// `nil` when the token can never be cancelled (the common case); else it holds the token.
     private var startGuard: StartGuard?
     /// The join of a `whenAll` that registered on this task first, kept in place of a
-    /// `JoinSlot` node (`TaskCore.join(_:at:)`): a fan-out's inputs join with no allocation
+    /// `JoinSlot` node (`TaskCore.join(_:at:on:)`): a fan-out's inputs join with no allocation
     /// each.
     @exclusivity(unchecked) private var join: KitJoinBase?
     /// This task's index among `join`'s inputs.
