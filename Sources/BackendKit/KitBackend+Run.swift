@@ -13,8 +13,8 @@ extension KitBackend {
     /// Why not TaskAPI's default: it completes the task through `any CompletionSource<T>` with a
     /// `Completion<T>`, and in unspecialized code every generic type costs a runtime metadata
     /// lookup; a fan-out of 100,000 bodies spent about a fifth of its instructions there. Here
-    /// the value goes from the body straight into the task's slot; the task's class comes from
-    /// `RunTaskTypes`, without the runtime's lookup; and a `run` costs
+    /// the value goes from the body straight into the task's slot; the task is made and returned
+    /// by its maker (`RunTaskMakers`), without the runtime's lookups; and a `run` costs
     /// one allocation on a kit queue executor (the task), two on any other (the task and its
     /// job).
     @_disfavoredOverload
@@ -23,14 +23,12 @@ extension KitBackend {
         token: CancellationToken,
         _ body: @escaping @Sendable (CancellationToken) throws -> T
     ) -> any AsyncTask<T> {
-        if let type = RunTaskTypes.cached(T.self) {
-            let task = type.init(owner: self, token: token, body: body)
-            RunJob.schedule(task, on: executor)
-            return task
+        let made = RunTaskMakers.withMaker(of: T.self) { maker in
+            maker.make(owner: self, token: token, on: executor, body)
         }
-        let task = RunTask<T>(owner: self, token: token, body: body)
-        RunJob.schedule(task, on: executor)
-        RunTaskTypes.record(T.self)
+        if let made { return made }
+        let task = RunTask<T>.started(owner: self, token: token, on: executor, body)
+        RunTaskMakers.record(T.self)
         return task
     }
 }
@@ -48,14 +46,14 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// `nil` when the token can never be cancelled (the common case); else it holds the token.
     private var startGuard: StartGuard?
     /// The join of a `whenAll` that registered on this task first, kept in place of a
-    /// `JoinSlot` node (`TaskCore.join(_:at:)`): a fan-out's inputs join with no allocation
+    /// `JoinSlot` node (`TaskCore.join(_:at:on:)`): a fan-out's inputs join with no allocation
     /// each.
     @exclusivity(unchecked) private var join: KitJoinBase?
     /// This task's index among `join`'s inputs.
     @exclusivity(unchecked) private var joinIndex = 0
 
-    /// Required, so that `run` can make one from a type it has cached (`RunTaskTypes`), with no
-    /// lookup of the class's metadata. `token` is borrowed: the task keeps it only when it can
+    /// Required, so that its maker (`RunTaskMakerOf`) can make one from its generic argument,
+    /// with no lookup of the class's metadata. `token` is borrowed: the task keeps it only when it can
     /// be cancelled (in its guard).
     required init(
         owner: any KitBackend, token: borrowing CancellationToken, body: @escaping @Sendable (CancellationToken) throws -> T
@@ -87,6 +85,18 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         // A token that can never be cancelled is `.none`: no guard was made for it.
         let token = startGuard?.token ?? .none
         settle { try body(token) }
+    }
+
+    /// A pending task for `body`, its job handed to `executor`: `run`'s, through the maker of
+    /// its `T` (`RunTaskMakerOf`). Made from `self`, the metatype the maker passes: no lookup of
+    /// the class's metadata.
+    static func started(
+        owner: any KitBackend, token: borrowing CancellationToken, on executor: any AsyncTaskExecutor,
+        _ body: @escaping @Sendable (CancellationToken) throws -> T
+    ) -> RunTask<T> {
+        let task = self.init(owner: owner, token: token, body: body)
+        RunJob.schedule(task, on: executor)
+        return task
     }
 
     override func dropBody() {

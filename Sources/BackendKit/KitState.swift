@@ -59,9 +59,9 @@ struct KitState: CustomStringConvertible {
         case registerWaker
         /// The body of an inline `whenComplete` kept in the task's own field
         /// (`registerInline`), or a `whenAll`'s join kept in a `run`'s task's own fields
-        /// (`TaskCore.join(_:at:)`); `first`: no continuation is stored yet.
+        /// (`TaskCore.join(_:at:on:)`); `first`: no continuation is stored yet.
         case keepBody(first: Bool)
-        /// A report made in place of a registration (`TaskCore.join(_:at:)`).
+        /// A report made in place of a registration (`TaskCore.join(_:at:on:)`).
         case deliverInPlace
         /// The end of a delivery round (`nextDelivery`); `stored`: continuations were registered
         /// meanwhile.

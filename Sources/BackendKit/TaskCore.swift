@@ -258,11 +258,11 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     func dropBody() {}
 
     /// Whether the task has fields of its own for a kit `whenAll`'s join (`RunTask`): then
-    /// `join(_:at:)` keeps a join there, with no node, when it is the first continuation.
+    /// `join(_:at:on:)` keeps a join there, with no node, when it is the first continuation.
     var keepsJoin: Bool { false }
 
     /// Stores `join` and the input's `index` in the task's own fields (`keepsJoin`). Under the
-    /// lock, by `join(_:at:)` only, once the state recorded the kept body (`KitState.holdsBody`).
+    /// lock, by `join(_:at:on:)` only, once the state recorded the kept body (`KitState.holdsBody`).
     func storeJoin(_ join: KitJoinBase, at index: Int) {
         preconditionFailure("kit task: a join stored in a task that keeps none, \(state)")
     }
@@ -399,8 +399,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// not completed that keeps joins (`keepsJoin`), the join becomes its first continuation,
     /// handed over first by the completion (`runInline`, C2.4). `false`, doing nothing,
     /// otherwise (a delivery is running, or the join would not be the first continuation): the
-    /// caller registers a node.
-    final func join(_ join: KitJoinBase, at index: Int) -> Bool {
+    /// caller registers a node. `runtime` is the calling thread's (`whenAll` looks it up once for
+    /// all its inputs).
+    final func join(_ join: KitJoinBase, at index: Int, on runtime: ThreadRuntime) -> Bool {
         SchedulePoint.reach("kit task: register")
         let ending = locked { () -> KitState.Ending? in
             // Completed and delivered: a delivery phase opens for the report.
@@ -412,14 +413,16 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         guard let ending else { return false }
         if ending == .none { return true }  // kept
         let outcome = ending == .success ? .success(()) : completedOutcome(ending)
-        ThreadRuntime.unmanagedCurrent._withUnsafeGuaranteedRef { runtime in
-            if runtime.isDraining { return queueJoin(join, at: index, outcome) }
+        assert(runtime === ThreadRuntime.current, "kit task: a join reported onto another thread's runtime")
+        if runtime.isDraining {
+            queueJoin(join, at: index, outcome)
+        } else {
             deliverInPlace(outcome, on: runtime) { join.receive($0, from: self, at: index) }
         }
         return true
     }
 
-    /// `join(_:at:)`'s report inside trampoline work: a `JoinSlot` queued behind that work, as
+    /// `join(_:at:on:)`'s report inside trampoline work: a `JoinSlot` queued behind that work, as
     /// `register` queues a node. Out of line: the in-place path stays small.
     @inline(never)
     private func queueJoin(_ join: KitJoinBase, at index: Int, _ outcome: KitCompletion) {
