@@ -1,7 +1,7 @@
 import Foundation
 
-/// `--instructions`: instructions executed per chain link (and, when the run measures fan-out,
-/// per fanned-out task), counted by valgrind's callgrind. Each count runs one of this binary's
+/// `--instructions`: instructions executed per chain link (and, when the run measures them, per
+/// fanned-out task and per `await`), counted by valgrind's callgrind. Each count runs one of this binary's
 /// child modes under callgrind at two sizes; the difference divided by the extra items cancels
 /// start-up and set-up, leaving the cost of one item. Unlike a time, the count does not move
 /// with the machine's load: the figure to quote and to gate on.
@@ -35,9 +35,11 @@ enum InstructionCounts {
         .chain("pending-inline", baseline: "closure")
     ]
 
-    /// The cases a run counts: the chains always; the fan-out when the run measures it.
+    /// The cases a run counts: the chains always; the fan-out and the `await`s when the run
+    /// measures them.
     static func cases(scenarios: [String]) -> [CountedCase] {
         chainCases + (scenarios.contains(FanoutScenario.name) ? [.fanout] : [])
+            + (scenarios.contains(AwaitScenario.name) ? CountedCase.awaits : [])
     }
 
     /// Counts `cases` for `backends` and each case's baselines, `width` valgrind runs at a time.

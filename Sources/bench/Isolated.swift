@@ -34,16 +34,19 @@ enum Isolated {
         /// Round-robin subjects, and what to stop once measured (thread pools).
         case rounds(@Sendable (ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void))
         /// Latency samplers for `total` samples, and what to stop once measured.
-        case samples(@Sendable (ScenarioContext, _ total: Int) -> (specs: [Sampler.Spec], stop: () -> Void))
+        case samples(@Sendable (ScenarioContext, _ total: Int?) -> (specs: [Sampler.Spec], stop: () -> Void))
     }
 
     /// Every isolated case, by variant (the case name without its size).
     static let makers: [String: Maker] = [
         "hop.default": .samples(HopScenario.specs),
         "hop.serial": .samples(HopScenario.specs),
+        "hop.default-warm": .samples(HopScenario.specs),
+        "hop.default-parked": .samples(HopScenario.specs),
         "fanout.whenAll": .rounds(FanoutScenario.subjects),
         "contention.register-race": .rounds(ContentionScenario.subjects),
-        "await.run-value": .rounds(AwaitScenario.subjects),
+        AwaitScenario.runValue: .rounds(AwaitScenario.subjects),
+        AwaitScenario.completedValue: .rounds(AwaitScenario.completedSubjects),
         "chain.completed-inline": .rounds(ChainScenario.completedInlineSubjects),
         "chain.completed-default": .rounds(ChainScenario.completedDefaultSubjects),
         "chain.pending-inline": .rounds(ChainScenario.pendingInlineSubjects)
@@ -97,8 +100,8 @@ enum Isolated {
             let (specs, stop) = make(context, warm + size)
             defer { stop() }
             result = specs.first { $0.caseName.hasPrefix(arguments[0] + "@") && $0.subject == subject }.map { spec in
-                for _ in 0..<warm { _ = spec.sample() }
-                return ChildFigures(values: (0..<size).map { _ in Double(spec.sample()) }, ok: true)
+                for _ in 0..<warm { _ = spec.paced() }
+                return ChildFigures(values: (0..<size).map { _ in Double(spec.paced()) }, ok: true)
             }
         }
         guard let result else {

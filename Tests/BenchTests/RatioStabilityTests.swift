@@ -32,6 +32,43 @@ import Testing
         #expect(judged.line.hasPrefix("UNSTABLE"))
     }
 
+    @Test("with 5 rounds the median's interval is the rounds' range: one far round fails the repeat verdict")
+    func fiveRoundsIntervalIsTheRange() {
+        let verdict = RepeatVerdict([1.0, 1.02, 0.98, 1.01, 1.5])
+        #expect(verdict.median == 1.01)
+        #expect(verdict.low == 0.98 && verdict.high == 1.5)
+        #expect(!verdict.repeatable)
+        #expect(RepeatVerdict([1.0, 1.02, 0.98, 1.01, 1.05]).repeatable)
+    }
+
+    @Test("with 11 rounds two far rounds cannot move the median: repeatable, though the rounds are unstable")
+    func moreRoundsAllowAMinorityInAnotherMode() throws {
+        let rounds = [1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.03, 0.97, 1.01, 3.0, 0.3]
+        let verdict = RepeatVerdict(rounds)
+        // The interval runs from the 3rd smallest round to the 9th.
+        let sorted = rounds.sorted()
+        #expect(verdict.low == sorted[2] && verdict.high == sorted[8])
+        #expect(verdict.repeatable)
+        let results = [
+            Fixture.figure("hop.default@30k", "dispatch", [Double](repeating: 10, count: 11), unit: "us"),
+            Fixture.figure("hop.default@30k", "gcd", rounds.map { $0 * 10 }, baseline: "dispatch", unit: "us")
+        ]
+        let judged = try #require(RatioStability.judge(results).first)
+        #expect(!judged.stable)
+        #expect(judged.repeatable == true)
+        #expect(judged.line.hasSuffix(": repeatable"))
+    }
+
+    @Test("rounds split between two modes are not repeatable, however many")
+    func twoModesAreNotRepeatable() {
+        let bimodal = (0..<21).map { $0 % 2 == 0 ? 1.0 : 2.0 }
+        let verdict = RepeatVerdict(bimodal)
+        #expect(verdict.low == 1 && verdict.high == 2)
+        #expect(!verdict.repeatable)
+        // An even count: the interval's ends come from the two middle rounds' distributions.
+        #expect(!RepeatVerdict([1, 1, 1, 2, 2, 2]).repeatable)
+    }
+
     @Test func singleMeasurementsAndUnpairedFiguresAreLeftOut() {
         let results = [
             Fixture.figure("stack.deepest-inline@512KiB", "closure", [1000]),

@@ -85,7 +85,7 @@ extension RoundRobin {
         Progress.note("\(scenario): \(made.subjects.map(\.name).joined(separator: ", ")), \(work), \(context.plan.isolatedRounds)")
         return RoundRobin(plan: context.plan).measure(
             made.subjects, nominal: nominal, floor: floor, warmSize: warmSize,
-            repetitions: context.plan.testableRepetitions, isolated: variant)
+            repetitions: context.plan.rounds, isolated: variant)
     }
 }
 
