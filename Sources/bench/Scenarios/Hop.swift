@@ -175,7 +175,7 @@ enum HopPacing: CaseIterable, Sendable {
     func samples(_ plan: Plan) -> (samples: Int, warmup: Int) {
         switch self {
         case .backToBack, .warm: (plan.size(6_000, quick: 2_000), 200)
-        case .parked: (plan.size(400, quick: 100), 20)
+        case .parked: (plan.size(300, quick: 100), 20)
         }
     }
 }
