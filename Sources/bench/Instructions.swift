@@ -145,7 +145,11 @@ enum InstructionCounts {
             // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
             environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
             for (name, value) in changes { environment[name] = value }
-            let arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", binary] + counted.child(subject, items)
+            // `--collect-atstart` after the toggles: a toggle makes collection start off.
+            let toggles = counted.excludedFunctions.map { "--toggle-collect=\($0)" }
+            let arguments =
+                ["--tool=callgrind"] + toggles + (toggles.isEmpty ? [] : ["--collect-atstart=yes"])
+                + ["--callgrind-out-file=\(output)", binary] + counted.child(subject, items)
             guard let exit = Children.run(valgrind, arguments, environment: environment), exit.status == 0,
                 let text = try? String(contentsOfFile: output, encoding: .utf8)
             else { return nil }

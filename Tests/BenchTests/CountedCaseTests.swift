@@ -27,6 +27,9 @@ import Testing
         #expect(completed.jobs(backends: Self.backends).map(\.subject) == ["swift"] + Self.backends)
         #expect(pending.caseName == "instructions.await-run-value@1k-2k")
         #expect(completed.caseName == "instructions.await-completed-value@20k-40k")
+        // The pending round trip leaves out the kit pool's idle worker's wait for its next job.
+        #expect(pending.excludedFunctions == ["*ThreadPoolC7nextJob*"])
+        #expect(completed.excludedFunctions.isEmpty && CountedCase.fanout.excludedFunctions.isEmpty)
         for counted in CountedCase.awaits {
             #expect(counted.unit == "instr/await" && counted.unit != InstructionGate.unit)
             #expect(counted.repetitions == InstructionCounts.poolRepetitions)
