@@ -34,14 +34,16 @@ struct RatioStability: Codable, Sendable, Equatable {
         var baselines: [String: Figure] = [:]
         for m in results where !m.isBackend { baselines[m.variant + "|" + m.subject] = m }
         return results.compactMap { m in
+            // A subject the time budget gave fewer rounds dropped out of the later rounds: the
+            // rounds both took are the first ones of each.
             guard m.isBackend, let name = m.baseline, let b = baselines[m.variant + "|" + name],
-                let values = m.values, let baseValues = b.values, values.count == baseValues.count, values.count >= 2
+                let values = m.values, let baseValues = b.values, min(values.count, baseValues.count) >= 2
             else { return nil }
             let rounds = zip(values, baseValues).compactMap { value, base -> Double? in
                 guard value > 0, base > 0, value.isFinite, base.isFinite else { return nil }
                 return m.lowerIsBetter ? value / base : base / value
             }
-            guard rounds.count == values.count, let low = rounds.min(), let high = rounds.max() else { return nil }
+            guard rounds.count == min(values.count, baseValues.count), let low = rounds.min(), let high = rounds.max() else { return nil }
             let spread = high / low
             let verdict = RepeatVerdict(rounds)
             return RatioStability(

@@ -73,9 +73,19 @@ import Testing
         let results = [
             Fixture.figure("stack.deepest-inline@512KiB", "closure", [1000]),
             Fixture.figure("stack.deepest-inline@512KiB", "gcd", [900], baseline: "closure"),
-            Fixture.figure("chain.pending-inline@1M", "closure", [20, 21, 19]),
-            Fixture.figure("chain.pending-inline@1M", "gcd", [100, 110], baseline: "closure")
+            Fixture.figure("chain.pending-inline@1M", "gcd", [100, 110], baseline: "no-such-baseline")
         ]
         #expect(RatioStability.judge(results).isEmpty)
+    }
+
+    @Test("a subject the budget gave fewer rounds is paired over the rounds both took")
+    func fewerRoundsPairTheFirstOnes() throws {
+        let results = [
+            Fixture.figure("await.run-value@12k", "pthreads", [10, 20, 10]),
+            Fixture.figure("await.run-value@12k", "threads", [5, 10, 5, 50, 50], baseline: "pthreads")
+        ]
+        let judged = try #require(RatioStability.judge(results).first)
+        #expect(judged.rounds == [0.5, 0.5, 0.5])
+        #expect(judged.stable)
     }
 }
