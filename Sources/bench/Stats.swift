@@ -89,7 +89,9 @@ struct Plan: Sendable {
 
     /// Rounds of every timed case (`--rounds`, at least `testableRepetitions`): more rounds
     /// narrow the repeat verdict's interval of a ratio's median (`RepeatVerdict`).
-    var rounds = 5
+    var rounds = Plan.defaultRounds
+    /// Rounds without `--rounds`: the testable repetitions.
+    static let defaultRounds = 5
 
     /// How far past the budget a case's testable repetitions may run at the nominal size before
     /// the size is cut. The size is part of what is measured (a chain of 125k links is not the
