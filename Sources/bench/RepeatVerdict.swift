@@ -12,7 +12,7 @@ import Foundation
 /// Unlike the round verdict (every round within 1.2x of each other), this one lets a minority of
 /// rounds land in another mode as long as they cannot move the median. With 5 rounds the interval
 /// is the whole range of the rounds (a resample's median is the smallest round with probability
-/// 5.8 %), so the two verdicts nearly agree; with 9 rounds it runs from the 3rd to the 7th, with
+/// 5.8 %), so the two verdicts nearly agree; with 9 rounds it runs from the 2nd to the 8th, with
 /// 11 from the 3rd to the 9th (`bench --rounds N`). It fails a figure whose rounds split between
 /// two modes in anything like equal numbers: a repeat's median could land in either.
 struct RepeatVerdict: Equatable {

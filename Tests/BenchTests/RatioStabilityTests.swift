@@ -59,6 +59,15 @@ import Testing
         #expect(judged.line.hasSuffix(": repeatable"))
     }
 
+    @Test(
+        "the interval's ends by round count: the whole range up to 5 rounds, then narrower",
+        arguments: [(3, 1, 3), (5, 1, 5), (7, 2, 6), (9, 2, 8), (11, 3, 9), (21, 7, 15)])
+    func intervalEnds(rounds: Int, low: Int, high: Int) {
+        // Rounds 1, 2, ..., n in a shuffled order: the interval's ends are the ranks themselves.
+        let verdict = RepeatVerdict((1...rounds).map(Double.init).reversed())
+        #expect(verdict.low == Double(low) && verdict.high == Double(high))
+    }
+
     @Test("rounds split between two modes are not repeatable, however many")
     func twoModesAreNotRepeatable() {
         let bimodal = (0..<21).map { $0 % 2 == 0 ? 1.0 : 2.0 }
