@@ -21,6 +21,8 @@ import Foundation
 /// it trades this independence for speed (its aim allows 2 false changes per pair of runs).
 enum Isolated {
     static let command = "__repetition"
+    /// Joins the subjects of a child that measures several, interleaved (`gcd+dispatch`).
+    static let pairSeparator = "+"
 
     /// What a child measured: the figures of its one timed run (seconds for a round-robin
     /// subject, nanosecond latency samples for a hop subject), and whether its result was right.
@@ -51,6 +53,20 @@ enum Isolated {
         "chain.completed-default": .rounds(ChainScenario.completedDefaultSubjects),
         "chain.pending-inline": .rounds(ChainScenario.pendingInlineSubjects)
     ]
+
+    /// `size` samples of each of `specs` after `warm` of each, taken in turn (the order reversed
+    /// every other sample, so that neither always follows the other); each one's values in turn.
+    private static func interleaved(_ specs: [Sampler.Spec], size: Int, warm: Int) -> ChildFigures {
+        for _ in 0..<warm {
+            for spec in specs { _ = spec.paced() }
+        }
+        var values = [[Double]](repeating: [], count: specs.count)
+        for sample in 0..<size {
+            let order = sample.isMultiple(of: 2) ? Array(specs.indices) : specs.indices.reversed()
+            for index in order { values[index].append(Double(specs[index].paced())) }
+        }
+        return ChildFigures(values: values.flatMap { $0 }, ok: true)
+    }
 
     /// Runs one repetition of `subject` in `variant` in a child process: `warm` items to warm up,
     /// then `size` timed. `nil` values with `ok` false if the child failed.
@@ -84,8 +100,9 @@ enum Isolated {
         let subject = arguments[1]
         var plan = Plan(quick: false, cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)), budget: .infinity)
         plan.slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
-        // Only the named backend: no other backend's threads start in the child.
-        let context = ScenarioContext(backends: backendRegistry.filter { $0.name == subject }, plan: plan)
+        // Only the named backends: no other backend's threads start in the child.
+        let names = subject.split(separator: pairSeparator).map(String.init)
+        let context = ScenarioContext(backends: backendRegistry.filter { names.contains($0.name) }, plan: plan)
         let result: ChildFigures?
         switch maker {
         case .rounds(let make):
@@ -99,10 +116,10 @@ enum Isolated {
         case .samples(let make):
             let (specs, stop) = make(context, warm + size)
             defer { stop() }
-            result = specs.first { $0.caseName.hasPrefix(arguments[0] + "@") && $0.subject == subject }.map { spec in
-                for _ in 0..<warm { _ = spec.paced() }
-                return ChildFigures(values: (0..<size).map { _ in Double(spec.paced()) }, ok: true)
+            let named = names.compactMap { name in
+                specs.first { $0.caseName.hasPrefix(arguments[0] + "@") && $0.subject == name }
             }
+            result = named.count == names.count ? interleaved(named, size: size, warm: warm) : nil
         }
         guard let result else {
             printError("bench \(command): no subject '\(subject)' in \(arguments[0])")

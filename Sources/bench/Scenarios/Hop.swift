@@ -156,6 +156,12 @@ enum HopPacing: CaseIterable, Sendable {
     /// Whether the sampling thread polls for a hop's arrival rather than sleeping until it.
     var spins: Bool { self == .warm }
 
+    /// Whether each backend is measured in one child process with its baseline, their samples
+    /// interleaved (`Sampler.groups`): the paced cases. A process keeps the mode it lands in for
+    /// its life (which processor its threads sit on, whether a pool's worker is caught awake), so
+    /// one process per subject made each round's ratio a comparison of two processes' modes.
+    var pairs: Bool { self != .backToBack }
+
     /// The idle gap before each parked hop.
     static let parkedGap: Duration = .milliseconds(1)
 
@@ -219,6 +225,28 @@ struct Sampler {
         }
     }
 
+    /// The subjects a round measures together, by index into `specs`: each alone, except that a
+    /// paced case (`HopPacing.pairs`) measures each backend in one process with its baseline, their
+    /// samples interleaved (a baseline that an earlier backend of the round took stays with that
+    /// one; a baseline no backend names is measured alone).
+    func groups(_ specs: [Spec]) -> [[Int]] {
+        guard pacing.pairs else { return specs.indices.map { [$0] } }
+        var claimed = Set<Int>()
+        var groups: [[Int]] = []
+        for (index, spec) in specs.enumerated() where spec.kind == .backend {
+            let partner = specs.indices.first {
+                specs[$0].kind == .baseline && specs[$0].caseName == spec.caseName && specs[$0].subject == spec.baseline
+            }
+            if let partner, !claimed.contains(partner) {
+                claimed.insert(partner)
+                groups.append([index, partner])
+            } else {
+                groups.append([index])
+            }
+        }
+        return groups + specs.indices.filter { specs[$0].kind == .baseline && !claimed.contains($0) }.map { [$0] }
+    }
+
     func measure(_ specs: [Spec]) -> [Figure] {
         if !plan.isolates {
             for spec in specs {
@@ -228,25 +256,27 @@ struct Sampler {
         var all = [[Double]](repeating: [], count: specs.count)
         var p50s = [[Double]](repeating: [], count: specs.count)
         var lost = [Int](repeating: 0, count: specs.count)
+        func record(_ index: Int, _ values: [Double]) {
+            let rep = values.map { $0 / 1000 }.sorted()
+            p50s[index].append(percentile(rep, 50))
+            all[index].append(contentsOf: rep)
+        }
         for _ in 0..<repetitions {
-            for (index, spec) in specs.enumerated() {
-                var rep: [Double]
-                if plan.isolates {
-                    let variant = String(spec.caseName.prefix { $0 != "@" })
-                    let child = Isolated.repetition(variant, subject: spec.subject, size: samples, warm: warmup)
-                    guard child.ok, child.values.count == samples else {
-                        lost[index] += 1
-                        continue
-                    }
-                    rep = child.values.map { $0 / 1000 }
-                } else {
-                    rep = []
-                    rep.reserveCapacity(samples)
-                    for _ in 0..<samples { rep.append(Double(spec.paced()) / 1000) }
+            for group in groups(specs) {
+                guard plan.isolates else {
+                    for index in group { record(index, (0..<samples).map { _ in Double(specs[index].paced()) }) }
+                    continue
                 }
-                rep.sort()
-                p50s[index].append(percentile(rep, 50))
-                all[index].append(contentsOf: rep)
+                let variant = String(specs[group[0]].caseName.prefix { $0 != "@" })
+                let subject = group.map { specs[$0].subject }.joined(separator: Isolated.pairSeparator)
+                let child = Isolated.repetition(variant, subject: subject, size: samples, warm: warmup)
+                guard child.ok, child.values.count == samples * group.count else {
+                    for index in group { lost[index] += 1 }
+                    continue
+                }
+                for (offset, index) in group.enumerated() {
+                    record(index, Array(child.values[(offset * samples)..<((offset + 1) * samples)]))
+                }
             }
         }
         return specs.indices.map { index in
