@@ -54,6 +54,25 @@ enum Isolated {
         "chain.pending-inline": .rounds(ChainScenario.pendingInlineSubjects)
     ]
 
+    /// One timed run of `size` items of each of `subjects` after a warm-up of `warm` of each, in
+    /// one process; several run in turn and then in reverse (A, B, C, C, B, A), each one's figure
+    /// the mean of its two runs, so that none always runs first. The seconds of each in turn.
+    private static func timedTogether(_ subjects: [RoundRobin.Subject], size: Int, warm: Int) -> ChildFigures {
+        var ok = true
+        if warm > 0 {
+            for subject in subjects { ok = subject.run(warm).ok && ok }
+        }
+        let order = subjects.count > 1 ? Array(subjects.indices) + subjects.indices.reversed() : Array(subjects.indices)
+        var seconds = [Double](repeating: 0, count: subjects.count)
+        for index in order {
+            let timed = subjects[index].run(size)
+            ok = ok && timed.ok && timed.seconds.isFinite
+            seconds[index] += timed.seconds
+        }
+        let runs = Double(order.count / subjects.count)
+        return ChildFigures(values: seconds.map { $0 / runs }, ok: ok)
+    }
+
     /// `size` samples of each of `specs` after `warm` of each, taken in turn (the order reversed
     /// every other sample, so that neither always follows the other); each one's values in turn.
     private static func interleaved(_ specs: [Sampler.Spec], size: Int, warm: Int) -> ChildFigures {
@@ -108,11 +127,8 @@ enum Isolated {
         case .rounds(let make):
             let (subjects, stop) = make(context)
             defer { stop() }
-            result = subjects.first { $0.name == subject }.map { subject in
-                let warmed = warm > 0 ? subject.run(warm).ok : true
-                let timed = subject.run(size)
-                return ChildFigures(values: [timed.seconds], ok: warmed && timed.ok && timed.seconds.isFinite)
-            }
+            let named = names.compactMap { name in subjects.first { $0.name == name } }
+            result = named.count == names.count ? timedTogether(named, size: size, warm: warm) : nil
         case .samples(let make):
             let (specs, stop) = make(context, warm + size)
             defer { stop() }

@@ -22,6 +22,37 @@ import Testing
         #expect(Set(specs.filter { $0.caseName.hasPrefix("hop.serial@") }.map(\.pacing)) == [.backToBack])
     }
 
+    @Test("a paced case measures each backend with its baseline in one process; back to back, each alone")
+    func pacedCasesPairEachBackendWithItsBaseline() {
+        let context = ScenarioContext(backends: backendRegistry, plan: Plan(quick: false, cores: 2, budget: 1))
+        let (specs, stop) = HopScenario.specs(context, total: 0)
+        defer { stop() }
+        for pacing in HopPacing.allCases {
+            let paced = specs.filter { $0.pacing == pacing }
+            let groups = Sampler(plan: context.plan, pacing: pacing).groups(paced)
+            // Every subject once a round.
+            #expect(groups.flatMap { $0 }.sorted() == Array(paced.indices))
+            for group in groups {
+                let subjects = group.map { paced[$0] }
+                if pacing.pairs, let backend = subjects.first, backend.kind == .backend {
+                    #expect(subjects.count == 2)
+                    #expect(subjects.last?.subject == backend.baseline && subjects.last?.caseName == backend.caseName)
+                } else {
+                    #expect(subjects.count == 1)
+                }
+            }
+        }
+        // Two backends naming one baseline: the first takes it, the second is measured alone.
+        let shared = specs.filter { $0.pacing == .parked }.filter { $0.subject != "pthreads" && $0.subject != "swift" }
+            .map { spec in
+                Sampler.Spec(
+                    caseName: spec.caseName, subject: spec.subject, kind: spec.kind,
+                    baseline: spec.kind == .backend ? "dispatch" : nil, pacing: spec.pacing, sample: spec.sample)
+            }
+        let groups = Sampler(plan: context.plan, pacing: .parked).groups(shared)
+        #expect(groups.map(\.count) == [2] + [Int](repeating: 1, count: backendRegistry.count - 1))
+    }
+
     @Test("a parked hop waits the idle gap first; the others do not wait")
     func parkedPausesTheGap() {
         let start = monotonicNanos()

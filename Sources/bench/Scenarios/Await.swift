@@ -30,7 +30,8 @@ enum AwaitScenario: Scenario {
         let awaits = context.plan.size(500_000, quick: 100_000)
         let completed = RoundRobin.measureCase(
             name, completedSubjects(context), work: "\(awaits) awaits of a completed task", context,
-            nominal: awaits, floor: awaits / 8, warmSize: awaits / 10, isolated: completedValue)
+            nominal: awaits, floor: awaits / 8, warmSize: awaits / 10, isolated: completedValue,
+            grouping: .together)
         return pending.map { figure($0, variant: runValue, unit: "us", nominal: n, items: "round trips") }
             + completed.map { figure($0, variant: completedValue, unit: "cpu-ns", nominal: awaits, items: "awaits") }
     }
