@@ -106,8 +106,10 @@ enum Isolated {
         return ChildFigures(values: values, ok: verdict == "ok")
     }
 
-    /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM`. Prints `ok` or `wrong` and the
-    /// values; exit status 0, 1 for a wrong result, 2 for bad arguments. Its plan is a default
+    /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM`, SUBJECT one subject's name or
+    /// several joined by `pairSeparator` (`gcd+dispatch`), measured in this one process. Prints
+    /// `ok` or `wrong` and the values (each subject's in turn); exit status 0, 1 for a wrong
+    /// result, 2 for bad arguments. Its plan is a default
     /// run's: only a default run isolates its repetitions (`Plan.isolates`).
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 4, let maker = makers[arguments[0]], let size = Int(arguments[2]), size > 0,
