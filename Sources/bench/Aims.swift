@@ -37,7 +37,8 @@ func evaluateAims(_ results: [Figure], backends: [String]) -> [AimResult] {
         }
         for (prefix, aim, limit) in [
             ("fanout.", "fan-out cost <= 2x the matching raw baseline", 2.0),
-            ("await.", "await run {}.value <= 2.5x a raw continuation", 2.5)
+            (AwaitScenario.runValue + "@", "await run {}.value <= 2.5x a raw continuation", 2.5),
+            (AwaitScenario.completedValue + "@", "await of a completed task's value <= 2.5x a checked continuation", 2.5)
         ] {
             let cases = figures(prefix, backend)
             guard !cases.isEmpty else { continue }

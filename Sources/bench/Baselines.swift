@@ -17,10 +17,11 @@ final class CondvarHandoff: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending = false
     private var stopped = false
-    private let stamp = Stamp()
-    private let back = DispatchSemaphore(value: 0)
+    private let arrival: Arrival
 
-    init() {
+    /// `arrival` carries the consumer's start back to `hop()`'s caller (polled or slept on).
+    init(arrival: Arrival) {
+        self.arrival = arrival
         let thread = Thread { [self] in consume() }
         thread.start()
     }
@@ -35,8 +36,7 @@ final class CondvarHandoff: @unchecked Sendable {
             }
             pending = false
             condition.unlock()
-            stamp.mark()
-            back.signal()
+            arrival.arrive()
         }
     }
 
@@ -47,8 +47,7 @@ final class CondvarHandoff: @unchecked Sendable {
         pending = true
         condition.signal()
         condition.unlock()
-        back.wait()
-        return stamp.nanos &- start
+        return arrival.wait() &- start
     }
 
     func stop() {

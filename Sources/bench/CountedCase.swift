@@ -10,6 +10,12 @@ struct CountedCase: Sendable {
         /// fanout.whenAll SUBJECT N 0`, the timed scenario's own code), each backend divided by
         /// its matching raw baseline (a Dispatch group, the raw thread pool, a Swift task group).
         case fanout
+        /// An `await` of a task's value from a Swift task (`bench __repetition VARIANT SUBJECT N
+        /// 0`, the timed scenario's own code): `await.run-value` (a body run on the default
+        /// executor, each backend divided by its matching checked-continuation round trip, as
+        /// timed) or `await.completed-value` (a completed task, divided by a checked continuation
+        /// resumed inside its closure).
+        case await(variant: String)
     }
 
     let kind: Kind
@@ -30,6 +36,10 @@ struct CountedCase: Sendable {
         // hundred more instructions per task (the allocator consolidates more freed chunks at
         // once, the job ring grows further): the figure is per task of a 10,000-20,000 fan-out.
         case .fanout: 10_000
+        // A pending round trip costs 5,000-10,000 instructions of its own, and the pools' idle
+        // workers' polls between round trips on top; 1,000 and 2,000 take about 1 s under
+        // callgrind. A completed task's `await` costs a few hundred: 20,000 and 40,000.
+        case .await(let variant): variant == AwaitScenario.completedValue ? 20_000 : 1_000
         }
     }
 
@@ -40,6 +50,7 @@ struct CountedCase: Sendable {
         switch kind {
         case .chain(let chainCase, _): "chain-" + chainCase
         case .fanout: "fanout-whenAll"
+        case .await(let variant): variant.replacingOccurrences(of: ".", with: "-")
         }
     }
 
@@ -50,6 +61,7 @@ struct CountedCase: Sendable {
         switch kind {
         case .chain: "instr/link"
         case .fanout: "instr/task"
+        case .await: "instr/await"
         }
     }
 
@@ -57,7 +69,7 @@ struct CountedCase: Sendable {
     var chainCase: String? {
         switch kind {
         case .chain(let chainCase, _): chainCase
-        case .fanout: nil
+        case .fanout, .await: nil
         }
     }
 
@@ -70,6 +82,11 @@ struct CountedCase: Sendable {
         // allocator consolidates depend on how callgrind interleaves the threads, and valgrind's
         // `--fair-sched=yes` did not narrow it. The median of three, as on the pools' chains.
         case .fanout: InstructionCounts.poolRepetitions
+        // A pending round trip hands over between threads twice, and how often the idle workers
+        // poll in between is callgrind's interleaving's; a completed task's `await` runs on the
+        // awaiting task's thread alone, but that Swift task runs on Dispatch's pool, whose idle
+        // threads are counted too. The median of three for both.
+        case .await: InstructionCounts.poolRepetitions
         }
     }
 
@@ -83,6 +100,28 @@ struct CountedCase: Sendable {
         // runs at load 14, and 2,557 to 2,661 (gcd) in six runs.
         case .chain(let chainCase, _): chainCase.hasSuffix("inline") ? 0.005 : 0.10
         case .fanout: 0.20
+        // Not gated: with the kit pools' waits left out (`excludedFunctions`), a pending round
+        // trip still moves by up to 25 % between counts of one binary (swift 4,391-5,286, gcd
+        // 5,186-6,442: when Dispatch's workers park and wake depends on callgrind's interleaving
+        // of the threads); a completed task's counted 1,016 three times.
+        case .await(let variant): variant == AwaitScenario.completedValue ? 0.10 : 0.20
+        }
+    }
+
+    /// Functions whose instructions the count leaves out (callgrind's `--toggle-collect`, a
+    /// pattern on the mangled name; collection stops on entry and resumes on exit, per thread).
+    var excludedFunctions: [String] {
+        switch kind {
+        case .chain, .fanout: []
+        // The kit's pool worker waiting for its next job (`ThreadPool.nextJob`: its poll of the
+        // queue, its park, its take of the job under the lock). Callgrind runs one thread at a
+        // time, so an idle worker's poll runs its whole busy phase (20,000 polls) before the
+        // thread that pushes the next job runs at all, where on a machine it runs beside the
+        // push and ends when the job shows up: counted, the polls made the threads backend's
+        // round trip 33,000-55,000 and the actors backend's -15,600 to 28,600 (a count at 1,000
+        // round trips above the one at 2,000); left out, 7,200-8,200 and 8,200-8,300 in two
+        // counts each. Dispatch's workers (the gcd backend, the baselines) do not poll.
+        case .await(let variant): variant == AwaitScenario.runValue ? ["*ThreadPoolC7nextJob*"] : []
         }
     }
 
@@ -91,6 +130,9 @@ struct CountedCase: Sendable {
         switch kind {
         case .chain(_, let baseline): baseline
         case .fanout: backendRegistry.first { $0.name == backend }.map(matchingBaseline) ?? "dispatch"
+        case .await(let variant):
+            variant == AwaitScenario.completedValue
+                ? "swift" : backendRegistry.first { $0.name == backend }.map(AwaitScenario.awaitBaseline) ?? "swift"
         }
     }
 
@@ -99,6 +141,7 @@ struct CountedCase: Sendable {
         switch kind {
         case .chain(let chainCase, _): [ChainProbe.command, chainCase, subject, String(items)]
         case .fanout: [Isolated.command, "fanout.whenAll", subject, String(items), "0"]
+        case .await(let variant): [Isolated.command, variant, subject, String(items), "0"]
         }
     }
 
@@ -126,4 +169,7 @@ struct CountedCase: Sendable {
     }
 
     static let fanout = CountedCase(kind: .fanout)
+
+    /// The `await` figures: the pending round trip, then the completed task.
+    static let awaits = [AwaitScenario.runValue, AwaitScenario.completedValue].map { CountedCase(kind: .await(variant: $0)) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `--instructions`: instructions executed per chain link (and, when the run measures fan-out,
-/// per fanned-out task), counted by valgrind's callgrind. Each count runs one of this binary's
+/// `--instructions`: instructions executed per chain link (and, when the run measures them, per
+/// fanned-out task and per `await`), counted by valgrind's callgrind. Each count runs one of this binary's
 /// child modes under callgrind at two sizes; the difference divided by the extra items cancels
 /// start-up and set-up, leaving the cost of one item. Unlike a time, the count does not move
 /// with the machine's load: the figure to quote and to gate on.
@@ -35,9 +35,11 @@ enum InstructionCounts {
         .chain("pending-inline", baseline: "closure")
     ]
 
-    /// The cases a run counts: the chains always; the fan-out when the run measures it.
+    /// The cases a run counts: the chains always; the fan-out and the `await`s when the run
+    /// measures them.
     static func cases(scenarios: [String]) -> [CountedCase] {
         chainCases + (scenarios.contains(FanoutScenario.name) ? [.fanout] : [])
+            + (scenarios.contains(AwaitScenario.name) ? CountedCase.awaits : [])
     }
 
     /// Counts `cases` for `backends` and each case's baselines, `width` valgrind runs at a time.
@@ -143,7 +145,11 @@ enum InstructionCounts {
             // Swift seeds its hash function per process; a fixed seed makes the count repeatable.
             environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
             for (name, value) in changes { environment[name] = value }
-            let arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", binary] + counted.child(subject, items)
+            // `--collect-atstart` after the toggles: a toggle makes collection start off.
+            let toggles = counted.excludedFunctions.map { "--toggle-collect=\($0)" }
+            let arguments =
+                ["--tool=callgrind"] + toggles + (toggles.isEmpty ? [] : ["--collect-atstart=yes"])
+                + ["--callgrind-out-file=\(output)", binary] + counted.child(subject, items)
             guard let exit = Children.run(valgrind, arguments, environment: environment), exit.status == 0,
                 let text = try? String(contentsOfFile: output, encoding: .utf8)
             else { return nil }

@@ -21,6 +21,8 @@ import Foundation
 /// it trades this independence for speed (its aim allows 2 false changes per pair of runs).
 enum Isolated {
     static let command = "__repetition"
+    /// Joins the subjects of a child that measures several, interleaved (`gcd+dispatch`).
+    static let pairSeparator = "+"
 
     /// What a child measured: the figures of its one timed run (seconds for a round-robin
     /// subject, nanosecond latency samples for a hop subject), and whether its result was right.
@@ -34,20 +36,56 @@ enum Isolated {
         /// Round-robin subjects, and what to stop once measured (thread pools).
         case rounds(@Sendable (ScenarioContext) -> (subjects: [RoundRobin.Subject], stop: () -> Void))
         /// Latency samplers for `total` samples, and what to stop once measured.
-        case samples(@Sendable (ScenarioContext, _ total: Int) -> (specs: [Sampler.Spec], stop: () -> Void))
+        case samples(@Sendable (ScenarioContext, _ total: Int?) -> (specs: [Sampler.Spec], stop: () -> Void))
     }
 
     /// Every isolated case, by variant (the case name without its size).
     static let makers: [String: Maker] = [
         "hop.default": .samples(HopScenario.specs),
         "hop.serial": .samples(HopScenario.specs),
+        "hop.default-warm": .samples(HopScenario.specs),
+        "hop.default-parked": .samples(HopScenario.specs),
         "fanout.whenAll": .rounds(FanoutScenario.subjects),
         "contention.register-race": .rounds(ContentionScenario.subjects),
-        "await.run-value": .rounds(AwaitScenario.subjects),
+        AwaitScenario.runValue: .rounds(AwaitScenario.subjects),
+        AwaitScenario.completedValue: .rounds(AwaitScenario.completedSubjects),
         "chain.completed-inline": .rounds(ChainScenario.completedInlineSubjects),
         "chain.completed-default": .rounds(ChainScenario.completedDefaultSubjects),
         "chain.pending-inline": .rounds(ChainScenario.pendingInlineSubjects)
     ]
+
+    /// One timed run of `size` items of each of `subjects` after a warm-up of `warm` of each, in
+    /// one process; several run in turn and then in reverse (A, B, C, C, B, A), each one's figure
+    /// the mean of its two runs, so that none always runs first. The seconds of each in turn.
+    private static func timedTogether(_ subjects: [RoundRobin.Subject], size: Int, warm: Int) -> ChildFigures {
+        var ok = true
+        if warm > 0 {
+            for subject in subjects { ok = subject.run(warm).ok && ok }
+        }
+        let order = subjects.count > 1 ? Array(subjects.indices) + subjects.indices.reversed() : Array(subjects.indices)
+        var seconds = [Double](repeating: 0, count: subjects.count)
+        for index in order {
+            let timed = subjects[index].run(size)
+            ok = ok && timed.ok && timed.seconds.isFinite
+            seconds[index] += timed.seconds
+        }
+        let runs = Double(order.count / subjects.count)
+        return ChildFigures(values: seconds.map { $0 / runs }, ok: ok)
+    }
+
+    /// `size` samples of each of `specs` after `warm` of each, taken in turn (the order reversed
+    /// every other sample, so that neither always follows the other); each one's values in turn.
+    private static func interleaved(_ specs: [Sampler.Spec], size: Int, warm: Int) -> ChildFigures {
+        for _ in 0..<warm {
+            for spec in specs { _ = spec.paced() }
+        }
+        var values = [[Double]](repeating: [], count: specs.count)
+        for sample in 0..<size {
+            let order = sample.isMultiple(of: 2) ? Array(specs.indices) : specs.indices.reversed()
+            for index in order { values[index].append(Double(specs[index].paced())) }
+        }
+        return ChildFigures(values: values.flatMap { $0 }, ok: true)
+    }
 
     /// Runs one repetition of `subject` in `variant` in a child process: `warm` items to warm up,
     /// then `size` timed. `nil` values with `ok` false if the child failed.
@@ -68,8 +106,10 @@ enum Isolated {
         return ChildFigures(values: values, ok: verdict == "ok")
     }
 
-    /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM`. Prints `ok` or `wrong` and the
-    /// values; exit status 0, 1 for a wrong result, 2 for bad arguments. Its plan is a default
+    /// The child: `bench __repetition VARIANT SUBJECT SIZE WARM`, SUBJECT one subject's name or
+    /// several joined by `pairSeparator` (`gcd+dispatch`), measured in this one process. Prints
+    /// `ok` or `wrong` and the values (each subject's in turn); exit status 0, 1 for a wrong
+    /// result, 2 for bad arguments. Its plan is a default
     /// run's: only a default run isolates its repetitions (`Plan.isolates`).
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 4, let maker = makers[arguments[0]], let size = Int(arguments[2]), size > 0,
@@ -81,25 +121,23 @@ enum Isolated {
         let subject = arguments[1]
         var plan = Plan(quick: false, cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)), budget: .infinity)
         plan.slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
-        // Only the named backend: no other backend's threads start in the child.
-        let context = ScenarioContext(backends: backendRegistry.filter { $0.name == subject }, plan: plan)
+        // Only the named backends: no other backend's threads start in the child.
+        let names = subject.split(separator: pairSeparator).map(String.init)
+        let context = ScenarioContext(backends: backendRegistry.filter { names.contains($0.name) }, plan: plan)
         let result: ChildFigures?
         switch maker {
         case .rounds(let make):
             let (subjects, stop) = make(context)
             defer { stop() }
-            result = subjects.first { $0.name == subject }.map { subject in
-                let warmed = warm > 0 ? subject.run(warm).ok : true
-                let timed = subject.run(size)
-                return ChildFigures(values: [timed.seconds], ok: warmed && timed.ok && timed.seconds.isFinite)
-            }
+            let named = names.compactMap { name in subjects.first { $0.name == name } }
+            result = named.count == names.count ? timedTogether(named, size: size, warm: warm) : nil
         case .samples(let make):
             let (specs, stop) = make(context, warm + size)
             defer { stop() }
-            result = specs.first { $0.caseName.hasPrefix(arguments[0] + "@") && $0.subject == subject }.map { spec in
-                for _ in 0..<warm { _ = spec.sample() }
-                return ChildFigures(values: (0..<size).map { _ in Double(spec.sample()) }, ok: true)
+            let named = names.compactMap { name in
+                specs.first { $0.caseName.hasPrefix(arguments[0] + "@") && $0.subject == name }
             }
+            result = named.count == names.count ? interleaved(named, size: size, warm: warm) : nil
         }
         guard let result else {
             printError("bench \(command): no subject '\(subject)' in \(arguments[0])")

@@ -17,6 +17,10 @@ enum OutputFormat: String, CaseIterable {
 }
 
 struct Options: Equatable {
+    /// `--rounds`' range: 5, what `bench compare`'s test needs, to 99.
+    static let minimumRounds = 5
+    static let maximumRounds = 99
+
     var backends: [String]
     var scenarios: [String]
     var quick = false
@@ -26,6 +30,8 @@ struct Options: Equatable {
     /// Also count instructions per chain link (and per fanned-out task, with the fan-out
     /// scenario) under valgrind's callgrind.
     var instructions = false
+    /// Rounds of every timed case (`--rounds N`, at least 5); `nil`: 5.
+    var rounds: Int?
 }
 
 /// A command line the benchmark does not understand: printed with the usage, exit status 2.
@@ -114,6 +120,13 @@ func parseCommand(_ arguments: [String], backends: [String], scenarios: [String]
             options.format = format
         case "--output": options.output = try value(for: flag)
         case "--svg": options.svg = try value(for: flag)
+        case "--rounds":
+            let text = try value(for: flag)
+            guard let rounds = Int(text), (Options.minimumRounds...Options.maximumRounds).contains(rounds) else {
+                throw UsageError(
+                    message: "--rounds needs a whole number from \(Options.minimumRounds) to \(Options.maximumRounds), not '\(text)'")
+            }
+            options.rounds = rounds
         default: throw UsageError(message: "unknown argument '\(arg)'")
         }
     }
@@ -156,7 +169,7 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
     let list = scenarios.map { "  \($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }
     return """
         usage: bench [run] [--backends LIST] [--scenarios LIST] [--quick] [--instructions]
-                     [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
+                     [--rounds N] [--format table|json|csv|markdown] [--output FILE] [--svg FILE]
                bench compare OLD.json NEW.json
                bench gate BASELINE.json NEW.json [--max-growth PERCENT]
                bench show REPORT.json [--format table|json|csv|markdown] [--svg FILE]
@@ -172,8 +185,11 @@ func usage(backends: [String], scenarios: [(String, String)]) -> String {
           --scenarios LIST   comma-separated, or 'all' (default: all)
           --quick            smaller sizes and time budget (about 20-30 s instead of 2-2.5 min)
           --instructions     also count instructions per chain link with valgrind's callgrind,
-                             and per fanned-out task when fanout is measured (every backend
-                             and baseline, two sizes differenced); needs valgrind
+                             per fanned-out task when fanout is measured and per await when
+                             await is (every backend and baseline, two sizes differenced);
+                             needs valgrind
+          --rounds N         rounds of every timed case, 5 to 99 (default 5; the time budget
+                             grows with them): more rounds narrow each ratio's interval
           --format F         table (default), json, csv or markdown, on standard output
           --output FILE      write the report to FILE instead of standard output
           --svg FILE         also write an SVG chart of the ratios to FILE

@@ -23,8 +23,11 @@ func runBenchmark(_ options: Options) -> Int32 {
     let backends = options.backends.compactMap { name in backendRegistry.first { $0.name == name } }
     // Seconds per case per backend: the whole run stays near 100 s (--quick: 15 s) however many
     // backends are selected and however slow they are.
-    let budget = (options.quick ? 0.6 : 5.0) / Double(max(1, backends.count))
+    // More rounds (`--rounds`) get a budget as much larger.
+    let rounds = options.rounds ?? Plan.defaultRounds
+    let budget = (options.quick ? 0.6 : 5.0) / Double(max(1, backends.count)) * Double(rounds) / Double(Plan.defaultRounds)
     var plan = Plan(quick: options.quick, cores: machine.cores, budget: budget)
+    plan.rounds = rounds
     plan.slowdown = Slowdown(ProcessInfo.processInfo.environment[Slowdown.variable])
     if let slowdown = plan.slowdown {
         Progress.note("\(Slowdown.variable): \(slowdown.backend)'s chain links slowed by \(Int(slowdown.fraction * 100))%")

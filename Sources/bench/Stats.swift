@@ -87,6 +87,12 @@ struct Plan: Sendable {
     /// all (p = 0.029); 5 against 5 still do with two pairs out of order (p = 0.032).
     var testableRepetitions: Int { 5 }
 
+    /// Rounds of every timed case (`--rounds`, at least `testableRepetitions`): more rounds
+    /// narrow the repeat verdict's interval of a ratio's median (`RepeatVerdict`).
+    var rounds = Plan.defaultRounds
+    /// Rounds without `--rounds`: the testable repetitions.
+    static let defaultRounds = 5
+
     /// How far past the budget a case's testable repetitions may run at the nominal size before
     /// the size is cut. The size is part of what is measured (a chain of 125k links is not the
     /// same experiment as one of 250k), so it must come out the same in two runs of one binary:

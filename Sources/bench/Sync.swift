@@ -1,12 +1,40 @@
 import Dispatch
+import Foundation
 import Synchronization
 
-/// A time stamp written by one thread and read by another after a semaphore hand-off.
-final class Stamp: Sendable {
-    private let value = Atomic<UInt64>(0)
+/// The arrival of a hop at its continuation, and its time: marked on the continuation's thread,
+/// waited for on the sampling thread, by sleeping on a semaphore or (`spins`) by polling.
+final class Arrival: Sendable {
+    private let stamp = Atomic<UInt64>(0)
+    private let semaphore = DispatchSemaphore(value: 0)
+    let spins: Bool
 
-    func mark() { value.store(monotonicNanos(), ordering: .releasing) }
-    var nanos: UInt64 { value.load(ordering: .acquiring) }
+    /// Busy polls before a polling wait yields the processor at each poll (about 1 us).
+    static let busyPolls = 2_000
+
+    init(spins: Bool) { self.spins = spins }
+
+    func arrive() {
+        stamp.store(monotonicNanos(), ordering: .releasing)
+        if !spins { semaphore.signal() }
+    }
+
+    /// Waits for the next arrival; its time (monotonic nanoseconds, never 0).
+    func wait() -> UInt64 {
+        if spins {
+            // Busy at first; then yielding the processor at each poll, so that on a machine with
+            // as many busy threads as cores the thread this one waits for can run here (a pure
+            // spin left it waiting for the scheduler's next tick, 4 ms, in one process of three).
+            var polls = 0
+            while stamp.load(ordering: .acquiring) == 0 {
+                polls += 1
+                if polls > Self.busyPolls { sched_yield() }
+            }
+        } else {
+            semaphore.wait()
+        }
+        return stamp.exchange(0, ordering: .acquiringAndReleasing)
+    }
 }
 
 /// A value set once by a Swift task and read by the thread that blocked on it.

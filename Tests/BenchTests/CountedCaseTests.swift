@@ -13,6 +13,29 @@ import Testing
         #expect(chains == ["chain-completed-inline", "chain-completed-default", "chain-pending-inline"])
         let withFanout = InstructionCounts.cases(scenarios: ["hop", "fanout"]).map(\.name)
         #expect(withFanout == chains + ["fanout-whenAll"])
+        let withAwait = InstructionCounts.cases(scenarios: ["fanout", "await"]).map(\.name)
+        #expect(withAwait == chains + ["fanout-whenAll", "await-run-value", "await-completed-value"])
+    }
+
+    @Test("an await is counted by the timed scenario's child; the pending one against its matching continuation")
+    func awaitCases() throws {
+        let pending = try #require(CountedCase.awaits.first)
+        let completed = try #require(CountedCase.awaits.last)
+        #expect(pending.child("gcd", 1_000) == [Isolated.command, AwaitScenario.runValue, "gcd", "1000", "0"])
+        #expect(completed.child("actors", 20_000) == [Isolated.command, AwaitScenario.completedValue, "actors", "20000", "0"])
+        #expect(pending.jobs(backends: Self.backends).filter { $0.kind == .backend }.map(\.baseline) == ["swift", "pthreads", "swift"])
+        #expect(completed.jobs(backends: Self.backends).map(\.subject) == ["swift"] + Self.backends)
+        #expect(pending.caseName == "instructions.await-run-value@1k-2k")
+        #expect(completed.caseName == "instructions.await-completed-value@20k-40k")
+        // The pending round trip leaves out the kit pool's idle worker's wait for its next job.
+        #expect(pending.excludedFunctions == ["*ThreadPoolC7nextJob*"])
+        #expect(completed.excludedFunctions.isEmpty && CountedCase.fanout.excludedFunctions.isEmpty)
+        for counted in CountedCase.awaits {
+            #expect(counted.unit == "instr/await" && counted.unit != InstructionGate.unit)
+            #expect(counted.repetitions == InstructionCounts.poolRepetitions)
+            // Both children exist: the variant is an isolated case.
+            #expect(Isolated.makers[counted.child("gcd", 1)[1]] != nil)
+        }
     }
 
     @Test("a fanned-out task is divided by its backend's own raw baseline, each baseline counted once")

@@ -50,3 +50,38 @@ import Testing
         #expect(Isolated.main(["contention.register-race", "pthreads", "0", "1"]) == 2)
     }
 }
+
+/// How an isolated round groups its subjects into child processes (`RoundRobin.Grouping`).
+@Suite struct RoundGroupingTests {
+    static func subject(_ name: String, baseline: String? = nil) -> RoundRobin.Subject {
+        RoundRobin.Subject(name: name, kind: baseline == nil ? .baseline : .backend, baseline: baseline) { _ in (0, true) }
+    }
+
+    static var subjects: [RoundRobin.Subject] {
+        [
+            subject("swift"), subject("pthreads"), subject("gcd", baseline: "swift"), subject("threads", baseline: "pthreads"),
+            subject("actors", baseline: "swift")
+        ]
+    }
+
+    @Test("alone: a process each; together: one process for all of one size")
+    func aloneAndTogether() {
+        let all = Array(Self.subjects.indices)
+        let sizes = [10, 10, 10, 10, 10]
+        #expect(RoundRobin.groups(Self.subjects, all, sizes: sizes, grouping: .alone) == all.map { [$0] })
+        #expect(RoundRobin.groups(Self.subjects, all, sizes: sizes, grouping: .together) == [all])
+        // A subject the budget cut to another size runs in a process of its own size.
+        #expect(RoundRobin.groups(Self.subjects, all, sizes: [10, 5, 10, 10, 5], grouping: .together) == [[0, 2, 3], [1, 4]])
+        // Only the subjects still taking rounds.
+        #expect(RoundRobin.groups(Self.subjects, [0, 2], sizes: sizes, grouping: .together) == [[0, 2]])
+    }
+
+    @Test("pairs: each backend with its baseline; a baseline taken by an earlier backend leaves the next one alone")
+    func pairs() {
+        let all = Array(Self.subjects.indices)
+        let groups = RoundRobin.groups(Self.subjects, all, sizes: [10, 10, 10, 10, 10], grouping: .pairs)
+        #expect(groups == [[2, 0], [3, 1], [4]])
+        // Different sizes do not pair.
+        #expect(RoundRobin.groups(Self.subjects, all, sizes: [10, 10, 5, 10, 10], grouping: .pairs) == [[2], [3, 1], [4, 0]])
+    }
+}

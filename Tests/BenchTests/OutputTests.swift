@@ -81,6 +81,25 @@ import Testing
         #expect(show == .show(path: "r.json", format: .table, svg: "r.svg"))
     }
 
+    @Test("--rounds takes 5 to 99 rounds; fewer, more or a non-number is a usage error")
+    func roundsParse() throws {
+        guard case .run(let options) = try parseCommand(["--rounds", "11"], backends: backends, scenarios: scenarios) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(options.rounds == 11)
+        guard case .run(let defaults) = try parseCommand([], backends: backends, scenarios: scenarios) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(defaults.rounds == nil)
+        for bad in ["4", "100", "x", "-1"] {
+            #expect(throws: UsageError.self, "\(bad)") {
+                try parseCommand(["--rounds", bad], backends: backends, scenarios: scenarios)
+            }
+        }
+    }
+
     @Test func unknownFlagsAreUsageErrors() {
         #expect(throws: UsageError.self) { try parseCommand(["--bogus"], backends: backends, scenarios: scenarios) }
         #expect(throws: UsageError.self) { try parseCommand(["--output"], backends: backends, scenarios: scenarios) }

@@ -74,7 +74,8 @@ func renderTable(_ report: Report) -> String {
     }
     if let stability = report.ratioStability {
         out += "\n== ratio stability: each round's ratio to its baseline (stable: the rounds within "
-        out += "\(formatNumber(RatioStability.limit))x of each other)\n"
+        out += "\(formatNumber(RatioStability.limit))x of each other; repeatable: the 95 % bootstrap interval of "
+        out += "the rounds' median within \(Int(RepeatVerdict.margin * 100)) % of it)\n"
         out += stability.map { $0.line + "\n" }.joined()
     }
     if !report.aims.isEmpty {
@@ -104,10 +105,16 @@ func renderMarkdown(_ report: Report) -> String {
         }
     }
     if let stability = report.ratioStability {
-        out += "\n| ratio | subject / baseline | each round | spread | stable |\n|---|---|---|---:|---|\n"
+        out += "\n| ratio | subject / baseline | each round | spread | stable | median, 95 % interval | repeatable |\n"
+        out += "|---|---|---|---:|---|---|---|\n"
         for r in stability {
             out += "| `\(r.variant)` | \(r.subject) / \(r.baseline) | \(r.rounds.map { formatNumber($0) }.joined(separator: " ")) "
-            out += "| \(formatNumber(r.spread))x | \(r.stable ? "yes" : "**no**") |\n"
+            out += "| \(formatNumber(r.spread))x | \(r.stable ? "yes" : "**no**") "
+            if let median = r.medianRatio, let low = r.intervalLow, let high = r.intervalHigh, let repeatable = r.repeatable {
+                out += "| \(formatNumber(median)) (\(formatNumber(low))-\(formatNumber(high))) | \(repeatable ? "yes" : "**no**") |\n"
+            } else {
+                out += "| | |\n"
+            }
         }
     }
     if !report.aims.isEmpty {

@@ -12,7 +12,7 @@ enum ChainScenario: Scenario {
         // A link on the default executor costs several times an inline one (a hop per link):
         // a quarter of the links keeps its five repetitions within the budget on 2 cores.
         let hopping = plan.size(250_000, quick: 25_000)
-        let reps = plan.testableRepetitions
+        let reps = plan.rounds
         var results: [Figure] = []
         /// Each subject at `n` links, or at the size the budget allows (named by that size), in rounds.
         func measure(_ name: String, _ n: Int, _ subjects: [RoundRobin.Subject], isolated: Bool) {

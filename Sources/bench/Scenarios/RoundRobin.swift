@@ -25,13 +25,53 @@ struct RoundRobin {
 
     let plan: Plan
 
+    /// How an isolated round takes its subjects' repetitions: each in a child process of its own,
+    /// each backend with its baseline in one, or all of them in one.
+    enum Grouping: Sendable {
+        case alone, pairs, together
+    }
+
+    /// The subjects of one isolated round (`taking`, indices into `subjects`) by child process:
+    /// `.alone` each alone; `.pairs` each backend with its baseline (the first backend that names a
+    /// baseline takes it; both at one size, or each alone); `.together` all of one size in one.
+    static func groups(_ subjects: [Subject], _ taking: [Int], sizes: [Int], grouping: Grouping) -> [[Int]] {
+        switch grouping {
+        case .alone: return taking.map { [$0] }
+        case .together:
+            var bySize: [[Int]] = []
+            for index in taking {
+                if let at = bySize.firstIndex(where: { sizes[$0[0]] == sizes[index] }) {
+                    bySize[at].append(index)
+                } else {
+                    bySize.append([index])
+                }
+            }
+            return bySize
+        case .pairs: break
+        }
+        var claimed = Set<Int>()
+        var groups: [[Int]] = []
+        for index in taking where subjects[index].kind == .backend {
+            let partner = taking.first {
+                subjects[$0].kind == .baseline && subjects[$0].name == subjects[index].baseline && sizes[$0] == sizes[index]
+            }
+            if let partner, !claimed.contains(partner) {
+                claimed.insert(partner)
+                groups.append([index, partner])
+            } else {
+                groups.append([index])
+            }
+        }
+        return groups + taking.filter { subjects[$0].kind == .baseline && !claimed.contains($0) }.map { [$0] }
+    }
+
     /// Warms every subject up at `warmSize`, fits its size (down to `floor`) and repetitions to
     /// the budget, then runs the rounds; a subject that fits fewer repetitions drops out of the
     /// later rounds. With `isolated`, the case's variant, and a plan that isolates, each timed
     /// repetition runs in a child process of its own (see `Isolated`), warmed up there first.
     func measure(
         _ subjects: [Subject], nominal: Int, floor: Int, warmSize: Int, repetitions: Int,
-        isolated variant: String? = nil
+        isolated variant: String? = nil, grouping: Grouping = .alone
     ) -> [Outcome] {
         func fit(_ seconds: Double) -> (size: Int, repetitions: Int) {
             plan.fit(
@@ -50,19 +90,19 @@ struct RoundRobin {
         var runs = [[(seconds: Double, ok: Bool)]](repeating: [], count: subjects.count)
         var lost = [Int](repeating: 0, count: subjects.count)
         for round in 0..<(fits.map(\.repetitions).max() ?? 0) {
-            for (index, subject) in subjects.enumerated() where fits[index].repetitions > round {
-                if let variant, plan.isolates {
-                    let child = Isolated.repetition(
-                        variant, subject: subject.name, size: fits[index].size,
-                        warm: warmSize)
-                    if let seconds = child.values.first {
-                        runs[index].append((seconds, child.ok))
-                    } else {
-                        lost[index] += 1
-                    }
-                } else {
-                    runs[index].append(subject.run(fits[index].size))
+            let taking = subjects.indices.filter { fits[$0].repetitions > round }
+            guard let variant, plan.isolates else {
+                for index in taking { runs[index].append(subjects[index].run(fits[index].size)) }
+                continue
+            }
+            for group in Self.groups(subjects, taking, sizes: fits.map(\.size), grouping: grouping) {
+                let names = group.map { subjects[$0].name }.joined(separator: Isolated.pairSeparator)
+                let child = Isolated.repetition(variant, subject: names, size: fits[group[0]].size, warm: warmSize)
+                guard child.values.count == group.count else {
+                    for index in group { lost[index] += 1 }
+                    continue
                 }
+                for (index, seconds) in zip(group, child.values) { runs[index].append((seconds, child.ok)) }
             }
         }
         return subjects.indices.map {
@@ -79,13 +119,13 @@ extension RoundRobin {
     /// needs to test a figure; `isolated`, the case's variant), then stops what they started.
     static func measureCase(
         _ scenario: String, _ made: (subjects: [Subject], stop: () -> Void), work: String, _ context: ScenarioContext,
-        nominal: Int, floor: Int, warmSize: Int, isolated variant: String
+        nominal: Int, floor: Int, warmSize: Int, isolated variant: String, grouping: Grouping = .alone
     ) -> [Outcome] {
         defer { made.stop() }
         Progress.note("\(scenario): \(made.subjects.map(\.name).joined(separator: ", ")), \(work), \(context.plan.isolatedRounds)")
         return RoundRobin(plan: context.plan).measure(
             made.subjects, nominal: nominal, floor: floor, warmSize: warmSize,
-            repetitions: context.plan.testableRepetitions, isolated: variant)
+            repetitions: context.plan.rounds, isolated: variant, grouping: grouping)
     }
 }
 
