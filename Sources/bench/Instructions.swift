@@ -56,6 +56,7 @@ enum InstructionCounts {
         guard runCommand("/usr/bin/env", ["objcopy", "--strip-debug", StackScenario.selfPath(), stripped]) != nil else {
             return [failed("objcopy --strip-debug failed (is binutils installed?)")]
         }
+        if let unmatched = unmatchedExclusions(cases, in: stripped) { return [failed(unmatched)] }
         let jobs = cases.flatMap { $0.jobs(backends: backends) }
         Progress.note(
             "instructions: \(jobs.count) figures ("
@@ -87,6 +88,23 @@ enum InstructionCounts {
             Progress.note("instructions: \(m.caseName) \(job.subject): \(formatNumber(m.median))")
             return m
         }
+    }
+
+    /// Why the counts would be wrong, or nil: a function a case leaves out
+    /// (`CountedCase.excludedFunctions`, a pattern on the mangled name) that names no function of
+    /// `binary`. A renamed function would otherwise be counted again without a word (its polls
+    /// add tens of thousands of instructions per item), so the run says so and counts nothing.
+    private static func unmatchedExclusions(_ cases: [CountedCase], in binary: String) -> String? {
+        let patterns = Set(cases.flatMap(\.excludedFunctions))
+        guard !patterns.isEmpty else { return nil }
+        guard let listing = runCommand("/usr/bin/env", ["nm", "--defined-only", binary]) else {
+            return "nm --defined-only failed (is binutils installed?)"
+        }
+        let symbols = listing.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        let unmatched = patterns.filter { pattern in !symbols.contains { fnmatch(pattern, $0, 0) == 0 } }
+        guard !unmatched.isEmpty else { return nil }
+        return "the function(s) left out of the counts, \(unmatched.sorted().joined(separator: ", ")), match no "
+            + "symbol of the binary (renamed?): update CountedCase.excludedFunctions"
     }
 
     private static func failed(_ why: String) -> Figure {
