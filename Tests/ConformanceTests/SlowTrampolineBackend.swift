@@ -4,7 +4,7 @@ import ScheduleKit
 import TaskAPI
 
 #if canImport(Glibc)
-import Glibc
+import Glibc  // usleep
 #endif
 
 /// A small outside backend of docs/WRITING_A_BACKEND.md's shape (the task is its own source on
@@ -149,22 +149,14 @@ final class SlowTrampoline {
         releasing = false
     }
 
+    /// This thread's, kept in its thread dictionary (released when the thread exits).
     static var current: SlowTrampoline {
-        if let pointer = pthread_getspecific(slowTrampolineKey) {
-            return Unmanaged<SlowTrampoline>.fromOpaque(pointer).takeUnretainedValue()
-        }
+        let dictionary = Thread.current.threadDictionary
+        if let trampoline = dictionary[key] as? SlowTrampoline { return trampoline }
         let trampoline = SlowTrampoline()
-        // Released by the key's destructor when the thread exits.
-        pthread_setspecific(slowTrampolineKey, Unmanaged.passRetained(trampoline).toOpaque())
+        dictionary[key] = trampoline
         return trampoline
     }
-}
 
-private let slowTrampolineKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { pointer in
-        guard let pointer else { return }
-        Unmanaged<SlowTrampoline>.fromOpaque(pointer).release()
-    }
-    return key
-}()
+    private static let key = "SlowTrampolineBackend.trampoline"
+}
