@@ -27,8 +27,11 @@ public protocol AsyncTask<Success>: AnyObject, Sendable {
     ///
     /// Never blocks. `body` runs only after completion and sees every write made before it (C2.2).
     /// It never runs inside this call, nor inside the call that completes the task, unless
-    /// `executor` is the backend's inline executor (C2.3). Bodies registered on one task are
-    /// handed to their executors in registration order (C2.4).
+    /// `executor` is the backend's inline executor (C2.3). On the inline executor it runs in
+    /// place: registered on a completed task, before this call returns; registered before, inside
+    /// the call that completes the task; in both cases queued behind the inline work the calling
+    /// thread is already running, if any, and run when that work ends (C2.7). Bodies registered
+    /// on one task are handed to their executors in registration order (C2.4).
     func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<Success>) -> Void)
 
     /// Blocks the calling thread until the task completes, and returns its outcome (C6.1).

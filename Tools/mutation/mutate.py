@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ERROR_LINE = re.compile(r"^(/[^:\n]+\.swift):(\d+):(\d+): error: (.*)$", re.M)
 CRASH = re.compile(r"unexpected signal code \d+|Fatal error:|Illegal instruction|Segmentation fault")  # a trap or a fault
 BROKEN_RULE = re.compile(r"\] (C\d\.\d+) broken")  # a finding's first line: "[gcd] C2.1 broken: ..."
+STILL_RUNNING = re.compile(r"^rule suite \[[^\]]*\]: (C\d\.\d+) .*: still running after", re.M)  # a rule check hung
 UNSET_CONSTANT = re.compile(r"(?:constant|variable) '(\w+)' (?:used|captured by a closure) before being initialized")
 STRUCTURAL = {"remove", "sync-remove", "split-section"}
 SKIP_DIRS = {".build", ".git", ".swiftpm", ".mutation"}
@@ -292,6 +293,11 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
     # --ignore-lock: a run builds nothing, and two runs (or a run beside a build of the copy) may
     # share the copy's .build without waiting for each other.
     command = ["swift", "test", "--skip-build", "--ignore-lock", "--filter", args.test_filter]
+    # Line-buffered: `swift test` writing to a file holds the test's output in a buffer, and a
+    # hung mutant killed at the timeout left a log of "[0/1] Planning build" alone, without the
+    # rule suite's "still running" lines or any "broken" line naming a rule.
+    if shutil.which("stdbuf"):
+        command = ["stdbuf", "-oL", "-eL"] + command
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
@@ -316,6 +322,9 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
     for rule in BROKEN_RULE.findall(text):
         if rule not in rules:
             rules.append(rule)
+    if status == "timeout" and not rules:
+        # Killed before any finding: the rules of the checks the suite saw still running.
+        rules = list(dict.fromkeys(STILL_RUNNING.findall(text)))
     if status not in (0, "timeout") and not rules and CRASH.search(text):
         status = "crash"
     return status, elapsed, rules[:4]
@@ -391,7 +400,7 @@ def main(argv):
                 break
         outcome["equivalent"] = equivalents.get((m.file, m.op, m.label))
         results.append(outcome)
-        verdict = ("killed on %s (%s %s)" % (outcome["by"], outcome["how"], " ".join(outcome["rules"]))) if outcome["killed"] else (
+        verdict = ("killed on %s (%s)" % (outcome["by"], " ".join([outcome["how"]] + outcome["rules"]))) if outcome["killed"] else (
             "EQUIVALENT" if outcome["equivalent"] else "SURVIVED")
         print("mutate: [%d/%d] #%d %s:%d %s: %s" % (n, len(chosen), m.id, m.file, m.line, m.op, verdict), flush=True)
     apply_coverage(results, args.coverage, args.package)

@@ -174,3 +174,18 @@ final class Sample: @unchecked Sendable {
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HungRunTests(unittest.TestCase):
+    """A mutant killed at the timeout is named by the rule checks the suite saw still running."""
+
+    def test_still_running_lines_name_their_rules(self):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("mutate", os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutate.py"))
+        mutate = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mutate)
+        log = ("[0/1] Planning build\n"
+               "rule suite [probe]: 76 checks of 48 rules, each within 60.0 s, all within 660 s\n"
+               "rule suite [probe]: C1.4 already-completed tasks can be made directly: still running after 10.0 s (limit 60.0 s)\n"
+               "rule suite [probe]: C1 outcome: 6 checks in 0.1 s, passed\n")
+        self.assertEqual(mutate.STILL_RUNNING.findall(log), ["C1.4"])

@@ -63,15 +63,28 @@ public struct RuleFailure: Sendable, CustomStringConvertible {
     /// What the rule expects to see, and what the check saw.
     public var expected: String?
     public var observed: String?
+    /// How many times the check failed this very way (the same expectation, call, expected and
+    /// observed): a check that repeats a round records such a failure once, with its count.
+    public internal(set) var occurrences = 1
 
     public var description: String {
         var lines = ["[\(backend)] \(rule) broken: \(message)"]
         if let call { lines.append("  call: \(call)") }
         if let expected { lines.append("  expected: \(expected)") }
         if let observed { lines.append("  observed: \(observed)") }
+        if occurrences > 1 { lines.append("  seen: \(occurrences) times in this check, each the same") }
         lines.append("  check: \(rule) \(check)")
         lines.append("  at: \(location.fileID):\(location.line) (suite run from \(callSite.fileID):\(callSite.line))")
         return lines.joined(separator: "\n")
+    }
+}
+
+extension RuleFailure {
+    /// Whether `other` is this failure again: the same check, expectation (its message and line),
+    /// call, expected and observed.
+    func isRepeated(by other: RuleFailure) -> Bool {
+        rule == other.rule && check == other.check && message == other.message && location == other.location
+            && call == other.call && expected == other.expected && observed == other.observed
     }
 }
 
@@ -95,8 +108,17 @@ public final class RuleContext: Sendable {
     /// The failures recorded so far.
     public var failures: [RuleFailure] { recorded.withLock { $0 } }
 
+    /// Records `failure`, or counts it on the failure it repeats (the same expectation at the
+    /// same line, with the same call, expected and observed), so that a check that repeats a
+    /// round prints one failure per way it failed, not one per round.
     func record(_ failure: RuleFailure) {
-        recorded.withLock { $0.append(failure) }
+        recorded.withLock { recorded in
+            if let index = recorded.firstIndex(where: { $0.isRepeated(by: failure) }) {
+                recorded[index].occurrences += 1
+            } else {
+                recorded.append(failure)
+            }
+        }
     }
 
     /// Records a failure of the check's rule at the caller's line, in `message`'s words only
