@@ -32,7 +32,10 @@ import Testing
         #expect(completed.excludedFunctions.isEmpty && CountedCase.fanout.excludedFunctions.isEmpty)
         for counted in CountedCase.awaits {
             #expect(counted.unit == "instr/await" && counted.unit != InstructionGate.unit)
-            #expect(counted.repetitions == InstructionCounts.poolRepetitions)
+            // A completed task's await counts the same every time: once; a pending round trip
+            // moves with callgrind's interleaving of the threads: the median of three.
+            let completedOnce = counted.name == completed.name
+            #expect(counted.repetitions == (completedOnce ? 1 : InstructionCounts.poolRepetitions))
             // Both children exist: the variant is an isolated case.
             #expect(Isolated.makers[counted.child("gcd", 1)[1]] != nil)
         }
