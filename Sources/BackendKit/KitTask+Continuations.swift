@@ -97,7 +97,7 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
             "kit task: a derived task's body \(Body.self) does not fit the slot")
         // Safe: the slot is empty (the task is pending, no value, no error), two words of the
         // closure's size and alignment (asserted above), and only this class reads it as a
-        // `Body`, until the start or a completion moves it out.
+        // `Body?` (the type `keep` binds it to), until the start or a completion moves it out.
         Self.keep(body, at: &slot)
         assert(keepsBody, "kit task: a derived task's body reads as an empty slot")
     }
@@ -115,35 +115,46 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         dropKeptBody(takeKeptBody())
     }
 
-    // The body's words, as an optional body: all-zero words read as `nil` (a closure's first
-    // word is its function, never zero, and `nil` is that word zero). Through `pointee`, whose
-    // accessors always inline, and not `initialize(to:)` or `move()`: unspecialized code calls
-    // those generic functions out of line, with the closure type's metadata, which it looks up at
-    // run time (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per link). Taken by
+    // The body in the slot, and its bytes moved out as words, under the binding rules of "The
+    // slot's memory" (`TaskCore`). As an optional body, through `pointee`, whose accessors always
+    // inline, and not `initialize(to:)` or `move()`: unspecialized code calls those generic
+    // functions out of line, with the closure type's metadata, which it looks up at run time
+    // (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per link). Taken by
     // a copy and a `nil` stored over it, as the optional field it replaces was.
 
+    /// Puts `body` in the empty slot: binds its words to `Body?`, where their zeros are `nil` (a
+    /// closure's first word is its function, whose null value is an optional closure's `nil`;
+    /// debug builds check it), and assigns the body over that `nil`, which holds nothing to
+    /// destroy.
     @inline(__always)
     private static func keep(_ body: consuming Body, at words: UnsafeMutableRawPointer) {
-        words.assumingMemoryBound(to: Body?.self).pointee = body
+        let kept = words.bindMemory(to: Body?.self, capacity: 1)
+        assert(kept.pointee == nil, "kit task: an empty slot does not read as no body")
+        kept.pointee = body
     }
 
+    /// Makes `body`, a local `Body?` holding `nil` (its address, typed), the body whose bytes `words`
+    /// hold, moved out of the slot as raw words (`takeKeptBody`). The words are stored there
+    /// raw: a bitwise move, the way Swift moves a closure (as every value the slot holds), whose
+    /// raw halves are untyped accesses of a trivial type, valid on memory bound to any type. The
+    /// local's memory is bound to `Body?`, its declared type, and read only as that; the `nil`
+    /// stored over owns nothing, so nothing goes undestroyed. Never typed memory of another type
+    /// read as a `Body?` (a `(UInt, UInt)` local: type punning, and a specialized drop that did
+    /// it compiled to nothing).
     @inline(__always)
-    private static func body(movedFrom words: UnsafeMutableRawPointer) -> Body? {
-        let kept = words.assumingMemoryBound(to: Body?.self)
-        let body = kept.pointee
-        kept.pointee = nil
-        return body
+    private static func unpack(_ words: (UInt, UInt), into body: UnsafeMutablePointer<Body?>) {
+        TaskCore.storeWords(words, at: UnsafeMutableRawPointer(body))
     }
 
+    /// Lets go of the body whose bytes `words` hold: one that a completion before the start
+    /// moved out of the slot (`TaskCore.complete`, which lets it go after its critical section),
+    /// or that a node freed pending still kept (`dropUnstartedBody`).
     override final func dropKeptBody(_ words: (UInt, UInt)) {
-        // Off the hot path (a completion before the start, or a node freed pending): generic here.
-        var owned = words
-        Self.drop(&owned)
-    }
-
-    @inline(__always)
-    private static func drop(_ words: UnsafeMutableRawPointer) {
-        words.assumingMemoryBound(to: Body?.self).pointee = nil  // C8.1: the closure and its captures go
+        // Off the hot path: generic here.
+        var body: Body? = nil
+        Self.unpack(words, into: &body)
+        assert(body != nil, "kit task: a kept body dropped as no body")
+        body = nil  // C8.1: the closure and its captures go
     }
 
     /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
@@ -179,30 +190,23 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
-    /// Starts the body (C1.5, C4.3) and moves it out of the slot, as raw words for `body(_:)`:
-    /// `fresh`, with no other thread able to reach this task, at once and without the lock;
-    /// otherwise if the token allows and the task is still pending, in the critical section of
-    /// the start. `nil` if it does not start: the task is completed, or is being completed by
-    /// its token's handler, and that completion moves the body out and lets it go (C8.1); a
-    /// second run finds it started. Words, not an optional `Body`: unspecialized code would look
-    /// up the optional's metadata.
+    /// Starts the body (C1.5, C4.3) and moves it out of the slot (`unpack`): `fresh`, with no
+    /// other thread able to reach this task, at once and without the lock; otherwise if the
+    /// token allows and the task is still pending, in the critical section of the start. `nil`
+    /// if it does not start: the task is completed, or is being completed by its token's handler,
+    /// and that completion moves the body out and lets it go (C8.1); a second run finds it
+    /// started.
     @inline(__always)
-    final func begin(fresh: Bool) -> (UInt, UInt)? {
+    final func begin(fresh: Bool) -> Body? {
+        var body: Body? = nil
         if fresh {
             startUnshared()
-            return takeKeptBody()
+            Self.unpack(takeKeptBody(), into: &body)
+        } else if !startBody(placement.startGuard, taking: { Self.unpack(takeKeptBody(), into: &body) }) {
+            return nil
         }
-        var words: (UInt, UInt) = (0, 0)
-        guard startBody(placement.startGuard, taking: { words = takeKeptBody() }) else { return nil }
-        return words
-    }
-
-    /// The body in `words`, which `begin` moved out of the slot; once.
-    @inline(__always)
-    final func body(_ words: consuming (UInt, UInt)) -> Body {
-        guard let body = Self.body(movedFrom: &words) else {
-            preconditionFailure("kit task: a derived task started without its body")
-        }
+        // A start that wins finds the task pending, so its body still in the slot.
+        guard let body else { preconditionFailure("kit task: a derived task started without its body") }
         return body
     }
 }
@@ -235,8 +239,7 @@ final class ContinueTask<T: Sendable, U: Sendable>: DerivedTask<U, @Sendable (Co
     @inline(__always)
     private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool, on runtime: ThreadRuntime?) {
         // C8.1: the body, moved out of the task, goes as soon as it has run.
-        guard let words = begin(fresh: fresh) else { return }
-        let body = self.body(words)
+        guard let body = begin(fresh: fresh) else { return }
         let completion = antecedent.kitTask(of: T.self).typed(outcome)
         settle(fresh: fresh, on: runtime) { try body(completion) }
     }
@@ -315,8 +318,7 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U, @Sendable (T) thro
     /// As `ContinueTask.perform`.
     @inline(__always)
     private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool, on runtime: ThreadRuntime?) {
-        guard let words = begin(fresh: fresh) else { return }  // C8.1, as there
-        let transform = self.body(words)
+        guard let transform = begin(fresh: fresh) else { return }  // C8.1, as there
         guard case .success = outcome else { return finish(outcome, fresh: fresh, on: runtime) }  // unchanged (C3.3)
         let value = antecedent.kitTask(of: T.self).loadValue()
         settle(fresh: fresh, on: runtime) { try transform(value) }
