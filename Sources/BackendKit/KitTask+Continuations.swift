@@ -112,7 +112,7 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
     /// that the deinit of a node that ran (every other) saves no registers for this path.
     @inline(never)
     private final func dropUnstartedBody() {
-        dropKeptBody(takeKeptBody())
+        _ = takeBody()  // C8.1: the closure and its captures go
     }
 
     // The body in the slot, and its bytes moved out as words, under the binding rules of "The
@@ -133,28 +133,50 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         kept.pointee = body
     }
 
-    /// Makes `body`, a local `Body?` holding `nil` (its address, typed), the body whose bytes `words`
-    /// hold, moved out of the slot as raw words (`takeKeptBody`). The words are stored there
-    /// raw: a bitwise move, the way Swift moves a closure (as every value the slot holds), whose
-    /// raw halves are untyped accesses of a trivial type, valid on memory bound to any type. The
-    /// local's memory is bound to `Body?`, its declared type, and read only as that; the `nil`
-    /// stored over owns nothing, so nothing goes undestroyed. Never typed memory of another type
-    /// read as a `Body?` (a `(UInt, UInt)` local: type punning, and a specialized drop that did
-    /// it compiled to nothing).
+    /// Moves the body out of the slot, leaving it empty: a copy read through the binding `keep`
+    /// made, `nil` assigned over it (which releases the slot's reference), then the two words
+    /// zeroed raw (an optional closure's `nil` leaves its context word as it was), over memory
+    /// that holds no value. Every access is typed as the memory is bound, or raw: no bytes are
+    /// reinterpreted. Under the lock (the start's critical section), or without it for a task no
+    /// other thread can reach yet or being freed.
     @inline(__always)
-    private static func unpack(_ words: (UInt, UInt), into body: UnsafeMutablePointer<Body?>) {
-        TaskCore.storeWords(words, at: UnsafeMutableRawPointer(body))
+    private final func takeBody() -> Body? {
+        let kept = Self.keptBody(at: &slot)
+        let body = kept.pointee
+        kept.pointee = nil
+        TaskCore.storeWords((0, 0), at: &slot)
+        return body
     }
 
-    /// Lets go of the body whose bytes `words` hold: one that a completion before the start
-    /// moved out of the slot (`TaskCore.complete`, which lets it go after its critical section),
-    /// or that a node freed pending still kept (`dropUnstartedBody`).
+    /// The slot as the `Body?` that `keep` bound it to: for a task whose slot keeps its body.
+    @inline(__always)
+    private static func keptBody(at words: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Body?> {
+        words.assumingMemoryBound(to: Body?.self)
+    }
+
+    /// Lets go of the body whose bytes `words` hold, moved out of the slot as raw words by a
+    /// completion that came before the start (`TaskCore.complete`, which lets it go after its
+    /// critical section, not under the lock). The words go back, stored raw, into fresh memory
+    /// of their own (a temporary allocation of the slot's size), bound to `Body?` first: there
+    /// they are the bytes of the `Body?` they were moved out of (a closure moves by its bytes),
+    /// read through that binding, and left `nil`, which holds nothing. Never typed memory of
+    /// another type: a `(UInt, UInt)` local read as a `Body?` is type punning, and a drop that
+    /// did it compiled, specialized, to nothing (and with the local rebound by `bindMemory`
+    /// first, specialized or not: the optimizer trusts a local's declared type; DESIGN.md).
     override final func dropKeptBody(_ words: (UInt, UInt)) {
-        // Off the hot path: generic here.
-        var body: Body? = nil
-        Self.unpack(words, into: &body)
-        assert(body != nil, "kit task: a kept body dropped as no body")
-        body = nil  // C8.1: the closure and its captures go
+        // Off the hot path: generic here, and the temporary allocation's out-of-line closure and
+        // metadata lookups cost only this path.
+        let size = MemoryLayout<(UInt, UInt)>.size
+        withUnsafeTemporaryAllocation(byteCount: size, alignment: MemoryLayout<(UInt, UInt)>.alignment) {
+            // Safe: fresh memory of the slot's size and alignment, where a `Body?` fits (the
+            // initializer asserts that a `Body` is the slot's size; its `nil` is a value of its
+            // function word), bound before the words are stored and read only as that.
+            let raw = $0.baseAddress.unsafelyUnwrapped
+            let kept = raw.bindMemory(to: Body?.self, capacity: 1)
+            TaskCore.storeWords(words, at: raw)
+            assert(kept.pointee != nil, "kit task: a kept body dropped as no body")
+            kept.pointee = nil  // C8.1: the closure and its captures go
+        }
     }
 
     /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
@@ -190,7 +212,7 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
-    /// Starts the body (C1.5, C4.3) and moves it out of the slot (`unpack`): `fresh`, with no
+    /// Starts the body (C1.5, C4.3) and moves it out of the slot (`takeBody`): `fresh`, with no
     /// other thread able to reach this task, at once and without the lock; otherwise if the
     /// token allows and the task is still pending, in the critical section of the start. `nil`
     /// if it does not start: the task is completed, or is being completed by its token's handler,
@@ -201,8 +223,8 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         var body: Body? = nil
         if fresh {
             startUnshared()
-            Self.unpack(takeKeptBody(), into: &body)
-        } else if !startBody(placement.startGuard, taking: { Self.unpack(takeKeptBody(), into: &body) }) {
+            body = takeBody()
+        } else if !startBody(placement.startGuard, taking: { body = takeBody() }) {
             return nil
         }
         // A start that wins finds the task pending, so its body still in the slot.
