@@ -116,11 +116,13 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
     }
 
     // The body in the slot, and its bytes moved out as words, under the binding rules of "The
-    // slot's memory" (`TaskCore`). As an optional body, through `pointee`, whose accessors always
-    // inline, and not `initialize(to:)` or `move()`: unspecialized code calls those generic
-    // functions out of line, with the closure type's metadata, which it looks up at run time
-    // (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per link). Taken by
-    // a copy and a `nil` stored over it, as the optional field it replaces was.
+    // slot's memory" (`TaskCore`). In the slot, an optional body, through `pointee`, whose
+    // accessors always inline, and not `initialize(to:)` or `move()`: unspecialized code calls
+    // those generic functions out of line, with the closure type's metadata, which it looks up
+    // at run time (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per
+    // link). A start moves the body's words out raw (`takeKeptBody`) and `body(from:)` makes them
+    // a value again; a completion before the start does the same, and `dropKeptBody` lets them
+    // go; a node freed pending takes it typed (`takeBody`).
 
     /// Puts `body` in the empty slot: binds its words to `Body?`, where their zeros are `nil` (a
     /// closure's first word is its function, whose null value is an optional closure's `nil`;
@@ -137,14 +139,33 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
     /// made, `nil` assigned over it (which releases the slot's reference), then the two words
     /// zeroed raw (an optional closure's `nil` leaves its context word as it was), over memory
     /// that holds no value. Every access is typed as the memory is bound, or raw: no bytes are
-    /// reinterpreted. Under the lock (the start's critical section), or without it for a task no
-    /// other thread can reach yet or being freed.
+    /// reinterpreted. For a node freed pending (`dropUnstartedBody`): on the hot path, the copy
+    /// and the `nil` would cost an outlined retain and release (see `body(from:)`).
     @inline(__always)
     private final func takeBody() -> Body? {
         let kept = Self.keptBody(at: &slot)
         let body = kept.pointee
         kept.pointee = nil
         TaskCore.storeWords((0, 0), at: &slot)
+        return body
+    }
+
+    /// The body whose bytes `words` hold, moved out of the slot as raw words (`takeKeptBody`),
+    /// as a value again, by value, not through memory: `unsafeBitCast` of the two words (a
+    /// closure's function and context: the same size, asserted by the initializer) gives a copy
+    /// of the closure they are, which retains its context; the words' own reference to that
+    /// context (the slot's) is then released, so the body is owned once, as it was in the slot.
+    /// No memory is read as a type it is not bound to. The context is a Swift heap object, or
+    /// none (`nil`, zero) for a closure that captures nothing. For a body that starts: the
+    /// retain and the release meet in one function, where the optimizer pairs them away, and
+    /// no generic function is called (a typed copy out of the slot and a `nil` over it cost an
+    /// outlined retain and release, +39 instructions per completed inline link).
+    @inline(__always)
+    private static func body(from words: (UInt, UInt)) -> Body {
+        let body = unsafeBitCast(words, to: Body.self)
+        if let context = UnsafeRawPointer(bitPattern: words.1) {
+            Unmanaged<AnyObject>.fromOpaque(context).release()
+        }
         return body
     }
 
@@ -220,16 +241,16 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
     /// started.
     @inline(__always)
     final func begin(fresh: Bool) -> Body? {
-        var body: Body? = nil
+        var words: (UInt, UInt) = (0, 0)
         if fresh {
             startUnshared()
-            body = takeBody()
-        } else if !startBody(placement.startGuard, taking: { body = takeBody() }) {
+            words = takeKeptBody()
+        } else if !startBody(placement.startGuard, taking: { words = takeKeptBody() }) {
             return nil
         }
         // A start that wins finds the task pending, so its body still in the slot.
-        guard let body else { preconditionFailure("kit task: a derived task started without its body") }
-        return body
+        guard words.0 != 0 else { preconditionFailure("kit task: a derived task started without its body") }
+        return Self.body(from: words)
     }
 }
 

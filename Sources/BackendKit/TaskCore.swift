@@ -110,29 +110,31 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     //
     // Two words that hold, one at a time, nothing, a derived task's body (`DerivedTask`), the
     // value of a success (`KitTask<T>`) or the error of a failure. Swift binds the memory of a
-    // stored property to its declared type, and memory bound to one type must not be accessed as
-    // another: the optimizer assumes that typed accesses of unrelated types never overlap
-    // (type-based alias analysis), and may drop or reorder one over the other. A helper's attempt
-    // to keep a `run`'s body here read a `(UInt, UInt)` local as the body's type, and the drop,
-    // specialized, compiled to nothing (see DESIGN.md). So the slot follows the binding rules
-    // (SE-0107, SE-0333) to the letter:
+    // stored property or a local to its declared type, and memory bound to one type must not be
+    // accessed as another: the optimizer trusts declared types and bindings (type-based alias
+    // analysis on typed accesses), and may drop an access it believes reads another object. A
+    // helper's attempt to keep a `run`'s body here read a `(UInt, UInt)` local as the body's
+    // type, and the drop, specialized, compiled to nothing (see DESIGN.md). So the slot follows
+    // the binding rules (SE-0107, SE-0333, SE-0349) to the letter:
     //
     // - It is raw storage, reached only through its address (`&slot`: for a final stored
     //   property, the property's own storage, valid for the call). After the initializer's zeros,
     //   no code reads or writes `slot` as the tuple it is declared.
     // - As words, only through raw loads and stores of `UInt` (`load(as:)`,
-    //   `storeBytes(of:as:)`): untyped accesses of a trivial type, valid whatever the memory is
-    //   bound to, and never assumed apart from a typed access. Read only while the slot holds its
-    //   zeros or a body, whose two words (a function's address and its context's) are pointers.
-    //   An empty slot is its two zero words: a trivial value, which a binding may replace.
+    //   `storeBytes(of:as:)`): untyped accesses of a trivial type. Read only while the slot holds
+    //   its zeros or a body, whose two words (a function's address and its context's) are
+    //   pointers; written only over memory that holds no value (zeros, or a value just moved out
+    //   or released). An empty slot is its two zero words: a trivial value, which a binding may
+    //   replace.
     // - As a value of type `X` (`T`, `Body?`, `any Error`), only through a typed pointer, between
     //   the binding that puts the value there (`initializeMemory(as:to:)`, or `bindMemory` then
-    //   an initialization) and the take or the destruction that empties it. Each put binds the
-    //   memory anew; each value is read through the type its put bound.
-    // - A value's bytes leave the slot only as raw words (a derived task's body, moved out under
-    //   the lock: a bitwise move, as Swift moves a closure), and become a value again only in
-    //   memory bound to the value's type, stored there raw (`DerivedTask.unpack`: a local
-    //   `Body?`), never through typed memory of another type.
+    //   an assignment or initialization) and the take or the destruction that empties it. Each
+    //   put binds the memory anew; each value is read through the type its put bound.
+    // - A body's bytes leave the slot as raw words (moved out under the lock: a bitwise move, as
+    //   Swift moves a closure). They become a value again by value (`unsafeBitCast`, the words'
+    //   own reference then released: `DerivedTask.body(from:)`), or in fresh memory bound to the
+    //   body's type before they are stored there (`DerivedTask.dropKeptBody`); never by reading
+    //   typed memory of another type (a `(UInt, UInt)` local read as a `Body?`, even rebound).
 
     /// The slot's two words, read raw (see above).
     @inline(__always)
@@ -140,9 +142,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         (words.load(as: UInt.self), words.load(fromByteOffset: MemoryLayout<UInt>.stride, as: UInt.self))
     }
 
-    /// Stores two words at `words`, raw (see above): zeros to empty the slot, over memory that
-    /// holds no value (one just moved out as raw words, or none); or the words of a body moved
-    /// out of it, into memory bound to the body's type (`DerivedTask.unpack`).
+    /// Stores two words at `words`, raw (see above), over memory that holds no value: zeros to
+    /// empty the slot (its value just moved out or released, or none); or the words of a body
+    /// moved out of it, into fresh memory bound to the body's type (`DerivedTask.dropKeptBody`).
     @inline(__always)
     static func storeWords(_ value: (UInt, UInt), at words: UnsafeMutableRawPointer) {
         words.storeBytes(of: value.0, as: UInt.self)
@@ -281,9 +283,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Moves out the body that a derived task keeps in the slot until it starts (`DerivedTask`),
     /// leaving the slot empty: its bytes, as raw words (read raw, then zeros stored raw: see
     /// "The slot's memory"), which own the body and which only the derived task turns into its
-    /// body again, in memory bound to its type (`DerivedTask.unpack`). Under the lock
-    /// (the start's or the completion's critical section), or without it for a task no other
-    /// thread can reach yet.
+    /// body again (`DerivedTask.body(from:)`, `DerivedTask.dropKeptBody`). Under the lock (the
+    /// start's or the completion's critical section), or without it for a task no other thread
+    /// can reach yet.
     @inline(__always)
     final func takeKeptBody() -> (UInt, UInt) {
         let words = Self.loadWords(from: &slot)
