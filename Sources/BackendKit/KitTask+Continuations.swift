@@ -96,8 +96,8 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
                 && MemoryLayout<Body>.alignment <= MemoryLayout<(UInt, UInt)>.alignment,
             "kit task: a derived task's body \(Body.self) does not fit the slot")
         // Safe: the slot is empty (the task is pending, no value, no error), two words of the
-        // closure's size and alignment (asserted above), and only this class reads it as a
-        // `Body?` (the type `keep` binds it to), until the start or a completion moves it out.
+        // closure's size and alignment (asserted above), and only this class makes its words a
+        // body again, once the start or a completion has moved them out.
         Self.keep(body, at: &slot)
         assert(keepsBody, "kit task: a derived task's body reads as an empty slot")
     }
@@ -112,42 +112,32 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
     /// that the deinit of a node that ran (every other) saves no registers for this path.
     @inline(never)
     private final func dropUnstartedBody() {
-        _ = takeBody()  // C8.1: the closure and its captures go
+        dropKeptBody(takeKeptBody())
     }
 
-    // The body in the slot, and its bytes moved out as words, under the binding rules of "The
-    // slot's memory" (`TaskCore`). In the slot, an optional body, through `pointee`, whose
-    // accessors always inline, and not `initialize(to:)` or `move()`: unspecialized code calls
-    // those generic functions out of line, with the closure type's metadata, which it looks up
-    // at run time (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per
-    // link). A start moves the body's words out raw (`takeKeptBody`) and `body(from:)` makes them
-    // a value again; a completion before the start does the same, and `dropKeptBody` lets them
-    // go; a node freed pending takes it typed (`takeBody`).
+    // The body in the slot, under the binding rules of "The slot's memory" (`TaskCore`): only as
+    // its two raw words (a closure's function and context), which own it. It becomes words and a
+    // value again by value (`unsafeBitCast`, with the context's reference count kept right by
+    // hand), never through memory typed as another type, and never through a generic function
+    // (`initialize(to:)`, `move()`, `withMemoryRebound`), which unspecialized code calls out of
+    // line with the closure type's metadata, looked up at run time
+    // (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per link). A start
+    // moves the words out (`takeKeptBody`) and `body(from:)` makes them the body; a completion
+    // before the start, or a node freed pending, moves them out and `dropKeptBody` lets them go.
 
-    /// Puts `body` in the empty slot: binds its words to `Body?`, where their zeros are `nil` (a
-    /// closure's first word is its function, whose null value is an optional closure's `nil`;
-    /// debug builds check it), and assigns the body over that `nil`, which holds nothing to
-    /// destroy.
+    /// Puts `body` in the empty slot as its raw words, by value: `unsafeBitCast` gives the
+    /// closure's two words (the same size, asserted by the initializer) and no reference; the
+    /// context is retained for the words, which own the body from then on (the parameter's own
+    /// reference goes at the end of the call: the optimizer pairs the two away), and the words
+    /// are stored raw over the slot's zeros. The context is a Swift heap object, or none (zero)
+    /// for a closure that captures nothing.
     @inline(__always)
     private static func keep(_ body: consuming Body, at words: UnsafeMutableRawPointer) {
-        let kept = words.bindMemory(to: Body?.self, capacity: 1)
-        assert(kept.pointee == nil, "kit task: an empty slot does not read as no body")
-        kept.pointee = body
-    }
-
-    /// Moves the body out of the slot, leaving it empty: a copy read through the binding `keep`
-    /// made, `nil` assigned over it (which releases the slot's reference), then the two words
-    /// zeroed raw (an optional closure's `nil` leaves its context word as it was), over memory
-    /// that holds no value. Every access is typed as the memory is bound, or raw: no bytes are
-    /// reinterpreted. For a node freed pending (`dropUnstartedBody`): on the hot path, the copy
-    /// and the `nil` would cost an outlined retain and release (see `body(from:)`).
-    @inline(__always)
-    private final func takeBody() -> Body? {
-        let kept = Self.keptBody(at: &slot)
-        let body = kept.pointee
-        kept.pointee = nil
-        TaskCore.storeWords((0, 0), at: &slot)
-        return body
+        let bits = unsafeBitCast(body, to: (UInt, UInt).self)
+        if let context = UnsafeRawPointer(bitPattern: bits.1) {
+            _ = Unmanaged<AnyObject>.fromOpaque(context).retain()
+        }
+        TaskCore.storeWords(bits, at: words)
     }
 
     /// The body whose bytes `words` hold, moved out of the slot as raw words (`takeKeptBody`),
@@ -169,21 +159,17 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         return body
     }
 
-    /// The slot as the `Body?` that `keep` bound it to: for a task whose slot keeps its body.
-    @inline(__always)
-    private static func keptBody(at words: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Body?> {
-        words.assumingMemoryBound(to: Body?.self)
-    }
-
     /// Lets go of the body whose bytes `words` hold, moved out of the slot as raw words by a
     /// completion that came before the start (`TaskCore.complete`, which lets it go after its
-    /// critical section, not under the lock). The words go back, stored raw, into fresh memory
-    /// of their own (a temporary allocation of the slot's size), bound to `Body?` first: there
-    /// they are the bytes of the `Body?` they were moved out of (a closure moves by its bytes),
-    /// read through that binding, and left `nil`, which holds nothing. Never typed memory of
-    /// another type: a `(UInt, UInt)` local read as a `Body?` is type punning, and a drop that
-    /// did it compiled, specialized, to nothing (and with the local rebound by `bindMemory`
-    /// first, specialized or not: the optimizer trusts a local's declared type; DESIGN.md).
+    /// critical section, not under the lock), or by the deinit of a node freed pending. The
+    /// words go back, stored raw, into fresh memory of their own (a temporary allocation of the
+    /// slot's size), bound to `Body?` first: there they are the body's bytes, which as a `Body?`
+    /// are `.some` of it (an optional closure's `nil` is a null function word), read through
+    /// that binding, and a `nil` assigned over them releases it. Never typed memory of another
+    /// type: a `(UInt, UInt)` local read as a `Body?` is type punning, and a drop that did it
+    /// compiled, specialized, to nothing (and with the local rebound by `bindMemory` first,
+    /// specialized or not: the optimizer trusts a local's declared type; DESIGN.md). Not
+    /// `body(from:)` either: unspecialized, its cast goes through memory.
     override final func dropKeptBody(_ words: (UInt, UInt)) {
         // Off the hot path: generic here, and the temporary allocation's out-of-line closure and
         // metadata lookups cost only this path.
@@ -233,12 +219,12 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
-    /// Starts the body (C1.5, C4.3) and moves it out of the slot (`takeBody`): `fresh`, with no
-    /// other thread able to reach this task, at once and without the lock; otherwise if the
-    /// token allows and the task is still pending, in the critical section of the start. `nil`
-    /// if it does not start: the task is completed, or is being completed by its token's handler,
-    /// and that completion moves the body out and lets it go (C8.1); a second run finds it
-    /// started.
+    /// Starts the body (C1.5, C4.3) and moves it out of the slot (`takeKeptBody`, then
+    /// `body(from:)`): `fresh`, with no other thread able to reach this task, at once and without
+    /// the lock; otherwise if the token allows and the task is still pending, in the critical
+    /// section of the start. `nil` if it does not start: the task is completed, or is being
+    /// completed by its token's handler, and that completion moves the body out and lets it go
+    /// (C8.1); a second run finds it started.
     @inline(__always)
     final func begin(fresh: Bool) -> Body? {
         var words: (UInt, UInt) = (0, 0)
