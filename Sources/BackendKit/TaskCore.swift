@@ -121,20 +121,21 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     //   property, the property's own storage, valid for the call). After the initializer's zeros,
     //   no code reads or writes `slot` as the tuple it is declared.
     // - As words, only through raw loads and stores of `UInt` (`load(as:)`,
-    //   `storeBytes(of:as:)`): untyped accesses of a trivial type. Read only while the slot holds
-    //   its zeros or a body, whose two words (a function's address and its context's) are
-    //   pointers; written only over memory that holds no value (zeros, or a value just moved out
-    //   or released). An empty slot is its two zero words: a trivial value, which a binding may
-    //   replace.
-    // - As a value of type `X` (`T`, `Body?`, `any Error`), only through a typed pointer, between
-    //   the binding that puts the value there (`initializeMemory(as:to:)`, or `bindMemory` then
-    //   an assignment or initialization) and the take or the destruction that empties it. Each
-    //   put binds the memory anew; each value is read through the type its put bound.
-    // - A body's bytes leave the slot as raw words (moved out under the lock: a bitwise move, as
-    //   Swift moves a closure). They become a value again by value (`unsafeBitCast`, the words'
-    //   own reference then released: `DerivedTask.body(from:)`), or in fresh memory bound to the
-    //   body's type before they are stored there (`DerivedTask.dropKeptBody`); never by reading
-    //   typed memory of another type (a `(UInt, UInt)` local read as a `Body?`, even rebound).
+    //   `storeBytes(of:as:)`): untyped accesses of a trivial type, over memory that holds zeros
+    //   or a body's words (never a value: a value just moved out or destroyed leaves none). An
+    //   empty slot is its two zero words: a trivial value, which a binding may replace.
+    // - A derived task's body is its two words and nothing else: put there by value
+    //   (`unsafeBitCast` of the closure, its context retained for the words), moved out raw under
+    //   the lock, and made a value again by value (`unsafeBitCast`, the words' reference then
+    //   released: `DerivedTask.body(from:)`) or in fresh memory bound to the body's type before
+    //   they are stored there (`DerivedTask.dropKeptBody`). The slot is never bound to it.
+    // - A value of type `X` (`T`, `any Error`), only through a typed pointer, between the binding
+    //   that puts it there (`initializeMemory(as:to:)`, or `bindMemory` then `initialize(to:)`,
+    //   over the zeros) and the destruction that empties it, with the task. Each value is read
+    //   through the type its put bound.
+    // - Never typed memory read as another type: a `(UInt, UInt)` local read as a `Body?` (the
+    //   reverted `run` body's drop), nor such a local rebound with `bindMemory`, nor a `Body?`
+    //   local with words stored into it raw; each compiled to an empty drop (DESIGN.md).
 
     /// The slot's two words, read raw (see above).
     @inline(__always)
