@@ -116,8 +116,8 @@ import Testing
         #expect(derived.allSatisfy { $0.status == .completed })
         #expect(mapBody == nil, "a map's body outlived its run")
         #expect(continueBody == nil, "a continueWith's body outlived its run")
-        weak var mapValue = try derived[0].get()
-        weak var continueValue = try derived[1].get()
+        weak let mapValue = try derived[0].get()
+        weak let continueValue = try derived[1].get()
         #expect(mapValue != nil && continueValue != nil, "a derived task let its value go")
         derived = []
         #expect(mapValue == nil, "a map's value outlived its task")
