@@ -135,7 +135,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     //   through the type its put bound.
     // - Never typed memory read as another type: a `(UInt, UInt)` local read as a `Body?` (the
     //   reverted `run` body's drop), nor such a local rebound with `bindMemory`, nor a `Body?`
-    //   local with words stored into it raw; each compiled to an empty drop (DESIGN.md).
+    //   local with words stored into it raw: each compiled, in some form, to a drop that releases
+    //   nothing (DESIGN.md, docs/results/2026-11-28-slot-binding.md).
 
     /// The slot's two words, read raw (see above).
     @inline(__always)
