@@ -96,8 +96,8 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
                 && MemoryLayout<Body>.alignment <= MemoryLayout<(UInt, UInt)>.alignment,
             "kit task: a derived task's body \(Body.self) does not fit the slot")
         // Safe: the slot is empty (the task is pending, no value, no error), two words of the
-        // closure's size and alignment (asserted above), and only this class reads it as a
-        // `Body`, until the start or a completion moves it out.
+        // closure's size and alignment (asserted above), and only this class makes its words a
+        // body again, once the start or a completion has moved them out.
         Self.keep(body, at: &slot)
         assert(keepsBody, "kit task: a derived task's body reads as an empty slot")
     }
@@ -115,35 +115,75 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         dropKeptBody(takeKeptBody())
     }
 
-    // The body's words, as an optional body: all-zero words read as `nil` (a closure's first
-    // word is its function, never zero, and `nil` is that word zero). Through `pointee`, whose
-    // accessors always inline, and not `initialize(to:)` or `move()`: unspecialized code calls
-    // those generic functions out of line, with the closure type's metadata, which it looks up at
-    // run time (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per link). Taken by
-    // a copy and a `nil` stored over it, as the optional field it replaces was.
+    // The body in the slot, under the binding rules of "The slot's memory" (`TaskCore`): only as
+    // its two raw words (a closure's function and context), which own it. It becomes words and a
+    // value again by value (`unsafeBitCast`, with the context's reference count kept right by
+    // hand), never through memory typed as another type, and never through a generic function
+    // (`initialize(to:)`, `move()`, `withMemoryRebound`), which unspecialized code calls out of
+    // line with the closure type's metadata, looked up at run time
+    // (`swift_getFunctionTypeMetadata` and its cache, about 340 instructions per link). A start
+    // moves the words out (`takeKeptBody`) and `body(from:)` makes them the body; a completion
+    // before the start, or a node freed pending, moves them out and `dropKeptBody` lets them go.
 
+    /// Puts `body` in the empty slot as its raw words, by value: `unsafeBitCast` gives the
+    /// closure's two words (the same size, asserted by the initializer) and no reference; the
+    /// context is retained for the words, which own the body from then on (the parameter's own
+    /// reference goes at the end of the call: the optimizer pairs the two away), and the words
+    /// are stored raw over the slot's zeros. The context is a Swift heap object, or none (zero)
+    /// for a closure that captures nothing.
     @inline(__always)
     private static func keep(_ body: consuming Body, at words: UnsafeMutableRawPointer) {
-        words.assumingMemoryBound(to: Body?.self).pointee = body
+        let bits = unsafeBitCast(body, to: (UInt, UInt).self)
+        if let context = UnsafeRawPointer(bitPattern: bits.1) {
+            _ = Unmanaged<AnyObject>.fromOpaque(context).retain()
+        }
+        TaskCore.storeWords(bits, at: words)
     }
 
+    /// The body whose bytes `words` hold, moved out of the slot as raw words (`takeKeptBody`),
+    /// as a value again, by value, not through memory: `unsafeBitCast` of the two words (a
+    /// closure's function and context: the same size, asserted by the initializer) gives a copy
+    /// of the closure they are, which retains its context; the words' own reference to that
+    /// context (the slot's) is then released, so the body is owned once, as it was in the slot.
+    /// No memory is read as a type it is not bound to. The context is a Swift heap object, or
+    /// none (`nil`, zero) for a closure that captures nothing. For a body that starts: the
+    /// retain and the release meet in one function, where the optimizer pairs them away, and
+    /// no generic function is called (a typed copy out of the slot and a `nil` over it cost an
+    /// outlined retain and release, +39 instructions per completed inline link).
     @inline(__always)
-    private static func body(movedFrom words: UnsafeMutableRawPointer) -> Body? {
-        let kept = words.assumingMemoryBound(to: Body?.self)
-        let body = kept.pointee
-        kept.pointee = nil
+    private static func body(from words: (UInt, UInt)) -> Body {
+        let body = unsafeBitCast(words, to: Body.self)
+        if let context = UnsafeRawPointer(bitPattern: words.1) {
+            Unmanaged<AnyObject>.fromOpaque(context).release()
+        }
         return body
     }
 
+    /// Lets go of the body whose bytes `words` hold, moved out of the slot as raw words by a
+    /// completion that came before the start (`TaskCore.complete`, which lets it go after its
+    /// critical section, not under the lock), or by the deinit of a node freed pending. The
+    /// words go back, stored raw, into fresh memory of their own (a temporary allocation of the
+    /// slot's size), bound to `Body?` first: there they are the body's bytes, which as a `Body?`
+    /// are `.some` of it (an optional closure's `nil` is a null function word), read through
+    /// that binding, and a `nil` assigned over them releases it. Never typed memory of another
+    /// type: a `(UInt, UInt)` local read as a `Body?` is type punning, and a drop that did it
+    /// compiled, specialized, to nothing (and with the local rebound by `bindMemory` first,
+    /// specialized or not: the optimizer trusts a local's declared type; DESIGN.md). Not
+    /// `body(from:)` either: unspecialized, its cast goes through memory.
     override final func dropKeptBody(_ words: (UInt, UInt)) {
-        // Off the hot path (a completion before the start, or a node freed pending): generic here.
-        var owned = words
-        Self.drop(&owned)
-    }
-
-    @inline(__always)
-    private static func drop(_ words: UnsafeMutableRawPointer) {
-        words.assumingMemoryBound(to: Body?.self).pointee = nil  // C8.1: the closure and its captures go
+        // Off the hot path: generic here, and the temporary allocation's out-of-line closure and
+        // metadata lookups cost only this path.
+        let size = MemoryLayout<(UInt, UInt)>.size
+        withUnsafeTemporaryAllocation(byteCount: size, alignment: MemoryLayout<(UInt, UInt)>.alignment) {
+            // Safe: fresh memory of the slot's size and alignment, where a `Body?` fits (the
+            // initializer asserts that a `Body` is the slot's size; its `nil` is a value of its
+            // function word), bound before the words are stored and read only as that.
+            let raw = $0.baseAddress.unsafelyUnwrapped
+            let kept = raw.bindMemory(to: Body?.self, capacity: 1)
+            TaskCore.storeWords(words, at: raw)
+            assert(kept.pointee != nil, "kit task: a kept body dropped as no body")
+            kept.pointee = nil  // C8.1: the closure and its captures go
+        }
     }
 
     /// Makes `token` able to cancel this task before its body starts (C4.3). Before registration.
@@ -179,31 +219,24 @@ class DerivedTask<U: Sendable, Body: Sendable>: KitTask<U>, @unchecked Sendable 
         HandOff.enqueue(self, outcome, antecedent, on: target)
     }
 
-    /// Starts the body (C1.5, C4.3) and moves it out of the slot, as raw words for `body(_:)`:
-    /// `fresh`, with no other thread able to reach this task, at once and without the lock;
-    /// otherwise if the token allows and the task is still pending, in the critical section of
-    /// the start. `nil` if it does not start: the task is completed, or is being completed by
-    /// its token's handler, and that completion moves the body out and lets it go (C8.1); a
-    /// second run finds it started. Words, not an optional `Body`: unspecialized code would look
-    /// up the optional's metadata.
+    /// Starts the body (C1.5, C4.3) and moves it out of the slot (`takeKeptBody`, then
+    /// `body(from:)`): `fresh`, with no other thread able to reach this task, at once and without
+    /// the lock; otherwise if the token allows and the task is still pending, in the critical
+    /// section of the start. `nil` if it does not start: the task is completed, or is being
+    /// completed by its token's handler, and that completion moves the body out and lets it go
+    /// (C8.1); a second run finds it started.
     @inline(__always)
-    final func begin(fresh: Bool) -> (UInt, UInt)? {
+    final func begin(fresh: Bool) -> Body? {
+        var words: (UInt, UInt) = (0, 0)
         if fresh {
             startUnshared()
-            return takeKeptBody()
+            words = takeKeptBody()
+        } else if !startBody(placement.startGuard, taking: { words = takeKeptBody() }) {
+            return nil
         }
-        var words: (UInt, UInt) = (0, 0)
-        guard startBody(placement.startGuard, taking: { words = takeKeptBody() }) else { return nil }
-        return words
-    }
-
-    /// The body in `words`, which `begin` moved out of the slot; once.
-    @inline(__always)
-    final func body(_ words: consuming (UInt, UInt)) -> Body {
-        guard let body = Self.body(movedFrom: &words) else {
-            preconditionFailure("kit task: a derived task started without its body")
-        }
-        return body
+        // A start that wins finds the task pending, so its body still in the slot.
+        guard words.0 != 0 else { preconditionFailure("kit task: a derived task started without its body") }
+        return Self.body(from: words)
     }
 }
 
@@ -235,8 +268,7 @@ final class ContinueTask<T: Sendable, U: Sendable>: DerivedTask<U, @Sendable (Co
     @inline(__always)
     private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool, on runtime: ThreadRuntime?) {
         // C8.1: the body, moved out of the task, goes as soon as it has run.
-        guard let words = begin(fresh: fresh) else { return }
-        let body = self.body(words)
+        guard let body = begin(fresh: fresh) else { return }
         let completion = antecedent.kitTask(of: T.self).typed(outcome)
         settle(fresh: fresh, on: runtime) { try body(completion) }
     }
@@ -315,8 +347,7 @@ final class MapTask<T: Sendable, U: Sendable>: DerivedTask<U, @Sendable (T) thro
     /// As `ContinueTask.perform`.
     @inline(__always)
     private func perform(_ outcome: KitCompletion, from antecedent: TaskCore, fresh: Bool, on runtime: ThreadRuntime?) {
-        guard let words = begin(fresh: fresh) else { return }  // C8.1, as there
-        let transform = self.body(words)
+        guard let transform = begin(fresh: fresh) else { return }  // C8.1, as there
         guard case .success = outcome else { return finish(outcome, fresh: fresh, on: runtime) }  // unchanged (C3.3)
         let value = antecedent.kitTask(of: T.self).loadValue()
         settle(fresh: fresh, on: runtime) { try transform(value) }

@@ -58,15 +58,18 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
     // The slot's three operations take its address as an argument (`&slot`), which for a
     // final stored property is the property's own storage, valid for the call: no closure, so
     // unspecialized code does not call a generic `withUnsafeMutablePointer`. The words are raw
-    // storage: `store` binds them to `T` (in place, or to the address of a box), and only `T`'s
-    // value witnesses touch them from then on; the tuple's own type is never read.
+    // storage, under the binding rules of "The slot's memory" (`TaskCore`): in place, `store`
+    // binds them to `T` and initializes them, and `load` and `destroy` reach the value through
+    // that binding; boxed, the box's address is a trivial word stored and loaded raw, and the
+    // box is memory allocated for `T`. The tuple's own type is never read.
 
     @inline(__always)
     private static func store(_ value: consuming T, at words: UnsafeMutableRawPointer) {
         if fitsInline {
-            // Not `initializeMemory(as:to:)`: unspecialized code calls it out of line, around the
-            // same value witness.
-            words.assumingMemoryBound(to: T.self).initialize(to: value)
+            // `bindMemory` then `initialize(to:)`: the two builtins `initializeMemory(as:to:)` is
+            // made of (which unspecialized code calls out of line, around the same value witness).
+            // Over the zero words of an empty slot: a trivial value, which a binding may replace.
+            words.bindMemory(to: T.self, capacity: 1).initialize(to: value)
         } else {
             let box = UnsafeMutablePointer<T>.allocate(capacity: 1)
             box.initialize(to: value)
@@ -76,12 +79,14 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
 
     @inline(__always)
     private static func load(from words: UnsafeMutableRawPointer) -> T {
+        // In place: bound to `T` by `store`, which ran before the success was published.
         if fitsInline { return words.assumingMemoryBound(to: T.self).pointee }
         return words.load(as: UnsafeMutablePointer<T>.self).pointee
     }
 
     private static func destroy(_ words: UnsafeMutableRawPointer) {
         if fitsInline {
+            // Bound to `T` by `store`; the task is being freed, so the words stay as they are.
             words.assumingMemoryBound(to: T.self).deinitialize(count: 1)
         } else {
             let box = words.load(as: UnsafeMutablePointer<T>.self)

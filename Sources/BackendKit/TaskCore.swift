@@ -32,8 +32,9 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     // @exclusivity(unchecked) here and below: every access is under `lock`, or in init or deinit;
     // none overlaps another.
     @exclusivity(unchecked) private var continuations = KitContinuations.empty
-    /// The value of a success (`KitTask<T>`'s) or the error of a failure; raw words, see
-    /// `KitTask<T>`.
+    /// The value of a success (`KitTask<T>`'s), the error of a failure, or a derived task's body
+    /// until it starts (`DerivedTask`): raw storage, touched only through its address (see "The
+    /// slot's memory" below); never read or written as the tuple it is declared.
     @exclusivity(unchecked) final var slot: (UInt, UInt) = (0, 0)
     @exclusivity(unchecked) private var state = KitState()
     /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
@@ -71,7 +72,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         // success; the error of a failure is the core's.
         assert(state.phase != .delivering, "kit task: freed by its own delivery, \(state)")
         assert(
-            state.ending == .success || state.ending == .failure || slot == (0, 0),
+            state.ending == .success || state.ending == .failure || slotIsEmpty,
             "kit task: freed with a value in the slot of a task that holds none, \(state)")
         if state.ending == .failure { Self.destroyError(&slot) }
         // Freed while pending: let the continuations go one by one, not all at once (C8.2).
@@ -105,9 +106,65 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
-    // The error in the slot. Each takes the slot's address (`&slot`, the final stored property's
-    // own storage, valid for the call): only these bind its words to an error, and only while
-    // `state` says the task failed.
+    // MARK: The slot's memory
+    //
+    // Two words that hold, one at a time, nothing, a derived task's body (`DerivedTask`), the
+    // value of a success (`KitTask<T>`) or the error of a failure. Swift binds the memory of a
+    // stored property or a local to its declared type, and memory bound to one type must not be
+    // accessed as another: the optimizer trusts declared types and bindings (type-based alias
+    // analysis on typed accesses), and may drop an access it believes reads another object. A
+    // helper's attempt to keep a `run`'s body here read a `(UInt, UInt)` local as the body's
+    // type, and the drop, specialized, compiled to nothing (see DESIGN.md). So the slot follows
+    // the binding rules (SE-0107, SE-0333, SE-0349) to the letter:
+    //
+    // - It is raw storage, reached only through its address (`&slot`: for a final stored
+    //   property, the property's own storage, valid for the call). After the initializer's zeros,
+    //   no code reads or writes `slot` as the tuple it is declared.
+    // - As words, only through raw loads and stores of `UInt` (`load(as:)`,
+    //   `storeBytes(of:as:)`): untyped accesses of a trivial type, over memory that holds zeros
+    //   or a body's words (never a value: a value just moved out or destroyed leaves none). An
+    //   empty slot is its two zero words: a trivial value, which a binding may replace.
+    // - A derived task's body is its two words and nothing else: put there by value
+    //   (`unsafeBitCast` of the closure, its context retained for the words), moved out raw under
+    //   the lock, and made a value again by value (`unsafeBitCast`, the words' reference then
+    //   released: `DerivedTask.body(from:)`) or in fresh memory bound to the body's type before
+    //   they are stored there (`DerivedTask.dropKeptBody`). The slot is never bound to it.
+    // - A value of type `X` (`T`, `any Error`), only through a typed pointer, between the binding
+    //   that puts it there (`initializeMemory(as:to:)`, or `bindMemory` then `initialize(to:)`,
+    //   over the zeros) and the destruction that empties it, with the task. Each value is read
+    //   through the type its put bound.
+    // - Never typed memory read as another type: a `(UInt, UInt)` local read as a `Body?` (the
+    //   reverted `run` body's drop), nor such a local rebound with `bindMemory`, nor a `Body?`
+    //   local with words stored into it raw: each compiled, in some form, to a drop that releases
+    //   nothing (DESIGN.md, docs/results/2026-11-28-slot-binding.md).
+
+    /// The slot's two words, read raw (see above).
+    @inline(__always)
+    private static func loadWords(from words: UnsafeMutableRawPointer) -> (UInt, UInt) {
+        (words.load(as: UInt.self), words.load(fromByteOffset: MemoryLayout<UInt>.stride, as: UInt.self))
+    }
+
+    /// Stores two words at `words`, raw (see above), over memory that holds no value: zeros to
+    /// empty the slot (its value just moved out or released, or none); or the words of a body
+    /// moved out of it, into fresh memory bound to the body's type (`DerivedTask.dropKeptBody`).
+    @inline(__always)
+    static func storeWords(_ value: (UInt, UInt), at words: UnsafeMutableRawPointer) {
+        words.storeBytes(of: value.0, as: UInt.self)
+        words.storeBytes(of: value.1, toByteOffset: MemoryLayout<UInt>.stride, as: UInt.self)
+    }
+
+    /// Whether the slot holds its two zero words, read raw: only while it holds no value and no
+    /// error (or to assert that it holds none), so it holds its zeros or a body.
+    @inline(__always)
+    final var slotIsEmpty: Bool {
+        let words = Self.loadWords(from: &slot)
+        return words.0 | words.1 == 0
+    }
+
+    // The error in the slot: `storeError` binds the words to `any Error` and initializes them (over
+    // the zero words of an empty slot: a trivial value, which `initializeMemory(as:to:)` may
+    // replace); only while `state` says the task failed do the others read or destroy it, through
+    // that binding.
 
     @inline(__always)
     private static func storeError(_ error: any Error, at words: UnsafeMutableRawPointer) {
@@ -144,7 +201,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Debug builds: the slot is written once, by the completion that won (or in init).
     @inline(__always)
     final func assertSlotEmpty() {
-        assert(slot == (0, 0), "kit task: the slot is written twice, \(state)")
+        assert(slotIsEmpty, "kit task: the slot is written twice, \(state)")
     }
 
     /// The outcome once completed, else `nil`. Under the lock.
@@ -226,13 +283,15 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     }
 
     /// Moves out the body that a derived task keeps in the slot until it starts (`DerivedTask`),
-    /// leaving the slot empty: its raw words, which only the derived task reads as its body.
-    /// Under the lock (the start's or the completion's critical section), or without it for a
-    /// task no other thread can reach yet.
+    /// leaving the slot empty: its bytes, as raw words (read raw, then zeros stored raw: see
+    /// "The slot's memory"), which own the body and which only the derived task turns into its
+    /// body again (`DerivedTask.body(from:)`, `DerivedTask.dropKeptBody`). Under the lock (the
+    /// start's or the completion's critical section), or without it for a task no other thread
+    /// can reach yet.
     @inline(__always)
     final func takeKeptBody() -> (UInt, UInt) {
-        let words = slot
-        slot = (0, 0)
+        let words = Self.loadWords(from: &slot)
+        Self.storeWords((0, 0), at: &slot)
         return words
     }
 
@@ -241,11 +300,12 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// task that keeps no body leaves it empty, so any word in it is that body (a closure's
     /// first word is its function, never zero; `DerivedTask` asserts it).
     @inline(__always)
-    final var keepsBody: Bool { state.ending == .none && slot != (0, 0) }
+    final var keepsBody: Bool { state.ending == .none && !slotIsEmpty }
 
-    /// Lets go of a body that the completion moved out of the slot (`complete`): `words` own it.
-    /// `DerivedTask` overrides it; no other task keeps a body there. The words by value: a
-    /// caller that passed the address of a local paid a stack protector on the hot path.
+    /// Lets go of a body that the completion moved out of the slot (`complete`): `words` own it
+    /// (`takeKeptBody`). `DerivedTask` overrides it; no other task keeps a body there. The words
+    /// by value: a caller that passed the address of a local paid a stack protector on the hot
+    /// path.
     func dropKeptBody(_ words: (UInt, UInt)) {
         preconditionFailure("kit task: completed with a body in the slot of a task that keeps none, \(state)")
     }
@@ -290,7 +350,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             if action == .refuse { return action }
             // Not completed until now, so the slot holds neither a value nor an error: a word in
             // it is a kept body (see `keepsBody`).
-            if slot != (0, 0) { kept = takeKeptBody() }
+            if !slotIsEmpty { kept = takeKeptBody() }
             fill(outcome, storing: store)
             if case .handOver = action { swap(&batch, &continuations) }
             return action
