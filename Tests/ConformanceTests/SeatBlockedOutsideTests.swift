@@ -1,5 +1,6 @@
 import Conformance
 import Dispatch
+import Foundation
 import Synchronization
 import TaskAPI
 import Testing
@@ -75,6 +76,19 @@ import Testing
         #expect(!run.notReproducible.contains { $0.contains("blocked outside ScheduleKit's primitives") }, "\(run.notReproducible)")
     }
 
+    /// `body`'s result on a thread of its own (4 MiB of stack, as the library's async entry points
+    /// use), with the moment it returned there.
+    static func timedOnOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> (R, DispatchTime) {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                let result = body()
+                continuation.resume(returning: (result, DispatchTime.now()))
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+    }
+
     /// `program`'s contended `makeSource`s (the release comes at once), then, on driver 0, a chain
     /// of `links` maps on a serial executor from task 0 that it waits for; with `heldChain`, a held
     /// source and a chain of `links` maps from it too, which runs in phase two.
@@ -119,10 +133,15 @@ import Testing
         let limit = Self.configuration().hangLimit
         let jobs = SlowJobs(delay: .milliseconds(4), dropsAfter: 250)
         let backend = UninstrumentedLockBackend(.lockAcrossAPoint, jobs: jobs)
-        let run = await Conformance.runProgram(
-            backend, program: Self.chainProgram(links: 300, heldChain: false), mode: .controlled(.randomWalk),
-            configuration: Self.configuration(livelockFactor: PhaseWatchTests.unbounded))
-        let ended = DispatchTime.now()
+        // The end is taken on the run's own thread, as it returns: this async test resumes on
+        // Swift's cooperative pool, which a crowded test process (two threads on two cores, other
+        // suites blocking them) gave back 11 and 29 s late in CI rehearsals, while the run had
+        // given up one hang limit after its last progress.
+        let (run, ended) = await Self.timedOnOwnThread {
+            Conformance.runProgram(
+                backend, program: Self.chainProgram(links: 300, heldChain: false), mode: .controlled(.randomWalk),
+                configuration: Self.configuration(livelockFactor: PhaseWatchTests.unbounded))
+        }
         let lastStart = try #require(jobs.lastStart, "no job ran")
         let quiet = Duration.nanoseconds(Int64(ended.uptimeNanoseconds - lastStart.uptimeNanoseconds))
         let finding = try #require(run.findings.first, "a backend that stopped making progress was not reported")
