@@ -1,6 +1,4 @@
-import BackendActors
 import BackendGCD
-import BackendThreads
 import Conformance
 import Dispatch
 import Foundation
@@ -44,7 +42,7 @@ import Testing
         arguments: ["gcd", "actors"])
     func passServedByTheProcess(_ name: String) async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [name = name as String] in
-            let backend: any TaskBackend = name == "gcd" ? GCDBackend() : ActorsBackend()
+            let backend = PackageBackends.make(name)
             let report = try RuleSuite.runMainExecutorChecks(backend, mainLoop: .servedByTheProcess)
             FileHandle.standardError.write(Data("\(report)\n".utf8))
             exit(report.passed && report.checks.count == RuleSuite.mainExecutorChecks.count ? 0 : 1)

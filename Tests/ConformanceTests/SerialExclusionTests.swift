@@ -1,6 +1,4 @@
-import BackendActors
 import BackendGCD
-import BackendThreads
 import Conformance
 import TaskAPI
 import Testing
@@ -27,15 +25,9 @@ import Testing
         #expect(overlap.observed?.contains("the second job started while the first ran") == true, "\(overlap)")
     }
 
-    @Test("C7.2 the package's serial executors pass the one-job-at-a-time check", arguments: ["gcd", "threads", "actors"])
+    @Test("C7.2 the package's serial executors pass the one-job-at-a-time check", arguments: PackageBackends.names)
     func packageBackendsPass(_ name: String) async throws {
-        let backend: any TaskBackend =
-            switch name {
-            case "threads": ThreadsBackend()
-            case "actors": ActorsBackend()
-            default: GCDBackend()
-            }
-        let failures = await RuleSuite.run(try Self.check(), on: backend)
+        let failures = await PackageBackends.failures(of: try Self.check(), on: name)
         #expect(failures.isEmpty, "\(name): \(failures)")
     }
 }

@@ -97,6 +97,9 @@ extension RuleSuite {
             C8Resources.everyObjectFreed),
         RuleCheck(
             .c8_3, "a source released while pending fails its task with TaskError.abandoned", C8Resources.abandonedSourceFailsItsTask),
+        RuleCheck(
+            .c8_3, "a source whose last reference goes in an inline job queued behind inline work fails its task with abandoned",
+            C8AbandonedInsideInlineWork.sourceDroppedBehindInlineWork),
         // C9CallForm
         RuleCheck(
             .c9_1, "run takes a body with no argument; run, continueWith and continueWithTask default the token", C9CallForm.defaultedForms),
