@@ -16,7 +16,8 @@ extension RuleSuite {
     struct ExclusionProbe {
         /// Rounds run.
         var rounds = 0
-        /// Rounds whose second job started before the first ended.
+        /// Rounds whose second job started before the first ended: while the first waited for it
+        /// (its wait saw it start), or before the first began (queued by the caller).
         var overlapped = 0
         /// Whether a round's second job never ran (within `patience`): the rounds stop there.
         var lostJob = false
@@ -68,8 +69,8 @@ extension RuleSuite {
                 observed: "round \(rounds)'s second job never ran")
             c.expect(
                 overlapped == 0, "\(executor) runs one job at a time: a job queued behind a running one starts after it ended",
-                call: call, expected: "no second job started while its first ran",
-                observed: "the second job started while the first ran in \(overlapped) of \(rounds) rounds")
+                call: call, expected: "each round's second job started after its first ended",
+                observed: "the second job started before the first ended in \(overlapped) of \(rounds) rounds")
         }
     }
 }
