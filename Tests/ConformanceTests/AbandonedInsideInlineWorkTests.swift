@@ -36,4 +36,12 @@ import Testing
         let failures = await PackageBackends.failures(of: try Self.check(), on: name)
         #expect(failures.isEmpty, "\(name): \(failures)")
     }
+
+    /// A backend delivering on an event loop of its own runs the inline work later, on the loop:
+    /// the check waits for it rather than reading sources made after the completing call returned.
+    @Test("C8.3 a backend that delivers inline work on its event loop, later, passes the check")
+    func eventLoopBackendPasses() async throws {
+        let failures = await RuleSuite.run(try Self.check(), on: LoopBackend(latency: .milliseconds(5)))
+        #expect(failures.isEmpty, "\(failures)")
+    }
 }

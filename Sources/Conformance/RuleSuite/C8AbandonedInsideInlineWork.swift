@@ -33,7 +33,9 @@ extension RuleSuite {
             let outer = backend.makeSource(of: Void.self)
             let made = Recorder<(way: Way, task: any AsyncTask<Int>)>()
             let seen = Recorder<String>()
+            let built = backend.makeSource(of: Void.self)
             outer.task.whenComplete(on: inline) { _ in
+                defer { built.trySucceed(()) }
                 for way in Way.allCases {
                     for index in 0..<perWay {
                         let holder = SourceHolder(backend.makeSource(of: Int.self))
@@ -54,11 +56,13 @@ extension RuleSuite {
                 }
             }
             outer.trySucceed(())
-            let tasks = made.all
             let total = Way.allCases.count * perWay
             let call =
                 "in outer.whenComplete(on: inline): \(total) pending sources, each one's only reference held by an inline job on a "
                 + "completed task (queued behind the work), \(perWay) each way; outer.trySucceed(())"
+            // A backend delivering on a thread of its own (an event loop) runs the work there, later.
+            _ = try c.requireOutcome(built.task, "the inline continuation that makes the sources runs", call: call)
+            let tasks = made.all
             _ = eventually { tasks.allSatisfy { $0.task.isCompleted } }
             for way in Way.allCases {
                 let mine = tasks.filter { $0.way == way }
