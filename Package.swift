@@ -43,13 +43,22 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "TaskAPI", "ScheduleKit", "BackendKit", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"
+                "TaskAPI", "ScheduleKit", "BackendKit", "Conformance", "BackendGCD", "BackendThreads", "BackendActors",
+                // Built for the main-executor checks' test, which runs it as a child process.
+                "main-executor-check"
             ]
         ),
         .executableTarget(
             name: "main-executor-example",
             dependencies: ["TaskAPI", "BackendGCD", "BackendThreads", "BackendActors"],
             path: "Examples/MainExecutor"
+        ),
+        // How a backend author checks a main executor: the main-executor checks run from an
+        // executable's top-level code, on the process's main thread (C9.8).
+        .executableTarget(
+            name: "main-executor-check",
+            dependencies: ["TaskAPI", "Conformance", "BackendGCD", "BackendThreads", "BackendActors"],
+            path: "Examples/MainExecutorCheck"
         ),
         .testTarget(name: "BenchTests", dependencies: ["bench"]),
         // The plug-in proof: a backend of its own, seeing the package as a user's would.

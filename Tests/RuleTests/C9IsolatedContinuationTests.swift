@@ -1,3 +1,4 @@
+import Conformance
 import Dispatch
 import Foundation
 import ScheduleKit
@@ -49,58 +50,22 @@ struct C9IsolatedContinuationTests {
         #expect(!title.contains("off the executor"), "\(title)")
     }
 
+    /// The forms on the main executor run in an exit test's child process, where Dispatch serves
+    /// the main queue: Conformance's main-executor check of them (`RuleSuite.mainExecutorChecks`),
+    /// every form with and without a token, each body writing main-actor state.
     @Test(
         "C9.10 every continuation form on the main executor runs its @MainActor body on the main actor",
         arguments: Backends.all.filter { $0.name != "threads" })
     func mainExecutorForms(_ c: BackendCase) async {
-        await #expect(processExitsWith: .success) { [name = c.name as String] in
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [name = c.name as String] in
             guard let backend = Backends.named(name) else { exit(3) }
-            let entries = await MainForms.run(backend)
-            exit(entries == MainForms.expected ? 0 : 1)
+            let forms = RuleSuite.mainExecutorChecks.filter { $0.rule == .c9_10 }
+            let report = try RuleSuite.runMainExecutorChecks(backend, mainLoop: .servedByTheProcess, checks: forms)
+            FileHandle.standardError.write(Data("\(report)\n".utf8))
+            exit(report.passed && report.checks.count == 1 ? 0 : 1)
         }
-    }
-}
-
-/// Every continuation form on the main executor, each body writing main-actor state.
-@MainActor enum MainForms {
-    static var entries: [String] = []
-    nonisolated static let expected = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"]
-
-    /// Main-actor state written from a body typed `@MainActor`; `preconditionIsolated` stops the
-    /// child process if the body is not in fact on the main actor.
-    static func enter(_ name: String, _ main: MainExecutor) -> Int {
-        MainActor.preconditionIsolated()
-        entries.append(main.isCurrent ? name : "(\(name) off the main executor)")
-        return entries.count
-    }
-
-    nonisolated static func run(_ backend: any TaskBackend) async -> [String] {
-        let main = backend.mainExecutor
-        let value = backend.succeeded(2)
-        let failed = backend.failed(UnwrapError.antecedent, as: Int.self)
-        let done = backend.makeSource(of: Void.self)
-        let tasks: [any AsyncTask<Int>] = [
-            value.continueWith(on: main) { _ in enter("a", main) },
-            value.continueWithTask(on: main) { _ in backend.succeeded(enter("b", main)) },
-            value.map(on: main) { enter("c", main) * $0 },
-            value.flatMap(on: main, token: .none) { backend.succeeded(enter("d", main) * $0) },
-            value.then(on: main) { enter("e", main) * $0 },
-            failed.recover(on: main) { _ in enter("f", main) },
-            failed.recoverTask(on: main) { _ in backend.succeeded(enter("g", main)) },
-            failed.catch(on: main) { _ in enter("h", main) },
-            value.finally(on: main) { _ in _ = enter("i", main) },
-            value.finallyTask(on: main) { _ in
-                _ = enter("j", main); return backend.succeeded(())
-            },
-            backend.run(on: main) { enter("k", main) },
-            backend.runTask(on: main) { backend.succeeded(enter("l", main)) }
-        ]
-        // Registered last on `value`, so it runs after every body registered on it (C2.4).
-        value.whenComplete(on: main) { _ in
-            _ = enter("m", main)
-            done.trySucceed()
+        if let result, result.exitStatus != .exitCode(0) {
+            Issue.record("\(String(decoding: result.standardErrorContent, as: UTF8.self))")
         }
-        guard backend.whenAll(tasks).settle() != nil, done.task.settle() != nil else { return ["hung"] }
-        return await MainActor.run { entries.sorted() }
     }
 }

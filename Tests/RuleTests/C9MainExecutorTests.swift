@@ -1,4 +1,5 @@
 import BackendThreads
+import Conformance
 import Dispatch
 import Foundation
 import TaskAPI
@@ -42,16 +43,22 @@ struct C9MainExecutorTests {
 
     /// In an exit test's child process the main thread is parked in `dispatchMain()` and the
     /// main queue is served by a Dispatch thread, which is the main actor's context on Linux:
-    /// GCD's and the actors backend's main executors work there as well.
+    /// GCD's and the actors backend's main executors work there as well. Conformance's
+    /// main-executor checks run there (`RuleSuite.runMainExecutorChecks`, served by the process):
+    /// every job on the main thread, in order, one at a time, once; `isCurrent`; every
+    /// `@MainActor` form; a cancelled token; `runMainLoop`'s refusals.
     @Test(
-        "C9.8 the main queue's and the main actor's executors serve jobs in a process running dispatchMain",
+        "C9.8 the main queue's and the main actor's executors pass the main-executor checks in a process running dispatchMain",
         arguments: Backends.all.filter { $0.name != "threads" })
     func mainExecutorUnderDispatchMain(_ c: BackendCase) async {
-        await #expect(processExitsWith: .success) { [name = c.name as String] in
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [name = c.name as String] in
             guard let backend = Backends.named(name) else { exit(3) }
-            DispatchQueue.main.async { MainProbe.run(backend) }
-            try await Task.sleep(for: .seconds(60))
-            exit(2)
+            let report = try RuleSuite.runMainExecutorChecks(backend, mainLoop: .servedByTheProcess)
+            FileHandle.standardError.write(Data("\(report)\n".utf8))
+            exit(report.passed ? 0 : 1)
+        }
+        if let result, result.exitStatus != .exitCode(0) {
+            Issue.record("\(String(decoding: result.standardErrorContent, as: UTF8.self))")
         }
     }
 
@@ -82,33 +89,8 @@ struct C9MainExecutorTests {
     }
 }
 
-/// The checks of C9.8, run where a program's main thread would run them.
+/// Where the example program is.
 enum MainProbe {
-    /// Queues jobs and a continuation on the main executor; the last one exits the process with 0
-    /// if every job ran in order inside the main executor, 1 otherwise.
-    static func run(_ backend: any TaskBackend) {
-        let main = backend.mainExecutor
-        let order = Recorder<Int>()
-        let outside = Counter()
-        let jobs = 100
-        for index in 0..<jobs {
-            main.execute {
-                order.append(index)
-                if !main.isCurrent { outside.increment() }
-                MainActor.assumeIsolated { _ = index }
-            }
-        }
-        let continued = backend.run { 5 }.continueWith(on: main) { outcome in
-            try MainActor.assumeIsolated { try outcome.get() * 2 }
-        }
-        _ = continued.continueWith(on: main) { outcome in
-            let ok =
-                outside.count == 0 && order.all == Array(0..<jobs) && outcome.value == 10
-                && main.isCurrent && !backend.defaultExecutor.isCurrent
-            exit(ok ? 0 : 1)
-        }
-    }
-
     /// The example program, built next to the test bundle.
     static var exampleURL: URL? {
         let candidates = [

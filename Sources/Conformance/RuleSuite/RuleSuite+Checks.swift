@@ -85,6 +85,9 @@ extension RuleSuite {
         // C7Executors
         RuleCheck(.c7_1, "every backend accepts a user-written AsyncTaskExecutor", C7Executors.userExecutor),
         RuleCheck(.c7_2, "default is parallel, serial is FIFO one at a time, inline runs before returning", C7Executors.executorKinds),
+        RuleCheck(
+            .c7_2, "a serial executor starts no job while another runs, though the running one waits for it",
+            C7SerialExclusion.oneJobAtATime),
         RuleCheck(.c7_3, "executors run each job exactly once", C7Executors.exactlyOnce),
         // C8Resources
         RuleCheck(.c8_1, "after completion nothing keeps continuation closures or captures alive", C8Resources.closuresReleased),
@@ -94,6 +97,9 @@ extension RuleSuite {
             C8Resources.everyObjectFreed),
         RuleCheck(
             .c8_3, "a source released while pending fails its task with TaskError.abandoned", C8Resources.abandonedSourceFailsItsTask),
+        RuleCheck(
+            .c8_3, "a source whose last reference goes in an inline job queued behind inline work fails its task with abandoned",
+            C8AbandonedInsideInlineWork.sourceDroppedBehindInlineWork),
         // C9CallForm
         RuleCheck(
             .c9_1, "run takes a body with no argument; run, continueWith and continueWithTask default the token", C9CallForm.defaultedForms),

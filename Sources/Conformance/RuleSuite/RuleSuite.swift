@@ -9,7 +9,9 @@ import TaskAPI
 /// Not here, because a failure would kill the process running them: C2.7 (stack depth) and the
 /// dropped-chain half of C8.2, which `Conformance.checkResources` checks (run by `check` and
 /// `checkAll`; put it in a child process to see a stack overflow as a failure). Nor what only a
-/// backend's own API can set up: C6.4's limit on blocked threads, C9.8's main thread.
+/// backend's own API can set up: C6.4's limit on blocked threads. Nor the main executor's jobs,
+/// which run only while the process's main thread serves the backend's main loop:
+/// `runMainExecutorChecks` runs `mainExecutorChecks` where it does.
 public enum RuleSuite {
     /// The rule ids the checks cover, in the contract's order.
     public static var rules: [Rule] { RuleSuiteReport.rules(of: checks) }
