@@ -40,18 +40,20 @@ final class ValueResumer: KitContinuation, @unchecked Sendable {
     // (acquiring); exactly one thread does. `task` is a `let`.
     private let state = ScheduledAtomic<UInt8>(0)
     private var continuation: UnsafeContinuation<KitCompletion, any Error>?
-    /// The awaited task. Unowned: the awaiting getter holds it for as long as the resumer can
+    /// The awaited task, unretained: the awaiting getter holds it for as long as the resumer can
     /// register on it or remove itself from it (its cancellation handler runs only while the
-    /// getter waits in `withTaskCancellationHandler`), and a strong reference cost a retain and
-    /// a release per `await`; the task holds the resumer (as a waker) until it runs.
-    private unowned(unsafe) let task: TaskCore
+    /// getter waits in `withTaskCancellationHandler`, and `swift_task_removeCancellationHandler`
+    /// waits for a handler running on another thread); the task holds the resumer (as a waker)
+    /// until it runs. A strong reference cost a retain and a release per `await`, and so did an
+    /// `unowned(unsafe)` one, copied strong for each call (callgrind).
+    private let task: Unmanaged<TaskCore>
     private static var empty: UInt8 { 0 }
     private static var armed: UInt8 { 1 }
     private static var done: UInt8 { 2 }
     private static var cancelledEarly: UInt8 { 3 }
 
     init(awaiting task: TaskCore) {
-        self.task = task
+        self.task = .passUnretained(task)
     }
 
     /// Arms the resumer with the awaiting Swift task's continuation and registers it on the task
@@ -59,7 +61,7 @@ final class ValueResumer: KitContinuation, @unchecked Sendable {
     /// if the awaiting task was cancelled already.
     func arm(_ continuation: UnsafeContinuation<KitCompletion, any Error>) {
         guard install(continuation) else { return }
-        if let outcome = task.registerWaker(self) { resume(outcome) }
+        if let outcome = task._withUnsafeGuaranteedRef({ $0.registerWaker(self) }) { resume(outcome) }
     }
 
     /// Arms the resumer; `false` (and the continuation is resumed with `CancellationError`) if
@@ -99,7 +101,7 @@ final class ValueResumer: KitContinuation, @unchecked Sendable {
         guard let continuation = take() else { return }
         // Removed before the resume: once resumed, the awaiting getter may return and let go of
         // the task this resumer does not own.
-        _ = task.remove(self)
+        _ = task._withUnsafeGuaranteedRef { $0.remove(self) }
         continuation.resume(throwing: CancellationError())
     }
 
