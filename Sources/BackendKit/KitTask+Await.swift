@@ -7,11 +7,11 @@ extension KitTask {
     /// resumed at completion, directly by the completing thread, or by its own cancellation,
     /// whichever comes first (C4.7); cancellation leaves this task alone, and removes the waker.
     ///
-    /// Each async function on the way is a frame from the awaiting Swift task's allocator and a
-    /// hop to its executor (`swift_task_switch`), about 285 instructions together (callgrind):
-    /// the getter is inlined into `AsyncTask`'s witness for it, so the two make one frame, and the
-    /// operation that suspends captures the resumer alone (docs/BENCHMARKS.md, "The pending
-    /// `await`").
+    /// Each async function on the way is a frame from the awaiting Swift task's allocator (about
+    /// 130 instructions) and hops to its executor (`swift_task_switch`, about 80 each): the getter
+    /// is inlined into `AsyncTask`'s witness for it, so the two make one frame, the cancellation
+    /// handler inherits the executor rather than hopping, and the operation that suspends
+    /// captures the resumer alone (docs/BENCHMARKS.md, "The pending `await`").
     public var value: T {
         @inline(__always) get async throws {
             // The outcome, not `completion`: a `Completion<T>` costs runtime metadata lookups in
@@ -21,7 +21,15 @@ extension KitTask {
             // suspended `await`, about 250 instructions): it resumes the awaiting task with the
             // outcome, and the value is read from this task's slot here.
             let resumer = ValueResumer(awaiting: self)
-            let outcome = try await withTaskCancellationHandler {
+            // The standard library's form of `withTaskCancellationHandler` without the
+            // `isolation` parameter (its ABI before Swift 6, kept public for compiled clients):
+            // it inherits the caller's executor instead of hopping to `isolation` on entry and
+            // on exit. This getter is nonisolated, so both forms run on the generic executor
+            // throughout and the operation hops there itself; the same record is added and
+            // removed. Two `swift_task_switch` calls fewer per suspended `await`, about 150
+            // instructions (docs/BENCHMARKS.md). Should a toolchain deprecate it, the form with
+            // `isolation` (its default, nil here) is the drop-in replacement.
+            let outcome = try await _unsafeInheritExecutor_withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { resumer.arm($0) }
             } onCancel: {
                 resumer.cancel()
