@@ -86,10 +86,11 @@ struct CountedCase: Sendable {
         // poll in between is callgrind's interleaving's; a completed task's `await` runs on the
         // awaiting task's thread alone, but that Swift task runs on Dispatch's pool, whose idle
         // threads are counted too, and they park rather than poll: it counted the same to the
-        // instruction in every count so far (1,016 on each backend, 1,431 for the checked
-        // continuation, three counts in each of four runs), so one count, as an inline chain's,
-        // which also keeps CI's bench step within its time (16 valgrind runs fewer). The median
-        // of three for the pending round trip.
+        // instruction in every count of four runs (1,016 on each backend, 1,431 for the checked
+        // continuation, three counts in each; within 2 since the getter was inlined into its
+        // witness, 859-861), so one count, as an inline chain's, which also keeps CI's bench
+        // step within its time (16 valgrind runs fewer). The median of three for the pending
+        // round trip.
         case .await(let variant): variant == AwaitScenario.completedValue ? 1 : InstructionCounts.poolRepetitions
         }
     }
@@ -107,7 +108,7 @@ struct CountedCase: Sendable {
         // Not gated: with the kit pools' waits left out (`excludedFunctions`), a pending round
         // trip still moves by up to 25 % between counts of one binary (swift 4,391-5,286, gcd
         // 5,186-6,442: when Dispatch's workers park and wake depends on callgrind's interleaving
-        // of the threads); a completed task's counted 1,016 three times.
+        // of the threads); a completed task's counted 1,016 three times (859-861 since).
         case .await(let variant): variant == AwaitScenario.completedValue ? 0.10 : 0.20
         }
     }
