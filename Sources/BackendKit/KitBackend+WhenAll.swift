@@ -74,9 +74,10 @@ final class KitJoin<T: Sendable>: KitJoinBase, @unchecked Sendable {
     override func receive(_ outcome: KitCompletion, from antecedent: TaskCore, at index: Int) {
         switch outcome {
         case .success:
-            // Registered on a KitTask<T> (see `whenAll`).
-            let value = antecedent.kitTask(of: T.self).loadValue()
-            if let all = values.record(value, at: index) { _ = source.base.succeed(all) }
+            // Registered on a KitTask<T> (see `whenAll`): its value copied from its slot straight
+            // into the collector's.
+            let all = antecedent.kitTask(of: T.self).recordValue(in: values, at: index)
+            if let all { _ = source.base.succeed(all) }
         case .failure, .cancelled:
             if values.finish() { _ = source.base.complete(outcome) }
         }
