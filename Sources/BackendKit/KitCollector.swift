@@ -76,8 +76,15 @@ final class KitCollector<Element>: @unchecked Sendable {
     func record(copyOf source: UnsafePointer<Element>, at index: Int) -> [Element]? {
         guard claim(index) else { return nil }
         if _isPOD(Element.self) {
-            // A trivial type: its bytes are its value, with nothing to retain.
-            UnsafeMutableRawPointer(slots + index).copyMemory(from: source, byteCount: MemoryLayout<Element>.size)
+            // A trivial type: its bytes are its value, with nothing to retain. A word-sized one
+            // (integers, floats, plain structs of them) as one word, unaligned, without the call
+            // of `copyMemory` (`memcpy`, about 15 instructions).
+            let target = UnsafeMutableRawPointer(slots + index)
+            if MemoryLayout<Element>.size == MemoryLayout<UInt>.size {
+                target.storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: UInt.self), as: UInt.self)
+            } else {
+                target.copyMemory(from: source, byteCount: MemoryLayout<Element>.size)
+            }
         } else {
             (slots + index).initialize(to: source.pointee)
         }
