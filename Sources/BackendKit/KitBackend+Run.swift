@@ -71,10 +71,18 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
         // Copied and cleared rather than `take()`n or swapped: the generic `take` moves the
         // closure through the most general abstraction, a thunk allocated each way, and `swap`
         // looked up the closure type's metadata (callgrind).
-        let started = startBody(startGuard) {
-            taken = body
-            body = nil
-        }
+        // No guard (a token that can never be cancelled, the common case): the status alone
+        // decides, without `startBody`'s binding of the guard, which released a `nil` per start.
+        let started =
+            startGuard == nil
+            ? tryStart {
+                taken = body
+                body = nil
+            }
+            : startBody(startGuard) {
+                taken = body
+                body = nil
+            }
         guard started else { return dropBody() }
         // The start moved the task out of pending, which only this call and `dropBody`'s caller
         // (a job that never ran) race for: the body is still there.

@@ -27,15 +27,19 @@ extension KitBackend {
             // input out through its value witness.
             tasks.withUnsafeBufferPointer { inputs in
                 for index in inputs.indices {
+                    // Borrowed, not retained: the array holds every input for the whole call.
+                    // Copied out as an owned reference, each input was retained and released
+                    // around the opaque calls below (callgrind, fan-out).
+                    let object = Unmanaged.passUnretained(inputs[index] as AnyObject)
                     // A kit task seen as `any AsyncTask<T>` is a `KitTask<T>`: `TaskCore`'s only
                     // conforming subclass, and its `Success` is `T`. The test is a class test of the
                     // reference (`AsyncTask` is class-bound, `TaskCoreCast`): the existential's own
                     // cast costs about 300 instructions through the runtime's general `tryCast`.
-                    if let core = TaskCoreCast.core(of: inputs[index] as AnyObject) {
+                    if let core = TaskCoreCast.core(of: object) {
                         // An input already completed and delivered reports at once, and a `run`'s
                         // task keeps the join as its first continuation: no node for either.
-                        if core.join(join, at: index, on: runtime) { continue }
-                        core.register(JoinSlot(join, index))
+                        if core._withUnsafeGuaranteedRef({ $0.join(join, at: index, on: runtime) }) { continue }
+                        core._withUnsafeGuaranteedRef { $0.register(JoinSlot(join, index)) }
                     } else {
                         inputs[index].whenComplete(on: InlineExecutor.shared) { join.receive($0, at: index) }
                     }
@@ -70,9 +74,10 @@ final class KitJoin<T: Sendable>: KitJoinBase, @unchecked Sendable {
     override func receive(_ outcome: KitCompletion, from antecedent: TaskCore, at index: Int) {
         switch outcome {
         case .success:
-            // Registered on a KitTask<T> (see `whenAll`).
-            let value = antecedent.kitTask(of: T.self).loadValue()
-            if let all = values.record(value, at: index) { _ = source.base.succeed(all) }
+            // Registered on a KitTask<T> (see `whenAll`): its value copied from its slot straight
+            // into the collector's.
+            let all = antecedent.kitTask(of: T.self).recordValue(in: values, at: index)
+            if let all { _ = source.base.succeed(all) }
         case .failure, .cancelled:
             if values.finish() { _ = source.base.complete(outcome) }
         }

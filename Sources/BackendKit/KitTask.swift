@@ -111,6 +111,23 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         return Self.load(from: &slot)
     }
 
+    /// Records a copy of a success's value in `values` at `index` (`KitCollector.record(copyOf:at:)`),
+    /// made from its place in the slot or its box straight into the collector's slot, with no
+    /// value of `T` in between, which unspecialized code copies in and out through its value
+    /// witnesses. Only for a task completed with a success, as `loadValue()`.
+    @inline(__always)
+    final func recordValue(in values: KitCollector<T>, at index: Int) -> [T]? {
+        assertHoldsValue()
+        return Self.recordValue(at: &slot, in: values, index)
+    }
+
+    @inline(__always)
+    private static func recordValue(at words: UnsafeMutableRawPointer, in values: KitCollector<T>, _ index: Int) -> [T]? {
+        // In place: bound to `T` by `store`, which ran before the success was published.
+        if fitsInline { return values.record(copyOf: UnsafePointer(words.assumingMemoryBound(to: T.self)), at: index) }
+        return values.record(copyOf: UnsafePointer(words.load(as: UnsafeMutablePointer<T>.self)), at: index)
+    }
+
     /// Completes with `value` (C1.1); `false` if the task was already completed. `runtime`: the
     /// calling thread's, if the caller has it (see `complete(_:storing:on:)`).
     @inline(__always)

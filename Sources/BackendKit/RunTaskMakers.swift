@@ -32,13 +32,27 @@ enum RunTaskMakers {
     private static let slotBits = 6
     static let capacity = 1 << slotBits
 
-    /// The slots: 0 or the address of an `Entry`. `nonisolated(unsafe)`: the pointer itself never
-    /// changes after its one initialization, and every slot is an atomic.
-    private nonisolated(unsafe) static let slots: UnsafeMutablePointer<Atomic<UInt>> = {
-        let slots = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: capacity)
-        for index in 0..<capacity { (slots + index).initialize(to: Atomic(0)) }
+    /// The address of the slots (`capacity` atomics, each 0 or the address of an `Entry`), 0
+    /// until the first `record` makes them; never freed. An atomic, which Swift initializes
+    /// statically: a `static let` of the slots' pointer, made by a closure, was initialized
+    /// lazily, and every `run` called `swift_once` to reach it (about 10 instructions,
+    /// callgrind, fan-out).
+    private static let table = Atomic<UInt>(0)
+
+    /// The slots, made by the first call that finds none (acquiring: the slots' initialization
+    /// happened before their address was published).
+    private static func slots() -> UnsafeMutablePointer<Atomic<UInt>> {
+        if let slots = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: table.load(ordering: .acquiring)) { return slots }
+        let made = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: capacity)
+        for index in 0..<capacity { (made + index).initialize(to: Atomic(0)) }
+        let (exchanged, original) = table.compareExchange(
+            expected: 0, desired: UInt(bitPattern: made), ordering: .acquiringAndReleasing)
+        guard !exchanged, let slots = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: original) else { return made }
+        // Another call published its slots first: this call's were never shared.
+        made.deinitialize(count: capacity)
+        made.deallocate()
         return slots
-    }()
+    }
 
     /// The key of `T`: its metadata's address.
     @inline(__always)
@@ -57,6 +71,7 @@ enum RunTaskMakers {
     /// is lent for the call: the entry holds it for the life of the process.
     @inline(__always)
     static func withMaker<T: Sendable, R>(of _: T.Type, _ body: (RunTaskMaker<T>) -> R) -> R? {
+        guard let slots = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: table.load(ordering: .acquiring)) else { return nil }
         let key = key(T.self)
         let word = slots[slot(of: key)].load(ordering: .acquiring)
         guard let entry = UnsafePointer<Entry>(bitPattern: word), entry.pointee.key == key else { return nil }
@@ -75,6 +90,7 @@ enum RunTaskMakers {
     /// each `T` (and of a `T` whose slot is taken) only.
     @inline(never)
     static func record<T: Sendable>(_: T.Type) {
+        let slots = slots()
         let key = key(T.self)
         let slot = slot(of: key)
         guard slots[slot].load(ordering: .relaxed) == 0 else { return }

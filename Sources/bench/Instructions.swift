@@ -92,19 +92,34 @@ enum InstructionCounts {
 
     /// Why the counts would be wrong, or nil: a function a case leaves out
     /// (`CountedCase.excludedFunctions`, a pattern on the mangled name) that names no function of
-    /// `binary`. A renamed function would otherwise be counted again without a word (its polls
-    /// add tens of thousands of instructions per item), so the run says so and counts nothing.
+    /// `binary` or of a shared library it loads (`ldd`: the mutex's slow paths are
+    /// libswiftSynchronization's). A renamed function would otherwise be counted again without a
+    /// word (its polls add tens of thousands of instructions per item), so the run says so and
+    /// counts nothing.
     private static func unmatchedExclusions(_ cases: [CountedCase], in binary: String) -> String? {
         let patterns = Set(cases.flatMap(\.excludedFunctions))
         guard !patterns.isEmpty else { return nil }
         guard let listing = runCommand("/usr/bin/env", ["nm", "--defined-only", binary]) else {
             return "nm --defined-only failed (is binutils installed?)"
         }
-        let symbols = listing.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
-        let unmatched = patterns.filter { pattern in !symbols.contains { fnmatch(pattern, $0, 0) == 0 } }
+        var symbols = symbolNames(listing)
+        var unmatched = patterns.filter { pattern in !symbols.contains { fnmatch(pattern, $0, 0) == 0 } }
+        if !unmatched.isEmpty {
+            // `ldd` lists "name => /path (address)"; a library's exported functions by `nm -D`.
+            let libraries = (runCommand("/usr/bin/env", ["ldd", binary]) ?? "").split(separator: "\n").compactMap {
+                line in line.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("/") }.map(String.init)
+            }
+            symbols = libraries.flatMap { symbolNames(runCommand("/usr/bin/env", ["nm", "-D", "--defined-only", $0]) ?? "") }
+            unmatched = unmatched.filter { pattern in !symbols.contains { fnmatch(pattern, $0, 0) == 0 } }
+        }
         guard !unmatched.isEmpty else { return nil }
         return "the function(s) left out of the counts, \(unmatched.sorted().joined(separator: ", ")), match no "
             + "symbol of the binary (renamed?): update CountedCase.excludedFunctions"
+    }
+
+    /// The symbol names of an `nm` listing (the last field of each line).
+    private static func symbolNames(_ listing: String) -> [String] {
+        listing.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
     }
 
     private static func failed(_ why: String) -> Figure {
