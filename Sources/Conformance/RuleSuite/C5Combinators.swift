@@ -156,6 +156,8 @@ extension RuleSuite {
             c.expect(
                 eventually { weakValue == nil }, "a failed whenAll drops the values it collected", call: call,
                 expected: "first's value freed", observed: "still alive, the whenAll task referenced")
+            // The same with the failure and the value's report started at once on two threads.
+            C5FailFastRounds.valuesDropped(c)
         }
     }
 
