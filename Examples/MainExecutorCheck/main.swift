@@ -9,7 +9,8 @@ import BackendThreads
 //     swift run main-executor-check gcd        # or threads, actors
 //
 // Prints the report (the rule suite's words: rule ids, failures) and exits 0 when it passed, 1
-// when a check failed, 2 when the call was refused (called off the main thread).
+// when a check failed, 2 when the call was refused (called off the main thread) or the backend's
+// name is not one of the three.
 // Tests/ConformanceTests/MainExecutorCheckTests.swift runs it for every backend. A backend of
 // your own: an executable target like this one, with your backend in place of these.
 import Conformance
@@ -24,9 +25,12 @@ import Darwin
 let name = CommandLine.arguments.dropFirst().first ?? "gcd"
 let backend: any TaskBackend
 switch name {
+case "gcd": backend = GCDBackend()
 case "threads": backend = ThreadsBackend()
 case "actors": backend = ActorsBackend()
-default: backend = GCDBackend()
+default:
+    print("main-executor-check: no backend named \"\(name)\"; use gcd, threads or actors")
+    exit(2)
 }
 do {
     let report = try RuleSuite.runMainExecutorChecks(backend)
