@@ -1,6 +1,3 @@
-import BackendActors
-import BackendGCD
-import BackendThreads
 import TaskAPI
 import Testing
 
@@ -13,27 +10,16 @@ import Testing
 @Suite struct ForeignInputTests {
     struct Boom: Error {}
 
-    static let kitBackends: [@Sendable () -> any TaskBackend] = [
-        { GCDBackend() }, { ThreadsBackend() }, { ActorsBackend() }
-    ]
-
-    /// Each kit backend's name, for the test's arguments.
-    static let backendNames = ["gcd", "threads", "actors"]
-
-    static func backend(named name: String) -> any TaskBackend {
-        kitBackends[backendNames.firstIndex(of: name) ?? 0]()
-    }
-
     /// The foreign backends a kit backend's combinators are given tasks of.
     static func foreign(besides name: String) -> [any TaskBackend] {
-        [ReferenceBackend()] + backendNames.filter { $0 != name }.map(backend(named:))
+        [ReferenceBackend()] + PackageBackends.names.filter { $0 != name }.map(PackageBackends.make)
     }
 
     @Test(
         "C5.1 whenAll given tasks of another backend: values in input order, a foreign failure or cancellation at once",
-        arguments: backendNames)
+        arguments: PackageBackends.names)
     func whenAllTakesForeignTasks(name: String) {
-        let ours = Self.backend(named: name)
+        let ours = PackageBackends.make(name)
         for other in Self.foreign(besides: name) {
             let late = other.makeSource(of: Int.self)
             let all = ours.whenAll([other.run { _ in 1 }, ours.run { _ in 2 }, late.task, other.completed(.success(4))])
@@ -54,9 +40,9 @@ import Testing
         }
     }
 
-    @Test("C5.1 whenAll alternating its own and foreign tasks, 200 joins of 8", arguments: backendNames)
+    @Test("C5.1 whenAll alternating its own and foreign tasks, 200 joins of 8", arguments: PackageBackends.names)
     func whenAllAlternatesClasses(name: String) {
-        let ours = Self.backend(named: name)
+        let ours = PackageBackends.make(name)
         for other in Self.foreign(besides: name) {
             for round in 0..<200 {
                 let inputs: [any AsyncTask<Int>] = (0..<8).map { i in
@@ -69,9 +55,9 @@ import Testing
         }
     }
 
-    @Test("C5.2, C5.3, C2.6: whenAllSettled, race, any and flatMap given tasks of another backend", arguments: backendNames)
+    @Test("C5.2, C5.3, C2.6: whenAllSettled, race, any and flatMap given tasks of another backend", arguments: PackageBackends.names)
     func otherCombinatorsTakeForeignTasks(name: String) {
-        let ours = Self.backend(named: name)
+        let ours = PackageBackends.make(name)
         for other in Self.foreign(besides: name) {
             let settled = ours.whenAllSettled([other.completed(.failure(Boom())), ours.run { _ in 2 }])
                 .wait(timeout: .seconds(10))?.value
