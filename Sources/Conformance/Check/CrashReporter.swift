@@ -20,6 +20,10 @@ import Darwin
 /// alternate stack before any recursion can start there. The stack stays with the thread and is
 /// freed when the thread exits (a thread-specific key's destructor). A thread that already had
 /// an alternate stack (its own or the runtime's) keeps it.
+///
+/// It also names a trap in a step of a rule check (`namingTraps`: a backend that casts a task
+/// of another class to its own traps in a combinator): the same kind of line on standard error,
+/// after which the trap goes on as it would have (contract 1.4, `RuleSuite.ForeignInputs`).
 enum CrashReporter {
     /// One check at a time in the process: the handler and its message are process-wide.
     static let serial = NSLock()
