@@ -27,11 +27,16 @@ public struct ContractVersion: Sendable, Hashable, Comparable, CustomStringConve
     /// C8.2 (every object the contract makes is freed), C9.8 (`runMainLoop(until:)` and
     /// `runMainLoop()` on every backend) and C9.11 (a work group's exact count).
     public static let v1_3 = ContractVersion(1, 3)
+    /// No new rule; decisions that ask more of existing ones: a combinator (C5.1, C5.2, C5.3,
+    /// and so `whenAll(a, b, ...)`) and a task-returning form (C2.6) take any conformer of
+    /// `AsyncTask`, another backend's task or a user's own, with the outcomes, order and fail-fast
+    /// they give the backend's own tasks.
+    public static let v1_4 = ContractVersion(1, 4)
 
     /// The contract as of this TaskAPI.
-    public static let current = v1_3
+    public static let current = v1_4
     /// Every version, oldest first.
-    public static let all: [ContractVersion] = [.v1_0, .v1_1, .v1_2, .v1_3]
+    public static let all: [ContractVersion] = [.v1_0, .v1_1, .v1_2, .v1_3, .v1_4]
 
     /// `1.2`, as docs/CONTRACT.md writes it.
     public init?(_ text: String) {

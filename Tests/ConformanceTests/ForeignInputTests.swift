@@ -6,7 +6,8 @@ import Testing
 /// core directly and any other task through `whenComplete`; these tests hold each backend's
 /// combinators to C5.1-C5.3 and C2.6 with foreign inputs, alternating the inputs' classes so that
 /// the kit's test for its own tasks (the last class seen) meets a foreign class right after one
-/// of its own.
+/// of its own. The rule suite checks the same of any backend (contract 1.4, `ForeignInputs`),
+/// with a task class of Conformance's own; these give the kit the real tasks of other backends.
 @Suite struct ForeignInputTests {
     struct Boom: Error {}
 

@@ -20,6 +20,10 @@ import Darwin
 /// alternate stack before any recursion can start there. The stack stays with the thread and is
 /// freed when the thread exits (a thread-specific key's destructor). A thread that already had
 /// an alternate stack (its own or the runtime's) keeps it.
+///
+/// It also names a trap in a step of a rule check (`namingTraps`: a backend that casts a task
+/// of another class to its own traps in a combinator): the same kind of line on standard error,
+/// after which the trap goes on as it would have (contract 1.4, `RuleSuite.ForeignInputs`).
 enum CrashReporter {
     /// One check at a time in the process: the handler and its message are process-wide.
     static let serial = NSLock()
@@ -118,15 +122,72 @@ enum CrashReporter {
     }
 }
 
+extension CrashReporter {
+    /// The signals a trap raises: a failed cast or precondition, a force-unwrapped `nil`
+    /// (SIGILL on x86-64, SIGTRAP on arm64), the runtime's fatal errors (SIGABRT), an integer
+    /// division by zero (SIGFPE). Not SIGSEGV and SIGBUS, which belong to the resource checks
+    /// (`install`): one may run on another thread meanwhile, and each restores what it replaced.
+    static let trapSignals = [SIGABRT, SIGILL, SIGTRAP, SIGFPE]
+    /// One step guarded by `namingTraps` at a time in the process: the handler and its message
+    /// are process-wide.
+    static let trapSerial = NSLock()
+
+    // nonisolated(unsafe): written only by `namingTraps` while it holds `trapSerial`, before it
+    // installs the handler and after it restores the previous actions; the handler only reads
+    // them in between. The buffer of previous actions is made once and never freed.
+    nonisolated(unsafe) static var trapMessage: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) static var trapMessageLength = 0
+    nonisolated(unsafe) static var trapCheckingThread: pthread_t?
+    nonisolated(unsafe) static let trapPrevious = UnsafeMutablePointer<sigaction>.allocate(capacity: trapSignals.count)
+
+    /// Runs `body` so that a trap in it, on the calling thread or a backend's, first writes
+    /// `text` (`<backend>: C5.1 broken: the process crashed in the rule check ...`) and the thread
+    /// to standard error; then the signal goes on to the action there was before (the Swift
+    /// runtime's backtrace, a debugger's), and the process dies of it as it would have: a crash
+    /// stays a crash, with a line naming the rule and the check. A rule check that hands a
+    /// backend input it may cast to its own class (ForeignInputs) wraps each step in it.
+    static func namingTraps<T>(message text: String, _ body: () throws -> T) rethrows -> T {
+        trapSerial.lock()
+        defer { trapSerial.unlock() }
+        let bytes = Array(text.utf8CString)
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+        buffer.initialize(from: bytes, count: bytes.count)
+        trapMessage = buffer
+        trapMessageLength = bytes.count - 1
+        trapCheckingThread = pthread_self()
+        CrashReporterText.prepare()
+        var action = sigaction()
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = trapHandler
+        #else
+        action.__sigaction_u.__sa_handler = trapHandler
+        #endif
+        sigemptyset(&action.sa_mask)
+        for (index, signal) in trapSignals.enumerated() {
+            sigaction(signal, &action, trapPrevious + index)
+        }
+        defer {
+            for (index, signal) in trapSignals.enumerated() {
+                sigaction(signal, trapPrevious + index, nil)
+            }
+            trapCheckingThread = nil
+            trapMessage = nil
+            buffer.deallocate()
+        }
+        return try body()
+    }
+}
+
 /// The fixed parts of the handler's line, made before any handler may run (a handler may not
 /// allocate).
 private enum CrashReporterText {
     /// Makes every text now: a handler must find them made (a lazy static's first use allocates).
-    static func prepare() { _ = (ownThread, otherThread, otherThreadEnd, threadName) }
+    static func prepare() { _ = (ownThread, ruleCheckThread, otherThread, otherThreadEnd, threadName) }
 
     // nonisolated(unsafe): each is written once, when first read (in `prepare`, before the handler
     // is installed), and only read after; the buffers are never freed.
     nonisolated(unsafe) static let ownThread = cString(" (on the check's own 512 KiB thread)\n")
+    nonisolated(unsafe) static let ruleCheckThread = cString(" (on the check's own thread)\n")
     nonisolated(unsafe) static let otherThread = cString(" (on a thread the check did not create, the backend's own: \"")
     nonisolated(unsafe) static let otherThreadEnd = cString("\")\n")
     nonisolated(unsafe) static let threadName = cString("/proc/thread-self/comm")
@@ -172,8 +233,17 @@ private func overflowHandler(_ signal: Int32) {
     if let message = CrashReporter.message {
         _ = write(2, message, CrashReporter.messageLength)
     }
-    if let checking = CrashReporter.checkingThread, pthread_equal(checking, pthread_self()) != 0 {
-        _ = write(2, CrashReporterText.ownThread.pointer, CrashReporterText.ownThread.length)
+    writeThreadNote(checkingThread: CrashReporter.checkingThread, ownThread: CrashReporterText.ownThread)
+    _exit(Conformance.resourceCheckCrashStatus)
+}
+
+/// Writes which thread the signal came on, the check's own or another (named from
+/// /proc/thread-self/comm), and a newline. Async-signal-safe, as the handlers that call it.
+private func writeThreadNote(
+    checkingThread: pthread_t?, ownThread: (pointer: UnsafeMutablePointer<CChar>, length: Int)
+) {
+    if let checking = checkingThread, pthread_equal(checking, pthread_self()) != 0 {
+        _ = write(2, ownThread.pointer, ownThread.length)
     } else {
         _ = write(2, CrashReporterText.otherThread.pointer, CrashReporterText.otherThread.length)
         let file = open(CrashReporterText.threadName.pointer, O_RDONLY)
@@ -191,5 +261,19 @@ private func overflowHandler(_ signal: Int32) {
         }
         _ = write(2, CrashReporterText.otherThreadEnd.pointer, CrashReporterText.otherThreadEnd.length)
     }
-    _exit(Conformance.resourceCheckCrashStatus)
+}
+
+/// `namingTraps`' handler. Async-signal-safe: `write`, `open`, `read`, `close`, `sigaction` and
+/// `raise`, on texts made before. It restores the signal's previous action and raises the signal
+/// again, which stays pending while the handler runs and is delivered to that action once it
+/// returns (a trap's instruction, run again, raises it anew).
+private func trapHandler(_ signal: Int32) {
+    if let message = CrashReporter.trapMessage {
+        _ = write(2, message, CrashReporter.trapMessageLength)
+    }
+    writeThreadNote(checkingThread: CrashReporter.trapCheckingThread, ownThread: CrashReporterText.ruleCheckThread)
+    for index in CrashReporter.trapSignals.indices where CrashReporter.trapSignals[index] == signal {
+        sigaction(signal, CrashReporter.trapPrevious + index, nil)
+    }
+    raise(signal)
 }

@@ -26,6 +26,9 @@ extension RuleSuite {
         ),
         RuleCheck(.c2_5, "a continuation runs on the executor it was registered with", C2Continuations.runsOnItsExecutor),
         RuleCheck(.c2_6, "a continuation returning a task is unwrapped", C2Continuations.unwrapping),
+        RuleCheck(
+            .c2_6, "a task-returning form takes the outcome of a task of another class its body returns, whenever it comes",
+            ForeignInputs.taskReturningForms),
         // C2Trampoline
         RuleCheck(
             .c2_7,
@@ -65,6 +68,13 @@ extension RuleSuite {
         RuleCheck(.c5_1, "whenAll keeps input order, fails fast, and succeeds at once on []", C5Combinators.whenAll),
         RuleCheck(.c5_2, "whenAllSettled waits for all and returns every outcome in order", C5Combinators.whenAllSettled),
         RuleCheck(.c5_3, "race takes the first outcome; any the first success or every error; empty input fails", C5Combinators.raceAndAny),
+        RuleCheck(
+            .c5_1, "whenAll given tasks of another class mixed with its own keeps input order and fails fast, whenAll(a, b, ...) too",
+            ForeignInputs.whenAll),
+        RuleCheck(.c5_2, "whenAllSettled given tasks of another class returns every outcome in input order", ForeignInputs.whenAllSettled),
+        RuleCheck(
+            .c5_3, "race and any given tasks of another class take their outcomes; any's errors stay in input order",
+            ForeignInputs.raceAndAny),
         RuleCheck(
             .c5_4, "delay succeeds no earlier than asked; timeout fails late tasks and leaves them alone", C5Combinators.delayAndTimeout),
         RuleCheck(.c5_5, "a completed combinator keeps no reference to its inputs or their values", C5Combinators.noReferencesKept),

@@ -12,6 +12,11 @@ import TaskAPI
 /// backend's own API can set up: C6.4's limit on blocked threads. Nor the main executor's jobs,
 /// which run only while the process's main thread serves the backend's main loop:
 /// `runMainExecutorChecks` runs `mainExecutorChecks` where it does.
+///
+/// A trap cannot be caught either: the checks that hand the backend tasks of a class it does not
+/// know (`ForeignInputs`, contract 1.4), where a backend that casts its inputs to its own class
+/// traps, name the backend, the rule, the check and the call on standard error before the
+/// process dies (`CrashReporter.namingTraps`).
 public enum RuleSuite {
     /// The rule ids the checks cover, in the contract's order.
     public static var rules: [Rule] { RuleSuiteReport.rules(of: checks) }

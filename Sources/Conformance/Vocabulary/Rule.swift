@@ -41,7 +41,8 @@ public enum Rule: String, Sendable, Hashable, CaseIterable, Comparable, CustomSt
     /// The rules a later version revised. A table rather than a switch: most rules were never
     /// revised, and a rule added later has no revision to name.
     private static let revisions: [Rule: [ContractVersion]] = [
-        .c2_6: [.v1_3], .c4_3: [.v1_3], .c4_6: [.v1_3], .c8_2: [.v1_3], .c9_8: [.v1_3], .c9_11: [.v1_3]
+        .c2_6: [.v1_3, .v1_4], .c4_3: [.v1_3], .c4_6: [.v1_3], .c5_1: [.v1_4], .c5_2: [.v1_4], .c5_3: [.v1_4], .c8_2: [.v1_3],
+        .c9_8: [.v1_3], .c9_11: [.v1_3]
     ]
 
     public static func < (lhs: Rule, rhs: Rule) -> Bool {
