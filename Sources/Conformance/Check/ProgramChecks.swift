@@ -89,7 +89,7 @@ enum ProgramChecks {
         var timing = TimingChecks(
             program: record.program, observations: Observations(record.timedEvents), oracle: checkers.oracle,
             events: record.timedEvents, slack: slack,
-            runClock: record.seated && record.notReproducible.isEmpty)
+            runClock: record.seated && record.notReproducible.isEmpty, clockRelease: record.clockRelease)
         timing.runAll()
         var exercised = checkers.exercised
         exercised.merge(probes.exercised)

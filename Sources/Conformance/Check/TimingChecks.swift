@@ -10,6 +10,10 @@ struct TimingChecks {
     /// The events are stamped by a seated run's own clock (`RunClock`), and every one of them came
     /// from a seat: time moved only while no seat could go on.
     let runClock: Bool
+    /// A seated run: where its stamps went from the run's clock to the system's. A moment due
+    /// before it and seen after it is judged late from the release, not from its due time: the
+    /// harness, not the backend, held it until then.
+    let clockRelease: RunClock.Release?
     var exercised: RuleTally = []
     var judged: EntryPointTally
     var findings: [Finding] = []
@@ -26,12 +30,16 @@ struct TimingChecks {
     private var retryAttemptsUp: [Int: [(attempt: Int, end: Bool, uptime: UInt64)]] = [:]
     private var earlyHarnessWaits: [(step: Int, limit: UInt64, elapsed: UInt64)] = []
 
-    init(program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration, runClock: Bool = false) {
+    init(
+        program: Program, observations: Observations, oracle: Oracle, events: [Event], slack: Duration, runClock: Bool = false,
+        clockRelease: RunClock.Release? = nil
+    ) {
         self.program = program
         self.observations = observations
         self.oracle = oracle
         self.slack = slack.nanoseconds
         self.runClock = runClock
+        self.clockRelease = clockRelease
         judged = EntryPointTally(program: program)
         for event in events {
             switch event.kind {
@@ -223,17 +231,17 @@ struct TimingChecks {
     }
 
     /// Never before `us` from the call (exact: the call began after `start`); never more than
-    /// the slack after `us` from its return.
+    /// the slack after `us` from its return (or from a seated run's release, if that came later).
     private mutating func checkWindow(_ rule: Rule, at moment: UInt64, start: UInt64, end: UInt64, us: Int, what: String) {
         let due = UInt64(us) * 1_000
         if moment < start + due {
             fail(
                 rule, "\(what) \((moment &- start) / 1_000)us after the call", expected: "no earlier than \(us)us",
                 observed: "\(Int64(bitPattern: moment &- start) / 1_000)us")
-        } else if moment > end + due + slack {
+        } else if case let bound = dueStamp(end, plus: due, seenAt: moment), moment > bound + slack {
             fail(
                 rule, "\(what) \((moment - end) / 1_000_000) ms after the call returned",
-                expected: "within \(us)us plus the slack of \(slack / 1_000_000) ms",
+                expected: "within \(us)us plus the slack of \(slack / 1_000_000) ms" + Self.fromRelease(bound, plain: end + due),
                 observed: "\((moment - end) / 1_000_000) ms")
         }
     }
@@ -269,12 +277,17 @@ struct TimingChecks {
                 guard let seen = observations.completions[t]?.first else { continue }
                 exercised.insert(.c5_4)
                 judged.judge(index)
-                let due = end + UInt64(us) * 1_000
-                let bound = max(end, min(observations.completions[antecedent]?.first?.uptime ?? due, due)) + slack
-                if seen.uptime > bound {
+                let (deadline, antecedentDone) = (UInt64(us) * 1_000, observations.completions[antecedent]?.first?.uptime)
+                let plain = max(end, min(antecedentDone ?? end + deadline, end + deadline))
+                // Each moment the completion may wait for, moved to a seated run's release if due before it.
+                let due = dueStamp(end, plus: deadline, seenAt: seen.uptime)
+                let done = antecedentDone.map { dueStamp($0, plus: 0, seenAt: seen.uptime) }
+                let bound = max(dueStamp(end, plus: 0, seenAt: seen.uptime), min(done ?? due, due))
+                if seen.uptime > bound + slack {
                     fail(
                         .c5_4, "\(step.operation) completed \((seen.uptime - end) / 1_000_000) ms after the call returned",
-                        expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms",
+                        expected: "by the antecedent's completion or the deadline, plus the slack of \(slack / 1_000_000) ms"
+                            + Self.fromRelease(bound, plain: plain),
                         observed: "\((seen.uptime - end) / 1_000_000) ms")
                 }
             case nil:
@@ -377,13 +390,15 @@ struct TimingChecks {
             exercised.insert(.c4_7)
             judged.judge(step)
             let returned = awaitedUp[step]
-            if returned.map({ $0 > cancelled + slack }) ?? true {
+            let bound = returned.map { dueStamp(cancelled, plus: 0, seenAt: $0) } ?? cancelled
+            if returned.map({ $0 > bound + slack }) ?? true {
                 let late = returned.map { "returned \(($0 - cancelled) / 1_000_000) ms after" } ?? "never returned"
                 fail(
                     .c4_7,
                     "step \(step) (\(program.steps[step].operation)): the await \(late) its Swift task was cancelled"
                         + completedByHarness(step: step, cancelled: cancelled, returned: returned),
-                    expected: "stops within the slack of \(slack / 1_000_000) ms", observed: late)
+                    expected: "stops within the slack of \(slack / 1_000_000) ms" + Self.fromRelease(bound, plain: cancelled),
+                    observed: late)
             }
         }
     }
@@ -398,6 +413,18 @@ struct TimingChecks {
         return ": it did not stop on the cancellation, it returned only once t\(task) completed, "
             + "\((done - cancelled) / 1_000_000) ms after the cancel (the harness completes the sources a program holds "
             + "when its steps are done, so an await that ignores its cancellation returns then)"
+    }
+
+    /// The stamp by which something due `due` nanoseconds after stamp `reference` can be seen at
+    /// stamp `moment`: `reference + due`, or later across a seated run's release
+    /// (`RunClock.Release.dueStamp`).
+    private func dueStamp(_ reference: UInt64, plus due: UInt64, seenAt moment: UInt64) -> UInt64 {
+        clockRelease?.dueStamp(reference, plus: due, seenAt: moment) ?? reference + due
+    }
+
+    /// What an expectation says of its bound when `dueStamp` moved it to a seated run's release.
+    private static func fromRelease(_ bound: UInt64, plain: UInt64) -> String {
+        bound > plain ? ", counted from the controlled run's release (the harness held the run until then)" : ""
     }
 
     private mutating func fail(_ rule: Rule, _ message: String, expected: String, observed: String) {

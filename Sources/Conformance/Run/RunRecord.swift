@@ -25,6 +25,9 @@ struct RunRecord {
     var decisions: [ScheduleDecision] = []
     /// Controlled on the seated engine (`SeatedRun`): the backend is instrumented.
     var seated = false
+    /// A seated run: where its stamps went from the run's own clock to the system's, at its
+    /// release (its end, or given up to go on natively; `RunClock`).
+    var clockRelease: RunClock.Release?
     /// C8.1: what each body captured, and those still alive once every task completed and ran.
     var probes: [String] = []
     var liveProbes: [String] = []

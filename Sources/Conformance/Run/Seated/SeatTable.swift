@@ -136,7 +136,9 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         for key in 0...drivers { self.strategy.introduce(key) }
     }
 
-    var isReleased: Bool { releasedFlag.load(ordering: .relaxed) }
+    /// Acquiring: a thread that sees the release (and so reads the system's clock) sees the run's
+    /// clock released too (`releaseAll`), and stamps its events on the system's clock.
+    var isReleased: Bool { releasedFlag.load(ordering: .acquiring) }
 
     private func locked<R>(_ body: () -> R) -> R {
         monitor.lock()
@@ -679,11 +681,14 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
     }
 
     /// The end of the run (or its giving up): every seat goes on natively from now on, those
-    /// waiting return (a wait as a spurious wake-up, a blocked lock to try natively).
+    /// waiting return (a wait as a spurious wake-up, a blocked lock to try natively). The run's
+    /// clock follows the system's from before the seats learn of it (`RunClock.release()`): a
+    /// released thread reads the system's clock, and its events are stamped on it.
     func releaseAll() {
         locked {
+            clock.release()
             released = true
-            releasedFlag.store(true, ordering: .relaxed)
+            releasedFlag.store(true, ordering: .releasing)
             stepReady = nil
             for seat in seats.values { seat.wake.signal() }
             monitor.broadcast()
@@ -730,20 +735,6 @@ final class RunSeat: ScheduleSeat {
     }
 
     var now: UInt64 { table.clock.now }
-}
-
-/// A seated run's clock (`MonotonicClock` nanoseconds): the seats' `now` and the event log's
-/// stamps. It starts at the system's and moves only when the run is quiescent, to the earliest
-/// deadline, so timed waits time out in the same order, at the same stamps, on every replay.
-final class RunClock: Sendable {
-    private let nanoseconds: Atomic<UInt64>
-
-    init() {
-        nanoseconds = Atomic(MonotonicClock.systemNow)
-    }
-
-    var now: UInt64 { nanoseconds.load(ordering: .relaxed) }
-    func set(_ value: UInt64) { nanoseconds.store(value, ordering: .relaxed) }
 }
 
 /// Work a seat of the seated engine handed to another thread (`SchedulePoint.fork`).

@@ -216,6 +216,7 @@ struct SeatedRun {
     private func close(_ record: inout RunRecord, events: [Event]) {
         record.notReproducible = table.notes + (table.divergence.map { [$0] } ?? [])
         record.decisions = table.decisions
+        record.clockRelease = table.clock.releasedAt
         if let event = events.first(where: { !$0.underControl }) {
             record.notReproducible.append("\(event.kind) was logged on thread\(event.thread), not a seat of the run")
         }
