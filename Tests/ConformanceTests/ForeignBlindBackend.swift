@@ -10,22 +10,17 @@ import TaskAPI
 /// `.dropsForeignInputs`: an input of another class is left out of the join, which succeeds
 /// with the values of its own inputs only (no crash, no hang: a wrong answer).
 /// `.forceCastsInputs`: every input is cast to `KitTask` with `as!`; one of another class traps.
-struct ForeignBlindBackend: TaskBackend {
+struct ForeignBlindBackend: GCDForwarding {
     enum Bug: String, Sendable { case dropsForeignInputs = "drops-foreign", forceCastsInputs = "force-casts" }
 
     let bug: Bug
-    private let base = GCDBackend()
+    let base = GCDBackend()
 
     init(_ bug: Bug) {
         self.bug = bug
     }
 
     var name: String { "foreign-blind-\(bug.rawValue)" }
-    var defaultExecutor: any AsyncTaskExecutor { base.defaultExecutor }
-    var inlineExecutor: any AsyncTaskExecutor { base.inlineExecutor }
-    func makeSerialExecutor(label: String) -> any AsyncTaskExecutor { base.makeSerialExecutor(label: label) }
-    func makeCancellationSource() -> any CancellationSource { base.makeCancellationSource() }
-    func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable { base.schedule(after: delay, job) }
     func makeSource<T: Sendable>(of type: T.Type) -> any CompletionSource<T> { base.sourceWithoutOrigin(of: type) }
 
     func whenAll<T: Sendable>(_ tasks: [any AsyncTask<T>]) -> any AsyncTask<[T]> {

@@ -7,8 +7,11 @@ import Testing
 /// The rule suite's checks with inputs of another class (contract 1.4: C2.6, C5.1-C5.3), shown to
 /// catch an outside backend's combinator that knows only its own task class: one that leaves a
 /// foreign input out (a wrong answer, under C5.1), and one that casts it (a trap, named on
-/// standard error by the rule and the check). Every backend of the package, and the reference,
-/// passes them (RuleSuiteTests, ReferenceRuleSuiteTests, BackendConformanceTests).
+/// standard error by the rule and the check); and a backend with a task class of its own whose
+/// task-returning forms (C2.6), `whenAllSettled` (C5.2) or `race` and `any` (C5.3) take a pending
+/// task of another class as cancelled, each caught under its rule. Every backend of the package,
+/// and the reference, passes them (RuleSuiteTests, ReferenceRuleSuiteTests,
+/// BackendConformanceTests).
 @Suite struct ForeignInputCheckTests {
     /// The checks of contract 1.4's foreign inputs, by rule.
     static func check(_ rule: Rule) throws -> RuleCheck {
@@ -48,6 +51,47 @@ import Testing
             "\(text)")
         #expect(text.contains("at backend.whenAll([own, foreign, own, foreign"), "\(text)")
         #expect(text.contains("(on the check's own thread)"), "\(text)")
+    }
+
+    /// What the foreign-input check of a `ForeignSnapshotBackend` bug's rule must report: a
+    /// failure with this message and a call starting so (a step whose pending task of another
+    /// class the buggy form reads at once, whatever the timing).
+    static func expectedFinding(of bug: ForeignSnapshotBackend.Bug) -> (rule: Rule, message: String, call: String) {
+        switch bug {
+        case .taskReturningForms:
+            return (.c2_6, "flatMap waits for a pending foreign task", "backend.succeeded(1).flatMap(on: inline) { _ in foreign pending }")
+        case .whenAllSettled:
+            return (
+                .c5_2, "whenAllSettled waits for a pending foreign input",
+                "backend.whenAllSettled([foreign failed(TestError(code: 1)), foreign late"
+            )
+        case .raceAndAny:
+            return (.c5_3, "race takes a foreign input's outcome when it comes first", "backend.race([own slow, foreign fast])")
+        }
+    }
+
+    @Test(
+        "C2.6, C5.2, C5.3: a form that takes a pending task of another class as cancelled fails its rule's foreign-input check, and only it",
+        arguments: ForeignSnapshotBackend.Bug.allCases)
+    func pendingForeignTaskTakenAsCancelledIsCaught(_ bug: ForeignSnapshotBackend.Bug) async throws {
+        let backend = ForeignSnapshotBackend(bug)
+        let expected = Self.expectedFinding(of: bug)
+        let failures = await RuleSuite.run(try Self.check(expected.rule), on: backend)
+        #expect(!failures.isEmpty && failures.allSatisfy { $0.rule == expected.rule }, "\(failures)")
+        let finding = try #require(
+            failures.first { $0.message == expected.message && $0.call?.hasPrefix(expected.call) == true }, "\(failures)")
+        // What it saw: the pending task of another class taken as cancelled at once.
+        #expect(finding.observed?.contains("cancelled") == true, "\(finding)")
+        // The other foreign-input checks pass it (its other forms hand GCD a foreign task as it is),
+        // and so do the checks of its rule with tasks of its own class only: the bug is 1.4's.
+        for rule in [Rule.c2_6, .c5_1, .c5_2, .c5_3] where rule != expected.rule {
+            let others = await RuleSuite.run(try Self.check(rule), on: backend)
+            #expect(others.isEmpty, "\(rule): \(others)")
+        }
+        for ownOnly in RuleSuite.checks where ownOnly.rule == expected.rule && !ownOnly.name.contains("of another class") {
+            let passed = await RuleSuite.run(ownOnly, on: backend)
+            #expect(passed.isEmpty, "\(ownOnly.name): \(passed)")
+        }
     }
 
     @Test("C2.6, C5.1-C5.3: the foreign-input checks pass the GCD backend the buggy ones wrap, and TaskAPI's default combinators")

@@ -32,6 +32,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ERROR_LINE = re.compile(r"^(/[^:\n]+\.swift):(\d+):(\d+): error: (.*)$", re.M)
 CRASH = re.compile(r"unexpected signal code \d+|Fatal error:|Illegal instruction|Segmentation fault")  # a trap or a fault
 BROKEN_RULE = re.compile(r"\] (C\d\.\d+) broken")  # a finding's first line: "[gcd] C2.1 broken: ..."
+# A trap the harness named before the process died of it: "gcd: C5.1 broken: the process crashed
+# in the rule check ..." (CrashReporter.namingTraps), "gcd: C2.7 broken: stack overflow in ...".
+NAMED_TRAP = re.compile(r"^[\w.-]+: (C\d\.\d+) broken: (?:the process crashed|stack overflow)", re.M)
 STILL_RUNNING = re.compile(r"^rule suite \[[^\]]*\]: (C\d\.\d+) .*: still running after", re.M)  # a rule check hung
 UNSET_CONSTANT = re.compile(r"(?:constant|variable) '(\w+)' (?:used|captured by a closure) before being initialized")
 STRUCTURAL = {"remove", "sync-remove", "split-section"}
@@ -325,8 +328,13 @@ def run_check(copy, args, backend, mutant_id, timeout, log_path):
     if status == "timeout" and not rules:
         # Killed before any finding: the rules of the checks the suite saw still running.
         rules = list(dict.fromkeys(STILL_RUNNING.findall(text)))
-    if status not in (0, "timeout") and not rules and CRASH.search(text):
-        status = "crash"
+    if status not in (0, "timeout"):
+        named = [rule for rule in dict.fromkeys(NAMED_TRAP.findall(text)) if rule not in rules]
+        if named or (not rules and CRASH.search(text)):
+            # A crash is a kill (the test process died: `swift test` exits non-zero), named by
+            # the rule the harness wrote before the trap when it did.
+            status = "crash"
+            rules += named
     return status, elapsed, rules[:4]
 
 

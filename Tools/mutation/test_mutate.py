@@ -189,3 +189,21 @@ class HungRunTests(unittest.TestCase):
                "rule suite [probe]: C1.4 already-completed tasks can be made directly: still running after 10.0 s (limit 60.0 s)\n"
                "rule suite [probe]: C1 outcome: 6 checks in 0.1 s, passed\n")
         self.assertEqual(mutate.STILL_RUNNING.findall(log), ["C1.4"])
+
+
+class CrashedRunTests(unittest.TestCase):
+    """A mutant whose run traps is killed as a crash, named by the rule the harness wrote first."""
+
+    def test_named_trap_gives_its_rule(self):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("mutate", os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutate.py"))
+        mutate = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mutate)
+        log = ("rule suite [gcd]: C5 combinators: 6 checks in 0.5 s, passed\n"
+               "gcd: C5.1 broken: the process crashed in the rule check \"whenAll given tasks of another class\", at "
+               "backend.whenAll([own, foreign]) (a task of another class taken for the backend's own?)\n"
+               "threads: C2.7 broken: stack overflow in the resource check chain of 10000 links\n"
+               "error: Exited with unexpected signal code 4\n")
+        self.assertEqual(mutate.NAMED_TRAP.findall(log), ["C5.1", "C2.7"])
+        self.assertEqual(mutate.BROKEN_RULE.findall(log), [])
+        self.assertTrue(mutate.CRASH.search(log))
