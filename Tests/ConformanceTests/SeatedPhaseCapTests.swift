@@ -37,9 +37,12 @@ import Testing
     }
 
     /// `program`'s seated run (controlled, random walk) on `backend`, on a thread of its own, and
-    /// how long it took; nil if it did not end within `bound`. The relay is stopped either way, so
-    /// that a run that did not end becomes quiescent and ends, and no relay outlives the test.
-    static func seatedRun(_ backend: RelayBackend, program: Program) -> (run: ProgramRun, took: Duration)? {
+    /// how long it took; nil if it did not end within `bound`. `stop` is called either way, once
+    /// the run ended or at the bound: it ends the backend's relay or livelock, so that a run that
+    /// did not end comes to its end, and none outlives the test.
+    static func seatedRun(
+        _ backend: any TaskBackend, program: Program, stop: () -> Void
+    ) -> (run: ProgramRun, took: Duration)? {
         let outcome = Mutex<(run: ProgramRun, took: Duration)?>(nil)
         let ended = DispatchSemaphore(value: 0)
         let started = ContinuousClock.now
@@ -52,7 +55,7 @@ import Testing
         thread.stackSize = 4 << 20
         thread.start()
         let inTime = ended.wait(timeout: .now() + .nanoseconds(Int(bound.components.seconds) * 1_000_000_000)) == .success
-        backend.stop()
+        stop()
         if !inTime { _ = ended.wait(timeout: .now() + .seconds(10)) }
         return inTime ? outcome.withLock { $0 } : nil
     }
@@ -77,7 +80,7 @@ import Testing
     @Test("C2.1 watchdog: a seated run whose jobs reschedule each other forever ends at its cap")
     func aRelayOfJobsEndsAtTheCap() throws {
         let backend = RelayBackend(.jobs)
-        let ended = Self.seatedRun(backend, program: Self.program(seed: 41, .submit(executor: .default)))
+        let ended = Self.seatedRun(backend, program: Self.program(seed: 41, .submit(executor: .default)), stop: backend.stop)
         try Self.expectCappedAndPassed(ended, backend)
     }
 
@@ -87,8 +90,61 @@ import Testing
     @Test("C2.1 watchdog: a seated run whose timer re-arms itself forever ends at its cap")
     func aTimerReArmedForeverEndsAtTheCap() throws {
         let backend = RelayBackend(.timers)
-        let ended = Self.seatedRun(backend, program: Self.program(seed: 42, .schedule(microseconds: 1_000)))
+        let ended = Self.seatedRun(backend, program: Self.program(seed: 42, .schedule(microseconds: 1_000)), stop: backend.stop)
         try Self.expectCappedAndPassed(ended, backend)
+    }
+
+    /// A livelock: a driver's `wait()` never returns (its source's completion is lost) while a
+    /// relay of jobs keeps the seats going (the seated phase never calls the run stuck) and a
+    /// timer refires every 10 ms on a thread that is no seat (events forever). At its cap the
+    /// seated run goes on natively, still a livelock there: given up at the native phase's cap,
+    /// as under stress, its finding saying the seated phase reached its cap first. Before the
+    /// cap, the seated run never ended.
+    @Test("C2.1 watchdog: a livelock on seats is given up at the native cap after the seated one")
+    func aLivelockIsGivenUpNativelyAfterTheSeatedCap() throws {
+        let program = Program(
+            seed: 45, drivers: 1, serialExecutors: 0, countingExecutors: 0,
+            steps: [
+                Step(driver: 0, operation: .schedule(microseconds: 1_000), pause: .none),
+                Step(driver: 0, operation: .submit(executor: .default), pause: .none),
+                Step(driver: 0, operation: .makeSource(task: 0, held: nil), pause: .none),
+                Step(driver: 0, operation: .complete(source: 0, outcome: .success, throwing: false), pause: .none),
+                Step(driver: 0, operation: .wait(task: 0), pause: .none)
+            ])
+        let backend = LivelockBackend()
+        let (run, took) = try #require(
+            Self.seatedRun(backend, program: program, stop: backend.stop), "the seated run did not end within \(Self.bound)")
+        let finding = try #require(run.findings.first { $0.message.hasPrefix("watchdog:") }, "\(run.findings)")
+        #expect(finding.rule == .c2_1, "\(finding)")
+        #expect(run.abandoned)
+        #expect(
+            finding.message.contains("the drivers' steps, after the seated phase one reached its cap of \(Self.cap) and the run went on natively"),
+            "\(finding.message)")
+        #expect(finding.message.hasSuffix(" s without finishing (a livelock?)"), "\(finding.message)")
+        #expect(took >= Self.cap * 2, "given up after \(took), before the seated and the native caps")
+    }
+
+    /// The report a user reads counts the controlled programs whose seated phase reached its cap
+    /// on a line of its own, names the seed, the phase and the cap, and counts no failure for them.
+    @Test("the report counts the programs whose seated phase reached its cap")
+    func theReportCountsCappedPrograms() async {
+        var configuration = Self.configuration()
+        configuration.programs = 2
+        configuration.baseSeed = 44
+        configuration.mode = .controlled(.randomWalk)
+        configuration.generator = ProgramGenerator(maxSteps: 6, minDrivers: 1, maxDrivers: 2)
+        let backends = Mutex<[RelayBackend]>([])
+        let report = await Conformance.check(
+            makeBackend: {
+                let backend = RelayBackend(.jobs)
+                backends.withLock { $0.append(backend) }
+                return backend
+            }, configuration: configuration)
+        for backend in backends.withLock({ $0 }) { backend.stop() }
+        #expect(report.failures.isEmpty && !report.abandoned, "\(report)")
+        #expect(!report.cappedSeatedPhases.isEmpty, "\(report)")
+        #expect(report.cappedSeatedPhases.allSatisfy { $0.hasPrefix("seed ") && $0.contains("at \(Self.cap)") }, "\(report.cappedSeatedPhases)")
+        #expect(report.description.contains("seated phases capped: \(report.cappedSeatedPhases.count) of "), "\(report)")
     }
 
     /// The same backends under stress: nothing for the cap to do, the program passes.
