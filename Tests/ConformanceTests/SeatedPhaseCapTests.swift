@@ -118,7 +118,8 @@ import Testing
         #expect(finding.rule == .c2_1, "\(finding)")
         #expect(run.abandoned)
         #expect(
-            finding.message.contains("the drivers' steps, after the seated phase one reached its cap of \(Self.cap) and the run went on natively"),
+            finding.message.contains(
+                "the drivers' steps, after the seated phase one reached its cap of \(Self.cap) and the run went on natively"),
             "\(finding.message)")
         #expect(finding.message.hasSuffix(" s without finishing (a livelock?)"), "\(finding.message)")
         #expect(took >= Self.cap * 2, "given up after \(took), before the seated and the native caps")
@@ -143,17 +144,21 @@ import Testing
         for backend in backends.withLock({ $0 }) { backend.stop() }
         #expect(report.failures.isEmpty && !report.abandoned, "\(report)")
         #expect(!report.cappedSeatedPhases.isEmpty, "\(report)")
-        #expect(report.cappedSeatedPhases.allSatisfy { $0.hasPrefix("seed ") && $0.contains("at \(Self.cap)") }, "\(report.cappedSeatedPhases)")
+        #expect(
+            report.cappedSeatedPhases.allSatisfy { $0.hasPrefix("seed ") && $0.contains("at \(Self.cap)") }, "\(report.cappedSeatedPhases)")
         #expect(report.description.contains("seated phases capped: \(report.cappedSeatedPhases.count) of "), "\(report)")
     }
 
     /// The same backends under stress: nothing for the cap to do, the program passes.
     @Test("the relay backends pass under stress")
     func theRelayBackendsPassUnderStress() {
-        for (relay, operation) in [(RelayBackend.Relay.jobs, ProgramOperation.submit(executor: .default)), (.timers, .schedule(microseconds: 1_000))] {
+        for (relay, operation) in [
+            (RelayBackend.Relay.jobs, ProgramOperation.submit(executor: .default)), (.timers, .schedule(microseconds: 1_000))
+        ] {
             let backend = RelayBackend(relay)
             defer { backend.stop() }
-            let run = Conformance.runProgram(backend, program: Self.program(seed: 43, operation), mode: .stress, configuration: Self.configuration())
+            let run = Conformance.runProgram(
+                backend, program: Self.program(seed: 43, operation), mode: .stress, configuration: Self.configuration())
             #expect(run.findings.isEmpty && !run.abandoned, "\(relay): \(run.findings)")
         }
     }

@@ -23,10 +23,13 @@ import TaskAPI
 /// time), and a seat holding the baton that reaches no point within `blockedSeatLimit` (blocked
 /// outside the primitives, on a lock, a semaphore or a wait of the backend's own, which a paused
 /// seat may hold: the harness's serializing, not the backend, may be what blocks it). Either makes
-/// the run not reproducible. Natively each phase is watched as a stress phase (`PhaseWatch`): a
-/// run that then makes no progress for the hang limit (the drivers' phase measured from the
-/// blocked seat's last point) is a hang, diagnosed with that seat named
-/// (`Hang.Kind.blockedSeat`); one that keeps making progress runs until its livelock cap.
+/// the run not reproducible. So does a seated phase that reaches its cap, the livelock factor's
+/// hang limits of real time, without becoming quiescent (seats that keep scheduling each other:
+/// jobs that submit jobs, a timer that re-arms itself; or threads outside the run that keep
+/// making progress). Natively each phase is watched as a stress phase (`PhaseWatch`): a run
+/// that then makes no progress for the hang limit (the drivers' phase measured from the blocked
+/// seat's last point) is a hang, diagnosed with that seat named (`Hang.Kind.blockedSeat`); one
+/// that keeps making progress runs until its livelock cap.
 extension ProgramRunner {
     func runSeated(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
         let clock = RunClock()
