@@ -144,7 +144,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// Seated runs (an instrumented backend) a seated phase of which reached its cap, the hang
     /// limit times `ConformanceConfiguration.livelockFactor`, without becoming quiescent: the
     /// backend kept scheduling work that schedules more (jobs that submit jobs, a timer that
-    /// re-arms itself), or threads outside the run kept logging, and no seat ever ran out of work.
+    /// re-arms itself), or threads outside the run kept making progress, and the seats never ran out of work.
     /// The harness released those runs to go on natively and checked them all the same: not
     /// failures (a run that then livelocks natively is one), but their schedules do not replay,
     /// they are also in `notReproducible`, and each cost the cap. Each names the seed, the mode,

@@ -35,7 +35,7 @@ enum NativeRelease {
         case .capReached(let phase, let cap, _):
             return "the seated \(phase) reached its cap of \(cap) (the hang limit times the livelock factor) without becoming "
                 + "quiescent: its seats kept scheduling more work (jobs that submit jobs, a timer that re-arms itself) or threads "
-                + "outside the run kept logging, so the seats were released and the run went on natively"
+                + "outside the run kept making progress, so the seats were released and the run went on natively"
         }
     }
 }

@@ -549,7 +549,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         case notArrived(String)
         /// The phase ran until its cap (real time) without becoming quiescent: its seats kept
         /// going (jobs that hand each other on forever, a timer that re-arms itself forever, the
-        /// run's clock jumping to each deadline), or threads outside the run kept logging. Every
+        /// run's clock jumping to each deadline), or threads outside the run kept making progress. Every
         /// schedule point is progress for the blocked-seat bound, so nothing else ends such a
         /// phase; the run is released to go on natively.
         case capReached
