@@ -22,6 +22,8 @@ struct CheckSession {
     private var notReproducible: [String] = []
     /// Seated runs released because a seat blocked outside ScheduleKit's primitives.
     private var blockedOutsidePrimitives: [String] = []
+    /// Seated runs released because a seated phase reached its cap.
+    private var cappedSeatedPhases: [String] = []
     private var errors: [String] = []
     /// Programs that broke a rule already reported by an earlier program, by rule.
     private var repeated: [Rule: Int] = [:]
@@ -160,6 +162,7 @@ struct CheckSession {
             notReproducible.append("seed \(seed) (\(mode)): " + result.notReproducible.joined(separator: "; "))
         }
         if let note = result.blockedOutsidePrimitives { blockedOutsidePrimitives.append("seed \(seed) (\(mode)): " + note) }
+        if let phase = result.cappedSeatedPhase { cappedSeatedPhases.append("seed \(seed) (\(mode)): " + phase) }
         for rule in result.exercised { exercised[rule, default: 0] += 1 }
         checks.merge(result.checks, uniquingKeysWith: +)
         entryPoints.add(result)
@@ -275,6 +278,7 @@ struct CheckSession {
         report.budgetNote = budgetNote
         report.seated = seatedRun
         report.blockedOutsidePrimitives = blockedOutsidePrimitives
+        report.cappedSeatedPhases = cappedSeatedPhases
         if exploration.programs > 0 { report.exploration = exploration }
         return report
     }

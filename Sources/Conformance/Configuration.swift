@@ -27,7 +27,8 @@ import Foundation
 /// - `CONFORMANCE_TIMING_SLACK`: seconds a timer may be late (default 2, 10 under the thread
 ///   sanitizer: `TimingSlack.standard`).
 /// - `CONFORMANCE_LIVELOCK_FACTOR`: how many hang limits a phase that keeps making progress may
-///   run before it is given up as a livelock (default 4: `livelockFactor`).
+///   run before it is given up as a livelock, or a seated phase that never becomes quiescent
+///   before it goes on natively (default 4: `livelockFactor`).
 /// - `CONFORMANCE_RULE_TIME_LIMIT`: seconds one check of the rule suite may run before it is a
 ///   finding (default 60: `RuleSuite.timeLimit`).
 /// - `CONFORMANCE_EXPLORATION_SCHEDULES`: exhaustive mode: schedules one program's exploration
@@ -62,6 +63,11 @@ public struct ConformanceConfiguration: Sendable {
     /// is an error of the report (`settingErrors`), and the check runs nothing (`runProgram`,
     /// which makes no report, counts it as 1). A phase that makes no progress is given up after
     /// one hang limit whatever this is.
+    ///
+    /// A seated phase of a controlled run (an instrumented backend) that has not become quiescent
+    /// after as many hang limits (its seats keep scheduling each other: jobs that submit jobs, a
+    /// timer that re-arms itself) goes on natively then, where its phases are watched as a stress
+    /// run's (`ConformanceReport.cappedSeatedPhases` counts those programs).
     ///
     /// Raise it for a backend that is slow but correct and whose longest phases (a generated
     /// program's drivers' steps, or its completion after the held sources) may take more than

@@ -24,6 +24,9 @@ struct ProgramResult {
     /// A seated run released because a seat blocked outside ScheduleKit's primitives, which then
     /// finished natively: that seat and its last point (`RunRecord.blockedOutsidePrimitives`).
     var blockedOutsidePrimitives: String?
+    /// A seated run released at a seated phase's cap, which then finished natively: which phase,
+    /// and the cap (`RunRecord.cappedSeatedPhase`).
+    var cappedSeatedPhase: String?
     /// The run was controlled on the seated engine (an instrumented backend).
     var seated = false
     /// Exhaustive mode: the program's exploration (this is its failing schedule's result, or its last's).
@@ -43,6 +46,7 @@ enum ProgramChecks {
         result.mode = record.mode
         result.notReproducible = record.notReproducible
         result.blockedOutsidePrimitives = record.blockedOutsidePrimitives
+        result.cappedSeatedPhase = record.cappedSeatedPhase
         result.entryPoints = calledEntryPoints(record)
         result.seated = record.seated
         return result

@@ -129,8 +129,8 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     public internal(set) var exploration: ExplorationTally?
     /// Controlled runs that saw work from outside the harness (a backend's thread, a timer), or
     /// were released to go on natively (a hand-off that did not arrive in time, a seat blocked
-    /// outside ScheduleKit's primitives: `blockedOutsidePrimitives`): not failures, but their
-    /// schedules may not replay.
+    /// outside ScheduleKit's primitives: `blockedOutsidePrimitives`; a seated phase at its cap:
+    /// `cappedSeatedPhases`): not failures, but their schedules may not replay.
     public let notReproducible: [String]
     /// Seated runs (an instrumented backend) whose seat holding the baton reached no schedule
     /// point for a while: blocked outside ScheduleKit's primitives, on a lock, a semaphore or a
@@ -141,6 +141,15 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
     /// seed, the mode, the seat and its last schedule point. Make that synchronization a
     /// ScheduleKit primitive to have it controlled (docs/WRITING_A_BACKEND.md, section 7a).
     public internal(set) var blockedOutsidePrimitives: [String] = []
+    /// Seated runs (an instrumented backend) a seated phase of which reached its cap, the hang
+    /// limit times `ConformanceConfiguration.livelockFactor`, without becoming quiescent: the
+    /// backend kept scheduling work that schedules more (jobs that submit jobs, a timer that
+    /// re-arms itself), or threads outside the run kept making progress, and the seats never ran out of work.
+    /// The harness released those runs to go on natively and checked them all the same: not
+    /// failures (a run that then livelocks natively is one), but their schedules do not replay,
+    /// they are also in `notReproducible`, and each cost the cap. Each names the seed, the mode,
+    /// the phase and the cap.
+    public internal(set) var cappedSeatedPhases: [String] = []
     /// The shard this run covered (`CONFORMANCE_SHARD`).
     public internal(set) var shard: Shard?
     /// Errors that are not a rule broken but stop the check from meaning anything: a
@@ -254,7 +263,7 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
         if !notReproducible.isEmpty {
             lines.append(
                 "  not reproducible (work the harness did not control): \(notReproducible.count) of \(controlledPrograms) controlled programs"
-                    + ((notReproducible.count - blockedOutsidePrimitives.count) * 2 > controlledPrograms
+                    + ((notReproducible.count - blockedOutsidePrimitives.count - cappedSeatedPhases.count) * 2 > controlledPrograms
                         ? " (the backend runs work on threads of its own, such as an event loop or a private queue, which controlled "
                             + "mode cannot schedule: their failures replay by running again, up to CONFORMANCE_REPLAY_ATTEMPTS times; "
                             + "work run through the executors the harness passes replays exactly)" : "")
@@ -267,6 +276,13 @@ public struct ConformanceReport: Sendable, CustomStringConvertible {
                     + "the harness cannot control that part of the backend, so those runs went on natively, not reproducible; "
                     + "make that synchronization a ScheduleKit primitive (docs/WRITING_A_BACKEND.md, 7a), e.g. "
                     + blockedOutsidePrimitives[0])
+        }
+        if !cappedSeatedPhases.isEmpty {
+            lines.append(
+                "  seated phases capped: \(cappedSeatedPhases.count) of \(controlledPrograms) controlled programs had a seated phase "
+                    + "that never became quiescent (work that keeps scheduling more work, a timer that re-arms itself) until its cap "
+                    + "(the hang limit times the livelock factor): those runs went on natively, not reproducible, each after the cap, e.g. "
+                    + cappedSeatedPhases[0])
         }
         if let contractVersionLine { lines.append(contractVersionLine) }
         if let budgetNote { lines.append("  budget: \(budgetNote)") }

@@ -21,6 +21,10 @@ struct RunRecord {
     /// primitives, and which then finished natively: that seat and its last point (the note in
     /// `notReproducible` says the rest).
     var blockedOutsidePrimitives: String?
+    /// A seated run released because a seated phase reached its cap without becoming quiescent,
+    /// and which then finished natively: which phase, and the cap (the note in
+    /// `notReproducible` says the rest).
+    var cappedSeatedPhase: String?
     /// Exhaustive: the decisions the schedule made (`ScheduleExplorer` picks the next from them).
     var decisions: [ScheduleDecision] = []
     /// Controlled on the seated engine (`SeatedRun`): the backend is instrumented.

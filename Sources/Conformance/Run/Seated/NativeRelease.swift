@@ -6,14 +6,18 @@ enum NativeRelease {
     /// (`seat` names it and its last point, `since` is when it reached that point; `seats`
     /// describes every seat then).
     case blockedSeat(String, since: Uptime, seats: [String])
+    /// The seated `phase` ran until its `cap` (the livelock factor's hang limits of real time)
+    /// without becoming quiescent (`seats` describes every seat then).
+    case capReached(phase: String, cap: Duration, seats: [String])
 
     /// When the run's native drivers' phase is measured from (`PhaseWatch.started`): the blocked
     /// seat's last point, so that the block and the native rest together get one hang limit
     /// without progress, as a stress phase; the release itself after a hand-off that did not
-    /// arrive (the whole hang limit after the timing slack it waited).
+    /// arrive, and at the cap (the whole hang limit after the timing slack it waited, or its own
+    /// cap after the seated phase's).
     func nativeStart(releasedAt: Uptime) -> Uptime {
         switch self {
-        case .notArrived: return releasedAt
+        case .notArrived, .capReached: return releasedAt
         case .blockedSeat(_, let since, _): return since
         }
     }
@@ -28,6 +32,10 @@ enum NativeRelease {
                 + "which a paused seat may have held): the harness cannot control that part of the backend, so the seats "
                 + "were released and the run went on natively; make that synchronization a ScheduleKit primitive to have it "
                 + "controlled (docs/WRITING_A_BACKEND.md, 7a)"
+        case .capReached(let phase, let cap, _):
+            return "the seated \(phase) reached its cap of \(cap) (the hang limit times the livelock factor) without becoming "
+                + "quiescent: its seats kept scheduling more work (jobs that submit jobs, a timer that re-arms itself) or threads "
+                + "outside the run kept making progress, so the seats were released and the run went on natively"
         }
     }
 }

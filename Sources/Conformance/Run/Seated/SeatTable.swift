@@ -547,19 +547,27 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         case blockedOutside(String, since: Uptime)
         /// A picked hand-off did not arrive in time: the run cannot stay reproducible.
         case notArrived(String)
+        /// The phase ran until its cap (real time) without becoming quiescent: its seats kept
+        /// going (jobs that hand each other on forever, a timer that re-arms itself forever, the
+        /// run's clock jumping to each deadline), or threads outside the run kept making progress. Every
+        /// schedule point is progress for the blocked-seat bound, so nothing else ends such a
+        /// phase; the run is released to go on natively.
+        case capReached
         case released
     }
 
     /// On the loop's thread: hands the baton to the seats and takes it back each time none can go
     /// on, moving the run's clock to the earliest deadline, until nothing moves any more (or
     /// `outsideWork` says no work from outside the run may still come), or the seat holding the
-    /// baton reaches no point within `blockedLimit`.
-    func runUntilQuiescent(blockedLimit: Duration, outsideWork: () -> Bool) -> Turn {
+    /// baton reaches no point within `blockedLimit`, or the moment `cap` passes (the loop looks
+    /// at least every 20 ms, and between any two of its own steps).
+    func runUntilQuiescent(blockedLimit: Duration, cap: Uptime, outsideWork: () -> Bool) -> Turn {
         monitor.lock()
         defer { monitor.unlock() }
         var retries = 0
         while true {
             if released { return .released }
+            if cap.hasPassed { return .capReached }
             if let holding = holder {
                 let now = Uptime.now
                 if let seat = seats[holding], !seat.arrived {
@@ -574,7 +582,7 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
                         }
                             ?? "seat \(holding)", since: lastProgress)
                 }
-                _ = monitor.wait(until: min(now + .milliseconds(20), now + blockedLimit))
+                _ = monitor.wait(until: min(now + .milliseconds(20), now + blockedLimit, cap))
                 continue
             }
             if let next = decide(current: nil, mayPreempt: false) {

@@ -23,10 +23,13 @@ import TaskAPI
 /// time), and a seat holding the baton that reaches no point within `blockedSeatLimit` (blocked
 /// outside the primitives, on a lock, a semaphore or a wait of the backend's own, which a paused
 /// seat may hold: the harness's serializing, not the backend, may be what blocks it). Either makes
-/// the run not reproducible. Natively each phase is watched as a stress phase (`PhaseWatch`): a
-/// run that then makes no progress for the hang limit (the drivers' phase measured from the
-/// blocked seat's last point) is a hang, diagnosed with that seat named
-/// (`Hang.Kind.blockedSeat`); one that keeps making progress runs until its livelock cap.
+/// the run not reproducible. So does a seated phase that reaches its cap, the livelock factor's
+/// hang limits of real time, without becoming quiescent (seats that keep scheduling each other:
+/// jobs that submit jobs, a timer that re-arms itself; or threads outside the run that keep
+/// making progress). Natively each phase is watched as a stress phase (`PhaseWatch`): a run
+/// that then makes no progress for the hang limit (the drivers' phase measured from the blocked
+/// seat's last point) is a hang, diagnosed with that seat named (`Hang.Kind.blockedSeat`); one
+/// that keeps making progress runs until its livelock cap.
 extension ProgramRunner {
     func runSeated(_ program: Program, strategy: ScheduleStrategy, backend: any TaskBackend) -> RunRecord {
         let clock = RunClock()
@@ -109,7 +112,7 @@ struct SeatedRun {
             }
         }
         // Phase one: every step, and everything that can run without the held sources.
-        switch phase(&record, done: { [self] in table.driversDone && phaseOneDone() }) {
+        switch phase(&record, name: "phase one", done: { [self] in table.driversDone && phaseOneDone() }) {
         case .some(let ended): return ended
         case .none: break
         }
@@ -123,7 +126,7 @@ struct SeatedRun {
         // Phase two: the harness completes the held sources, on a seat of its own.
         table.expect(table.harnessKey, step: -1)
         start(seat: table.harnessKey) { [execution] in execution.completeHeldSources() }
-        switch phase(&record, done: { [execution] in execution.log.waitForQuiescence(deadline: .now) }) {
+        switch phase(&record, name: "phase two", done: { [execution] in execution.log.waitForQuiescence(deadline: .now) }) {
         case .some(let ended): return ended
         case .none: break
         }
@@ -153,13 +156,22 @@ struct SeatedRun {
     }
 
     /// Runs the seats until none can go on: `nil` when quiescent; the record of a run that went on
-    /// natively (a hand-off that did not arrive, a seat blocked outside the primitives). When no
-    /// seat can go on while the phase is not `done`, or the program has work from outside the
-    /// run, the loop first gives such work a short grace: a thread that is no seat (a Swift
-    /// task, or a backend's thread from before the run, still polling a queue) may finish it.
-    private func phase(_ record: inout RunRecord, done: @escaping () -> Bool) -> RunRecord? {
+    /// natively (a hand-off that did not arrive, a seat blocked outside the primitives, the
+    /// phase's cap reached). When no seat can go on while the phase is not `done`, or the program
+    /// has work from outside the run, the loop first gives such work a short grace: a thread
+    /// that is no seat (a Swift task, or a backend's thread from before the run, still polling a
+    /// queue) may finish it.
+    ///
+    /// The phase (`name`, for the record) is capped as a stress phase is, at the livelock
+    /// factor's hang limits of real time from its start (`PhaseWatch.cap`): seats that keep
+    /// scheduling each other (jobs that submit more jobs, a timer that re-arms itself) never make
+    /// it quiescent, and reach a point too often for the blocked-seat bound. At the cap the run
+    /// goes on natively, where its phases' watches decide: churn beside a program that finishes
+    /// passes, not reproducible; a livelock is given up at a native phase's cap.
+    private func phase(_ record: inout RunRecord, name: String, done: @escaping () -> Bool) -> RunRecord? {
         let outside = program.steps.contains { $0.operation.makesOutsideWork }
-        let turn = table.runUntilQuiescent(blockedLimit: runner.blockedSeatLimit) { [execution, table] in
+        let watch = runner.watch(execution)
+        let turn = table.runUntilQuiescent(blockedLimit: runner.blockedSeatLimit, cap: watch.cap) { [execution, table] in
             (outside || !done()) && Self.outsideProgress(execution, table: table)
         }
         switch turn {
@@ -174,6 +186,11 @@ struct SeatedRun {
             let events = execution.log.events
             table.releaseAll()
             return goOnNatively(&record, after: .notArrived(what), events: events)
+        case .capReached:
+            let seats = table.describeSeats(program: program)
+            let events = execution.log.events
+            table.releaseAll()
+            return goOnNatively(&record, after: .capReached(phase: name, cap: watch.cap - watch.started, seats: seats), events: events)
         case .released:
             release(&record)
             return record
@@ -255,9 +272,14 @@ struct SeatedRun {
             record.ending = .hung(described(hang, after: release))
             return record
         }
-        if case .blockedSeat(let seat, _, _) = release {
+        switch release {
+        case .notArrived: break
+        case .blockedSeat(let seat, _, _):
             record.notReproducible.insert(release.note, at: 0)
             record.blockedOutsidePrimitives = seat
+        case .capReached(let phase, let cap, _):
+            record.notReproducible.insert(release.note, at: 0)
+            record.cappedSeatedPhase = "\(phase), at \(cap)"
         }
         runner.finish(execution, into: &record)
         return record
@@ -270,13 +292,19 @@ struct SeatedRun {
             return .timedOut(phase: phase + ", after the run went on natively")
         case .blockedSeat(let seat, _, _):
             return .blockedSeat("\(seat); released to go on natively, \(phase) still did not finish")
+        case .capReached(let seated, let cap, _):
+            return .timedOut(phase: phase + ", after the seated \(seated) reached its cap of \(cap) and the run went on natively")
         }
     }
 
-    /// `hang` with the seats as they were when a blocked seat made the run go on natively.
+    /// `hang` with the seats as they were when a blocked seat, or the phase's cap, made the run
+    /// go on natively.
     private func described(_ hang: Hang, after release: NativeRelease) -> Hang {
         var hang = hang
-        if case .blockedSeat(_, _, let seats) = release { hang.seats = seats }
+        switch release {
+        case .notArrived: break
+        case .blockedSeat(_, _, let seats), .capReached(_, _, let seats): hang.seats = seats
+        }
         return hang
     }
 }
