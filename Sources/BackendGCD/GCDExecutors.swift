@@ -4,6 +4,10 @@ import ScheduleKit
 import Synchronization
 import TaskAPI
 
+#if canImport(CDispatch)
+import CDispatch
+#endif
+
 /// The default executor (C7.2): jobs run in parallel on Dispatch's global queue.
 ///
 /// Jobs wait in a queue of the executor's own, drained by at most one block per processor on
@@ -15,7 +19,8 @@ import TaskAPI
 /// then starts a replacement worker on a fresh serial queue, which Dispatch backs with a new
 /// thread at once; the global queue alone adds a thread only every half second or so.
 final class GCDDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
-    // @unchecked: restated from `KitQueueExecutor`; every property is a `let` of a Sendable type.
+    // @unchecked: restated from `KitQueueExecutor`; every property is a `let`, of a Sendable type
+    // but `rootQueue`, a Dispatch queue's pointer (see there).
     let jobs: GCDJobQueue
     /// The drainer, made a block once: Dispatch takes blocks, and a Swift closure passed to
     /// `async` is converted into a new heap block on every call (an allocation, a copy and a
@@ -23,6 +28,13 @@ final class GCDDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
     private let drain: @convention(block) @Sendable () -> Void
     /// The global queue, looked up once: each `DispatchQueue.global()` allocates a new wrapper.
     private let global = DispatchQueue.global()
+    #if canImport(CDispatch)
+    /// The same queue as Dispatch's C interface names it (`dispatch_get_global_queue` with the
+    /// default priority is the root queue `DispatchQueue.global()` wraps), for `submitDrainer`.
+    /// Dispatch's queues may be used from any thread, and a root queue lives as long as the
+    /// process; a pointer is not `Sendable`, which this class restates by hand.
+    private let rootQueue = dispatch_get_global_queue(Int(DISPATCH_QUEUE_PRIORITY_DEFAULT), 0)
+    #endif
 
     /// The most jobs a drainer runs before it queues itself again.
     static let batch = 32
@@ -54,8 +66,23 @@ final class GCDDefaultExecutor: KitQueueExecutor, @unchecked Sendable {
         if let ticket = SchedulePoint.fork(.now, label: "GCD drainer") {
             global.async { [drain] in SchedulePoint.adopt(ticket, drain) }
         } else {
-            global.async(execute: drain)
+            submitDrainer()
         }
+    }
+
+    /// Submits the drainer block to the global queue. Where Dispatch's C interface is importable
+    /// (Linux), by the call the overlay's `async(execute:)` ends in, `dispatch_async`, without the
+    /// overlay's steps before it: its tests of the group, QoS and flags arguments go through
+    /// generic `SetAlgebra` and `Equatable` code in the standard library, about 170 instructions
+    /// per hop, cold after an idle gap, all before the wake-up of a parked Dispatch thread
+    /// (docs/BENCHMARKS.md, "The gcd parked hop").
+    @inline(__always)
+    private func submitDrainer() {
+        #if canImport(CDispatch)
+        dispatch_async(rootQueue, drain)
+        #else
+        global.async(execute: drain)
+        #endif
     }
 }
 

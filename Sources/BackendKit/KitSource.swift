@@ -40,6 +40,14 @@ public final class KitSource<T: Sendable>: CompletionSource {
         base.tryComplete(completion)
     }
 
+    /// Completes with `value` unless already completed (C1.2): the value stored as it is, with
+    /// no `Completion<T>` built, which this unspecialized code (and TaskAPI's default, reached
+    /// through `any CompletionSource<T>`) paid a runtime metadata lookup for.
+    @discardableResult
+    public func trySucceed(_ value: T) -> Bool {
+        base.succeed(value)
+    }
+
     @discardableResult
     public func tryStart() -> Bool {
         base.tryStart()

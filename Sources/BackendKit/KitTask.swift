@@ -192,6 +192,13 @@ public class KitTask<T: Sendable>: TaskCore, AsyncTask, CompletionSource, @unche
         }
     }
 
+    /// Completes with `value` unless already completed (C1.2), with no `Completion<T>` built
+    /// (see `KitSource.trySucceed`).
+    @discardableResult
+    public final func trySucceed(_ value: T) -> Bool {
+        succeed(value)
+    }
+
     public final func whenComplete(on executor: any AsyncTaskExecutor, _ body: @escaping @Sendable (Completion<T>) -> Void) {
         if let executor = KitContinuation.stored(executor) {
             register(WhenCompleteOn(executor: executor, body: body))

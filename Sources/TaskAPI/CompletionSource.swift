@@ -13,6 +13,17 @@ public protocol CompletionSource<Success>: AnyObject, Sendable {
     @discardableResult
     func tryComplete(_ completion: Completion<Success>) -> Bool
 
+    /// Completes the task with `value` if it is not completed yet: exactly
+    /// `tryComplete(.success(value))`, which is its default. `true` if this call completed it,
+    /// `false` if it was already completed (C1.2).
+    ///
+    /// A requirement so that a call through `any CompletionSource<T>` reaches the source's own
+    /// implementation: the default runs unspecialized there, and builds a `Completion<Success>`,
+    /// which costs generic code a runtime metadata lookup before the source sees the value. A
+    /// source that can store a value directly implements it (BackendKit's sources do).
+    @discardableResult
+    func trySucceed(_ value: Success) -> Bool
+
     /// Moves the task's status from pending to running (C1.5), for algorithms that run a body on
     /// the task's behalf. Returns `false`, changing nothing, if the task is not pending.
     @discardableResult
@@ -20,7 +31,8 @@ public protocol CompletionSource<Success>: AnyObject, Sendable {
 }
 
 extension CompletionSource {
-    /// Completes with `value` unless already completed; `true` if this call won (C1.2).
+    /// Completes with `value` unless already completed; `true` if this call won (C1.2). The
+    /// requirement's default: `tryComplete(.success(value))`.
     @inlinable @discardableResult
     public func trySucceed(_ value: Success) -> Bool { tryComplete(.success(value)) }
 
@@ -53,8 +65,9 @@ extension CompletionSource {
 }
 
 extension CompletionSource where Success == Void {
+    /// `trySucceed(())`.
     @inlinable @discardableResult
-    public func trySucceed() -> Bool { tryComplete(.success(())) }
+    public func trySucceed() -> Bool { trySucceed(()) }
 
     @inlinable
     public func succeed() throws { try complete(.success(())) }
