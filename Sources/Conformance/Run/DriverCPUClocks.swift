@@ -48,9 +48,18 @@ final class DriverCPUClocks: Sendable {
     func register(_ driver: Int) {
         guard let clock = CPUClock.ofCallingThread() else { return }
         state.withLock { state in
-            precondition(state.clocks.indices.contains(driver), "driver \(driver) registered its clock, of \(state.clocks.count)")
+            precondition(state.clocks.indices.contains(driver), "a clock registered for driver \(driver) of \(state.clocks.count)")
             state.clocks[driver] = clock
             state.seen[driver] = clock.read()
+        }
+    }
+
+    /// Called on driver `driver`'s own thread once it ran its last step: its clock is read no
+    /// more (a thread that ended reads nothing, and its id may come back as another thread's).
+    func unregister(_ driver: Int) {
+        state.withLock { state in
+            state.clocks[driver] = nil
+            state.seen[driver] = nil
         }
     }
 

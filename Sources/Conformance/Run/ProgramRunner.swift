@@ -75,6 +75,7 @@ struct ProgramRunner {
             let thread = Thread {
                 clocks.register(driver)
                 execution.runDriver(driver)
+                clocks.unregister(driver)
                 group.leave()
             }
             thread.stackSize = 1 << 20

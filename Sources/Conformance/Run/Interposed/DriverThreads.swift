@@ -147,6 +147,7 @@ final class DriverThreads: @unchecked Sendable {
             condition.broadcast()
         }
         condition.unlock()
+        clocks.unregister(driver)
         withExtendedLifetime(seat) {}
     }
 

@@ -153,6 +153,7 @@ struct SeatedRun {
             SchedulePoint.setCurrent(RunSeat(table: table, key: key))
             _ = table.arriveAsDriver(key)
             body()
+            if key < drivers { clocks.unregister(key) }
             table.leave(key)
             SchedulePoint.setCurrent(nil)
             threads.leave()
