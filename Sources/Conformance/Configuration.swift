@@ -48,8 +48,9 @@ public struct ConformanceConfiguration: Sendable {
     /// program starts only within it. The resource checks before them are not counted.
     public var timeBudget: Duration
     public var generator: ProgramGenerator
-    /// How long a phase of a run may go without progress (no new event in the run's log) before
-    /// the watchdog calls it a hang; a phase that keeps making progress without finishing is
+    /// How long a phase of a run may go without progress (no new event in the run's log, and no
+    /// driver thread that used CPU time: a driver working inside a long call is not blocked)
+    /// before the watchdog calls it a hang; a phase that keeps making progress without finishing is
     /// given up as a livelock at `livelockFactor` times this in all. In controlled mode too: a
     /// job handed to the backend's executor, a driver's step, a run that went on natively; a
     /// seated run's seat reaching no schedule point is bounded by the timing slack, at most half

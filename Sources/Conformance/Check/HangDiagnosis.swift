@@ -55,7 +55,8 @@ struct HangDiagnosis {
     private static func givenUp(_ hang: Hang) -> String {
         switch hang.givenUp {
         case .noProgress(let ran)?:
-            return "made no progress for \(hang.limit) (the phase ran \(seconds(ran)))"
+            let idle = hang.driversUsedNoCPU ? "; no driver thread used CPU time meanwhile" : ""
+            return "made no progress for \(hang.limit) (the phase ran \(seconds(ran))\(idle))"
         case .livelock(let ran)?:
             return "kept making progress for \(seconds(ran)) without finishing (a livelock?)"
         case nil:

@@ -236,8 +236,9 @@ public final class EventLog: Sendable {
     /// When the run last made progress of any kind (an event, a counted await or call, a mark).
     var lastActivity: Uptime { read(\.lastActivity) }
 
-    /// A step still under way made progress that logs no event (a `RaceRounds` round): the
-    /// watchdog measures from it as from an event. Adds no event, so a program's text, its
+    /// A step still under way made progress that logs no event (a `RaceRounds` round, a driver
+    /// thread that used CPU time, `DriverCPUClocks`): the watchdog measures from it as from an
+    /// event. Adds no event, so a program's text, its
     /// checks and its replays stay the same.
     func markProgress() {
         let now = Uptime.now

@@ -1,8 +1,9 @@
 /// The watchdog of one phase of a run that waits on the backend natively (a stress run's three
 /// phases; a seated run's once it went on natively; the interposed controlled loop's two, and
 /// each job it hands over to the backend's executor): the phase is given up when the run made no
-/// progress (no new event in its log, no counted await or call, no step's mark:
-/// `EventLog.lastActivity`) for the hang limit, not when it has run for the hang limit; and,
+/// progress (no new event in its log, no counted await or call, no step's mark, no driver thread
+/// that used CPU time, `DriverCPUClocks`: `EventLog.lastActivity`) for the hang limit, not when
+/// it has run for the hang limit; and,
 /// so that a livelock (events forever, never done) still ends, once it ran
 /// `livelockFactor` hang limits in all (`ConformanceConfiguration.livelockFactor`, 4 by default).
 ///
@@ -17,6 +18,14 @@ struct PhaseWatch {
         case noProgress(ran: Duration)
         /// Progress all along, but not finished within the livelock factor's hang limits (`ran`).
         case livelock(ran: Duration)
+
+        /// Given up for no progress (not at the cap).
+        var isNoProgress: Bool {
+            switch self {
+            case .noProgress: return true
+            case .livelock: return false
+            }
+        }
 
         /// How long the phase ran before it was given up.
         var ran: Duration {

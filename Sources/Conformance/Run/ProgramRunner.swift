@@ -44,11 +44,13 @@ struct ProgramRunner {
             program: program, backend: backend, executors: executors.makeExecutors(for: program, backend: backend),
             timingSlack: timingSlack, leakLimit: leakLimit)
         var record = RunRecord(program: program, mode: .stress)
-        if let giveUp = runDrivers(execution) {
+        let clocks = DriverCPUClocks(drivers: program.drivers, hangLimit: hangLimit)
+        if let giveUp = runDrivers(execution, clocks: clocks) {
             let stuck = execution.currentStep.withLock { $0.filter { $0 >= 0 } }
             var hang = execution.hang(
                 .timedOut(phase: "the drivers' steps"), stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
             hang.givenUp = giveUp
+            hang.driversUsedNoCPU = giveUp.isNoProgress && clocks.watching
             record.ending = .hung(hang)
             return record
         }
@@ -64,19 +66,22 @@ struct ProgramRunner {
 
     /// Each driver on a thread of its own; nil once they all finished, or why the phase was given
     /// up (`PhaseWatch`: no progress for the hang limit, or still going at its cap).
-    private func runDrivers(_ execution: ProgramExecution) -> PhaseWatch.GiveUp? {
+    /// A driver thread that keeps using CPU time is working, not blocked: progress (`clocks`).
+    private func runDrivers(_ execution: ProgramExecution, clocks: DriverCPUClocks) -> PhaseWatch.GiveUp? {
         let group = DispatchGroup()
         let watch = self.watch(execution)
         for driver in 0..<execution.program.drivers {
             group.enter()
             let thread = Thread {
+                clocks.register(driver)
                 execution.runDriver(driver)
+                clocks.unregister(driver)
                 group.leave()
             }
             thread.stackSize = 1 << 20
             thread.start()
         }
-        return watch.wait { group.wait(timeout: $0.dispatchTime) == .success }
+        return watch.wait { clocks.wait(for: group, until: $0, log: execution.log) }
     }
 
     /// Asks the progress model again after every bit of progress until every task it expects

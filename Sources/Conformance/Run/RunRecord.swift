@@ -90,6 +90,10 @@ struct Hang {
     /// A phase's watch gave the run up (`PhaseWatch`): no progress for `limit`, or a livelock at
     /// its cap. nil: no watch did (a controlled run found stuck, reported at once).
     var givenUp: PhaseWatch.GiveUp?
+    /// Given up without progress while the drivers' CPU clocks were read (`DriverCPUClocks`): no
+    /// driver thread used CPU time for the hang limit, so they were blocked (or given no CPU),
+    /// not working.
+    var driversUsedNoCPU = false
 
     /// How long the phase ran when it was given up, in tenths of a second ("12.3 seconds").
     var givenUpAfter: Duration {

@@ -23,7 +23,7 @@ extension ProgramRunner {
             timingSlack: timingSlack)
         let outcome = PlainLocked<ControlledEnding?>(nil)
         let finished = DispatchSemaphore(value: 0)
-        let drivers = DriverThreads(execution: execution)
+        let drivers = DriverThreads(execution: execution, hangLimit: hangLimit)
         let thread = Thread { [hangLimit, livelockFactor, timingSlack, progress] in
             scheduler.adoptCallingThread()
             defer { drivers.release() }
@@ -46,6 +46,7 @@ extension ProgramRunner {
                 .timedOut(phase: "the controlled run (its one thread is blocked)"),
                 stuckSteps: stuck, heldCompleted: false, limit: hangLimit)
             hang.givenUp = giveUp
+            hang.driversUsedNoCPU = giveUp?.isNoProgress == true && drivers.clocks.watching
             record.ending = .hung(hang)
             // Given up, and described as it stands: the loop's thread may never come back to
             // release the drivers, and until they are released the run stays installed as the
@@ -83,7 +84,8 @@ extension ProgramRunner {
 
     /// Waits for the controlled loop to finish: nil, or why its thread was given up as blocked.
     /// Measured from the run's progress, as the loop's own phases are (`PhaseWatch`; the loop
-    /// marks each step and hand-over): a driver step the loop waits for (a backend call, which in
+    /// marks each step and hand-over; a driver thread that used CPU time since the last look is
+    /// working, `DriverCPUClocks`): a driver step the loop waits for (a backend call, which in
     /// controlled mode never waits for anything) made no progress for the hang limit, or the run
     /// none for the hang limit and `controlledRunMargin`; or the loop ran past its two phases'
     /// livelock caps and the margin. The loop's own waits (hand-overs, timers, awaits) happen
@@ -97,6 +99,7 @@ extension ProgramRunner {
         var since = started
         while true {
             if finished.wait(timeout: (Uptime.now + .milliseconds(20)).dispatchTime) == .success { return nil }
+            drivers.clocks.sample(into: execution.log)
             let now = Uptime.now
             let current = execution.currentStep.withLock { $0 }
             if current != steps { (steps, since) = (current, now) }

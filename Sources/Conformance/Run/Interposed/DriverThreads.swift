@@ -56,6 +56,9 @@ final class DriverThreads: @unchecked Sendable {
     }
 
     private let execution: ProgramExecution
+    /// The drivers' threads' CPU clocks: a step that logs nothing but keeps its thread busy is
+    /// progress for the runner's watch (`DriverCPUClocks`).
+    let clocks: DriverCPUClocks
     private let condition = NSCondition()
     /// The driver holding the baton; -1: the loop.
     private var holder = -1
@@ -73,9 +76,10 @@ final class DriverThreads: @unchecked Sendable {
     /// The run is over (or given up): points are no-ops, idle threads exit.
     private var released = false
 
-    init(execution: ProgramExecution) {
+    init(execution: ProgramExecution, hangLimit: Duration) {
         self.execution = execution
         let drivers = execution.program.drivers
+        clocks = DriverCPUClocks(drivers: drivers, hangLimit: hangLimit)
         assigned = Array(repeating: nil, count: drivers)
         parked = Array(repeating: false, count: drivers)
         started = Array(repeating: false, count: drivers)
@@ -125,6 +129,7 @@ final class DriverThreads: @unchecked Sendable {
 
     private func main(_ driver: Int) {
         let seat = Seat(threads: self, driver: driver)
+        clocks.register(driver)
         ThreadInfo.underControl = true
         SchedulePoint.setCurrent(seat)
         defer { SchedulePoint.setCurrent(nil) }
@@ -142,6 +147,7 @@ final class DriverThreads: @unchecked Sendable {
             condition.broadcast()
         }
         condition.unlock()
+        clocks.unregister(driver)
         withExtendedLifetime(seat) {}
     }
 

@@ -78,12 +78,16 @@ struct SeatedRun {
     let strategy: ScheduleStrategy
     /// Driver and harness threads not finished yet (for a run that goes on natively).
     private let threads = DispatchGroup()
+    /// The drivers' threads' CPU clocks: natively, a driver that keeps working is progress
+    /// (`DriverCPUClocks`).
+    private let clocks: DriverCPUClocks
 
     init(execution: ProgramExecution, table: SeatTable, runner: ProgramRunner, strategy: ScheduleStrategy) {
         self.execution = execution
         self.table = table
         self.runner = runner
         self.strategy = strategy
+        clocks = DriverCPUClocks(drivers: execution.program.drivers, hangLimit: runner.hangLimit)
     }
 
     private var program: Program { execution.program }
@@ -142,11 +146,14 @@ struct SeatedRun {
     /// released first), and leaves.
     private func start(seat key: Int, _ body: @escaping @Sendable () -> Void) {
         threads.enter()
-        let table = self.table, threads = self.threads
+        let table = self.table, threads = self.threads, clocks = self.clocks
+        let drivers = program.drivers
         let thread = Thread {
+            if key < drivers { clocks.register(key) }
             SchedulePoint.setCurrent(RunSeat(table: table, key: key))
             _ = table.arriveAsDriver(key)
             body()
+            if key < drivers { clocks.unregister(key) }
             table.leave(key)
             SchedulePoint.setCurrent(nil)
             threads.leave()
@@ -252,7 +259,7 @@ struct SeatedRun {
     /// outlived the release.
     private func goOnNatively(_ record: inout RunRecord, after release: NativeRelease, events: [Event]) -> RunRecord {
         let drivers = runner.watch(execution, started: release.nativeStart(releasedAt: .now))
-        let giveUp = drivers.wait { [threads] in threads.wait(timeout: $0.dispatchTime) == .success }
+        let giveUp = drivers.wait { [threads, clocks, execution] in clocks.wait(for: threads, until: $0, log: execution.log) }
         close(&record, events: events)
         if case .notArrived = release { record.notReproducible.insert(release.note, at: 0) }
         if let giveUp {
@@ -261,6 +268,7 @@ struct SeatedRun {
                 nativeHangKind(after: release, phase: "the drivers' steps"), stuckSteps: steps, heldCompleted: false,
                 limit: runner.hangLimit)
             hang.givenUp = giveUp
+            hang.driversUsedNoCPU = giveUp.isNoProgress && clocks.watching
             record.ending = .hung(described(hang, after: release))
             return record
         }
