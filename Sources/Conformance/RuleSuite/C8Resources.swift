@@ -223,6 +223,17 @@ extension RuleSuite {
                 seen.all.first?.contains("abandoned"), true, "the continuation sees TaskError.abandoned",
                 call: call + "; it saw \(seen.all.first ?? "nothing")")
 
+            // A started source released: its task is running, not completed (C1.1's "pending
+            // until it is completed"), and nothing can complete it any more.
+            let started: any AsyncTask<Int> = {
+                let source = backend.makeSource(of: Int.self)
+                source.tryStart()
+                return source.task
+            }()
+            c.expectOutcome(
+                started, .failure(TaskError.abandoned), "a released source whose task was started fails it with abandoned",
+                call: "source.tryStart(), then the source released")
+
             // A completed source released later changes nothing (C1.1).
             let done: any AsyncTask<Int> = {
                 let source = backend.makeSource(of: Int.self)
