@@ -117,6 +117,11 @@ public enum SchedulePoint {
 
     /// Installs `controller`, replacing any installed one: from now on every primitive asks the
     /// calling thread's seat, if it has one.
+    ///
+    /// The process keeps every controller it installs for good, uninstalled or not: threads
+    /// that are no seat read the installed one without a lock and without a retain, so none may
+    /// be freed under them. Install one controller for the process, again for each run (as
+    /// Conformance does), rather than a new one per run.
     public static func install(_ controller: any ScheduleController) {
         withInstalled { boxes in
             let box: ControllerBox
