@@ -166,8 +166,10 @@ final class ProcessScheduleController: ScheduleController {
 }
 
 /// What a seated run hears of the threads that are none of its seats. Called on those threads,
-/// without a lock of the controller's: each method first checks, without a lock of its own, that
-/// it has anything to do (`SeatTable` reads how many of its seats are blocked on a lock).
+/// holding no lock of the controller's, by every thread of the process that releases or signals
+/// off a seat: keep the common case (nothing of this run's) cheap. `SeatTable` checks, before
+/// taking its own lock, whether any of its seats is blocked on a lock; a signal and a woken
+/// thread take its lock.
 protocol OffSeatListener: AnyObject, Sendable {
     func lockReleasedOffSeat(_ lock: SchedulePoint.Object)
     func conditionSignalledOffSeat(_ condition: SchedulePoint.Object, all: Bool)
