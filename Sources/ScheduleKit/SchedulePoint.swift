@@ -143,13 +143,14 @@ public enum SchedulePoint {
         withInstalled { _ in installedBox.store(nil, ordering: .releasing) }
     }
 
-    /// The installed controller: one acquiring load, no lock. The store that installed it
-    /// releases, so a thread that sees the box sees it initialized; a thread whose point
-    /// happens after `install` returned sees it (or a later one).
-    static var controller: (any ScheduleController)? {
+    /// Runs `body` with the installed controller, if any: one acquiring load, no lock, no
+    /// retain. The store that installed it releases, so a thread that sees the box sees it
+    /// initialized; a thread whose point happens after `install` returned sees it (or a later
+    /// one).
+    private static func withController<R>(_ body: (any ScheduleController) -> R?) -> R? {
         guard let box = installedBox.load(ordering: .acquiring) else { return nil }
         // The box is never freed (`installed`), so using it unretained is safe.
-        return box._withUnsafeGuaranteedRef { $0.controller }
+        return box._withUnsafeGuaranteedRef { body($0.controller) }
     }
 
     // MARK: - The calling thread's seat
@@ -270,7 +271,7 @@ public enum SchedulePoint {
 
     @usableFromInline
     static func releasedOffSeat(_ lock: Object) {
-        controller?.lockReleased(lock)
+        _ = withController { $0.lockReleased(lock) }
     }
 
     // MARK: - Conditions
@@ -282,7 +283,7 @@ public enum SchedulePoint {
         if let seat = controllingSeat {
             seat.conditionSignal(condition, lock: lock, all: all, nativeWaiters: nativeWaiters, label: label)
         } else {
-            controller?.conditionSignalled(condition, all: all)
+            _ = withController { $0.conditionSignalled(condition, all: all) }
         }
     }
 
@@ -292,7 +293,7 @@ public enum SchedulePoint {
     /// seat runnable, holding the baton, with no thread behind it, and the run would hang).
     @usableFromInline @inline(never)
     static func wokenNatively(by condition: Object, holding lock: Object) {
-        guard let seat = controller?.adoptWoken(by: condition, holding: lock) else { return }
+        guard let seat = withController({ $0.adoptWoken(by: condition, holding: lock) }) else { return }
         setCurrentBox(SeatBox(seat, leavesAtExit: true))
     }
 
