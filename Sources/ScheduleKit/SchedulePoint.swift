@@ -34,21 +34,30 @@ public enum SchedulePoint {
     /// Whether a controller is installed: the only thing a primitive reads when none is.
     @usableFromInline static let active = Atomic<Bool>(false)
     /// In a class: an existential stored in a generic container is re-abstracted on the way in
-    /// and out.
+    /// and out; and a class can be published through an atomic reference (`installedBox`).
     private final class ControllerBox: Sendable {
         let controller: any ScheduleController
         init(_ controller: any ScheduleController) { self.controller = controller }
     }
-    /// A plain `Mutex`, never an instrumented lock: it is read from inside the primitives. With
-    /// `Locked`'s atomic edge beside it, which the thread sanitizer sees (see `Locked`).
-    private static let installed = Mutex<ControllerBox?>(nil)
+    /// Every box ever installed, kept for good: `installedBox` is read without a lock and
+    /// without a retain, so a box must outlive every reader. One per controller object, reused
+    /// when the same controller is installed again (the conformance harness installs its one
+    /// controller at each first run that begins): the list grows only with distinct controllers.
+    /// A plain `Mutex`, never an instrumented lock (the primitives read `installedBox`), taken
+    /// by `install` and `uninstall` only; with `Locked`'s atomic edge beside it, which the thread
+    /// sanitizer sees (see `Locked`).
+    private static let installed = Mutex<[ControllerBox]>([])
     private static let installedEdge = Atomic<Int>(0)
+    /// The installed controller's box, or `nil`: written under `installed`, read by any thread
+    /// with one acquiring load (a thread that is no seat reads it at each release and signal
+    /// while a controller is installed: a lock there was one the whole process queued on).
+    private static let installedBox = Atomic<Unmanaged<ControllerBox>?>(nil)
 
-    private static func withInstalled<R: Sendable>(_ body: (inout ControllerBox?) -> R) -> R {
-        installed.withLock { box in
+    private static func withInstalled<R: Sendable>(_ body: (inout [ControllerBox]) -> R) -> R {
+        installed.withLock { boxes in
             _ = installedEdge.load(ordering: .acquiring)
             defer { installedEdge.store(0, ordering: .releasing) }
-            return body(&box)
+            return body(&boxes)
         }
     }
 
@@ -108,19 +117,41 @@ public enum SchedulePoint {
 
     /// Installs `controller`, replacing any installed one: from now on every primitive asks the
     /// calling thread's seat, if it has one.
+    ///
+    /// The process keeps every controller it installs for good, uninstalled or not: threads
+    /// that are no seat read the installed one without a lock and without a retain, so none may
+    /// be freed under them. Install one controller for the process, again for each run (as
+    /// Conformance does), rather than a new one per run.
     public static func install(_ controller: any ScheduleController) {
-        let box = ControllerBox(controller)
-        withInstalled { $0 = box }
+        withInstalled { boxes in
+            let box: ControllerBox
+            if let known = boxes.first(where: { $0.controller === controller }) {
+                box = known
+            } else {
+                box = ControllerBox(controller)
+                boxes.append(box)
+            }
+            // Unretained: `installed` keeps every box for good.
+            installedBox.store(Unmanaged.passUnretained(box), ordering: .releasing)
+        }
         active.store(true, ordering: .releasing)
     }
 
     /// Removes the installed controller: the primitives are native again.
     public static func uninstall() {
         active.store(false, ordering: .releasing)
-        withInstalled { $0 = nil }
+        withInstalled { _ in installedBox.store(nil, ordering: .releasing) }
     }
 
-    static var controller: (any ScheduleController)? { withInstalled { $0?.controller } }
+    /// Runs `body` with the installed controller, if any: one acquiring load, no lock, no
+    /// retain. The store that installed it releases, so a thread that sees the box sees it
+    /// initialized; a thread whose point happens after `install` returned sees it (or a later
+    /// one).
+    private static func withController<R>(_ body: (any ScheduleController) -> R?) -> R? {
+        guard let box = installedBox.load(ordering: .acquiring) else { return nil }
+        // The box is never freed (`installed`), so using it unretained is safe.
+        return box._withUnsafeGuaranteedRef { body($0.controller) }
+    }
 
     // MARK: - The calling thread's seat
 
@@ -240,7 +271,7 @@ public enum SchedulePoint {
 
     @usableFromInline
     static func releasedOffSeat(_ lock: Object) {
-        controller?.lockReleased(lock)
+        _ = withController { $0.lockReleased(lock) }
     }
 
     // MARK: - Conditions
@@ -252,7 +283,7 @@ public enum SchedulePoint {
         if let seat = controllingSeat {
             seat.conditionSignal(condition, lock: lock, all: all, nativeWaiters: nativeWaiters, label: label)
         } else {
-            controller?.conditionSignalled(condition, all: all)
+            _ = withController { $0.conditionSignalled(condition, all: all) }
         }
     }
 
@@ -262,7 +293,7 @@ public enum SchedulePoint {
     /// seat runnable, holding the baton, with no thread behind it, and the run would hang).
     @usableFromInline @inline(never)
     static func wokenNatively(by condition: Object, holding lock: Object) {
-        guard let seat = controller?.adoptWoken(by: condition, holding: lock) else { return }
+        guard let seat = withController({ $0.adoptWoken(by: condition, holding: lock) }) else { return }
         setCurrentBox(SeatBox(seat, leavesAtExit: true))
     }
 
