@@ -58,22 +58,12 @@ enum CrashReporter {
     /// Reports an overflow as `text` (`<backend>: C2.7 broken: stack overflow in ...`) plus the
     /// thread, until `uninstall`; arms the calling (checking) thread.
     static func install(message text: String) {
-        let bytes = Array(text.utf8CString)
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
-        buffer.initialize(from: bytes, count: bytes.count)
-        message = buffer
-        messageLength = bytes.count - 1
+        (message, messageLength) = CrashReporterText.cString(text)
         checkingThread = pthread_self()
         CrashReporterText.prepare()
         armCurrentThread()
-        var action = sigaction()
-        #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = overflowHandler
-        #else
-        action.__sigaction_u.__sa_handler = overflowHandler
-        #endif
-        action.sa_flags = Int32(truncatingIfNeeded: SA_ONSTACK) | Int32(truncatingIfNeeded: SA_RESETHAND)
-        sigemptyset(&action.sa_mask)
+        var action = signalAction(
+            overflowHandler, flags: Int32(truncatingIfNeeded: SA_ONSTACK) | Int32(truncatingIfNeeded: SA_RESETHAND))
         previous = signals.map { signal in
             var old = sigaction()
             sigaction(signal, &action, &old)
@@ -149,20 +139,12 @@ extension CrashReporter {
     static func namingTraps<T>(message text: String, _ body: () throws -> T) rethrows -> T {
         trapSerial.lock()
         defer { trapSerial.unlock() }
-        let bytes = Array(text.utf8CString)
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
-        buffer.initialize(from: bytes, count: bytes.count)
+        let (buffer, length) = CrashReporterText.cString(text)
         trapMessage = buffer
-        trapMessageLength = bytes.count - 1
+        trapMessageLength = length
         trapCheckingThread = pthread_self()
         CrashReporterText.prepare()
-        var action = sigaction()
-        #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = trapHandler
-        #else
-        action.__sigaction_u.__sa_handler = trapHandler
-        #endif
-        sigemptyset(&action.sa_mask)
+        var action = signalAction(trapHandler)
         for (index, signal) in trapSignals.enumerated() {
             sigaction(signal, &action, trapPrevious + index)
         }
@@ -192,12 +174,27 @@ private enum CrashReporterText {
     nonisolated(unsafe) static let otherThreadEnd = cString("\")\n")
     nonisolated(unsafe) static let threadName = cString("/proc/thread-self/comm")
 
-    private static func cString(_ text: String) -> (pointer: UnsafeMutablePointer<CChar>, length: Int) {
+    /// `text` as a C string in a buffer of its own, never freed by this function, and its
+    /// length without the terminator.
+    static func cString(_ text: String) -> (pointer: UnsafeMutablePointer<CChar>, length: Int) {
         let bytes = Array(text.utf8CString)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
         buffer.initialize(from: bytes, count: bytes.count)
         return (buffer, bytes.count - 1)
     }
+}
+
+/// An action that runs `handler` with `flags`, blocking no other signal meanwhile.
+private func signalAction(_ handler: @convention(c) (Int32) -> Void, flags: Int32 = 0) -> sigaction {
+    var action = sigaction()
+    #if canImport(Glibc)
+    action.__sigaction_handler.sa_handler = handler
+    #else
+    action.__sigaction_u.__sa_handler = handler
+    #endif
+    action.sa_flags = flags
+    sigemptyset(&action.sa_mask)
+    return action
 }
 
 /// The thread-specific key's destructor, on the exiting thread: its alternate stack, if the
