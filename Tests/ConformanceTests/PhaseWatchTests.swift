@@ -70,16 +70,7 @@ import Testing
         /// The job fires after `delay`, then every 10 ms, on a thread of its own (not Dispatch's
         /// global queue, which the suite's other tests may keep busy) until `stop()`.
         func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) -> any Disposable {
-            let (seconds, attoseconds) = delay.components
-            let thread = Thread { [self] in
-                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
-                while !stopped.load(ordering: .acquiring) {
-                    job()
-                    Thread.sleep(forTimeInterval: 0.01)
-                }
-            }
-            thread.start()
-            return NoopDisposable()
+            refiringTimer(after: delay, until: { [self] in stopped.load(ordering: .acquiring) }, job)
         }
 
         /// Ends the timers' refiring.
