@@ -47,9 +47,25 @@ DISPLAY_NAME = re.compile(r'@Suite\("([^"]+)"')
 RAN = re.compile(r"Test run with (\d+) tests?")
 
 
+SUITE_RUN_FROM = re.compile(r"\(suite run from [A-Za-z0-9_]+/([A-Za-z0-9_+]+)\.swift:\d+\)")
+
+
 def failing_suites(lines):
-    """The files of the Swift Testing tests that recorded an issue (a file holds its suites)."""
-    return sorted({match.group(1) for line in lines if (match := ISSUE.search(line))})
+    """The files of the Swift Testing tests that recorded an issue (a file holds its suites). An
+    issue the rule suite records is placed at its own line in Sources (RuleSuite.swift); its
+    message says which test file ran the suite ("(suite run from PluginTests/PluginTests.swift:28)"),
+    and that file is the one to rerun."""
+    files = set()
+    for index, line in enumerate(lines):
+        match = ISSUE.search(line)
+        if not match:
+            continue
+        if suite_types(match.group(1)):
+            files.add(match.group(1))
+            continue
+        ran_from = next((found.group(1) for later in lines[index + 1 : index + 20] if (found := SUITE_RUN_FROM.search(later))), None)
+        files.add(ran_from or match.group(1))
+    return sorted(files)
 
 
 def failed_suite_names(lines):
