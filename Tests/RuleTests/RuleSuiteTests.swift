@@ -31,6 +31,20 @@ struct RuleSuiteTests {
         #expect(RuleSuite.checks.allSatisfy { $0.description.hasPrefix($0.rule.rawValue + " ") })
     }
 
+    /// A report shows an array of outcomes or optionals element by element, as it shows one
+    /// (C5.2's `whenAllSettled` reports its outcomes so), not with each element's type spelled
+    /// out; strings stay quoted.
+    @Test("C5.2: a report shows an array of outcomes as outcomes, not as their type names")
+    func reportsShowArraysOfOutcomes() {
+        struct Refused: Error { let code: Int }
+        #expect(
+            RuleContext.show([Completion<Int>.success(2), .failure(Refused(code: 1)), .cancelled])
+                == "[success(2), failure(Refused(code: 1)), cancelled]")
+        #expect(RuleContext.show([Optional(1), nil]) == "[1, nil]")
+        #expect(RuleContext.show(["a", "b"]) == #"["a", "b"]"#)
+        #expect(RuleContext.show([[1, 2], [3]]) == "[[1, 2], [3]]")
+    }
+
     /// A failed expectation is a value naming the check's rule, the expectation's line and the
     /// caller's; a check that hangs fails at its time limit instead of hanging the suite.
     @Test("Rule failures are values with the rule, the expectation's location and the call site")

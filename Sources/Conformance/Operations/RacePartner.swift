@@ -71,8 +71,11 @@ final class RaceBarrier: Sendable {
     }
 
     /// The skew of round `round`, in polls: positive delays the driver's call, negative the
-    /// partner's; 65 steps of 24 polls from -768 to 768, then again.
-    static func skew(round: Int) -> Int { (round % 65 - 32) * 24 }
+    /// partner's; `skewSteps` steps of 24 polls from -768 to 768, then again.
+    static func skew(round: Int) -> Int { (round % skewSteps - skewSteps / 2) * 24 }
+
+    /// The rounds of one sweep of the skew.
+    static let skewSteps = 65
 }
 
 /// A count bumped from any thread.

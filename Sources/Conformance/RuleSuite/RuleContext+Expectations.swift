@@ -338,7 +338,9 @@ extension RuleContext {
     }
 }
 
-/// Values whose report text is not their `description` (optionals, outcomes).
+/// Values whose report text is not their `description` (optionals, outcomes, and arrays of
+/// either, whose `description` spells each element's type: `[TaskAPI.Completion<Swift.Int>
+/// .success(2)]` where a report says `[success(2)]`).
 protocol ShownInReports {
     var shownInReports: String { get }
 }
@@ -349,4 +351,11 @@ extension Optional: ShownInReports {
 
 extension Completion: ShownInReports {
     var shownInReports: String { RuleContext.describe(self) }
+}
+
+extension Array: ShownInReports {
+    /// Strings stay quoted, as the array's `description` quotes them.
+    var shownInReports: String {
+        "[" + map { $0 is String ? String(reflecting: $0) : RuleContext.show($0) }.joined(separator: ", ") + "]"
+    }
 }
