@@ -10,6 +10,11 @@ mutants on the lines the compiler names.
 Operators (the names every report uses):
   relational      a relational operator swapped (<  <=, >  >=, ==  !=)
   negate          a condition of if / while / guard / repeat-while negated
+  cond-true       a condition of if / guard replaced by `true` (a guard that never exits, a
+                  branch always taken)
+  cond-false      a condition of if replaced by `false` (a branch never taken)
+  return-true     a returned Bool expression replaced by `true`
+  return-false    a returned Bool expression replaced by `false`
   constant+1      an integer literal plus one
   constant-1      an integer literal minus one (not below 0)
   remove          a statement removed
@@ -313,6 +318,33 @@ def relational_variants(text, start, end):
     return out
 
 
+BOOLEAN_OPERATOR = re.compile(r"(?<=\s)(==|!=|<=|>=|<|>|&&|\|\|)(?=\s)|^!(?!=)|\.(is[A-Z]\w*|contains|allSatisfy|hasPrefix|hasSuffix)\b")
+
+
+def looks_boolean(masked_expr):
+    """Whether a returned expression is a Bool by its look: a comparison or a logical operator at
+    its top level, a negation, a Bool literal, or a call of a well-known predicate; not a ternary
+    or a coalescing (`?`), whose value can be of any type. A guess the compiler corrects: a
+    mutant on a line that does not type-check is dropped."""
+    expr = masked_expr.strip()
+    if expr in ("true", "false"):
+        return True
+    if top_level_find(expr, "?") >= 0:
+        return False
+    return any(depth_at(expr, m.start()) == 0 for m in BOOLEAN_OPERATOR.finditer(expr))
+
+
+def depth_at(text, index, openers="([{", closers=")]}"):
+    """The bracket depth at `index` of `text`."""
+    depth = 0
+    for c in text[:index]:
+        if c in openers:
+            depth += 1
+        elif c in closers:
+            depth -= 1
+    return depth
+
+
 def split_single_line_section(masked_stmt, stmt):
     """`x.withLock { a; b }` as `x.withLock { a }; x.withLock { b }` (each split point), or []."""
     m = WITHLOCK_LINE.match(masked_stmt)
@@ -405,7 +437,12 @@ class FilePlan:
         if CONDITION_UNSAFE.search(condition) or top_level_find(condition, ",") >= 0 or condition.strip() in ("", "true", "false"):
             return True
         text = self.lines[index].text
-        return self.add_segment(index, "cond", start, end, [("negate", "!(" + text[start:end] + ")")])
+        extra = [("negate", "!(" + text[start:end] + ")")]
+        if keyword.endswith("if") or keyword == "guard":
+            extra.append(("cond-true", "true"))
+        if keyword.endswith("if"):
+            extra.append(("cond-false", "false"))
+        return self.add_segment(index, "cond", start, end, extra)
 
     def plan_value(self, index):
         masked = self.lines[index].masked
@@ -416,7 +453,11 @@ class FilePlan:
         end = len(masked.rstrip())
         if "{" in masked[start:end] or end <= start:
             return True
-        return self.add_segment(index, "expr", start, end)
+        extra = []
+        if masked.lstrip().startswith("return") and looks_boolean(masked[start:end]):
+            value = masked[start:end].strip()
+            extra = [(op, literal) for op, literal in (("return-true", "true"), ("return-false", "false")) if value != literal]
+        return self.add_segment(index, "expr", start, end, extra)
 
     def plan_statement(self, index):
         info = self.lines[index]

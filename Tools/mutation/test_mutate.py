@@ -40,6 +40,23 @@ class OperatorTests(unittest.TestCase):
         found = [m.mutated for m in mutants_of("    var n = a\n    while n > b { n -= 1 }\n    return n") if m.op == "negate"]
         self.assertEqual(found, ["while !(n > b) { n -= 1 }"])
 
+    def test_condition_made_constant(self):
+        found = sorted((m.op, m.mutated) for m in mutants_of("    guard a > 0 else { return 0 }\n    return a") if m.op.startswith("cond-"))
+        self.assertEqual(found, [("cond-true", "guard true else { return 0 }")], "a guard that never exits; never one that always does")
+        found = sorted((m.op, m.mutated) for m in mutants_of("    var c = 0\n    if a < b { c = 1 }\n    return c") if m.op.startswith("cond-"))
+        self.assertEqual(found, [("cond-false", "if false { c = 1 }"), ("cond-true", "if true { c = 1 }")])
+        self.assertNotIn("cond-true", ops("    var n = a\n    while n > b { n -= 1 }\n    return n"), "a loop made endless is a timeout, not a finding")
+
+    def test_returned_bool_made_constant(self):
+        found = sorted(m.mutated for m in mutants_of("    return a < b && b > 0", wrap=True) if m.op.startswith("return-"))
+        self.assertEqual(found, ["return false", "return true"])
+        self.assertEqual([m.mutated for m in mutants_of("    return true") if m.op.startswith("return-")], ["return false"])
+        for boolean in ("!done", "items.isEmpty", "set.contains(a)", "a == b"):
+            self.assertIn("return-true", ops("    return %s" % boolean), boolean)
+        for other in ("a + b", "a < b ? 1 : 0", "f(a < b)", "x?.isEmpty ?? false"):
+            self.assertNotIn("return-true", ops("    return %s" % other), other)
+        self.assertNotIn("return-true", ops("    let c = a < b\n    return c"), "only what a return gives back")
+
     def test_repeat_while_negated(self):
         found = [m.mutated for m in mutants_of("    var n = a\n    repeat {\n        n -= 1\n    } while n > b\n    return n") if m.op == "negate"]
         self.assertEqual(found, ["} while !(n > b)"])
@@ -141,6 +158,10 @@ final class Sample: @unchecked Sendable {
     }
 
     func twice(_ n: Int) throws -> Int { n * 2 }
+
+    func small(_ n: Int) -> Bool {
+        return n < limit && n >= 0
+    }
 }
 """
 
@@ -170,10 +191,6 @@ final class Sample: @unchecked Sendable {
                 f.write(text)
             result = subprocess.run(["swiftc", "-typecheck", "-swift-version", "6", path], capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stderr + "\n" + text)
-
-
-if __name__ == "__main__":
-    unittest.main()
 
 
 class HungRunTests(unittest.TestCase):
@@ -207,3 +224,7 @@ class CrashedRunTests(unittest.TestCase):
         self.assertEqual(mutate.NAMED_TRAP.findall(log), ["C5.1", "C2.7"])
         self.assertEqual(mutate.BROKEN_RULE.findall(log), [])
         self.assertTrue(mutate.CRASH.search(log))
+
+
+if __name__ == "__main__":
+    unittest.main()
