@@ -94,7 +94,7 @@ final class SlowTrampolineTask<T: Sendable>: AsyncTask, CompletionSource {
         if let completion { return completion }
         let semaphore = DispatchSemaphore(value: 0)
         whenComplete(on: owner.inlineExecutor) { _ in semaphore.signal() }
-        _ = semaphore.wait(timeout: deadline)
+        _ = semaphore.wait(past: deadline)
         return completion
     }
 }

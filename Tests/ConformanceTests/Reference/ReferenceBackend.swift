@@ -543,7 +543,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         whenComplete(on: owner.inlineExecutor) { _ in semaphore.signal() }
         let (seconds, attoseconds) = timeout.components
         let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        _ = semaphore.wait(timeout: .now() + .nanoseconds(nanos))
+        _ = semaphore.wait(past: .now() + .nanoseconds(nanos))
         return completion
     }
 
@@ -557,7 +557,7 @@ final class ReferenceTask<T: Sendable>: AsyncTask, CompletionSource {
         sleeping.store(true, ordering: .releasing)
         let (seconds, attoseconds) = timeout.components
         let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        return semaphore.wait(timeout: .now() + .nanoseconds(nanos)) == .success ? completion : nil
+        return semaphore.wait(past: .now() + .nanoseconds(nanos)) == .success ? completion : nil
     }
 }
 
