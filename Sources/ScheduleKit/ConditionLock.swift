@@ -158,8 +158,12 @@ public final class ConditionLock<State: ~Copyable>: @unchecked Sendable {
     @usableFromInline @inline(never)
     func waitUnderControl(until deadline: UInt64?) -> Bool? {
         guard let seat = SchedulePoint.controllingSeat else { return nil }
-        pthread_mutex_unlock(mutex)
-        let signalled = seat.conditionWait(conditionObject, releasing: lockObject, deadline: deadline, label: label)
+        // Still locked: the seat registers the wait before it lets the lock go, so a thread that
+        // takes the lock next, changes the state and signals (a thread that is no seat may) finds
+        // it waiting. Unlocked first, that signal could come before the registration and be lost.
+        let signalled = seat.conditionWait(conditionObject, releasing: lockObject, deadline: deadline, label: label) {
+            pthread_mutex_unlock(mutex)
+        }
         // Picked to run again: no point before the try-lock.
         while pthread_mutex_trylock(mutex) != 0 { seat.lockBusy(lockObject, label: label) }
         seat.lockAcquired(lockObject, label: label)

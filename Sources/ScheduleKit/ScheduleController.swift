@@ -45,13 +45,21 @@ public protocol ScheduleSeat: AnyObject, Sendable {
     func lockBusy(_ lock: SchedulePoint.Object, label: StaticString)
     /// The thread released `lock`; then a point.
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString)
-    /// The thread released `lock` (which guards `condition`) to wait on `condition`: returns once
-    /// signalled (`true`), or once `deadline` (`now`'s nanoseconds) has passed for the run
-    /// (`false`), or when the run is over (`true`: a spurious wake-up). The thread then takes the
-    /// lock again, through `lockAcquired`/`lockBusy`.
+    /// The thread, holding `lock` (which guards `condition`), waits on `condition`: the seat
+    /// registers it as a waiter, then calls `unlock` exactly once (it releases `lock` natively),
+    /// then returns once signalled (`true`), or once `deadline` (`now`'s nanoseconds) has passed
+    /// for the run (`false`), or when the run is over (`true`: a spurious wake-up). It calls
+    /// `unlock` on every path, before it returns. The thread then takes the lock again, through
+    /// `lockAcquired`/`lockBusy`.
+    ///
+    /// Register before `unlock`, as `pthread_cond_wait` releases the lock and waits in one step: a
+    /// thread that takes the lock once it is free, changes what the waiter checked and signals
+    /// (another seat, or a thread that is no seat, `ScheduleController.conditionSignalled`) must
+    /// find the waiter registered; registered after, its signal finds none and is lost, and the
+    /// seat sleeps until another signal or its deadline, where the native code would have woken.
     func conditionWait(
         _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-        deadline: UInt64?, label: StaticString
+        deadline: UInt64?, label: StaticString, unlock: () -> Void
     ) -> Bool
     /// A point, then `condition` (guarded by `lock`) is signalled (`all`: broadcast): seats waiting
     /// on it wake, or one does. `nativeWaiters` threads (no seats) sleep on it natively; the

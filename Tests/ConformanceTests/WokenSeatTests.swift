@@ -74,8 +74,11 @@ private final class RecordingSeat: ScheduleSeat {
 
     func conditionWait(
         _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object, deadline: UInt64?,
-        label: StaticString
-    ) -> Bool { true }
+        label: StaticString, unlock: () -> Void
+    ) -> Bool {
+        unlock()
+        return true
+    }
 
     func conditionSignal(
         _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool, nativeWaiters: Int,

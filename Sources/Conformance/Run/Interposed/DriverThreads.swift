@@ -44,8 +44,11 @@ final class DriverThreads: @unchecked Sendable {
         func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
         func conditionWait(
             _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-            deadline: UInt64?, label: StaticString
-        ) -> Bool { true }
+            deadline: UInt64?, label: StaticString, unlock: () -> Void
+        ) -> Bool {
+            unlock()
+            return true
+        }
         func conditionSignal(
             _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
             nativeWaiters: Int, label: StaticString

@@ -237,19 +237,29 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         }
     }
 
+    /// Called holding `lock` (natively): `unlock` releases it once the seat is registered as
+    /// waiting, under the table's lock, so a thread outside the run that takes `lock` then and
+    /// signals (`conditionSignalledOffSeat`, which takes the table's lock) finds the seat waiting.
     func conditionWait(
         _ key: Int, _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-        deadline: UInt64?, label: StaticString
+        deadline: UInt64?, label: StaticString, unlock: () -> Void
     ) -> Bool {
         locked {
-            guard owns(key) else { return true }
+            guard owns(key) else {
+                unlock()
+                return true
+            }
             release(lock)
-            if let deadline, deadline <= virtualNow { return false }
+            if let deadline, deadline <= virtualNow {
+                unlock()
+                return false
+            }
             seats[key]!.status = .waiting(condition, deadline: deadline)
             seats[key]!.blockedOn = label
             seats[key]!.waitOrder = nextWaitOrder
             seats[key]!.timedOut = false
             nextWaitOrder += 1
+            unlock()
             reschedule(key, mayPreempt: false)
             let signalled = released || !seats[key]!.timedOut
             _ = begin(key)
@@ -722,9 +732,9 @@ final class RunSeat: ScheduleSeat {
 
     func conditionWait(
         _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-        deadline: UInt64?, label: StaticString
+        deadline: UInt64?, label: StaticString, unlock: () -> Void
     ) -> Bool {
-        table.conditionWait(key, condition, releasing: lock, deadline: deadline, label: label)
+        table.conditionWait(key, condition, releasing: lock, deadline: deadline, label: label, unlock: unlock)
     }
 
     func conditionSignal(
