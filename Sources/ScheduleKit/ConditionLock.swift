@@ -117,8 +117,18 @@ public final class ConditionLock<State: ~Copyable>: @unchecked Sendable {
         SchedulePoint.acquire(
             lockObject, label: label,
             tryLock: { pthread_mutex_trylock(mutex) == 0 },
+            isTaken: { isTaken() },
             lockNatively: { pthread_mutex_lock(mutex) })
         heldUnderControl = true
+    }
+
+    /// Whether the lock is held (by any thread), for a seat that found it taken and registered
+    /// as blocked on it (`ScheduleSeat.lockBusy`): a try-lock, let go at once if it succeeded.
+    @usableFromInline
+    func isTaken() -> Bool {
+        guard pthread_mutex_trylock(mutex) == 0 else { return true }
+        pthread_mutex_unlock(mutex)
+        return false
     }
 
     @usableFromInline @inline(never)
@@ -165,7 +175,7 @@ public final class ConditionLock<State: ~Copyable>: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
         }
         // Picked to run again: no point before the try-lock.
-        while pthread_mutex_trylock(mutex) != 0 { seat.lockBusy(lockObject, label: label) }
+        while pthread_mutex_trylock(mutex) != 0 { seat.lockBusy(lockObject, label: label, isTaken: isTaken) }
         seat.lockAcquired(lockObject, label: label)
         heldUnderControl = true
         return signalled

@@ -40,9 +40,17 @@ public protocol ScheduleSeat: AnyObject, Sendable {
     func pointReached(_ kind: SchedulePoint.Kind, label: StaticString)
     /// The thread holds `lock` now (its try-lock succeeded).
     func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString)
-    /// The thread found `lock` taken: returns once it may try again (the lock was released, or
-    /// the run is over).
-    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString)
+    /// The thread found `lock` taken: the seat registers it as blocked on `lock`, then calls
+    /// `isTaken` (which looks at the lock again, without keeping it); returns at once if the lock
+    /// is free by then, else once it may try again (the lock was released, or the run is over).
+    ///
+    /// Register before the second look: a thread that is no seat may release the lock between
+    /// the thread's try-lock and the registration (`ScheduleController.lockReleased`), and would
+    /// find no seat blocked on it; the look after the registration sees that release, and a
+    /// release after it finds the seat blocked. (Order the look after the registration, and the
+    /// controller's read of the registrations after the release, as for any store then load on
+    /// two threads: a sequentially consistent fence on each side.)
+    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool)
     /// The thread released `lock`; then a point.
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString)
     /// The thread, holding `lock` (which guards `condition`), waits on `condition`: the seat

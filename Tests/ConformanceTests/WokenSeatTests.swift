@@ -69,7 +69,7 @@ private final class RecordingSeat: ScheduleSeat {
     var controlsSynchronization: Bool { false }
     func pointReached(_ kind: SchedulePoint.Kind, label: StaticString) {}
     func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) {}
-    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) {}
+    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {}
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
 
     func conditionWait(

@@ -40,7 +40,7 @@ final class DriverThreads: @unchecked Sendable {
         }
         // Never called: `controlsSynchronization` is false.
         func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) {}
-        func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) {}
+        func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {}
         func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
         func conditionWait(
             _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,

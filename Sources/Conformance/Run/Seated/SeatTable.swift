@@ -207,12 +207,25 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         }
     }
 
-    func lockBusy(_ key: Int, _ lock: SchedulePoint.Object, label: StaticString) {
+    /// The seat found `lock` taken: registered as blocked on it, then `isTaken` looks again. A
+    /// thread outside the run that released the lock before the registration found no seat
+    /// blocked on it (`lockReleasedOffSeat`), and the look sees the lock free: the seat tries
+    /// again at once. One that releases it after finds the seat blocked. The fence orders the
+    /// look after the registration, as `lockReleasedOffSeat`'s orders its read of the count
+    /// after the release: of two threads that each store then load, one sees the other's store.
+    func lockBusy(_ key: Int, _ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {
         locked {
             guard owns(key) else { return }
             seats[key]!.status = .lockBlocked(lock)
             seats[key]!.blockedOn = label
             lockBlockedCount.wrappingAdd(1, ordering: .relaxed)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            guard isTaken() else {
+                seats[key]!.status = .runnable
+                lockBlockedCount.wrappingSubtract(1, ordering: .relaxed)
+                note("a lock was released by a thread outside the run while a seat waited for it")
+                return
+            }
             reschedule(key, mayPreempt: false)
             _ = begin(key)
         }
@@ -408,7 +421,11 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
 
     // MARK: - Threads that are no seat
 
+    /// The fence orders the read of the count after the release, as `lockBusy`'s orders a
+    /// seat's second look at the lock after its registration: a release either finds the seat
+    /// counted, or the seat's look finds the lock free.
     func lockReleasedOffSeat(_ lock: SchedulePoint.Object) {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         guard lockBlockedCount.load(ordering: .relaxed) > 0 else { return }
         locked {
             guard !released, seats.values.contains(where: { $0.status == .lockBlocked(lock) }) else { return }
@@ -727,7 +744,9 @@ final class RunSeat: ScheduleSeat {
     var controlsSynchronization: Bool { !table.isReleased }
     func pointReached(_ kind: SchedulePoint.Kind, label: StaticString) { table.point(key, kind, label: label) }
     func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) { table.lockAcquired(key, lock) }
-    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) { table.lockBusy(key, lock, label: label) }
+    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {
+        table.lockBusy(key, lock, label: label, isTaken: isTaken)
+    }
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) { table.lockReleased(key, lock, label: label) }
 
     func conditionWait(
