@@ -18,7 +18,8 @@ import Darwin
 ///
 /// While a controlled run is active (`SchedulePoint.isActive`), on one of its seats: `lock()`
 /// is a point, then a try-lock, the seat blocked while another holds the lock; `unlock()`
-/// reports the release (then a point); `wait()` releases the lock and blocks the seat until a
+/// reports the release (then a point); `wait()` registers the seat as a waiter, then releases
+/// the lock (so a signal by whoever takes it next is never lost) and blocks the seat until a
 /// signal (a timed wait also until the run's clock passes its deadline), then takes the lock
 /// again as `lock()` does; `signal()` and `broadcast()` are a point, then wake waiting seats as
 /// well as native waiters. A thread that waits natively (no seat: it waited since before the
