@@ -18,7 +18,8 @@ import Darwin
 ///
 /// While a controlled run is active (`SchedulePoint.isActive`), on one of its seats: `lock()`
 /// is a point, then a try-lock, the seat blocked while another holds the lock; `unlock()`
-/// reports the release (then a point); `wait()` releases the lock and blocks the seat until a
+/// reports the release (then a point); `wait()` registers the seat as a waiter, then releases
+/// the lock (so a signal by whoever takes it next is never lost) and blocks the seat until a
 /// signal (a timed wait also until the run's clock passes its deadline), then takes the lock
 /// again as `lock()` does; `signal()` and `broadcast()` are a point, then wake waiting seats as
 /// well as native waiters. A thread that waits natively (no seat: it waited since before the
@@ -117,8 +118,18 @@ public final class ConditionLock<State: ~Copyable>: @unchecked Sendable {
         SchedulePoint.acquire(
             lockObject, label: label,
             tryLock: { pthread_mutex_trylock(mutex) == 0 },
+            isTaken: { isTaken() },
             lockNatively: { pthread_mutex_lock(mutex) })
         heldUnderControl = true
+    }
+
+    /// Whether the lock is held (by any thread), for a seat that found it taken and registered
+    /// as blocked on it (`ScheduleSeat.lockBusy`): a try-lock, let go at once if it succeeded.
+    @usableFromInline
+    func isTaken() -> Bool {
+        guard pthread_mutex_trylock(mutex) == 0 else { return true }
+        pthread_mutex_unlock(mutex)
+        return false
     }
 
     @usableFromInline @inline(never)
@@ -158,10 +169,14 @@ public final class ConditionLock<State: ~Copyable>: @unchecked Sendable {
     @usableFromInline @inline(never)
     func waitUnderControl(until deadline: UInt64?) -> Bool? {
         guard let seat = SchedulePoint.controllingSeat else { return nil }
-        pthread_mutex_unlock(mutex)
-        let signalled = seat.conditionWait(conditionObject, releasing: lockObject, deadline: deadline, label: label)
+        // Still locked: the seat registers the wait before it lets the lock go, so a thread that
+        // takes the lock next, changes the state and signals (a thread that is no seat may) finds
+        // it waiting. Unlocked first, that signal could come before the registration and be lost.
+        let signalled = seat.conditionWait(conditionObject, releasing: lockObject, deadline: deadline, label: label) {
+            pthread_mutex_unlock(mutex)
+        }
         // Picked to run again: no point before the try-lock.
-        while pthread_mutex_trylock(mutex) != 0 { seat.lockBusy(lockObject, label: label) }
+        while pthread_mutex_trylock(mutex) != 0 { seat.lockBusy(lockObject, label: label, isTaken: isTaken) }
         seat.lockAcquired(lockObject, label: label)
         heldUnderControl = true
         return signalled

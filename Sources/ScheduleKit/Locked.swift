@@ -67,7 +67,9 @@ public struct Locked<Value: ~Copyable>: ~Copyable {
                     defer { edge.store(0, ordering: .releasing) }
                     return try body(&value)
                 }
-            })
+            },
+            // The value is not touched: taken and let go at once if free.
+            isTaken: { mutex.withLockIfAvailable { _ in true } == nil })
     }
 }
 

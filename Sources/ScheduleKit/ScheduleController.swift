@@ -40,18 +40,34 @@ public protocol ScheduleSeat: AnyObject, Sendable {
     func pointReached(_ kind: SchedulePoint.Kind, label: StaticString)
     /// The thread holds `lock` now (its try-lock succeeded).
     func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString)
-    /// The thread found `lock` taken: returns once it may try again (the lock was released, or
-    /// the run is over).
-    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString)
+    /// The thread found `lock` taken: the seat registers it as blocked on `lock`, then calls
+    /// `isTaken` (which looks at the lock again, without keeping it); returns at once if the lock
+    /// is free by then, else once it may try again (the lock was released, or the run is over).
+    ///
+    /// Register before the second look: a thread that is no seat may release the lock between
+    /// the thread's try-lock and the registration (`ScheduleController.lockReleased`), and would
+    /// find no seat blocked on it; the look after the registration sees that release, and a
+    /// release after it finds the seat blocked. (Order the look after the registration, and the
+    /// controller's read of the registrations after the release, as for any store then load on
+    /// two threads: a sequentially consistent fence on each side.)
+    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool)
     /// The thread released `lock`; then a point.
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString)
-    /// The thread released `lock` (which guards `condition`) to wait on `condition`: returns once
-    /// signalled (`true`), or once `deadline` (`now`'s nanoseconds) has passed for the run
-    /// (`false`), or when the run is over (`true`: a spurious wake-up). The thread then takes the
-    /// lock again, through `lockAcquired`/`lockBusy`.
+    /// The thread, holding `lock` (which guards `condition`), waits on `condition`: the seat
+    /// registers it as a waiter, then calls `unlock` exactly once (it releases `lock` natively),
+    /// then returns once signalled (`true`), or once `deadline` (`now`'s nanoseconds) has passed
+    /// for the run (`false`), or when the run is over (`true`: a spurious wake-up). It calls
+    /// `unlock` on every path, before it returns. The thread then takes the lock again, through
+    /// `lockAcquired`/`lockBusy`.
+    ///
+    /// Register before `unlock`, as `pthread_cond_wait` releases the lock and waits in one step: a
+    /// thread that takes the lock once it is free, changes what the waiter checked and signals
+    /// (another seat, or a thread that is no seat, `ScheduleController.conditionSignalled`) must
+    /// find the waiter registered; registered after, its signal finds none and is lost, and the
+    /// seat sleeps until another signal or its deadline, where the native code would have woken.
     func conditionWait(
         _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-        deadline: UInt64?, label: StaticString
+        deadline: UInt64?, label: StaticString, unlock: () -> Void
     ) -> Bool
     /// A point, then `condition` (guarded by `lock`) is signalled (`all`: broadcast): seats waiting
     /// on it wake, or one does. `nativeWaiters` threads (no seats) sleep on it natively; the

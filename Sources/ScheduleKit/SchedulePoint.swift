@@ -217,14 +217,16 @@ public enum SchedulePoint {
     /// Runs a critical section under checker control: on a seat, a point, then `attempt` (a
     /// try-lock that runs the section and returns its result if it got the lock, `nil` if the
     /// lock was taken; it calls `acquired` once it holds the lock) until it gets the lock, each
-    /// failure blocking the seat until `lock` is released; then the release, and a point. On any
-    /// other thread, `native` (the blocking form), then the release is told to the controller.
-    /// What `Locked`, `ConditionLock` and the kit's task lock do while `isActive`.
+    /// failure blocking the seat until `lock` is released (`isTaken` looks at the lock without
+    /// keeping it: see `ScheduleSeat.lockBusy`); then the release, and a point. On any other
+    /// thread, `native` (the blocking form), then the release is told to the controller. What
+    /// `Locked` does while `isActive`.
     @inlinable @inline(never)
     public static func withLock<R>(
         _ lock: Object, label: StaticString,
         native: () throws -> R,
-        attempt: (_ acquired: () -> Void) throws -> R?
+        attempt: (_ acquired: () -> Void) throws -> R?,
+        isTaken: () -> Bool
     ) rethrows -> R {
         guard let seat = controllingSeat else {
             defer { releasedOffSeat(lock) }
@@ -243,18 +245,20 @@ public enum SchedulePoint {
                 seat.lockReleased(lock, label: label)
                 return result
             }
-            seat.lockBusy(lock, label: label)
+            seat.lockBusy(lock, label: label, isTaken: isTaken)
         }
     }
 
     /// Takes a lock under checker control (`ConditionLock.lock()`): on a seat, a point, then
-    /// `tryLock` until it succeeds, each failure blocking the seat until `lock` is released. On
-    /// any other thread, `lockNatively`.
+    /// `tryLock` until it succeeds, each failure blocking the seat until `lock` is released
+    /// (`isTaken`: see `ScheduleSeat.lockBusy`). On any other thread, `lockNatively`.
     @usableFromInline @inline(never)
-    static func acquire(_ lock: Object, label: StaticString, tryLock: () -> Bool, lockNatively: () -> Void) {
+    static func acquire(
+        _ lock: Object, label: StaticString, tryLock: () -> Bool, isTaken: () -> Bool, lockNatively: () -> Void
+    ) {
         guard let seat = controllingSeat else { return lockNatively() }
         seat.pointReached(.lock, label: label)
-        while !tryLock() { seat.lockBusy(lock, label: label) }
+        while !tryLock() { seat.lockBusy(lock, label: label, isTaken: isTaken) }
         seat.lockAcquired(lock, label: label)
     }
 

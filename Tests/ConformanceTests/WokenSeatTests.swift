@@ -69,13 +69,16 @@ private final class RecordingSeat: ScheduleSeat {
     var controlsSynchronization: Bool { false }
     func pointReached(_ kind: SchedulePoint.Kind, label: StaticString) {}
     func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) {}
-    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) {}
+    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {}
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
 
     func conditionWait(
         _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object, deadline: UInt64?,
-        label: StaticString
-    ) -> Bool { true }
+        label: StaticString, unlock: () -> Void
+    ) -> Bool {
+        unlock()
+        return true
+    }
 
     func conditionSignal(
         _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool, nativeWaiters: Int,

@@ -40,12 +40,15 @@ final class DriverThreads: @unchecked Sendable {
         }
         // Never called: `controlsSynchronization` is false.
         func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) {}
-        func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) {}
+        func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {}
         func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) {}
         func conditionWait(
             _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-            deadline: UInt64?, label: StaticString
-        ) -> Bool { true }
+            deadline: UInt64?, label: StaticString, unlock: () -> Void
+        ) -> Bool {
+            unlock()
+            return true
+        }
         func conditionSignal(
             _ condition: SchedulePoint.Object, lock: SchedulePoint.Object, all: Bool,
             nativeWaiters: Int, label: StaticString

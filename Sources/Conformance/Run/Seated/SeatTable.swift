@@ -207,12 +207,25 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         }
     }
 
-    func lockBusy(_ key: Int, _ lock: SchedulePoint.Object, label: StaticString) {
+    /// The seat found `lock` taken: registered as blocked on it, then `isTaken` looks again. A
+    /// thread outside the run that released the lock before the registration found no seat
+    /// blocked on it (`lockReleasedOffSeat`), and the look sees the lock free: the seat tries
+    /// again at once. One that releases it after finds the seat blocked. The fence orders the
+    /// look after the registration, as `lockReleasedOffSeat`'s orders its read of the count
+    /// after the release: of two threads that each store then load, one sees the other's store.
+    func lockBusy(_ key: Int, _ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {
         locked {
             guard owns(key) else { return }
             seats[key]!.status = .lockBlocked(lock)
             seats[key]!.blockedOn = label
             lockBlockedCount.wrappingAdd(1, ordering: .relaxed)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            guard isTaken() else {
+                seats[key]!.status = .runnable
+                lockBlockedCount.wrappingSubtract(1, ordering: .relaxed)
+                note("a lock was released by a thread outside the run while a seat waited for it")
+                return
+            }
             reschedule(key, mayPreempt: false)
             _ = begin(key)
         }
@@ -237,19 +250,29 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
         }
     }
 
+    /// Called holding `lock` (natively): `unlock` releases it once the seat is registered as
+    /// waiting, under the table's lock, so a thread outside the run that takes `lock` then and
+    /// signals (`conditionSignalledOffSeat`, which takes the table's lock) finds the seat waiting.
     func conditionWait(
         _ key: Int, _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-        deadline: UInt64?, label: StaticString
+        deadline: UInt64?, label: StaticString, unlock: () -> Void
     ) -> Bool {
         locked {
-            guard owns(key) else { return true }
+            guard owns(key) else {
+                unlock()
+                return true
+            }
             release(lock)
-            if let deadline, deadline <= virtualNow { return false }
+            if let deadline, deadline <= virtualNow {
+                unlock()
+                return false
+            }
             seats[key]!.status = .waiting(condition, deadline: deadline)
             seats[key]!.blockedOn = label
             seats[key]!.waitOrder = nextWaitOrder
             seats[key]!.timedOut = false
             nextWaitOrder += 1
+            unlock()
             reschedule(key, mayPreempt: false)
             let signalled = released || !seats[key]!.timedOut
             _ = begin(key)
@@ -398,7 +421,11 @@ final class SeatTable: OffSeatListener, @unchecked Sendable {
 
     // MARK: - Threads that are no seat
 
+    /// The fence orders the read of the count after the release, as `lockBusy`'s orders a
+    /// seat's second look at the lock after its registration: a release either finds the seat
+    /// counted, or the seat's look finds the lock free.
     func lockReleasedOffSeat(_ lock: SchedulePoint.Object) {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         guard lockBlockedCount.load(ordering: .relaxed) > 0 else { return }
         locked {
             guard !released, seats.values.contains(where: { $0.status == .lockBlocked(lock) }) else { return }
@@ -717,14 +744,16 @@ final class RunSeat: ScheduleSeat {
     var controlsSynchronization: Bool { !table.isReleased }
     func pointReached(_ kind: SchedulePoint.Kind, label: StaticString) { table.point(key, kind, label: label) }
     func lockAcquired(_ lock: SchedulePoint.Object, label: StaticString) { table.lockAcquired(key, lock) }
-    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString) { table.lockBusy(key, lock, label: label) }
+    func lockBusy(_ lock: SchedulePoint.Object, label: StaticString, isTaken: () -> Bool) {
+        table.lockBusy(key, lock, label: label, isTaken: isTaken)
+    }
     func lockReleased(_ lock: SchedulePoint.Object, label: StaticString) { table.lockReleased(key, lock, label: label) }
 
     func conditionWait(
         _ condition: SchedulePoint.Object, releasing lock: SchedulePoint.Object,
-        deadline: UInt64?, label: StaticString
+        deadline: UInt64?, label: StaticString, unlock: () -> Void
     ) -> Bool {
-        table.conditionWait(key, condition, releasing: lock, deadline: deadline, label: label)
+        table.conditionWait(key, condition, releasing: lock, deadline: deadline, label: label, unlock: unlock)
     }
 
     func conditionSignal(
