@@ -3,6 +3,9 @@ import TaskAPI
 extension ProgramOperation {
     /// `t<task> = t<antecedent>.<kind>(on: executor, token: k<token>) { body }`: a continuation,
     /// through one of its call forms (`CallForm`), registered by the driver or from inside a `host`.
+    /// A form that unwraps the task its body returns may be handed it as a `ForeignTask`, a task
+    /// of a class the backend does not know, with its outcome (`t5 = t2.flatMap->foreign t3(...)`,
+    /// C2.6, contract 1.4; the marks are `ForeignStream`'s).
     public struct Chain: TaskOperation {
         public var task: Int
         public var kind: ContinuationKind
@@ -13,12 +16,15 @@ extension ProgramOperation {
         public var form: CallForm
         /// Where the continuation is registered from (nil: the driver).
         public var host: CallHost?
+        /// The body's task is handed the form as a `ForeignTask`: only for a form that unwraps it
+        /// (`kind.inner`).
+        public var foreignReturned: Bool
 
         /// The form is made consistent with the arguments: `finally` takes no token, the
         /// executor form none either, the token form needs one and runs on the default executor.
         public init(
             task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-            form: CallForm = .requirement, host: CallHost? = nil
+            form: CallForm = .requirement, host: CallHost? = nil, foreignReturned: Bool = false
         ) {
             self.task = task
             self.kind = kind
@@ -27,6 +33,7 @@ extension ProgramOperation {
             self.token = kind.takesToken ? token : nil
             self.body = body
             self.host = host
+            self.foreignReturned = foreignReturned && kind.inner != nil
             // `finally { }` and `finallyTask { }`, the executor form of a kind taking no token, name none.
             let form = CallForm.consistent(form, executor: executor, token: self.token)
             self.form = form == .executor && !kind.takesToken && executor != .default ? .requirement : form
@@ -34,12 +41,13 @@ extension ProgramOperation {
 
         public var description: String {
             let arguments = form == .executor && !kind.takesToken ? "" : form.arguments(executor: executor, token: token)
-            return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind)\(arguments) { \(body.rawValue) }"
+            return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind.text(foreignInner: foreignReturned))\(arguments) { \(body.rawValue) }"
         }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 let host = s.hostPrefix()
-                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."), let kind = s.continuationKind()
+                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."),
+                    let (kind, foreign) = s.markedContinuationKind()
                 else { return nil }
                 // `finally { }` names no executor.
                 guard let (form, executor, token) = s.rest.hasPrefix(" {") ? (.executor, .default, nil) : s.callArguments() else {
@@ -47,8 +55,9 @@ extension ProgramOperation {
                 }
                 guard s.take(" "), let body = s.body() else { return nil }
                 let chain = Self(
-                    task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host)
-                return chain.form == form ? chain : nil
+                    task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host,
+                    foreignReturned: foreign)
+                return chain.form == form && chain.foreignReturned == foreign ? chain : nil
             }
         }
 
@@ -111,7 +120,23 @@ extension ProgramOperation {
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
-                token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids))
+                token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids), foreignReturned: foreignReturned)
+        }
+
+        /// Now and then (`ForeignStream.stepChance`) a form that unwraps its body's task handed it foreign.
+        func markedForeign(_ rng: inout SplitMix64) -> ProgramOperation? {
+            guard kind.inner != nil, rng.chance(ForeignStream.stepChance) else { return nil }
+            var marked = self
+            marked.foreignReturned = true
+            return .chain(marked)
+        }
+        var foreignCount: Int { foreignReturned ? 1 : 0 }
+        /// The step with the body's task handed the form as it is.
+        var smallerForms: [ProgramOperation] {
+            guard foreignReturned else { return [] }
+            var plain = self
+            plain.foreignReturned = false
+            return [.chain(plain)]
         }
 
         var neverWaits: Bool { true }
@@ -214,12 +239,12 @@ extension ProgramOperation {
 
     public static func chain(
         task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-        form: CallForm = .requirement, host: CallHost? = nil
+        form: CallForm = .requirement, host: CallHost? = nil, foreignReturned: Bool = false
     ) -> Self {
         .chain(
             Chain(
                 task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body,
-                form: form, host: host))
+                form: form, host: host, foreignReturned: foreignReturned))
     }
 }
 
