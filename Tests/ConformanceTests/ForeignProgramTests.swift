@@ -87,7 +87,9 @@ import Testing
         let chain = try Program(parsing: header + "   1 d0 t1 = t0.flatMap->foreign t0(on: inline) { returns }")
         #expect(
             chain.steps[1].operation
-                == .chain(task: 1, kind: .flatMap(.existing(0)), antecedent: 0, executor: .inline, token: nil, body: .returns, foreignReturned: true))
+                == .chain(
+                    task: 1, kind: .flatMap(.existing(0)), antecedent: 0, executor: .inline, token: nil, body: .returns,
+                    foreignReturned: true))
         let combine = try Program(parsing: header + "   1 d0 t1 = whenAll(voids: [t0.asVoid(), foreign t0.asVoid()])")
         #expect(combine.steps[1].operation == .combine(.init(task: 1, kind: .whenAll, inputs: [0, 0], form: .voids, foreign: [1])))
         for text in ["t1 = t0.map=>foreign t0(on: inline) { returns }", "t1 = whenAll([foreign, t0])", "t1 = foreign whenAll([t0])"] {

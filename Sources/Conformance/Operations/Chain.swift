@@ -41,7 +41,8 @@ extension ProgramOperation {
 
         public var description: String {
             let arguments = form == .executor && !kind.takesToken ? "" : form.arguments(executor: executor, token: token)
-            return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind.text(foreignInner: foreignReturned))\(arguments) { \(body.rawValue) }"
+            return hostPrefix(host)
+                + "t\(task) = t\(antecedent).\(kind.text(foreignInner: foreignReturned))\(arguments) { \(body.rawValue) }"
         }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
