@@ -7,8 +7,8 @@ import TaskAPI
 /// a combinator that casts its inputs to its own task class, or takes a fast path keyed on the
 /// class it saw last, meets it as a user's program would (C2.6, C5.1-C5.3, contract 1.4). The
 /// rule suite's foreign-input checks hand it to the backend (`RuleSuite.ForeignInputs`), and so
-/// do generated programs, for the combinator inputs and the tasks returned by continuations their
-/// seed marks foreign (`ProgramGenerator`'s foreign stream, `foreign t3` in a step's text).
+/// do generated programs, for the combinator inputs and the tasks returned to continuations and
+/// `runTask` that their seed marks foreign (`ForeignStream`, `foreign t3` in a step's text).
 ///
 /// Its `backend` is the wrapped task's (the backend under test), as a user's conformer built on
 /// that backend answers: a backend may not take "my backend" for "my class". The tasks it derives

@@ -4,8 +4,8 @@ import TaskAPI
 import Testing
 
 /// Generated programs hand the backend tasks of a class it does not know (contract 1.4: C2.6,
-/// C5.1-C5.3): combinator inputs and the tasks continuations' bodies return for the form to
-/// unwrap, marked `foreign` in a step's text and wrapped in a `ForeignTask` when it runs, drawn
+/// C5.1-C5.3): combinator inputs and the tasks continuations' and `runTask`'s bodies return for
+/// the form to unwrap, marked `foreign` in a step's text and wrapped in a `ForeignTask` when it runs, drawn
 /// from a stream of the seed's own (`ForeignStream`). The outside backends that mishandle such
 /// tasks, which the rule suite's foreign-input checks catch (`ForeignInputCheckTests`), are caught
 /// by programs alone too, under the same rules; the shrunk counterexample keeps its foreign task,
@@ -59,14 +59,14 @@ import Testing
         guard text.contains("foreign ") else { return nil }
         let forms = [
             "whenAll(voids: [", "whenAll([", "whenAllSettled([", "race([", "any([", "continueWithTask->", "flatMap->", "recoverTask->",
-            "finallyTask->"
+            "finallyTask->", "runTask("
         ]
         if let form = forms.first(where: text.contains) { return form }
         return text.contains(" = whenAll(") ? "whenAll(a, b, ...)" : nil
     }
 
     /// Every form that takes a foreign task is generated so (each program reads back: ProgramTextTests).
-    @Test("programs mark combinator inputs of every form, and the returned task of every unwrapping form, foreign")
+    @Test("programs mark combinator inputs of every form, and the returned task of every unwrapping form and runTask, foreign")
     func foreignMarksCoverEveryForm() {
         var seen: Set<String> = []
         for seed in UInt64(0)..<300 {
@@ -76,7 +76,7 @@ import Testing
         }
         let all: Set<String> = [
             "whenAll(voids: [", "whenAll([", "whenAllSettled([", "race([", "any([", "whenAll(a, b, ...)", "continueWithTask->", "flatMap->",
-            "recoverTask->", "finallyTask->"
+            "recoverTask->", "finallyTask->", "runTask("
         ]
         #expect(seen == all, "never foreign: \(all.subtracting(seen)); unexpected: \(seen.subtracting(all))")
     }
@@ -92,7 +92,16 @@ import Testing
                     foreignReturned: true))
         let combine = try Program(parsing: header + "   1 d0 t1 = whenAll(voids: [t0.asVoid(), foreign t0.asVoid()])")
         #expect(combine.steps[1].operation == .combine(.init(task: 1, kind: .whenAll, inputs: [0, 0], form: .voids, foreign: [1])))
-        for text in ["t1 = t0.map=>foreign t0(on: inline) { returns }", "t1 = whenAll([foreign, t0])", "t1 = foreign whenAll([t0])"] {
+        let run = try Program(parsing: header + "   1 d0 t1 = runTask(on: inline) { () in returns } -> foreign succeeded")
+        #expect(
+            run.steps[1].operation
+                == .run(
+                    .init(
+                        task: 1, executor: .inline, token: nil, body: .returns, noToken: true, returns: .succeeded, foreignReturned: true)))
+        for text in [
+            "t1 = run(on: inline) { returns } => foreign t0", "t1 = t0.map=>foreign t0(on: inline) { returns }",
+            "t1 = whenAll([foreign, t0])", "t1 = foreign whenAll([t0])"
+        ] {
             #expect(throws: ProgramParseError.self, "\(text)") { try Program(parsing: header + "   1 d0 " + text) }
         }
     }

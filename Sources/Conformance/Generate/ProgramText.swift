@@ -260,16 +260,21 @@ struct TextScanner {
 
     /// `{ [() in ]<body> }`, then, for a body returning a task, ` -> <inner>` (`unwraps`: a
     /// `runTask`'s, required) or ` => <inner>` (a `run` keeping it): a run's body as steps print it.
-    mutating func runBody(unwraps: Bool) -> (noToken: Bool, body: BodyAction, returns: InnerTask?, keeps: InnerTask?)? {
+    /// With `markable`, an unwrapped inner task may be marked foreign (` -> foreign t3`).
+    mutating func runBody(
+        unwraps: Bool, markable: Bool = false
+    ) -> (noToken: Bool, body: BodyAction, returns: InnerTask?, keeps: InnerTask?, foreign: Bool)? {
         guard take("{ ") else { return nil }
         let noToken = take("() in ")
         guard let body = oneOf(BodyAction.self), take(" }") else { return nil }
         if unwraps {
-            guard take(" -> "), let inner = innerTask() else { return nil }
-            return (noToken, body, inner, nil)
+            guard take(" -> ") else { return nil }
+            let foreign = markable && foreignMark()
+            guard let inner = innerTask() else { return nil }
+            return (noToken, body, inner, nil, foreign)
         }
-        guard take(" => ") else { return (noToken, body, nil, nil) }
+        guard take(" => ") else { return (noToken, body, nil, nil, false) }
         guard let kept = innerTask() else { return nil }
-        return (noToken, body, nil, kept)
+        return (noToken, body, nil, kept, false)
     }
 }
