@@ -1,8 +1,8 @@
 /// Which tasks a program hands the backend as tasks of a class it does not know (contract 1.4:
-/// C2.6, C5.1-C5.3): a combinator's inputs, and the task the body of a continuation or of
-/// `runTask` returns for the form to unwrap, wrapped in a `ForeignTask` (the backend's own task, served through a class of
-/// the conformance library's), whose outcome is the wrapped task's, so the model expects of the
-/// step what it expects of it unwrapped.
+/// C2.6, C5.1-C5.3): a combinator's inputs, and the task the body of a continuation or of `runTask`
+/// returns for the form to unwrap, wrapped in a `ForeignTask` (the backend's own task, served
+/// through a class of the conformance library's), whose outcome is the wrapped task's, so the model
+/// expects of the step what it expects of it unwrapped.
 ///
 /// Drawn from a stream of its own, `SplitMix64(seed: seed ^ salt)`, once the program's steps are
 /// made (`ProgramGenerator.program(seed:)`): the main stream and the kinds' own streams are left

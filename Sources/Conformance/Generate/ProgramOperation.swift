@@ -347,10 +347,10 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     /// The combinator inputs the step takes (the shrinker prefers fewer).
     var inputCount: Int { get }
     /// The step with some of the tasks it hands the backend wrapped in a `ForeignTask` (a
-    /// combinator's inputs, the task a continuation's or `runTask`'s body returns: C2.6, C5.1-C5.3, contract
-    /// 1.4), as the foreign stream `rng` draws it (`ForeignStream`); nil: it hands the backend no
-    /// such task, or the draw left it as it is. Drawing nothing from `rng` for a step that takes
-    /// none keeps the stream's draws for the next one.
+    /// combinator's inputs, the task a continuation's or `runTask`'s body returns: C2.6, C5.1-C5.3,
+    /// contract 1.4), as the foreign stream `rng` draws it (`ForeignStream`); nil: it hands the
+    /// backend no such task, or the draw left it as it is. Drawing nothing from `rng` for a step
+    /// that takes none keeps the stream's draws for the next one.
     func markedForeign(_ rng: inout SplitMix64) -> ProgramOperation?
     /// The tasks the step hands the backend wrapped in a `ForeignTask` (the shrinker prefers fewer).
     var foreignCount: Int { get }

@@ -172,7 +172,9 @@ extension ProgramOperation {
             .tasks([antecedent] + (kind.awaited?.task.map { [$0] } ?? []) + (host?.antecedent.map { [$0] } ?? []))
         }
         var madeFromSource: Bool { false }
-        var pendingRule: Rule { kind.isFinallyTask ? .c3_3 : kind.awaited == nil ? .c2_2 : .c2_6 }
+        /// `finallyTask`'s C3.3, but handed a `ForeignTask`: C2.6 (contract 1.4, a task-returning
+        /// form takes a task of any class), as every other form that waits for its body's task.
+        var pendingRule: Rule { kind.isFinallyTask && !foreignReturned ? .c3_3 : kind.awaited == nil ? .c2_2 : .c2_6 }
 
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
             if let gated = model.hostGate(host) { return gated }
@@ -230,7 +232,9 @@ extension ProgramOperation {
                 case .outcome(let innerOutcome):
                     // finallyTask: the original outcome once the returned task succeeded, else its outcome.
                     let taken = kind.settlement == .innerOutcome || !innerOutcome.isSuccess ? innerOutcome : input
-                    return .outcomes([taken], rule ?? (kind.settlement == .innerOutcome ? .c2_6 : .c3_3))
+                    // `finallyTask` handed a foreign task: C2.6's, as `pendingRule` says.
+                    let unwrapRule: Rule = kind.settlement == .innerOutcome || foreignReturned ? .c2_6 : .c3_3
+                    return .outcomes([taken], rule ?? unwrapRule)
                 case .pending: return .pending
                 case .unknown: return .unknown
                 }

@@ -1,10 +1,11 @@
 import TaskAPI
 
-/// Registers one `Chain` step's continuation, of its kind and call form, with the harness's
-/// logging body. A task form's body returns the task its `InnerTask` says (an existing one, or
-/// one it makes), as a `ForeignTask` when the step marks it foreign; a value form keeping a task returns it as its value, and the harness's `map`
-/// on the inline executor reads whether the value is that very task (C2.6). On a pinned actor
-/// (C9.10) the body is isolated to the program's actor for the serial executor, and enters it.
+/// Registers one `Chain` step's continuation, of its kind and call form, with the harness's logging
+/// body. A task form's body returns the task its `InnerTask` says (an existing one, or one it
+/// makes), as a `ForeignTask` when the step marks it foreign; a value form keeping a task returns
+/// it as its value, and the harness's `map` on the inline executor reads whether the value is that
+/// very task (C2.6). On a pinned actor (C9.10) the body is isolated to the program's actor for the
+/// serial executor, and enters it.
 struct ChainRegistration {
     let chain: ProgramOperation.Chain
     let step: Int

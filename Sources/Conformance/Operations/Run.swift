@@ -4,8 +4,9 @@ extension ProgramOperation {
     /// `t<task> = backend.run(on: executor, token: k<token>) { body }`, through one of its call
     /// forms (`CallForm`), the body taking the token or (`noToken`) none; or `runTask`, whose body
     /// returns a task (`returns`), unwrapped (C9.5); or `run` given a body returning a task
-    /// (`keeps`), which it keeps as its value, as it is (C2.6). `runTask` may be handed its body's
-    /// task as a `ForeignTask` (` -> foreign t3`, C2.6, contract 1.4; the marks are `ForeignStream`'s).
+    /// (`keeps`), which it keeps as its value, as it is (C2.6). `runTask` may be handed its
+    /// body's task as a `ForeignTask` (` -> foreign t3`, C2.6, contract 1.4; the marks are
+    /// `ForeignStream`'s).
     public struct Run: TaskOperation {
         public var task: Int
         public var executor: ExecutorRef
@@ -165,8 +166,8 @@ extension ProgramOperation {
         var unwrapRule: Rule { foreignReturned ? .c2_6 : .c9_5 }
 
         /// The body's result once it ran; cancelled if its token is, and it has not run (C4.3);
-        /// for a body returning a task, that task's outcome (C9.5; C2.6 for a foreign one), or, kept, that very task, at
-        /// once (C2.6).
+        /// for a body returning a task, that task's outcome (C9.5; C2.6 for a foreign one), or,
+        /// kept, that very task, at once (C2.6).
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
             let result = model.oracle.bodyTask(task, step: step, action: body, token: token, cancelRule: .c4_3, rule: .c2_1)
             guard case .outcomes(let allowed, let rule) = result, allowed == [.success(ProgramValues.value(step: step))] else {
