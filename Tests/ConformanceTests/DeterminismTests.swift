@@ -87,7 +87,8 @@ struct DeterminismTests {
             "->succeeded", "->failed", "->cancelled", "prepareTask(", "each a new task", "own token cancelled on retry",
             "(makeSource(of:))(", ").map(t", ").recoverTask->", ").retryTask(", ").delay(", ").whenComplete(t", "run { async",
             "WorkGroup().idle()", ".join(t", ").idle()", ").wait()", ").wait(timeout:", ".mapKeepingType(on:",
-            "{ its own execute { job }"
+            "{ its own execute { job }", "([foreign t", "(voids: [foreign t", "whenAll(foreign t", "->foreign new",
+            "->foreign t", "->foreign succeeded"
         ] {
             #expect(
                 kinds.contains { $0.contains(needle.replacingOccurrences(of: "[0-9]", with: "", options: .regularExpression)) },

@@ -30,7 +30,7 @@ public struct ProgramGenerator: Sendable {
         builder.addOwnStreamSteps(seed: seed)
         return Program(
             seed: seed, drivers: builder.drivers, serialExecutors: builder.serials,
-            countingExecutors: builder.countings, steps: builder.steps
+            countingExecutors: builder.countings, steps: ForeignStream.marked(builder.steps, seed: seed)
         )
     }
 }

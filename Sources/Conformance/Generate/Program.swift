@@ -200,6 +200,14 @@ public enum ContinuationKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The text, with the task the body returns marked foreign when `foreignInner` and the form
+    /// unwraps it (`flatMap->foreign new`: a `Chain` handing the form a `ForeignTask`).
+    func text(foreignInner: Bool) -> String {
+        guard foreignInner, let inner else { return description }
+        let name = description.prefix { $0 != "-" }
+        return "\(name)->\(ForeignStream.text(inner.description, foreign: true))"
+    }
+
     /// The task the body returns, for the forms named for a task, which take its outcome.
     public var inner: InnerTask? {
         switch self {

@@ -341,10 +341,19 @@ protocol OperationPayload: Sendable, Hashable, CustomStringConvertible {
     var burstJobs: Int? { get }
     /// A probe step's check of what it logged (`event`, one of its own): nil for another event.
     func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement?
-    /// Smaller forms of the step, for the shrinker (a combinator with an input fewer).
+    /// Smaller forms of the step, for the shrinker (a combinator with an input fewer, a task
+    /// handed the backend plain rather than foreign).
     var smallerForms: [ProgramOperation] { get }
     /// The combinator inputs the step takes (the shrinker prefers fewer).
     var inputCount: Int { get }
+    /// The step with some of the tasks it hands the backend wrapped in a `ForeignTask` (a
+    /// combinator's inputs, the task a continuation's or `runTask`'s body returns: C2.6, C5.1-C5.3,
+    /// contract 1.4), as the foreign stream `rng` draws it (`ForeignStream`); nil: it hands the
+    /// backend no such task, or the draw left it as it is. Drawing nothing from `rng` for a step
+    /// that takes none keeps the stream's draws for the next one.
+    func markedForeign(_ rng: inout SplitMix64) -> ProgramOperation?
+    /// The tasks the step hands the backend wrapped in a `ForeignTask` (the shrinker prefers fewer).
+    var foreignCount: Int { get }
 }
 
 /// The common answers: no token made, no work outside the controlled thread, never blocks its

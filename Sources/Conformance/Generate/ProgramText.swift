@@ -165,6 +165,20 @@ struct TextScanner {
         return values
     }
 
+    /// `t1, foreign t3<suffix>, ...` up to and including `closing` (after the opening bracket):
+    /// the ids, and the positions of those marked foreign (`ForeignStream.mark`).
+    mutating func markedInputs(closing: String, suffix: String = "") -> (inputs: [Int], foreign: Set<Int>)? {
+        var inputs: [Int] = []
+        var foreign: Set<Int> = []
+        while !take(closing) {
+            if !inputs.isEmpty, !take(", ") { return nil }
+            if foreignMark() { foreign.insert(inputs.count) }
+            guard let input = id("t"), take(suffix) else { return nil }
+            inputs.append(input)
+        }
+        return (inputs, foreign)
+    }
+
     /// A pause as `Pause.description` prints it.
     mutating func pause() -> Pause? {
         if take("none") { return Pause.none }
@@ -176,19 +190,31 @@ struct TextScanner {
 
     /// A continuation kind as `ContinuationKind.description` prints it.
     mutating func continuationKind() -> ContinuationKind? {
+        guard let (kind, foreign) = markedContinuationKind(), !foreign else { return nil }
+        return kind
+    }
+
+    /// A continuation kind as `ContinuationKind.text(foreignInner:)` prints it: the kind, and
+    /// whether the task its body returns, for a form that unwraps it, is marked foreign.
+    mutating func markedContinuationKind() -> (kind: ContinuationKind, foreign: Bool)? {
         let forms: [(String, (InnerTask) -> ContinuationKind)] = [
             ("continueWithTask->", { .continueWithTask($0) }), ("flatMap->", { .flatMap($0) }),
             ("recoverTask->", { .recoverTask($0) }), ("finallyTask->", { .finallyTask($0) }),
             ("continueWith=>", { .continueWithKeeping($0) }), ("map=>", { .mapKeeping($0) }), ("then=>", { .thenKeeping($0) })
         ]
         for (prefix, make) in forms where take(prefix) {
-            return innerTask().map(make)
+            let foreign = prefix.hasSuffix("->") && foreignMark()
+            return innerTask().map { (make($0), foreign) }
         }
         let kinds: [ContinuationKind] = [.continueWith, .map, .then, .recover, .catch, .finally]
         guard let kind = kinds.first(where: { rest.hasPrefix("\($0)(") || rest.hasPrefix("\($0) {") }) else { return nil }
         _ = take("\(kind)")
-        return kind
+        return (kind, false)
     }
+
+    /// Reads `ForeignStream.mark` if it comes next (a task handed the backend as a
+    /// `ForeignTask`): whether it did.
+    mutating func foreignMark() -> Bool { take(ForeignStream.mark) }
 
     /// An inner task as `InnerTask.description` prints it: `t<n>`, `new`, `succeeded`...
     mutating func innerTask() -> InnerTask? {
@@ -234,16 +260,21 @@ struct TextScanner {
 
     /// `{ [() in ]<body> }`, then, for a body returning a task, ` -> <inner>` (`unwraps`: a
     /// `runTask`'s, required) or ` => <inner>` (a `run` keeping it): a run's body as steps print it.
-    mutating func runBody(unwraps: Bool) -> (noToken: Bool, body: BodyAction, returns: InnerTask?, keeps: InnerTask?)? {
+    /// With `markable`, an unwrapped inner task may be marked foreign (` -> foreign t3`).
+    mutating func runBody(
+        unwraps: Bool, markable: Bool = false
+    ) -> (noToken: Bool, body: BodyAction, returns: InnerTask?, keeps: InnerTask?, foreign: Bool)? {
         guard take("{ ") else { return nil }
         let noToken = take("() in ")
         guard let body = oneOf(BodyAction.self), take(" }") else { return nil }
         if unwraps {
-            guard take(" -> "), let inner = innerTask() else { return nil }
-            return (noToken, body, inner, nil)
+            guard take(" -> ") else { return nil }
+            let foreign = markable && foreignMark()
+            guard let inner = innerTask() else { return nil }
+            return (noToken, body, inner, nil, foreign)
         }
-        guard take(" => ") else { return (noToken, body, nil, nil) }
+        guard take(" => ") else { return (noToken, body, nil, nil, false) }
         guard let kept = innerTask() else { return nil }
-        return (noToken, body, nil, kept)
+        return (noToken, body, nil, kept, false)
     }
 }

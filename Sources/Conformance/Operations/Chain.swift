@@ -3,6 +3,9 @@ import TaskAPI
 extension ProgramOperation {
     /// `t<task> = t<antecedent>.<kind>(on: executor, token: k<token>) { body }`: a continuation,
     /// through one of its call forms (`CallForm`), registered by the driver or from inside a `host`.
+    /// A form that unwraps the task its body returns may be handed it as a `ForeignTask`, a task
+    /// of a class the backend does not know, with its outcome (`t5 = t2.flatMap->foreign t3(...)`,
+    /// C2.6, contract 1.4; the marks are `ForeignStream`'s).
     public struct Chain: TaskOperation {
         public var task: Int
         public var kind: ContinuationKind
@@ -13,12 +16,15 @@ extension ProgramOperation {
         public var form: CallForm
         /// Where the continuation is registered from (nil: the driver).
         public var host: CallHost?
+        /// The body's task is handed the form as a `ForeignTask`: only for a form that unwraps it
+        /// (`kind.inner`).
+        public var foreignReturned: Bool
 
         /// The form is made consistent with the arguments: `finally` takes no token, the
         /// executor form none either, the token form needs one and runs on the default executor.
         public init(
             task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-            form: CallForm = .requirement, host: CallHost? = nil
+            form: CallForm = .requirement, host: CallHost? = nil, foreignReturned: Bool = false
         ) {
             self.task = task
             self.kind = kind
@@ -27,6 +33,7 @@ extension ProgramOperation {
             self.token = kind.takesToken ? token : nil
             self.body = body
             self.host = host
+            self.foreignReturned = foreignReturned && kind.inner != nil
             // `finally { }` and `finallyTask { }`, the executor form of a kind taking no token, name none.
             let form = CallForm.consistent(form, executor: executor, token: self.token)
             self.form = form == .executor && !kind.takesToken && executor != .default ? .requirement : form
@@ -34,12 +41,14 @@ extension ProgramOperation {
 
         public var description: String {
             let arguments = form == .executor && !kind.takesToken ? "" : form.arguments(executor: executor, token: token)
-            return hostPrefix(host) + "t\(task) = t\(antecedent).\(kind)\(arguments) { \(body.rawValue) }"
+            return hostPrefix(host)
+                + "t\(task) = t\(antecedent).\(kind.text(foreignInner: foreignReturned))\(arguments) { \(body.rawValue) }"
         }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 let host = s.hostPrefix()
-                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."), let kind = s.continuationKind()
+                guard let task = s.id("t"), s.take(" = "), let antecedent = s.id("t"), s.take("."),
+                    let (kind, foreign) = s.markedContinuationKind()
                 else { return nil }
                 // `finally { }` names no executor.
                 guard let (form, executor, token) = s.rest.hasPrefix(" {") ? (.executor, .default, nil) : s.callArguments() else {
@@ -47,8 +56,9 @@ extension ProgramOperation {
                 }
                 guard s.take(" "), let body = s.body() else { return nil }
                 let chain = Self(
-                    task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host)
-                return chain.form == form ? chain : nil
+                    task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body, form: form, host: host,
+                    foreignReturned: foreign)
+                return chain.form == form && chain.foreignReturned == foreign ? chain : nil
             }
         }
 
@@ -111,7 +121,23 @@ extension ProgramOperation {
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), kind: kind.renumbered(ids), antecedent: ids.task(antecedent), executor: executor,
-                token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids))
+                token: token.map(ids.token), body: body, form: form, host: host?.renumbered(ids), foreignReturned: foreignReturned)
+        }
+
+        /// Now and then (`ForeignStream.stepChance`) a form that unwraps its body's task handed it foreign.
+        func markedForeign(_ rng: inout SplitMix64) -> ProgramOperation? {
+            guard kind.inner != nil, rng.chance(ForeignStream.stepChance) else { return nil }
+            var marked = self
+            marked.foreignReturned = true
+            return .chain(marked)
+        }
+        var foreignCount: Int { foreignReturned ? 1 : 0 }
+        /// The step with the body's task handed the form as it is.
+        var smallerForms: [ProgramOperation] {
+            guard foreignReturned else { return [] }
+            var plain = self
+            plain.foreignReturned = false
+            return [.chain(plain)]
         }
 
         var neverWaits: Bool { true }
@@ -146,7 +172,9 @@ extension ProgramOperation {
             .tasks([antecedent] + (kind.awaited?.task.map { [$0] } ?? []) + (host?.antecedent.map { [$0] } ?? []))
         }
         var madeFromSource: Bool { false }
-        var pendingRule: Rule { kind.isFinallyTask ? .c3_3 : kind.awaited == nil ? .c2_2 : .c2_6 }
+        /// `finallyTask`'s C3.3, but handed a `ForeignTask`: C2.6 (contract 1.4, a task-returning
+        /// form takes a task of any class), as every other form that waits for its body's task.
+        var pendingRule: Rule { kind.isFinallyTask && !foreignReturned ? .c3_3 : kind.awaited == nil ? .c2_2 : .c2_6 }
 
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
             if let gated = model.hostGate(host) { return gated }
@@ -204,7 +232,9 @@ extension ProgramOperation {
                 case .outcome(let innerOutcome):
                     // finallyTask: the original outcome once the returned task succeeded, else its outcome.
                     let taken = kind.settlement == .innerOutcome || !innerOutcome.isSuccess ? innerOutcome : input
-                    return .outcomes([taken], rule ?? (kind.settlement == .innerOutcome ? .c2_6 : .c3_3))
+                    // `finallyTask` handed a foreign task: C2.6's, as `pendingRule` says.
+                    let unwrapRule: Rule = kind.settlement == .innerOutcome || foreignReturned ? .c2_6 : .c3_3
+                    return .outcomes([taken], rule ?? unwrapRule)
                 case .pending: return .pending
                 case .unknown: return .unknown
                 }
@@ -214,12 +244,12 @@ extension ProgramOperation {
 
     public static func chain(
         task: Int, kind: ContinuationKind, antecedent: Int, executor: ExecutorRef, token: Int?, body: BodyAction,
-        form: CallForm = .requirement, host: CallHost? = nil
+        form: CallForm = .requirement, host: CallHost? = nil, foreignReturned: Bool = false
     ) -> Self {
         .chain(
             Chain(
                 task: task, kind: kind, antecedent: antecedent, executor: executor, token: token, body: body,
-                form: form, host: host))
+                form: form, host: host, foreignReturned: foreignReturned))
     }
 }
 

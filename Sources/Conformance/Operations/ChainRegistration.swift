@@ -1,10 +1,11 @@
 import TaskAPI
 
-/// Registers one `Chain` step's continuation, of its kind and call form, with the harness's
-/// logging body. A task form's body returns the task its `InnerTask` says (an existing one, or
-/// one it makes); a value form keeping a task returns it as its value, and the harness's `map`
-/// on the inline executor reads whether the value is that very task (C2.6). On a pinned actor
-/// (C9.10) the body is isolated to the program's actor for the serial executor, and enters it.
+/// Registers one `Chain` step's continuation, of its kind and call form, with the harness's logging
+/// body. A task form's body returns the task its `InnerTask` says (an existing one, or one it
+/// makes), as a `ForeignTask` when the step marks it foreign; a value form keeping a task returns
+/// it as its value, and the harness's `map` on the inline executor reads whether the value is that
+/// very task (C2.6). On a pinned actor (C9.10) the body is isolated to the program's actor for the
+/// serial executor, and enters it.
 struct ChainRegistration {
     let chain: ProgramOperation.Chain
     let step: Int
@@ -16,14 +17,14 @@ struct ChainRegistration {
         @Sendable func body(_ input: Outcome) throws -> Int {
             try execution.body(task: t, step: step, input: input, action: action, token: token, probe: probe, executor: ref)
         }
-        let returned = chain.kind.returned ?? .new
+        let (returned, foreign) = (chain.kind.returned ?? .new, chain.foreignReturned)
         @Sendable func task(_ input: Outcome) throws -> any AsyncTask<Int> {
             _ = try body(input)
-            return execution.innerTask(returned, task: t, step: step, existing: inner)
+            return ForeignTask.handed(execution.innerTask(returned, task: t, step: step, existing: inner), foreign: foreign)
         }
         @Sendable func voidTask(_ input: Outcome) throws -> any AsyncTask<Void> {
             _ = try body(input)
-            return execution.innerVoidTask(returned, task: t, step: step, existing: inner)
+            return ForeignTask.handed(execution.innerVoidTask(returned, task: t, step: step, existing: inner), foreign: foreign)
         }
         @Sendable func failure(_ error: any Error) -> Outcome { .failure(ErrorValue(error)) }
         if chain.kind.kept != nil {

@@ -3,7 +3,9 @@ import TaskAPI
 extension ProgramOperation {
     /// `t<task> = <kind>([t<inputs>...])`: a combinator over earlier tasks, possibly none (C5);
     /// `whenAll` also as `whenAll(voids:)` of the inputs' `asVoid()`, or `whenAll(a, b, ...)` of
-    /// 1 to 4 inputs joined into a tuple (C9.1).
+    /// 1 to 4 inputs joined into a tuple (C9.1). Inputs marked `foreign` (`whenAll([t1, foreign
+    /// t3])`) are handed the backend as `ForeignTask`s, tasks of a class it does not know, with
+    /// their outcomes (contract 1.4; the marks are `ForeignStream`'s).
     public struct Combine: TaskOperation {
         /// How `whenAll` is called (other kinds: always `array`).
         public enum Form: String, Sendable, Hashable {
@@ -18,17 +20,20 @@ extension ProgramOperation {
         public var kind: CombinatorKind
         public var inputs: [Int]
         public var form: Form
+        /// The positions in `inputs` of the inputs handed the backend as `ForeignTask`s.
+        public var foreign: Set<Int>
 
-        public init(task: Int, kind: CombinatorKind, inputs: [Int], form: Form = .array) {
+        public init(task: Int, kind: CombinatorKind, inputs: [Int], form: Form = .array, foreign: Set<Int> = []) {
             self.task = task
             self.kind = kind
             self.inputs = inputs
             let packable = (1...4).contains(inputs.count)
             self.form = kind != .whenAll || (form == .pack && !packable) ? .array : form
+            self.foreign = foreign.filter(inputs.indices.contains)
         }
 
         public var description: String {
-            let list = inputs.map { "t\($0)" }
+            let list = inputs.indices.map { ForeignStream.text("t\(inputs[$0])", foreign: foreign.contains($0)) }
             switch form {
             case .array: return "t\(task) = \(kind.rawValue)([\(list.joined(separator: ", "))])"
             case .voids: return "t\(task) = whenAll(voids: [\(list.map { "\($0).asVoid()" }.joined(separator: ", "))])"
@@ -39,23 +44,16 @@ extension ProgramOperation {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = ") else { return nil }
                 if s.take("whenAll(voids: [") {
-                    var inputs: [Int] = []
-                    while !s.take("])") {
-                        if !inputs.isEmpty, !s.take(", ") { return nil }
-                        guard let input = s.id("t"), s.take(".asVoid()") else { return nil }
-                        inputs.append(input)
-                    }
-                    return Self(task: task, kind: .whenAll, inputs: inputs, form: .voids)
+                    guard let (inputs, foreign) = s.markedInputs(closing: "])", suffix: ".asVoid()") else { return nil }
+                    return Self(task: task, kind: .whenAll, inputs: inputs, form: .voids, foreign: foreign)
                 }
                 guard let kind = s.oneOf(CombinatorKind.self), s.take("(") else { return nil }
-                if let inputs = s.list("t") { return s.take(")") ? Self(task: task, kind: kind, inputs: inputs) : nil }
-                var inputs: [Int] = []
-                while !s.take(")") {
-                    if !inputs.isEmpty, !s.take(", ") { return nil }
-                    guard let input = s.id("t") else { return nil }
-                    inputs.append(input)
+                if s.take("[") {
+                    guard let (inputs, foreign) = s.markedInputs(closing: "])") else { return nil }
+                    return Self(task: task, kind: kind, inputs: inputs, foreign: foreign)
                 }
-                let pack = Self(task: task, kind: kind, inputs: inputs, form: .pack)
+                guard let (inputs, foreign) = s.markedInputs(closing: ")") else { return nil }
+                let pack = Self(task: task, kind: kind, inputs: inputs, form: .pack, foreign: foreign)
                 return pack.form == .pack ? pack : nil
             }
         }
@@ -76,7 +74,9 @@ extension ProgramOperation {
         }
 
         var uses: [Use] { inputs.map(Use.task) }
-        func renumbered(_ ids: Renumbering) -> Self { Self(task: ids.task(task), kind: kind, inputs: inputs.map(ids.task), form: form) }
+        func renumbered(_ ids: Renumbering) -> Self {
+            Self(task: ids.task(task), kind: kind, inputs: inputs.map(ids.task), form: form, foreign: foreign)
+        }
 
         var neverWaits: Bool { true }
         var registersOrCompletes: Bool { true }
@@ -87,18 +87,37 @@ extension ProgramOperation {
             case .pack: return [.whenAllPack]
             }
         }
-        /// The combinator with each input dropped in turn.
+        /// The combinator with each input dropped in turn, then with each foreign input plain.
         var smallerForms: [ProgramOperation] {
-            inputs.indices.map { drop in
+            let fewer = inputs.indices.map { drop in
                 var fewer = self
                 fewer.inputs.remove(at: drop)
-                return .combine(fewer)
+                fewer.foreign = Set(foreign.compactMap { $0 == drop ? nil : $0 > drop ? $0 - 1 : $0 })
+                return ProgramOperation.combine(fewer)
             }
+            let plainer = foreign.sorted().map { position in
+                var plainer = self
+                plainer.foreign.remove(position)
+                return ProgramOperation.combine(plainer)
+            }
+            return fewer + plainer
         }
         var inputCount: Int { inputs.count }
 
+        /// Now and then some inputs foreign (`ForeignStream.inputs`).
+        func markedForeign(_ rng: inout SplitMix64) -> ProgramOperation? {
+            let positions = ForeignStream.inputs(of: inputs.count, &rng)
+            guard !positions.isEmpty else { return nil }
+            var marked = self
+            marked.foreign = positions
+            return .combine(marked)
+        }
+        var foreignCount: Int { foreign.count }
+
         func perform(in execution: ProgramExecution, step: Int) {
-            let tasks = inputs.compactMap { execution.slots.task($0)?.intTask }
+            let tasks = inputs.indices.compactMap { position in
+                execution.slots.task(inputs[position])?.intTask.map { ForeignTask.handed($0, foreign: foreign.contains(position)) }
+            }
             let backend = execution.backend
             switch kind {
             case .whenAll where form == .voids: execution.register(task, .void(backend.whenAll(voids: tasks.map { $0.asVoid() })))

@@ -32,4 +32,6 @@ extension OperationPayload {
     func judgeProbe(_ event: EventKind, step: Int, slack: Duration) -> ProbeJudgement? { nil }
     var smallerForms: [ProgramOperation] { [] }
     var inputCount: Int { 0 }
+    func markedForeign(_ rng: inout SplitMix64) -> ProgramOperation? { nil }
+    var foreignCount: Int { 0 }
 }

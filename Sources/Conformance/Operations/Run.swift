@@ -4,7 +4,9 @@ extension ProgramOperation {
     /// `t<task> = backend.run(on: executor, token: k<token>) { body }`, through one of its call
     /// forms (`CallForm`), the body taking the token or (`noToken`) none; or `runTask`, whose body
     /// returns a task (`returns`), unwrapped (C9.5); or `run` given a body returning a task
-    /// (`keeps`), which it keeps as its value, as it is (C2.6).
+    /// (`keeps`), which it keeps as its value, as it is (C2.6). `runTask` may be handed its
+    /// body's task as a `ForeignTask` (` -> foreign t3`, C2.6, contract 1.4; the marks are
+    /// `ForeignStream`'s).
     public struct Run: TaskOperation {
         public var task: Int
         public var executor: ExecutorRef
@@ -17,10 +19,12 @@ extension ProgramOperation {
         public var returns: InnerTask?
         /// `run` whose body returns this task, its value (C2.6); nil with `returns`.
         public var keeps: InnerTask?
+        /// `runTask` is handed the task its body returns as a `ForeignTask` (only with `returns`).
+        public var foreignReturned: Bool
 
         public init(
             task: Int, executor: ExecutorRef, token: Int?, body: BodyAction, form: CallForm = .requirement, noToken: Bool = false,
-            returns: InnerTask? = nil, keeps: InnerTask? = nil
+            returns: InnerTask? = nil, keeps: InnerTask? = nil, foreignReturned: Bool = false
         ) {
             self.task = task
             self.executor = executor
@@ -31,22 +35,25 @@ extension ProgramOperation {
             self.noToken = noToken
             self.returns = returns
             self.keeps = returns == nil ? keeps : nil
+            self.foreignReturned = foreignReturned && returns != nil
         }
 
         public var description: String {
             "t\(task) = \(returns == nil ? "run" : "runTask")\(form.arguments(executor: executor, token: token)) "
-                + "{ \(noToken ? "() in " : "")\(body.rawValue) }" + (returns.map { " -> \($0)" } ?? keeps.map { " => \($0)" } ?? "")
+                + "{ \(noToken ? "() in " : "")\(body.rawValue) }"
+                + (returns.map { " -> " + ForeignStream.text($0.description, foreign: foreignReturned) } ?? keeps.map { " => \($0)" } ?? "")
         }
         static func parse(_ text: Substring) -> Self? {
             TextScanner.scanned(text) { s in
                 guard let task = s.id("t"), s.take(" = run") else { return nil }
                 let unwraps = s.take("Task")
-                guard let (form, executor, token) = s.callArguments(), s.take(" "), let read = s.runBody(unwraps: unwraps) else {
+                guard let (form, executor, token) = s.callArguments(), s.take(" "), let read = s.runBody(unwraps: unwraps, markable: true)
+                else {
                     return nil
                 }
                 let run = Self(
                     task: task, executor: executor, token: token, body: read.body, form: form, noToken: read.noToken,
-                    returns: read.returns, keeps: read.keeps)
+                    returns: read.returns, keeps: read.keeps, foreignReturned: read.foreign)
                 return run.form == form ? run : nil
             }
         }
@@ -77,7 +84,23 @@ extension ProgramOperation {
         func renumbered(_ ids: Renumbering) -> Self {
             Self(
                 task: ids.task(task), executor: executor, token: token.map(ids.token), body: body, form: form, noToken: noToken,
-                returns: returns?.renumbered(ids), keeps: keeps?.renumbered(ids))
+                returns: returns?.renumbered(ids), keeps: keeps?.renumbered(ids), foreignReturned: foreignReturned)
+        }
+
+        /// Now and then (`ForeignStream.stepChance`) a `runTask` handed its body's task foreign.
+        func markedForeign(_ rng: inout SplitMix64) -> ProgramOperation? {
+            guard returns != nil, rng.chance(ForeignStream.stepChance) else { return nil }
+            var marked = self
+            marked.foreignReturned = true
+            return .run(marked)
+        }
+        var foreignCount: Int { foreignReturned ? 1 : 0 }
+        /// The step with the body's task handed `runTask` as it is.
+        var smallerForms: [ProgramOperation] {
+            guard foreignReturned else { return [] }
+            var plain = self
+            plain.foreignReturned = false
+            return [.run(plain)]
         }
 
         var neverWaits: Bool { true }
@@ -120,10 +143,10 @@ extension ProgramOperation {
                 execution.register(task, .int(call.run(body)))
                 return
             }
-            let existing = returned.task.flatMap { execution.slots.task($0)?.intTask }
+            let (existing, foreign) = (returned.task.flatMap { execution.slots.task($0)?.intTask }, foreignReturned)
             @Sendable func inner(_ token: CancellationToken) throws -> any AsyncTask<Int> {
                 _ = try body(token)
-                return execution.innerTask(returned, task: t, step: step, existing: existing)
+                return ForeignTask.handed(execution.innerTask(returned, task: t, step: step, existing: existing), foreign: foreign)
             }
             if returns != nil {
                 execution.register(task, .int(call.runTask(inner)))
@@ -137,11 +160,14 @@ extension ProgramOperation {
 
         var dependence: Dependence { returns?.task.map { .tasks([$0]) } ?? .nothing }
         var madeFromSource: Bool { false }
-        var pendingRule: Rule { returns == nil ? .c2_2 : .c9_5 }
+        var pendingRule: Rule { returns == nil ? .c2_2 : unwrapRule }
+        /// The rule of the task `runTask` unwraps: C9.5's, or, handed a `ForeignTask`, C2.6's
+        /// (contract 1.4: a task-returning form takes a task of any class).
+        var unwrapRule: Rule { foreignReturned ? .c2_6 : .c9_5 }
 
         /// The body's result once it ran; cancelled if its token is, and it has not run (C4.3);
-        /// for a body returning a task, that task's outcome (C9.5), or, kept, that very task, at
-        /// once (C2.6).
+        /// for a body returning a task, that task's outcome (C9.5; C2.6 for a foreign one), or,
+        /// kept, that very task, at once (C2.6).
         func expectation(step: Int, in model: Oracle.Evaluation) -> Expectation {
             let result = model.oracle.bodyTask(task, step: step, action: body, token: token, cancelRule: .c4_3, rule: .c2_1)
             guard case .outcomes(let allowed, let rule) = result, allowed == [.success(ProgramValues.value(step: step))] else {
@@ -149,7 +175,7 @@ extension ProgramOperation {
             }
             if keeps != nil { return .outcomes(allowed, rule == .c2_1 ? .c2_1 : .c2_6) }
             guard let returns else { return result }
-            return model.oracle.returnedOutcome(returns, step: step, in: model, rule: rule == .c2_1 ? .c2_1 : .c9_5)
+            return model.oracle.returnedOutcome(returns, step: step, in: model, rule: rule == .c2_1 ? .c2_1 : unwrapRule)
         }
     }
 

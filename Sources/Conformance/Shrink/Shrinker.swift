@@ -10,8 +10,9 @@ import Foundation
 ///    every chunk in turn, staying at that size after a removal (the rest of the program is
 ///    tried at the same granularity, not from halves again), then half the size, down to
 ///    single steps, until no single step can go;
-/// 3. the other edits: drivers merged, combinator inputs dropped, pauses removed; after one
-///    succeeds, the chunk removal runs again from the size where it last removed something;
+/// 3. the other edits: drivers merged, combinator inputs dropped, foreign tasks made plain
+///    (`smallerForms`), pauses removed; after one succeeds, the chunk removal runs again from
+///    the size where it last removed something;
 /// 4. for a controlled failure, steps 2 and 3 once more with `scheduleAttempts` schedule seeds
 ///    per candidate, when one seed finds nothing more to remove.
 ///
@@ -167,7 +168,8 @@ struct Shrinker {
     }
 
     private func isSmaller(_ a: Program, than b: Program) -> Bool {
-        (a.steps.count, a.drivers, a.pauseCount, a.inputCount) < (b.steps.count, b.drivers, b.pauseCount, b.inputCount)
+        (a.steps.count, a.drivers, a.pauseCount, a.inputCount, a.foreignCount)
+            < (b.steps.count, b.drivers, b.pauseCount, b.inputCount, b.foreignCount)
     }
 
     /// A stress failure that a controlled schedule shows too becomes reproducible, and its
@@ -177,7 +179,8 @@ struct Shrinker {
     }
 
     /// The edits other than removing steps: one driver, drivers merged pairwise, each
-    /// combinator input dropped, every pause removed.
+    /// combinator input dropped and each foreign task made plain (`smallerForms`), every pause
+    /// removed.
     private func edits(of program: Program) -> [Program] {
         var result: [Program] = []
         if program.drivers > 1 {
@@ -211,4 +214,7 @@ struct Shrinker {
 extension Program {
     var pauseCount: Int { steps.filter { $0.pause != .none }.count }
     var inputCount: Int { steps.reduce(0) { $0 + $1.operation.payload.inputCount } }
+    /// The tasks handed the backend as `ForeignTask`s: a failure kept with fewer shows the
+    /// foreign class is not what it needs.
+    var foreignCount: Int { steps.reduce(0) { $0 + $1.operation.payload.foreignCount } }
 }
