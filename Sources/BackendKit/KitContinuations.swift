@@ -15,6 +15,16 @@ enum KitContinuations {
         return false
     }
 
+    /// Whether this is a single waker (`KitContinuation.isWaker`): a completion takes it and wakes
+    /// it at once, with no delivery phase (`TaskCore.complete`). A delivery phase, the trampoline
+    /// and the lock taken again to end the phase cost about 60 instructions per pending `await`
+    /// (callgrind, docs/BENCHMARKS.md, "The pending `await`, ninth session").
+    @inline(__always)
+    var isLoneWaker: Bool {
+        guard case .one(let only) = self else { return false }
+        return only.isWaker
+    }
+
     /// Adds `continuation` after the others.
     @inline(__always)
     mutating func append(_ continuation: KitContinuation) {
