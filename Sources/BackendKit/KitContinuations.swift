@@ -15,14 +15,15 @@ enum KitContinuations {
         return false
     }
 
-    /// Whether this is a single waker (`KitContinuation.isWaker`): a completion takes it and wakes
-    /// it at once, with no delivery phase (`TaskCore.complete`). A delivery phase, the trampoline
-    /// and the lock taken again to end the phase cost about 60 instructions per pending `await`
-    /// (callgrind, docs/BENCHMARKS.md, "The pending `await`, ninth session").
+    /// Whether these are the continuations of `task` and a single waker (`KitContinuation.isWaker`,
+    /// or `task` itself as its own awaiter, `RunTask`): a completion takes it and wakes it at once,
+    /// with no delivery phase (`TaskCore.complete`). A delivery phase, the trampoline and the lock
+    /// taken again to end the phase cost about 60 instructions per pending `await` (callgrind,
+    /// docs/BENCHMARKS.md, "The pending `await`, ninth session").
     @inline(__always)
-    var isLoneWaker: Bool {
+    func isLoneWaker(of task: TaskCore) -> Bool {
         guard case .one(let only) = self else { return false }
-        return only.isWaker
+        return only === task || only.isWaker
     }
 
     /// Adds `continuation` after the others.

@@ -329,6 +329,21 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs the body of a `run` task (`RunTask`), from its job; nothing for any other task.
     func runBody() {}
 
+    /// The task itself as the waker of an `await` of its value (`KitTask.value`), if it has one
+    /// of its own and no `await` has claimed it yet (`RunTask`, its first `await`); `nil` for any
+    /// other task, whose `await` makes a `ValueResumer`.
+    func ownAwaiter() -> (any KitAwaiter)? { nil }
+
+    /// `KitAwaiter.armAwaiter`, for a task that is its own awaiter (`ownAwaiter()`).
+    func armAwaiter(_ continuation: UnsafeContinuation<KitCompletion, any Error>) {
+        preconditionFailure("kit task: armed as its own awaiter, which it has none of, \(state)")
+    }
+
+    /// `KitAwaiter.cancelAwait`, for a task that is its own awaiter (`ownAwaiter()`).
+    func cancelAwait() {
+        preconditionFailure("kit task: cancelled as its own awaiter, which it has none of, \(state)")
+    }
+
     /// Lets the body of a `run` task go, its job released without running (C8.1, C8.3); nothing
     /// for any other task.
     func dropBody() {}
@@ -364,7 +379,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         var wakes = false
         let action = locked { () -> KitState.Action in
             // A lone waker is taken without a delivery phase (`KitContinuations.isLoneWaker`).
-            wakes = continuations.isLoneWaker
+            wakes = continuations.isLoneWaker(of: self)
             let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty && !wakes))
             if action == .refuse { return action }
             // Not completed until now, so the slot holds neither a value nor an error: a word in
