@@ -20,13 +20,18 @@ protocol KitAwaiter: AnyObject, Sendable {
 }
 
 /// The exactly-once resumption of one awaiting Swift continuation, for the two kinds of
-/// `KitAwaiter`, each of which keeps the state and the continuation in fields of its own.
+/// `KitAwaiter`, each of which keeps the state and the continuation in fields of its own: it
+/// passes the state, and reads and writes the continuation field through `load` and `store`,
+/// which run only where this protocol touches it (an `inout` argument would be one access for the
+/// whole call, overlapping another thread's, a race by Swift's rules and the thread sanitizer's).
 ///
-/// `continuation` is written by `install` before it publishes state `armed` (releasing), and
+/// The continuation is stored by `install` before it publishes state `armed` (releasing), and
 /// taken only by whoever moves the state from `armed` to `done` (acquiring); exactly one thread
 /// does. A cancellation that comes first moves the state from `empty` to `cancelledEarly`, and the
 /// later `install` resumes with `CancellationError`.
 enum AwaitResumption {
+    typealias Continuation = UnsafeContinuation<KitCompletion, any Error>
+
     static var empty: UInt8 { 0 }
     static var armed: UInt8 { 1 }
     static var done: UInt8 { 2 }
@@ -37,25 +42,25 @@ enum AwaitResumption {
     /// `KitAwaiter.armAwaiter` for `waker`, which awaits `task`.
     @inline(__always)
     static func arm(
-        _ continuation: UnsafeContinuation<KitCompletion, any Error>, waker: KitContinuation, on task: TaskCore,
-        state: borrowing ScheduledAtomic<UInt8>, slot: inout UnsafeContinuation<KitCompletion, any Error>?
+        _ continuation: Continuation, waker: KitContinuation, on task: TaskCore, state: borrowing ScheduledAtomic<UInt8>,
+        load: () -> Continuation?, store: (Continuation?) -> Void
     ) {
-        guard install(continuation, state: state, slot: &slot) else { return }
-        if let outcome = task.registerWaker(waker) { take(state: state, slot: &slot)?.resume(returning: outcome) }
+        guard install(continuation, state: state, store: store) else { return }
+        if let outcome = task.registerWaker(waker) { take(state: state, load: load, store: store)?.resume(returning: outcome) }
     }
 
     /// `KitAwaiter.cancelAwait` for `waker`, which awaits `task`.
     @inline(__always)
     static func cancel(
-        waker: KitContinuation, on task: TaskCore,
-        state: borrowing ScheduledAtomic<UInt8>, slot: inout UnsafeContinuation<KitCompletion, any Error>?
+        waker: KitContinuation, on task: TaskCore, state: borrowing ScheduledAtomic<UInt8>,
+        load: () -> Continuation?, store: (Continuation?) -> Void
     ) {
         if state.compareExchange(
             expected: empty, desired: cancelledEarly, successOrdering: .relaxed, failureOrdering: .relaxed
         ).exchanged {
             return
         }
-        guard let continuation = take(state: state, slot: &slot) else { return }
+        guard let continuation = take(state: state, load: load, store: store) else { return }
         // Removed before the resume: once resumed, the awaiting getter may return and let go of
         // the task.
         _ = task.remove(waker)
@@ -67,40 +72,39 @@ enum AwaitResumption {
     @inline(__always)
     static func resume(
         _ outcome: KitCompletion, state: borrowing ScheduledAtomic<UInt8>,
-        slot: inout UnsafeContinuation<KitCompletion, any Error>?
+        load: () -> Continuation?, store: (Continuation?) -> Void
     ) {
-        take(state: state, slot: &slot)?.resume(returning: outcome)
+        take(state: state, load: load, store: store)?.resume(returning: outcome)
     }
 
-    /// Arms `slot`; `false` (and the continuation is resumed with `CancellationError`) if the
-    /// awaiting task was cancelled already.
+    /// Arms the awaiter; `false` (and the continuation is resumed with `CancellationError`) if
+    /// the awaiting task was cancelled already.
     @inline(__always)
     private static func install(
-        _ continuation: UnsafeContinuation<KitCompletion, any Error>, state: borrowing ScheduledAtomic<UInt8>,
-        slot: inout UnsafeContinuation<KitCompletion, any Error>?
+        _ continuation: Continuation, state: borrowing ScheduledAtomic<UInt8>, store: (Continuation?) -> Void
     ) -> Bool {
-        slot = continuation
+        store(continuation)
         if state.compareExchange(
             expected: empty, desired: armed, successOrdering: .releasing, failureOrdering: .relaxed
         ).exchanged {
             return true
         }
-        slot = nil
+        store(nil)
         continuation.resume(throwing: CancellationError())
         return false
     }
 
     @inline(__always)
     private static func take(
-        state: borrowing ScheduledAtomic<UInt8>, slot: inout UnsafeContinuation<KitCompletion, any Error>?
-    ) -> UnsafeContinuation<KitCompletion, any Error>? {
+        state: borrowing ScheduledAtomic<UInt8>, load: () -> Continuation?, store: (Continuation?) -> Void
+    ) -> Continuation? {
         guard
             state.compareExchange(
                 expected: armed, desired: done, successOrdering: .acquiring, failureOrdering: .relaxed
             ).exchanged
         else { return nil }
-        defer { slot = nil }
-        return slot
+        defer { store(nil) }
+        return load()
     }
 }
 

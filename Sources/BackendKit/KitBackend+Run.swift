@@ -132,11 +132,12 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     }
 
     override func armAwaiter(_ continuation: UnsafeContinuation<KitCompletion, any Error>) {
-        AwaitResumption.arm(continuation, waker: self, on: self, state: awaiterState, slot: &awaiter)
+        AwaitResumption.arm(
+            continuation, waker: self, on: self, state: awaiterState, load: { awaiter }, store: { awaiter = $0 })
     }
 
     override func cancelAwait() {
-        AwaitResumption.cancel(waker: self, on: self, state: awaiterState, slot: &awaiter)
+        AwaitResumption.cancel(waker: self, on: self, state: awaiterState, load: { awaiter }, store: { awaiter = $0 })
     }
 
     /// This task completed, and it is its own awaiter's waker (registered on itself by
@@ -144,7 +145,7 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     /// awaiting Swift task, unless its cancellation came first.
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         assert(antecedent === self, "kit task: a run's task handed the outcome of another task")
-        AwaitResumption.resume(outcome, state: awaiterState, slot: &awaiter)
+        AwaitResumption.resume(outcome, state: awaiterState, load: { awaiter }, store: { awaiter = $0 })
     }
 
     override var keepsJoin: Bool { true }

@@ -61,18 +61,21 @@ final class ValueResumer: KitContinuation, KitAwaiter, @unchecked Sendable {
 
     func armAwaiter(_ continuation: UnsafeContinuation<KitCompletion, any Error>) {
         task._withUnsafeGuaranteedRef { task in
-            AwaitResumption.arm(continuation, waker: self, on: task, state: state, slot: &self.continuation)
+            AwaitResumption.arm(
+                continuation, waker: self, on: task, state: state, load: { self.continuation },
+                store: { self.continuation = $0 })
         }
     }
 
     /// The task completed: resume with its outcome, unless cancellation came first.
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
-        AwaitResumption.resume(outcome, state: state, slot: &continuation)
+        AwaitResumption.resume(outcome, state: state, load: { continuation }, store: { continuation = $0 })
     }
 
     func cancelAwait() {
         task._withUnsafeGuaranteedRef { task in
-            AwaitResumption.cancel(waker: self, on: task, state: state, slot: &continuation)
+            AwaitResumption.cancel(
+                waker: self, on: task, state: state, load: { continuation }, store: { continuation = $0 })
         }
     }
 }

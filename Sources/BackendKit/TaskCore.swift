@@ -379,17 +379,20 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         var wakes = false
         let action = locked { () -> KitState.Action in
             // A lone waker is taken without a delivery phase (`KitContinuations.isLoneWaker`).
-            wakes = continuations.isLoneWaker(of: self)
-            let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty && !wakes))
+            let lone = continuations.isLoneWaker(of: self)
+            let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty && !lone))
+            // Refused: a completion won before, and whatever is stored is its delivery's.
             if action == .refuse { return action }
             // Not completed until now, so the slot holds neither a value nor an error: a word in
             // it is a kept body (see `keepsBody`).
             if !slotIsEmpty { kept = takeKeptBody() }
             fill(outcome, storing: store)
+            // Handing over: the kept inline body goes first, and a lone waker is delivered
+            // behind it. Proceeding with a lone waker: this call wakes it.
             if case .handOver = action {
-                wakes = false  // the kept inline body goes first: the waker is delivered behind it
                 swap(&batch, &continuations)
-            } else if wakes {
+            } else if lone {
+                wakes = true
                 swap(&batch, &continuations)
             }
             return action
