@@ -51,6 +51,14 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
     @exclusivity(unchecked) private var join: KitJoinBase?
     /// This task's index among `join`'s inputs.
     @exclusivity(unchecked) private var joinIndex = 0
+    /// The waker of the first `await` of this task's value, kept in the task's own fields
+    /// (`ownAwaiter()`): the state of its resumption, `AwaitResumption.unclaimed` until an
+    /// `await` claims it, and the awaiting Swift task's continuation, as `AwaitResumption` says.
+    /// The task registers itself as that waker: no `ValueResumer` to allocate and free (about 340
+    /// instructions per pending `await` with the allocator's cost of a chunk freed on another
+    /// thread, callgrind, docs/BENCHMARKS.md, "The pending `await`, ninth session").
+    private let awaiterState = ScheduledAtomic<UInt8>(AwaitResumption.unclaimed)
+    @exclusivity(unchecked) private var awaiter: UnsafeContinuation<KitCompletion, any Error>?
 
     /// Required, so that its maker (`RunTaskMakerOf`) can make one from its generic argument,
     /// with no lookup of the class's metadata. `token` is borrowed: the task keeps it only when it can
@@ -109,6 +117,35 @@ final class RunTask<T: Sendable>: KitTask<T>, @unchecked Sendable {
 
     override func dropBody() {
         withLock { body = nil }
+    }
+
+    override func ownAwaiter() -> (any KitAwaiter)? {
+        // Relaxed: the claim only picks the one `await` that uses the fields; arming publishes
+        // them (`AwaitResumption`).
+        guard
+            awaiterState.compareExchange(
+                expected: AwaitResumption.unclaimed, desired: AwaitResumption.empty,
+                successOrdering: .relaxed, failureOrdering: .relaxed
+            ).exchanged
+        else { return nil }
+        return self as TaskCore
+    }
+
+    override func armAwaiter(_ continuation: UnsafeContinuation<KitCompletion, any Error>) {
+        AwaitResumption.arm(
+            continuation, waker: self, on: self, state: awaiterState, load: { awaiter }, store: { awaiter = $0 })
+    }
+
+    override func cancelAwait() {
+        AwaitResumption.cancel(waker: self, on: self, state: awaiterState, load: { awaiter }, store: { awaiter = $0 })
+    }
+
+    /// This task completed, and it is its own awaiter's waker (registered on itself by
+    /// `armAwaiter`, the only registration a `run`'s task is ever the continuation of): resume the
+    /// awaiting Swift task, unless its cancellation came first.
+    override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
+        assert(antecedent === self, "kit task: a run's task handed the outcome of another task")
+        AwaitResumption.resume(outcome, state: awaiterState, load: { awaiter }, store: { awaiter = $0 })
     }
 
     override var keepsJoin: Bool { true }

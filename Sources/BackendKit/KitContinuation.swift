@@ -26,6 +26,17 @@ public class KitContinuation: @unchecked Sendable {
     @inline(__always)
     init() {}
 
+    /// Whether this is a waker: a `ValueResumer` (`await`) or a `Waiter` (`wait()`), the only
+    /// registrations whose `run` does no more than resume a Swift continuation or signal a
+    /// thread, safe from any thread at any time. A lone one is woken by the completion itself,
+    /// outside any delivery phase (`TaskCore.complete`). Two identity tests of the class, not a
+    /// cast (the runtime's walk up the class chain).
+    @inline(__always)
+    final var isWaker: Bool {
+        let type = ObjectIdentifier(Swift.type(of: self))
+        return type == ObjectIdentifier(ValueResumer.self) || type == ObjectIdentifier(Waiter.self)
+    }
+
     /// What a subclass stores as its executor: `nil` for the inline executor.
     @inline(__always)
     static func stored(_ executor: any AsyncTaskExecutor) -> (any AsyncTaskExecutor)? {

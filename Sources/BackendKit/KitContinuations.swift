@@ -15,6 +15,17 @@ enum KitContinuations {
         return false
     }
 
+    /// Whether these are the continuations of `task` and a single waker (`KitContinuation.isWaker`,
+    /// or `task` itself as its own awaiter, `RunTask`): a completion takes it and wakes it at once,
+    /// with no delivery phase (`TaskCore.complete`). A delivery phase, the trampoline and the lock
+    /// taken again to end the phase cost about 60 instructions per pending `await` (callgrind,
+    /// docs/BENCHMARKS.md, "The pending `await`, ninth session").
+    @inline(__always)
+    func isLoneWaker(of task: TaskCore) -> Bool {
+        guard case .one(let only) = self else { return false }
+        return only === task || only.isWaker
+    }
+
     /// Adds `continuation` after the others.
     @inline(__always)
     mutating func append(_ continuation: KitContinuation) {

@@ -23,7 +23,7 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     // (see `KitTask<T>`). A derived task is also the registration on its antecedent
     // (`KitContinuation`) and stores where it runs; any other task stores no executor.
     //
-    // Stored in this order, the state three bytes and `edge` one, so that they and the four-byte
+    // Stored in this order, the state three bytes and `published` one, so that they and the four-byte
     // lock share the last word: a `KitTask<Int>` takes 64 bytes (a malloc chunk of 80; a
     // source's, with its inline body, 80, a chunk of 96), a `map` node 80 (a chunk of 96: its
     // executor and its token's guard share one field, `Placement`; the continuations are one
@@ -37,10 +37,15 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// slot's memory" below); never read or written as the tuple it is declared.
     @exclusivity(unchecked) final var slot: (UInt, UInt) = (0, 0)
     @exclusivity(unchecked) private var state = KitState()
-    /// Makes lock hand-offs visible to the thread sanitizer, as `Locked` does. `Locked` itself is
-    /// not used here: wrapping the mutex in a generic struct of another module costs two runtime
-    /// metadata lookups per critical section.
-    private let edge = Atomic<UInt8>(0)
+    /// The task's ending (`KitState.Ending`'s raw value) as of the last critical section, or of
+    /// the completion of a task no other thread could reach yet: 0 until the task completes, then
+    /// its ending for good. Stored releasing at the end of every critical section and loaded
+    /// acquiring at the start of each, it makes the lock's hand-offs visible to the thread
+    /// sanitizer, as `Locked` does (`Locked` itself is not used here: wrapping the mutex in a
+    /// generic struct of another module costs two runtime metadata lookups per critical section);
+    /// and a reader who loads it (acquiring) and finds an ending sees the slot filled, with no
+    /// lock (`outcome`).
+    private let published = Atomic<UInt8>(0)
     private let lock = Mutex(())
     #if DEBUG
     /// Debug builds: the ending again, in an atomic, for the check of a reader of the slot, who
@@ -100,8 +105,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     @inline(__always)
     private func locked<R: Sendable>(_ body: () -> R) -> R {
         lock.withLock { _ in
-            _ = edge.load(ordering: .acquiring)
-            defer { edge.store(0, ordering: .releasing) }
+            _ = published.load(ordering: .acquiring)
+            defer { published.store(state.ending.rawValue, ordering: .releasing) }
             return body()
         }
     }
@@ -245,8 +250,19 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         }
     }
 
-    /// The outcome without its value, once completed.
-    final var outcome: KitCompletion? { locked { recorded } }
+    /// The outcome without its value, once completed: read from `published`, without the lock.
+    /// The ending never changes once there, and the slot is filled before it is published (in
+    /// the completion's critical section, or before the task is shared), so a reader who sees it
+    /// reads the error, or the value (`KitTask<T>`), as the lock's next holder would. A reader
+    /// who has not seen the completion yet gets `nil`, as it would from a critical section taken
+    /// before the completion's. The lock's acquisition and release cost about 40 instructions
+    /// per `await` (callgrind, docs/BENCHMARKS.md, "The pending `await`, ninth session").
+    final var outcome: KitCompletion? {
+        let ending = published.load(ordering: .acquiring)
+        if ending == KitState.Ending.none.rawValue { return nil }
+        if ending == KitState.Ending.success.rawValue { return .success(()) }
+        return completedOutcome(KitState.Ending(rawValue: ending) ?? .none)
+    }
 
     /// Pending to running (C1.5); `false` if the task is no longer pending.
     @discardableResult @inline(__always)
@@ -313,6 +329,21 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     /// Runs the body of a `run` task (`RunTask`), from its job; nothing for any other task.
     func runBody() {}
 
+    /// The task itself as the waker of an `await` of its value (`KitTask.value`), if it has one
+    /// of its own and no `await` has claimed it yet (`RunTask`, its first `await`); `nil` for any
+    /// other task, whose `await` makes a `ValueResumer`.
+    func ownAwaiter() -> (any KitAwaiter)? { nil }
+
+    /// `KitAwaiter.armAwaiter`, for a task that is its own awaiter (`ownAwaiter()`).
+    func armAwaiter(_ continuation: UnsafeContinuation<KitCompletion, any Error>) {
+        preconditionFailure("kit task: armed as its own awaiter, which it has none of, \(state)")
+    }
+
+    /// `KitAwaiter.cancelAwait`, for a task that is its own awaiter (`ownAwaiter()`).
+    func cancelAwait() {
+        preconditionFailure("kit task: cancelled as its own awaiter, which it has none of, \(state)")
+    }
+
     /// Lets the body of a `run` task go, its job released without running (C8.1, C8.3); nothing
     /// for any other task.
     func dropBody() {}
@@ -345,19 +376,34 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
         SchedulePoint.reach("kit task: complete")  // Points (no lock held): see `locked`.
         var batch = KitContinuations.empty
         var kept: (UInt, UInt) = (0, 0)
+        var wakes = false
         let action = locked { () -> KitState.Action in
-            let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty))
+            // A lone waker is taken without a delivery phase (`KitContinuations.isLoneWaker`).
+            let lone = continuations.isLoneWaker(of: self)
+            let action = state.on(.complete(KitState.Ending(outcome), stored: !continuations.isEmpty && !lone))
+            // Refused: a completion won before, and whatever is stored is its delivery's.
             if action == .refuse { return action }
             // Not completed until now, so the slot holds neither a value nor an error: a word in
             // it is a kept body (see `keepsBody`).
             if !slotIsEmpty { kept = takeKeptBody() }
             fill(outcome, storing: store)
-            if case .handOver = action { swap(&batch, &continuations) }
+            // Handing over: the kept inline body goes first, and a lone waker is delivered
+            // behind it. Proceeding with a lone waker: this call wakes it.
+            if case .handOver = action {
+                swap(&batch, &continuations)
+            } else if lone {
+                wakes = true
+                swap(&batch, &continuations)
+            }
             return action
         }
         if kept != (0, 0) { dropKeptBody(kept) }
-        // Refused: another completion won (C1.2). Proceeding: nothing to hand over.
-        guard case .handOver(let inline) = action else { return action == .proceed }
+        // Refused: another completion won (C1.2). Proceeding: nothing to hand over, or a lone
+        // waker to wake.
+        guard case .handOver(let inline) = action else {
+            if wakes { wake(batch, outcome) }
+            return action == .proceed
+        }
         // Between winning and handing over: a registration made meanwhile queues behind this
         // delivery phase (C2.4).
         SchedulePoint.reach("kit task: won a completion")
@@ -372,6 +418,21 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
             ThreadRuntime.trampolineHere(&work)
         }
         return true
+    }
+
+    /// Wakes the lone waker that a completion took (`batch`) with `outcome`: on this thread, now,
+    /// with no delivery phase, no trampoline and no lock to end the phase, as a waker registered
+    /// on a completed task reads the outcome itself (`registerWaker`). A waker only signals a
+    /// thread or resumes a Swift continuation: it runs no code of the caller's here and
+    /// completes nothing, so nothing nests (C2.7), and it is nothing that C2.4's order among
+    /// continuations could see. The task keeps none of it (C8.1).
+    @inline(__always)
+    private func wake(_ batch: consuming KitContinuations, _ outcome: KitCompletion) {
+        guard case .one(let waker) = consume batch else {
+            preconditionFailure("kit task: a completion took no lone waker to wake")
+        }
+        SchedulePoint.reach("kit task: won a completion")
+        waker.run(outcome, from: self)
     }
 
     /// Completes the task with a failure or a cancellation; see `complete(_:storing:)`.
@@ -535,6 +596,8 @@ public class TaskCore: KitContinuation, @unchecked Sendable {
     final func completeUnshared(_ outcome: KitCompletion, storing store: () -> Void) {
         _ = state.on(.completeUnshared(KitState.Ending(outcome)))
         fill(outcome, storing: store)
+        // Relaxed: whatever shares the task from here on publishes it, the slot and this.
+        published.store(state.ending.rawValue, ordering: .relaxed)
     }
 
     /// Registers the body of an inline `whenComplete` that a subclass keeps in a field of its own
