@@ -67,6 +67,9 @@ final class ValueResumer: KitContinuation, KitAwaiter, @unchecked Sendable {
         }
     }
 
+    /// A waker (`KitContinuation.isWaker`): its `run` only resumes the awaiting Swift task.
+    override var isWaker: Bool { true }
+
     /// The task completed: resume with its outcome, unless cancellation came first.
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         AwaitResumption.resume(outcome, state: state, load: { continuation }, store: { continuation = $0 })

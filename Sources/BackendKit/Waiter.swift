@@ -26,6 +26,9 @@ final class Waiter: KitContinuation, @unchecked Sendable {
     }
     #endif
 
+    /// A waker (`KitContinuation.isWaker`): its `run` only signals the waiting thread.
+    override var isWaker: Bool { true }
+
     override func run(_ outcome: KitCompletion, from antecedent: TaskCore) {
         woken.withLock { $0 = true }
         woken.signal()
