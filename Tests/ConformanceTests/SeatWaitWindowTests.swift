@@ -99,6 +99,48 @@ import Testing
         #expect(timedOut.value.load(ordering: .relaxed) == 0, "the run's clock moved while a seat was blocked on a free lock")
     }
 
+    /// A seat whose condition wait is signalled by a thread outside the run that still holds the
+    /// lock takes the lock again only once that thread has let it go: its try-lock fails, it
+    /// registers as blocked, and the thread's release (in the seat's window, `WindowSeat`) lets
+    /// it on. A seat that went on after a failed try-lock would run its critical section while
+    /// the other thread holds the lock (mutants 246 and 247 of the fifth mutation run,
+    /// docs/results/2026-11-28-mutation-5.md).
+    @Test func aSeatWokenWhileAThreadOutsideTheRunHoldsTheLockWaitsForIt() {
+        let lock = ConditionLock(false, label: "SeatWaitWindowTests.heldAfterSignal")
+        let table = Self.table(drivers: 1)
+        let outside = OutsideThread(lock: lock, holdsAfterSignalling: true)
+        let releasedFirst = Atomic<Int>(0)
+        let returns = Count()
+        ProcessScheduleController.shared.begin(table)
+        table.expect(0, step: 0)
+        Self.startDriver(0, table: table, outside: outside) {
+            lock.lock()
+            while !lock.guarded {
+                lock.wait()
+                // Back from the wait, so holding the lock: the thread outside has let it go.
+                returns.value.wrappingAdd(1, ordering: .relaxed)
+                releasedFirst.store(outside.released ? 1 : 2, ordering: .relaxed)
+            }
+            lock.unlock()
+        }
+        let turn = table.runUntilQuiescent(blockedLimit: .seconds(10), cap: .now + .seconds(10)) {
+            outside.finishedOnce()
+        }
+        let driverDone = table.driversDone
+        table.releaseAll()
+        ProcessScheduleController.shared.end(table)
+        // Lets the thread outside go, should the seat have gone on without the lock.
+        outside.releaseIfHeld()
+
+        #expect(outside.finished, "the thread outside the run never signalled")
+        #expect(returns.value.load(ordering: .relaxed) == 1, "the seat's wait did not return exactly once")
+        #expect(
+            releasedFirst.load(ordering: .relaxed) == 1,
+            "the seat's wait returned while the thread outside the run still held the lock")
+        Self.expectQuiescent(turn)
+        #expect(driverDone, "the seat did not finish")
+    }
+
     static func table(drivers: Int) -> SeatTable {
         SeatTable(
             drivers: drivers, strategy: StrategyState(strategy: .randomWalk, seed: 1, expectedPoints: 0),
@@ -146,8 +188,12 @@ private final class OutsideThread: Sendable {
     private let holds = Atomic<Bool>(false)
     private let releasedFlag = Atomic<Bool>(false)
 
-    init(lock: ConditionLock<Bool>) {
+    /// The signalling thread keeps the lock after it signals, until `releaseIfHeld()`.
+    private let holdsAfterSignalling: Bool
+
+    init(lock: ConditionLock<Bool>, holdsAfterSignalling: Bool = false) {
         self.lock = lock
+        self.holdsAfterSignalling = holdsAfterSignalling
     }
 
     var finished: Bool { done.load(ordering: .acquiring) }
@@ -160,17 +206,24 @@ private final class OutsideThread: Sendable {
     }
 
     /// Starts the thread that takes the lock, sets the value and signals (once); returns once it
-    /// holds the lock and set the value.
+    /// holds the lock and set the value. It lets the lock go after signalling, or, if it
+    /// `holdsAfterSignalling`, when asked (`releaseIfHeld()`).
     func signalAsTheLockIsFree() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
+        if holdsAfterSignalling { holds.store(true, ordering: .relaxed) }
         Thread { [self] in
             lock.lock()
             lock.guarded = true
             holding.signal()
             lock.signal()
-            lock.unlock()
+            if !holdsAfterSignalling { lock.unlock() }
             done.store(true, ordering: .releasing)
             finishedSignal.signal()
+            guard holdsAfterSignalling else { return }
+            release.wait()
+            lock.unlock()
+            releasedFlag.store(true, ordering: .releasing)
+            releasedSignal.signal()
         }.start()
         holding.wait()
     }

@@ -1,3 +1,4 @@
+import Foundation
 import TaskAPI
 import Testing
 
@@ -25,6 +26,28 @@ struct KitRunAwaiterTests {
         gate.trySucceed(2)
         #expect(try await second.value == 42)
         #expect(try await task.value == 42)
+    }
+
+    /// The cancelled first await ends on its cancellation, not on the task's completion: a thread
+    /// outside the Swift pool opens the gate once that await has ended, or after 10 s, so a
+    /// cancellation the task's own waker ignores (mutant 9 of the fifth mutation run,
+    /// docs/results/2026-11-28-mutation-5.md) makes the await return the value, not hang.
+    @Test("C4.7 a cancelled first await of a run's task throws before the task completes", arguments: Backends.all)
+    func cancelledFirstAwaitEndsFirst(_ c: BackendCase) async throws {
+        let gate = c.backend.makeSource(of: Int.self)
+        let task = Self.gated(c.backend, gate.task, 1)
+        let ended = c.backend.makeSource(of: Void.self)
+        Thread {
+            _ = ended.task.wait(timeout: .seconds(10))
+            gate.trySucceed(0)
+        }.start()
+        let first = Task.detached {
+            defer { ended.trySucceed(()) }
+            return try await task.value
+        }
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        #expect(try await task.value == 1)
     }
 
     @Test("C6.3 every await of one run's task wakes, the first on the task's own waker", arguments: Backends.all)
