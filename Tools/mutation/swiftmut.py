@@ -71,6 +71,7 @@ NOT_REMOVED = re.compile(
 CONTINUES_NEXT = re.compile(r"(\(|\[|,|=|\.|&&|\|\||\+|-|\*|/|\?|:|<|>|!|\bin|\belse|\breturn|\btry|\bawait)\s*$")
 STARTS_AS_CONTINUATION = re.compile(r"^(\.|&&|\|\||\?|:|\+|-(?!>)|\*|/|==|!=|<|>|\)|\]|else\b|catch\b|where\b)")
 CONDITION_UNSAFE = re.compile(r"\b(let|var|case)\b|#available|#unavailable|\{")
+SIGNATURE_GOES_ON = re.compile(r"^(\)|->|where\b|throws\b|rethrows\b|async\b)")
 INT_LITERAL = re.compile(r"(?<![\w.$#])(\d[\d_]*)(?![\w.])")
 RELATIONAL = re.compile(r"(?<=\s)(==|!=|<=|>=|<|>)(?=\s)")
 
@@ -215,6 +216,8 @@ def analyse(source):
     lines = [LineInfo(i + 1, t, m) for i, (t, m) in enumerate(zip(texts, masks))]
     scope = []  # per open brace: (is_code, opener line masked)
     paren = 0
+    header = ""  # the declaration or statement the line belongs to, its earlier lines included
+    previous = ""
     for info in lines:
         stripped = info.masked.strip()
         info.in_literal = info.masked.strip() == "" and info.text.strip() != "" and not info.text.strip().startswith("//")
@@ -223,19 +226,27 @@ def analyse(source):
         info.starts_open = paren > 0
         if stripped.startswith("#"):
             continue
+        # A signature over several lines (`func f(\n    a: Int\n) -> Bool {`, a `where` clause
+        # on a line of its own): the brace that opens the body is judged with the whole header.
+        if stripped and (info.starts_open or SIGNATURE_GOES_ON.match(stripped) or continues(previous)):
+            header = header + " " + stripped
+        elif stripped:
+            header = stripped
+        if stripped:
+            previous = info.masked
         for c in info.masked:
             if c in "([":
                 paren += 1
             elif c in ")]":
                 paren = max(0, paren - 1)
             elif c == "{":
-                is_type = bool(TYPE_KEYWORDS.search(stripped)) and not re.search(r"\bfunc\b|\bin\b|=", stripped.split("{")[0])
+                is_type = bool(TYPE_KEYWORDS.search(header)) and not re.search(r"\bfunc\b|\bin\b|=", header.split("{")[0])
                 is_code = not is_type
                 if not (scope and scope[-1][0]) and not is_type:
                     # At type or file scope: a function, initializer, accessor or computed
                     # property body is code; a plain `{` at file scope (main.swift) is not mutated.
-                    is_code = bool(re.search(r"\b(func|init|deinit|subscript|get|set|willSet|didSet|var)\b", stripped))
-                scope.append((is_code, stripped))
+                    is_code = bool(re.search(r"\b(func|init|deinit|subscript|get|set|willSet|didSet|var)\b", header))
+                scope.append((is_code, header))
             elif c == "}":
                 if scope:
                     scope.pop()

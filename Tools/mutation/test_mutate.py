@@ -57,6 +57,27 @@ class OperatorTests(unittest.TestCase):
             self.assertNotIn("return-true", ops("    return %s" % other), other)
         self.assertNotIn("return-true", ops("    let c = a < b\n    return c"), "only what a return gives back")
 
+    def test_multi_line_signatures(self):
+        source = (
+            "struct S {\n"
+            "    let limit: Int\n"
+            "    init(\n"
+            "        limit: Int\n"
+            "    ) {\n"
+            "        self.limit = limit\n"
+            "    }\n"
+            "    func over<T: BinaryInteger>(\n"
+            "        _ value: T\n"
+            "    ) -> Bool\n"
+            "        where T: Sendable {\n"
+            "        return value > limit\n"
+            "    }\n"
+            "}\n")
+        found = {(m.line, m.op) for m in mutants_of(source, wrap=False)}
+        self.assertIn((12, "relational"), found, "a body after a signature over several lines is code")
+        self.assertIn((12, "return-true"), found)
+        self.assertNotIn((6, "remove"), found, "an initializer's assignment to a let stays, however its signature is laid out")
+
     def test_repeat_while_negated(self):
         found = [m.mutated for m in mutants_of("    var n = a\n    repeat {\n        n -= 1\n    } while n > b\n    return n") if m.op == "negate"]
         self.assertEqual(found, ["} while !(n > b)"])
