@@ -29,20 +29,26 @@ struct KitRunAwaiterTests {
     }
 
     /// The cancelled first await ends on its cancellation, not on the task's completion: a thread
-    /// outside the Swift pool opens the gate once that await has ended, or after 10 s, so a
-    /// cancellation the task's own waker ignores (mutant 9 of the fifth mutation run,
-    /// docs/results/2026-11-28-mutation-5.md) makes the await return the value, not hang.
+    /// outside the Swift pool opens the gate once that await has ended, or 10 s after the
+    /// awaiting task began, so a cancellation the task's own waker ignores (mutant 9 of the fifth
+    /// mutation run, docs/results/2026-11-28-mutation-5.md) makes the await return the value, not
+    /// hang. The 10 s count from the awaiting task's start, not the test's: in a crowded test
+    /// process the Swift pool can take longer than that to start it, and the gate must not open
+    /// before the await was made.
     @Test("C4.7 a cancelled first await of a run's task throws before the task completes", arguments: Backends.all)
     func cancelledFirstAwaitEndsFirst(_ c: BackendCase) async throws {
         let gate = c.backend.makeSource(of: Int.self)
         let task = Self.gated(c.backend, gate.task, 1)
+        let began = c.backend.makeSource(of: Void.self)
         let ended = c.backend.makeSource(of: Void.self)
         Thread {
+            _ = began.task.wait()
             _ = ended.task.wait(timeout: .seconds(10))
             gate.trySucceed(0)
         }.start()
         let first = Task.detached {
             defer { ended.trySucceed(()) }
+            began.trySucceed(())
             return try await task.value
         }
         first.cancel()
