@@ -39,14 +39,8 @@ import Testing
             }
             lock.unlock()
         }
-        let turn = table.runUntilQuiescent(blockedLimit: .seconds(10), cap: .now + .seconds(10)) {
-            // Work from outside the run, once: the thread's signal, which the loop waits for.
-            outside.finishedOnce()
-        }
-        let driverDone = table.driversDone
-        // Lets a seat still waiting go on natively (a spurious wake-up), so its thread ends.
-        table.releaseAll()
-        ProcessScheduleController.shared.end(table)
+        // Work from outside the run, once: the thread's signal, which the loop waits for.
+        let (turn, driverDone) = Self.runToQuiescence(table) { outside.finishedOnce() }
 
         #expect(outside.finished, "the thread outside the run never signalled")
         #expect(outside.heldAsTheWaitBegan, "ConditionLock let its lock go before the seat registered its wait")
@@ -88,10 +82,7 @@ import Testing
             }
             flag.unlock()
         }
-        let turn = table.runUntilQuiescent(blockedLimit: .seconds(10), cap: .now + .seconds(10)) { false }
-        let driversDone = table.driversDone
-        table.releaseAll()
-        ProcessScheduleController.shared.end(table)
+        let (turn, driversDone) = Self.runToQuiescence(table) { false }
 
         #expect(outside.released, "the seat never found the lock taken by the thread outside the run")
         Self.expectQuiescent(turn)
@@ -123,12 +114,7 @@ import Testing
             }
             lock.unlock()
         }
-        let turn = table.runUntilQuiescent(blockedLimit: .seconds(10), cap: .now + .seconds(10)) {
-            outside.finishedOnce()
-        }
-        let driverDone = table.driversDone
-        table.releaseAll()
-        ProcessScheduleController.shared.end(table)
+        let (turn, driverDone) = Self.runToQuiescence(table) { outside.finishedOnce() }
         // Lets the thread outside go, should the seat have gone on without the lock.
         outside.releaseIfHeld()
 
@@ -156,6 +142,18 @@ import Testing
             table.leave(key)
             SchedulePoint.setCurrent(nil)
         }.start()
+    }
+
+    /// Runs `table`'s seats (the run begun by the test) until quiescent, `outsideWork` polled as
+    /// the work from outside the run; then lets a seat still waiting go on natively (a spurious
+    /// wake-up, so its thread ends) and ends the run: how the run ended, and whether every driver
+    /// finished before the release.
+    static func runToQuiescence(_ table: SeatTable, outsideWork: () -> Bool) -> (turn: SeatTable.Turn, driversDone: Bool) {
+        let turn = table.runUntilQuiescent(blockedLimit: .seconds(10), cap: .now + .seconds(10), outsideWork: outsideWork)
+        let driversDone = table.driversDone
+        table.releaseAll()
+        ProcessScheduleController.shared.end(table)
+        return (turn, driversDone)
     }
 
     static func expectQuiescent(_ turn: SeatTable.Turn) {
